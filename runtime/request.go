@@ -1,0 +1,350 @@
+package runtime
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Request is an HTTP request built once per logical write and then sent
+// byte-identically on every attempt, including attempts made after a
+// restart (see EncodeRequest).
+type Request struct {
+	Method      string
+	Path        string // expanded and escaped, relative to the client's base URL
+	Query       url.Values
+	Header      http.Header
+	ContentType string
+	Body        []byte
+}
+
+// NewRequest returns a request without query, headers or body.
+func NewRequest(method, path string) *Request {
+	return &Request{Method: method, Path: path}
+}
+
+// JSON sets the body to the JSON encoding of v.
+func (r *Request) JSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("runtime: encode json body: %w", err)
+	}
+	r.Body, r.ContentType = b, "application/json"
+	return nil
+}
+
+// Form sets the body to v encoded as application/x-www-form-urlencoded in
+// the nested style Stripe uses (a[b][0]=x): v is first encoded as JSON, so
+// json tags name the fields; object keys are sorted at every level, array
+// elements keep their order, nulls are left out.
+func (r *Request) Form(v any) error {
+	var vals []string
+	if uv, ok := v.(url.Values); ok {
+		r.Body, r.ContentType = []byte(uv.Encode()), "application/x-www-form-urlencoded"
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("runtime: encode form body: %w", err)
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var tree any
+	if err := d.Decode(&tree); err != nil {
+		return fmt.Errorf("runtime: encode form body: %w", err)
+	}
+	if _, ok := tree.(map[string]any); !ok && tree != nil {
+		return fmt.Errorf("runtime: encode form body: %T is not an object", v)
+	}
+	vals = flattenForm(vals, "", tree)
+	r.Body, r.ContentType = []byte(strings.Join(vals, "&")), "application/x-www-form-urlencoded"
+	return nil
+}
+
+// flattenForm appends the escaped name=value pairs of v under prefix.
+func flattenForm(dst []string, prefix string, v any) []string {
+	switch v := v.(type) {
+	case nil:
+		return dst
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			name := k
+			if prefix != "" {
+				name = prefix + "[" + k + "]"
+			}
+			dst = flattenForm(dst, name, v[k])
+		}
+		return dst
+	case []any:
+		for i, e := range v {
+			dst = flattenForm(dst, prefix+"["+strconv.Itoa(i)+"]", e)
+		}
+		return dst
+	case string:
+		return append(dst, url.QueryEscape(prefix)+"="+url.QueryEscape(v))
+	default: // json.Number, bool
+		return append(dst, url.QueryEscape(prefix)+"="+url.QueryEscape(fmt.Sprint(v)))
+	}
+}
+
+// Part is one part of a multipart/form-data body.
+type Part struct {
+	Name        string
+	FileName    string // "" for a plain field
+	ContentType string // "" for none
+	Data        []byte
+}
+
+// Multipart sets the body to parts encoded as multipart/form-data, with a
+// boundary derived from the content so that the same parts always give the
+// same bytes.
+func (r *Request) Multipart(parts []Part) error {
+	h := sha256.New()
+	for _, p := range parts {
+		for _, s := range []string{p.Name, p.FileName, p.ContentType} {
+			h.Write([]byte(strconv.Itoa(len(s)) + ":" + s))
+		}
+		h.Write([]byte(strconv.Itoa(len(p.Data)) + ":"))
+		h.Write(p.Data)
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	if err := w.SetBoundary("wg" + hex.EncodeToString(h.Sum(nil))[:40]); err != nil {
+		return fmt.Errorf("runtime: encode multipart body: %w", err)
+	}
+	for _, p := range parts {
+		disp := "form-data; name=" + strconv.Quote(p.Name)
+		if p.FileName != "" {
+			disp += "; filename=" + strconv.Quote(p.FileName)
+		}
+		ph := textproto.MIMEHeader{"Content-Disposition": {disp}}
+		if p.ContentType != "" {
+			ph.Set("Content-Type", p.ContentType)
+		}
+		pw, err := w.CreatePart(ph)
+		if err != nil {
+			return fmt.Errorf("runtime: encode multipart body: %w", err)
+		}
+		if _, err := pw.Write(p.Data); err != nil {
+			return fmt.Errorf("runtime: encode multipart body: %w", err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("runtime: encode multipart body: %w", err)
+	}
+	r.Body, r.ContentType = buf.Bytes(), w.FormDataContentType()
+	return nil
+}
+
+// PathParam formats v as a path parameter in the simple style (arrays and
+// objects as comma-separated lists), escaped for a path segment.
+func PathParam(name string, v any) string {
+	return url.PathEscape(strings.Join(paramList(v), ","))
+}
+
+// AddQuery adds the query parameter name with value v in the given OpenAPI
+// style: "form" (the default, also for ""), "spaceDelimited",
+// "pipeDelimited" or "deepObject". A nil value adds nothing.
+func (r *Request) AddQuery(name string, v any, style string, explode bool) {
+	rv, ok := deref(v)
+	if !ok {
+		return
+	}
+	if r.Query == nil {
+		r.Query = url.Values{}
+	}
+	isObject := rv.Kind() == reflect.Map || rv.Kind() == reflect.Struct
+	switch {
+	case style == "deepObject" && isObject:
+		l := paramList(v)
+		for i := 0; i+1 < len(l); i += 2 {
+			r.Query.Add(name+"["+l[i]+"]", l[i+1])
+		}
+	case style == "spaceDelimited" || style == "pipeDelimited":
+		sep := " "
+		if style == "pipeDelimited" {
+			sep = "|"
+		}
+		r.Query.Add(name, strings.Join(paramList(v), sep))
+	case explode && isObject:
+		l := paramList(v)
+		for i := 0; i+1 < len(l); i += 2 {
+			r.Query.Add(l[i], l[i+1])
+		}
+	case explode:
+		for _, s := range paramList(v) {
+			r.Query.Add(name, s)
+		}
+	default:
+		r.Query.Add(name, strings.Join(paramList(v), ","))
+	}
+}
+
+// SetHeader sets the header name to v in the simple style. A nil value sets
+// nothing.
+func (r *Request) SetHeader(name string, v any) {
+	if _, ok := deref(v); !ok {
+		return
+	}
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	r.Header.Set(name, strings.Join(paramList(v), ","))
+}
+
+// AddCookie adds the cookie name=v (simple style) to the Cookie header. A nil
+// value adds nothing.
+func (r *Request) AddCookie(name string, v any) {
+	if _, ok := deref(v); !ok {
+		return
+	}
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	c := (&http.Cookie{Name: name, Value: strings.Join(paramList(v), ",")}).String()
+	if old := r.Header.Get("Cookie"); old != "" {
+		c = old + "; " + c
+	}
+	r.Header.Set("Cookie", c)
+}
+
+// deref follows pointers and interfaces; ok is false for nil.
+func deref(v any) (reflect.Value, bool) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return rv, false
+		}
+		rv = rv.Elem()
+	}
+	return rv, rv.IsValid()
+}
+
+// paramList flattens v into the strings of a parameter: one for a scalar,
+// one per element for an array, key then value for each entry of an object
+// (map keys sorted, struct fields by json name in declaration order).
+func paramList(v any) []string {
+	rv, ok := deref(v)
+	if !ok {
+		return nil
+	}
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Type().Elem().Kind() == reflect.Uint8 && rv.Kind() == reflect.Slice {
+			return []string{string(rv.Bytes())}
+		}
+		out := make([]string, 0, rv.Len())
+		for i := 0; i < rv.Len(); i++ {
+			out = append(out, scalar(rv.Index(i)))
+		}
+		return out
+	case reflect.Map:
+		keys := rv.MapKeys()
+		ks := make([]string, len(keys))
+		for i, k := range keys {
+			ks[i] = scalar(k)
+		}
+		sort.Strings(ks)
+		out := make([]string, 0, 2*len(keys))
+		for _, k := range ks {
+			out = append(out, k, scalar(rv.MapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()))))
+		}
+		return out
+	case reflect.Struct:
+		var out []string
+		t := rv.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" && opts == "" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			fv, ok := deref(rv.Field(i).Interface())
+			if !ok || (strings.Contains(opts, "omitempty") && fv.IsZero()) {
+				continue
+			}
+			out = append(out, name, scalar(fv))
+		}
+		return out
+	}
+	return []string{scalar(rv)}
+}
+
+// scalar formats one value.
+func scalar(rv reflect.Value) string {
+	rv, ok := deref(rv.Interface())
+	if !ok {
+		return ""
+	}
+	if s, ok := rv.Interface().(fmt.Stringer); ok {
+		return s.String()
+	}
+	switch rv.Kind() {
+	case reflect.String:
+		return rv.String()
+	case reflect.Bool:
+		return strconv.FormatBool(rv.Bool())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return strconv.FormatInt(rv.Int(), 10)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return strconv.FormatUint(rv.Uint(), 10)
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(rv.Float(), 'f', -1, rv.Type().Bits())
+	}
+	return fmt.Sprint(rv.Interface())
+}
+
+// encodedRequest is the stored form of a Request.
+type encodedRequest struct {
+	V           int         `json:"v"`
+	Method      string      `json:"method"`
+	Path        string      `json:"path"`
+	Query       url.Values  `json:"query,omitempty"`
+	Header      http.Header `json:"header,omitempty"`
+	ContentType string      `json:"content_type,omitempty"`
+	Body        []byte      `json:"body,omitempty"`
+}
+
+// EncodeRequest encodes r for the ledger, so that a resume after a restart
+// sends the same bytes. The encoding is deterministic.
+func EncodeRequest(r *Request) []byte {
+	b, err := json.Marshal(encodedRequest{1, r.Method, r.Path, r.Query, r.Header, r.ContentType, r.Body})
+	if err != nil { // unreachable: every field encodes
+		panic("runtime: encode request: " + err.Error())
+	}
+	return b
+}
+
+// DecodeRequest decodes what EncodeRequest returned.
+func DecodeRequest(b []byte) (*Request, error) {
+	var e encodedRequest
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("runtime: decode request: %w", err)
+	}
+	if e.V != 1 {
+		return nil, errors.New("runtime: decode request: unknown version " + strconv.Itoa(e.V))
+	}
+	return &Request{e.Method, e.Path, e.Query, e.Header, e.ContentType, e.Body}, nil
+}
