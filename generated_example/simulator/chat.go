@@ -1,0 +1,164 @@
+package simulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ChatConfig configures a chat platform.
+type ChatConfig struct {
+	// Faults decides the fault of each write request; nil injects none. Token rotation faults
+	// are ignored: the platform's bot token does not rotate.
+	Faults FaultFunc
+	// Token is the bot token the relay must send as "Authorization: Bearer <Token>".
+	Token string
+	// WebhookURL receives the escalation.requested events, signed with WebhookSecret and
+	// delivered as Deliveries says.
+	WebhookURL    string
+	WebhookSecret []byte
+	Deliveries    DeliveryFunc
+}
+
+// Chat is a running chat platform. Its methods are safe for concurrent use.
+type Chat struct {
+	srv     *httptest.Server
+	writes  *writes
+	webhook *webhook
+	token   string
+
+	mu       sync.Mutex
+	messages map[string][]ChatMessage // by conversation
+	count    int
+	events   int
+	stats    ChatStats
+}
+
+// ChatMessage is a message the relay posted into a conversation.
+type ChatMessage struct {
+	ID             string    `json:"id"`
+	ConversationID string    `json:"conversation_id"`
+	Author         string    `json:"author"`
+	Text           string    `json:"text"`
+	InReplyTo      string    `json:"in_reply_to,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// EscalationEvent is the body of an escalation.requested webhook: the user asked for a person.
+type EscalationEvent struct {
+	EventID        string `json:"event_id"`
+	Type           string `json:"type"`
+	ConversationID string `json:"conversation_id"`
+	Text           string `json:"text"`
+}
+
+// ChatStats counts what the platform did.
+type ChatStats struct {
+	Messages     int // messages posted into conversations
+	Unauthorized int // requests refused for a wrong bot token
+	Writes       WriteStats
+	Webhook      WebhookStats
+}
+
+// NewChat starts a chat platform on 127.0.0.1.
+func NewChat(cfg ChatConfig) *Chat {
+	c := &Chat{
+		writes:   newWrites(cfg.Faults, nil),
+		webhook:  newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries),
+		token:    cfg.Token,
+		messages: make(map[string][]ChatMessage),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /conversations/{conversation_id}/messages", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+c.token {
+			c.mu.Lock()
+			c.stats.Unauthorized++
+			c.mu.Unlock()
+			problem(w, http.StatusUnauthorized, "invalid bot token")
+			return
+		}
+		id := r.PathValue("conversation_id")
+		c.writes.serve(w, r, "postChatMessage", func(body []byte) (int, any) { return c.post(id, body) })
+	})
+	c.srv = httptest.NewServer(mux)
+	return c
+}
+
+// URL is the platform's base URL.
+func (c *Chat) URL() string { return c.srv.URL }
+
+// RequestEscalation sends an escalation.requested event for the conversation in the background
+// and returns its event id.
+func (c *Chat) RequestEscalation(conversationID, text string) string {
+	c.mu.Lock()
+	c.events++
+	e := EscalationEvent{
+		EventID:        fmt.Sprintf("evc_%06d", c.events),
+		Type:           "escalation.requested",
+		ConversationID: conversationID,
+		Text:           text,
+	}
+	c.mu.Unlock()
+	b, _ := json.Marshal(e)
+	c.webhook.send(e.EventID, b)
+	return e.EventID
+}
+
+// Messages returns the messages posted into the conversation, oldest first.
+func (c *Chat) Messages(conversationID string) []ChatMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.messages[conversationID])
+}
+
+// Stats returns the platform's counts.
+func (c *Chat) Stats() ChatStats {
+	c.mu.Lock()
+	st := c.stats
+	c.mu.Unlock()
+	st.Writes = c.writes.snapshot()
+	st.Webhook = c.webhook.snapshot()
+	return st
+}
+
+// Wait blocks until every slow commit has finished and every event has been acknowledged or
+// abandoned.
+func (c *Chat) Wait() {
+	c.writes.slow.Wait()
+	c.webhook.wait()
+}
+
+// Close waits as Wait does and stops the platform.
+func (c *Chat) Close() {
+	c.Wait()
+	c.srv.Close()
+}
+
+func (c *Chat) post(conversationID string, body []byte) (int, any) {
+	var in struct {
+		Author    string `json:"author"`
+		Text      string `json:"text"`
+		InReplyTo string `json:"in_reply_to"`
+	}
+	if err := decode(body, &in); err != nil || in.Author == "" {
+		return http.StatusBadRequest, problemBody("author and text are required")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.count++
+	c.stats.Messages++
+	m := ChatMessage{
+		ID:             fmt.Sprintf("cm_%06d", c.count),
+		ConversationID: conversationID,
+		Author:         in.Author,
+		Text:           in.Text,
+		InReplyTo:      in.InReplyTo,
+		CreatedAt:      time.Now().UTC(),
+	}
+	c.messages[conversationID] = append(c.messages[conversationID], m)
+	return http.StatusCreated, m
+}

@@ -1,0 +1,325 @@
+package simulator
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// do sends one request to the desk with the current token and returns status and body, or the
+// transport error.
+func do(t *testing.T, s *Support, method, path, key, body string) (int, string, error) {
+	t.Helper()
+	access, _, _ := s.Credentials()
+	return doWith(t, s.URL()+path, "Bearer "+access, method, key, body)
+}
+
+func doWith(t *testing.T, u, auth, method, key, body string) (int, string, error) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", auth)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	// A fresh connection each time, so the transport never replays a request by itself.
+	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b), nil
+}
+
+const threadBody = `{"external_reference":"ref-1","conversation_id":"c1","subject":"help"}`
+
+// plan returns a FaultFunc that injects f on the first request of each key and nothing after.
+func plan(f Fault) FaultFunc {
+	return func(_, _ string, n int) Fault {
+		if n == 1 {
+			return f
+		}
+		return NoFault
+	}
+}
+
+func TestSupportIdempotencyKeys(t *testing.T) {
+	s := NewSupport(SupportConfig{})
+	defer s.Close()
+
+	st, first, err := do(t, s, "POST", "/threads", "k1", threadBody)
+	if err != nil || st != http.StatusCreated {
+		t.Fatalf("create: %d %s %v", st, first, err)
+	}
+	st, again, err := do(t, s, "POST", "/threads", "k1", threadBody)
+	if err != nil || st != http.StatusCreated || again != first {
+		t.Fatalf("same key, same body: %d %q %v, want 201 %q", st, again, err, first)
+	}
+	st, _, err = do(t, s, "POST", "/threads", "k1", strings.Replace(threadBody, "help", "other", 1))
+	if err != nil || st != http.StatusUnprocessableEntity {
+		t.Fatalf("same key, other body: %d %v, want 422", st, err)
+	}
+	if st, _, _ := do(t, s, "POST", "/threads", "k2", threadBody); st != http.StatusCreated {
+		t.Fatalf("another key: %d", st)
+	}
+	got := s.Stats()
+	if got.Threads != 2 || got.Writes.Replayed != 1 || got.Writes.KeyReused != 1 {
+		t.Errorf("stats = %+v, want 2 threads, 1 replayed, 1 key reused", got)
+	}
+	st, body, _ := do(t, s, "GET", "/threads?external_reference=ref-1", "", "")
+	var list struct{ Items []Thread }
+	if err := json.Unmarshal([]byte(body), &list); st != http.StatusOK || err != nil || len(list.Items) != 2 {
+		t.Errorf("search: %d %s", st, body)
+	}
+}
+
+func TestSupportFaults(t *testing.T) {
+	for _, tc := range []struct {
+		fault     Fault
+		dropped   bool // the first request sees no response
+		status    int  // else the status it sees
+		committed int  // threads after the first request (and its slow commit)
+	}{
+		{LoseRequest, true, 0, 0},
+		{LoseResponse, true, 0, 1},
+		{Unavailable, false, http.StatusServiceUnavailable, 0},
+		{RotateToken, false, http.StatusUnauthorized, 0},
+		{RotateAfterCommit, false, http.StatusUnauthorized, 1},
+	} {
+		t.Run(tc.fault.String(), func(t *testing.T) {
+			var s *Support
+			rotations := 0
+			s = NewSupport(SupportConfig{
+				Faults: plan(tc.fault),
+				Rotate: func(ctx context.Context) error {
+					rotations++
+					_, refresh, _ := s.Credentials()
+					form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
+					resp, err := http.PostForm(s.URL()+"/oauth/token", form)
+					if err != nil {
+						return err
+					}
+					return resp.Body.Close()
+				},
+			})
+			defer s.Close()
+			access, _, _ := s.Credentials()
+			st, _, err := doWith(t, s.URL()+"/threads", "Bearer "+access, "POST", "k", threadBody)
+			if tc.dropped != (err != nil) || (!tc.dropped && st != tc.status) {
+				t.Fatalf("first request: %d %v", st, err)
+			}
+			if got := s.Stats().Threads; got != tc.committed {
+				t.Fatalf("threads after the first request = %d, want %d", got, tc.committed)
+			}
+			if tc.fault == RotateToken || tc.fault == RotateAfterCommit {
+				if rotations != 1 || s.Stats().Refreshes != 1 {
+					t.Fatalf("rotations = %d, refreshes = %d, want 1", rotations, s.Stats().Refreshes)
+				}
+				if st, _, _ := doWith(t, s.URL()+"/threads", "Bearer "+access, "POST", "k", threadBody); st != http.StatusUnauthorized {
+					t.Fatalf("old token after rotation: %d, want 401", st)
+				}
+			}
+			// The retry with the same key converges on one thread.
+			if st, _, err := do(t, s, "POST", "/threads", "k", threadBody); err != nil || st != http.StatusCreated {
+				t.Fatalf("retry: %d %v", st, err)
+			}
+			if got := s.Stats(); got.Threads != 1 || got.Writes.Faults[tc.fault] != 1 {
+				t.Errorf("stats = %+v, want 1 thread, one %v", got, tc.fault)
+			}
+		})
+	}
+}
+
+func TestSupportSlowCommit(t *testing.T) {
+	s := NewSupport(SupportConfig{Faults: plan(SlowCommit)})
+	defer s.Close()
+	if _, _, err := do(t, s, "POST", "/threads", "k", threadBody); err == nil {
+		t.Fatal("first request answered, want the connection dropped")
+	}
+	// The commit is still running unless its cap ran out first: either way the retry does not
+	// create a second thread, and the one after a 409 gets the original response.
+	st, _, err := do(t, s, "POST", "/threads", "k", threadBody)
+	if err != nil || (st != http.StatusConflict && st != http.StatusCreated) {
+		t.Fatalf("retry: %d %v", st, err)
+	}
+	if st == http.StatusConflict {
+		if st, _, _ := do(t, s, "POST", "/threads", "k", threadBody); st != http.StatusCreated {
+			t.Fatalf("retry after 409: %d", st)
+		}
+	}
+	s.Wait()
+	if got := s.Stats().Threads; got != 1 {
+		t.Errorf("threads = %d, want 1", got)
+	}
+}
+
+func TestSupportConcurrentKey(t *testing.T) {
+	s := NewSupport(SupportConfig{})
+	defer s.Close()
+	var wg sync.WaitGroup
+	statuses := make([]int, 50)
+	for i := range statuses {
+		wg.Go(func() { statuses[i], _, _ = do(t, s, "POST", "/threads", "same", threadBody) })
+	}
+	wg.Wait()
+	for _, st := range statuses {
+		if st != http.StatusCreated && st != http.StatusConflict {
+			t.Fatalf("status %d, want 201 or 409", st)
+		}
+	}
+	if got := s.Stats().Threads; got != 1 {
+		t.Errorf("threads = %d, want 1", got)
+	}
+}
+
+func TestSupportMessagesAndDelete(t *testing.T) {
+	s := NewSupport(SupportConfig{})
+	defer s.Close()
+	_, body, _ := do(t, s, "POST", "/threads", "k", threadBody)
+	var th Thread
+	if err := json.Unmarshal([]byte(body), &th); err != nil {
+		t.Fatal(err)
+	}
+	msg := `{"author":"customer","text":"hi"}`
+	for range 2 {
+		if st, b, _ := do(t, s, "POST", "/threads/"+th.ID+"/messages", "m1", msg); st != http.StatusCreated {
+			t.Fatalf("post message: %d %s", st, b)
+		}
+	}
+	if st, _, _ := do(t, s, "POST", "/threads/th_nope/messages", "m2", msg); st != http.StatusNotFound {
+		t.Errorf("message to a missing thread: %d, want 404", st)
+	}
+	for range 2 {
+		if st, _, _ := do(t, s, "DELETE", "/threads/"+th.ID, "", ""); st != http.StatusNoContent {
+			t.Fatalf("delete: %d", st)
+		}
+	}
+	if st, _, _ := do(t, s, "GET", "/threads/"+th.ID, "", ""); st != http.StatusNotFound {
+		t.Errorf("get deleted thread: %d, want 404", st)
+	}
+	got := s.Stats()
+	if got.Messages != 1 || got.Deleted != 1 || len(s.Threads()[0].Messages) != 1 {
+		t.Errorf("stats = %+v, want 1 message, 1 deleted", got)
+	}
+}
+
+// receiver records signed webhook deliveries and answers them with the statuses in fail first.
+type receiver struct {
+	mu     sync.Mutex
+	ids    []string
+	fail   []int
+	secret []byte
+	t      *testing.T
+	got    chan string // every delivery's event id, when not nil
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	sig := r.Header.Get(SignatureHeader)
+	ts, _, _ := strings.Cut(strings.TrimPrefix(sig, "t="), ",")
+	sec, _ := strconv.ParseInt(ts, 10, 64)
+	if sig == "" || sig != Sign(rc.secret, b, time.Unix(sec, 0)) {
+		rc.t.Errorf("bad signature %q on %s", sig, r.Header.Get(IDHeader))
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.ids = append(rc.ids, r.Header.Get(IDHeader))
+	if rc.got != nil {
+		rc.got <- r.Header.Get(IDHeader)
+	}
+	if len(rc.fail) > 0 {
+		w.WriteHeader(rc.fail[0])
+		rc.fail = rc.fail[1:]
+	}
+}
+
+func TestSupportReplyWebhooks(t *testing.T) {
+	rc := &receiver{secret: []byte("s"), t: t, fail: []int{500}}
+	hook := httptest.NewServer(rc)
+	defer hook.Close()
+	s := NewSupport(SupportConfig{
+		Replies:       func(string) int { return 3 },
+		WebhookURL:    hook.URL,
+		WebhookSecret: []byte("s"),
+		Deliveries: func(id string) Delivery {
+			if id == "evs_000002" {
+				return Twice
+			}
+			return Once
+		},
+	})
+	do(t, s, "POST", "/threads", "k", threadBody)
+	s.Close()
+	got := s.Stats()
+	if got.Replies != 3 || got.Webhook.Events != 3 || got.Webhook.Acked != 3 || got.Webhook.Duplicated != 1 {
+		t.Errorf("stats = %+v, want 3 replies, 3 events acknowledged, 1 duplicated", got)
+	}
+	// One 500 redelivered, one event delivered twice: 3 events in 5 deliveries.
+	if len(rc.ids) != 5 || got.Webhook.Deliveries != 5 || got.Webhook.Redelivered != 1 {
+		t.Errorf("deliveries %v (%+v), want 5 with one redelivery", rc.ids, got.Webhook)
+	}
+	if n := len(s.Threads()[0].Messages); n != 3 {
+		t.Errorf("thread has %d messages, want 3 replies", n)
+	}
+}
+
+func TestChatPostsAndEvents(t *testing.T) {
+	rc := &receiver{secret: []byte("c"), t: t, got: make(chan string, 10)}
+	hook := httptest.NewServer(rc)
+	defer hook.Close()
+	c := NewChat(ChatConfig{
+		Token:         "bot",
+		Faults:        plan(LoseResponse),
+		WebhookURL:    hook.URL,
+		WebhookSecret: []byte("c"),
+		Deliveries: func(id string) Delivery {
+			switch id {
+			case "evc_000001":
+				return Late
+			case "evc_000002":
+				return AckLost
+			}
+			return Once
+		},
+	})
+	body := `{"author":"agent-1","text":"hello","in_reply_to":"msg_1"}`
+	if _, _, err := doWith(t, c.URL()+"/conversations/c1/messages", "Bearer bot", "POST", "d1", body); err == nil {
+		t.Fatal("first post answered, want the response lost")
+	}
+	if st, _, _ := doWith(t, c.URL()+"/conversations/c1/messages", "Bearer bot", "POST", "d1", body); st != http.StatusCreated {
+		t.Fatalf("retry: %d", st)
+	}
+	if st, _, _ := doWith(t, c.URL()+"/conversations/c1/messages", "Bearer nope", "POST", "d2", body); st != http.StatusUnauthorized {
+		t.Fatalf("wrong token: %d", st)
+	}
+	c.RequestEscalation("c1", "a person please")
+	c.RequestEscalation("c2", "a person please")
+	<-rc.got
+	<-rc.got
+	c.Close()
+	if m := c.Messages("c1"); len(m) != 1 || m[0].InReplyTo != "msg_1" {
+		t.Errorf("messages = %+v, want one", m)
+	}
+	// The late event arrives after the next one has been acknowledged (twice: its ack was lost).
+	if strings.Join(rc.ids, " ") != "evc_000002 evc_000002 evc_000001" {
+		t.Errorf("deliveries = %v, want evc_000002 twice, then the late evc_000001", rc.ids)
+	}
+	if got := c.Stats(); got.Messages != 1 || got.Unauthorized != 1 || got.Webhook.Late != 1 || got.Webhook.AckLost != 1 {
+		t.Errorf("stats = %+v", got)
+	}
+}

@@ -1,0 +1,346 @@
+package simulator
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"time"
+)
+
+// SupportConfig configures a support desk.
+type SupportConfig struct {
+	// Faults decides the fault of each write request; nil injects none.
+	Faults FaultFunc
+	// Rotate is called when a RotateToken or RotateAfterCommit fault strikes, while the request
+	// is held: it must make the client refresh its token now, through POST /oauth/token, as a
+	// concurrent request of the same client would. Nil ignores those faults.
+	Rotate func(ctx context.Context) error
+	// TokenLifetime is the lifetime of the access tokens the desk issues (default one hour).
+	TokenLifetime time.Duration
+
+	// Replies says how many agents answer a new thread, all at nearly the same moment; nil
+	// means none.
+	Replies func(conversationID string) int
+	// WebhookURL receives the reply.created events, signed with WebhookSecret and delivered as
+	// Deliveries says.
+	WebhookURL    string
+	WebhookSecret []byte
+	Deliveries    DeliveryFunc
+}
+
+// Support is a running support desk. Its methods are safe for concurrent use.
+type Support struct {
+	srv     *httptest.Server
+	writes  *writes
+	webhook *webhook
+	replies func(string) int
+	life    time.Duration
+
+	mu       sync.Mutex
+	threads  []*Thread
+	byRef    map[string][]*Thread
+	byID     map[string]*Thread
+	messages int
+	events   int
+	tokenGen int
+	stats    SupportStats
+}
+
+// Thread is a thread as the desk stores it.
+type Thread struct {
+	ID                string    `json:"id"`
+	ExternalReference string    `json:"external_reference"`
+	ConversationID    string    `json:"conversation_id"`
+	Subject           string    `json:"subject"`
+	CreatedAt         time.Time `json:"created_at"`
+	Deleted           bool      `json:"-"`
+	Messages          []Message `json:"-"`
+}
+
+// Message is a message in a thread.
+type Message struct {
+	ID        string    `json:"id"`
+	ThreadID  string    `json:"thread_id"`
+	Author    string    `json:"author"`
+	Text      string    `json:"text"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ReplyEvent is the body of a reply.created webhook.
+type ReplyEvent struct {
+	EventID        string  `json:"event_id"`
+	Type           string  `json:"type"`
+	ThreadID       string  `json:"thread_id"`
+	ConversationID string  `json:"conversation_id"`
+	Message        Message `json:"message"`
+}
+
+// SupportStats counts what the desk did.
+type SupportStats struct {
+	Threads      int // threads created
+	Messages     int // messages posted through the API
+	Replies      int // agent replies written
+	Deleted      int // threads deleted
+	Lookups      int // searches by external reference
+	Refreshes    int // token pairs issued by a refresh
+	BadRefresh   int // refreshes refused (a refresh token used twice, or unknown)
+	Unauthorized int // requests refused for a token that is not the current one
+	Writes       WriteStats
+	Webhook      WebhookStats
+}
+
+// NewSupport starts a support desk on 127.0.0.1.
+func NewSupport(cfg SupportConfig) *Support {
+	s := &Support{
+		replies: cfg.Replies,
+		life:    cfg.TokenLifetime,
+		byRef:   make(map[string][]*Thread),
+		byID:    make(map[string]*Thread),
+		webhook: newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries),
+	}
+	if s.life <= 0 {
+		s.life = time.Hour
+	}
+	s.writes = newWrites(cfg.Faults, cfg.Rotate)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /threads", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		s.writes.serve(w, r, "createThread", s.createThread)
+	}))
+	mux.HandleFunc("GET /threads", s.authed(s.searchThreads))
+	mux.HandleFunc("GET /threads/{thread_id}", s.authed(s.getThread))
+	mux.HandleFunc("DELETE /threads/{thread_id}", s.authed(s.deleteThread))
+	mux.HandleFunc("POST /threads/{thread_id}/messages", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("thread_id")
+		s.writes.serve(w, r, "postMessage", func(body []byte) (int, any) { return s.postMessage(id, body) })
+	}))
+	mux.HandleFunc("POST /oauth/token", s.issueToken)
+	s.srv = httptest.NewServer(mux)
+	return s
+}
+
+// URL is the desk's base URL.
+func (s *Support) URL() string { return s.srv.URL }
+
+// Credentials returns the desk's current token pair and the access token's lifetime, as a
+// client would have stored them.
+func (s *Support) Credentials() (access, refresh string, lifetime time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accessToken(), s.refreshToken(), s.life
+}
+
+// Wait blocks until every slow commit has finished and every reply event has been acknowledged
+// or abandoned.
+func (s *Support) Wait() {
+	s.writes.slow.Wait()
+	s.webhook.wait()
+}
+
+// Close waits as Wait does and stops the desk.
+func (s *Support) Close() {
+	s.Wait()
+	s.srv.Close()
+}
+
+// Threads returns every thread, deleted ones included, in creation order.
+func (s *Support) Threads() []Thread {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Thread, len(s.threads))
+	for i, t := range s.threads {
+		out[i] = *t
+		out[i].Messages = slices.Clone(t.Messages)
+	}
+	return out
+}
+
+// Stats returns the desk's counts.
+func (s *Support) Stats() SupportStats {
+	s.mu.Lock()
+	st := s.stats
+	s.mu.Unlock()
+	st.Writes = s.writes.snapshot()
+	st.Webhook = s.webhook.snapshot()
+	return st
+}
+
+func (s *Support) accessToken() string  { return fmt.Sprintf("access-%d", s.tokenGen) }
+func (s *Support) refreshToken() string { return fmt.Sprintf("refresh-%d", s.tokenGen) }
+
+// authed refuses requests that do not carry the current access token.
+func (s *Support) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		ok := r.Header.Get("Authorization") == "Bearer "+s.accessToken()
+		if !ok {
+			s.stats.Unauthorized++
+		}
+		s.mu.Unlock()
+		if !ok {
+			problem(w, http.StatusUnauthorized, "invalid access token")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// issueToken exchanges the current refresh token for a new pair; the old pair stops working.
+func (s *Support) issueToken(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		problem(w, http.StatusBadRequest, "unreadable form")
+		return
+	}
+	s.mu.Lock()
+	if r.PostForm.Get("grant_type") != "refresh_token" || r.PostForm.Get("refresh_token") != s.refreshToken() {
+		s.stats.BadRefresh++
+		s.mu.Unlock()
+		problem(w, http.StatusBadRequest, "invalid_grant")
+		return
+	}
+	s.tokenGen++
+	s.stats.Refreshes++
+	pair := struct {
+		Access  string `json:"access_token"`
+		Refresh string `json:"refresh_token"`
+		Expires int64  `json:"expires_in"`
+	}{s.accessToken(), s.refreshToken(), int64(s.life / time.Second)}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(pair)
+}
+
+func (s *Support) createThread(body []byte) (int, any) {
+	var in struct {
+		ExternalReference string `json:"external_reference"`
+		ConversationID    string `json:"conversation_id"`
+		Subject           string `json:"subject"`
+	}
+	if err := decode(body, &in); err != nil || in.ExternalReference == "" || in.ConversationID == "" {
+		return http.StatusBadRequest, problemBody("external_reference and conversation_id are required")
+	}
+	s.mu.Lock()
+	t := &Thread{
+		ID:                fmt.Sprintf("th_%06d", len(s.threads)+1),
+		ExternalReference: in.ExternalReference,
+		ConversationID:    in.ConversationID,
+		Subject:           in.Subject,
+		CreatedAt:         time.Now().UTC(),
+	}
+	s.threads = append(s.threads, t)
+	s.byRef[t.ExternalReference] = append(s.byRef[t.ExternalReference], t)
+	s.byID[t.ID] = t
+	s.stats.Threads++
+	created := *t
+	n := 0
+	if s.replies != nil {
+		n = s.replies(t.ConversationID)
+	}
+	events := make([]ReplyEvent, n)
+	for i := range events {
+		m := s.addMessage(t, fmt.Sprintf("agent-%d", i+1), fmt.Sprintf("Hello, this is agent %d: how can I help?", i+1))
+		s.stats.Replies++
+		s.events++
+		events[i] = ReplyEvent{
+			EventID:        fmt.Sprintf("evs_%06d", s.events),
+			Type:           "reply.created",
+			ThreadID:       t.ID,
+			ConversationID: t.ConversationID,
+			Message:        m,
+		}
+	}
+	s.mu.Unlock()
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		s.webhook.send(e.EventID, b)
+	}
+	return http.StatusCreated, created
+}
+
+// addMessage appends a message to t; s.mu must be held.
+func (s *Support) addMessage(t *Thread, author, text string) Message {
+	s.messages++
+	m := Message{
+		ID:        fmt.Sprintf("msg_%06d", s.messages),
+		ThreadID:  t.ID,
+		Author:    author,
+		Text:      text,
+		CreatedAt: time.Now().UTC(),
+	}
+	t.Messages = append(t.Messages, m)
+	return m
+}
+
+func (s *Support) postMessage(threadID string, body []byte) (int, any) {
+	var in struct {
+		Author string `json:"author"`
+		Text   string `json:"text"`
+	}
+	if err := decode(body, &in); err != nil || in.Author == "" {
+		return http.StatusBadRequest, problemBody("author and text are required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.byID[threadID]
+	if t == nil || t.Deleted {
+		return http.StatusNotFound, problemBody("no such thread")
+	}
+	s.stats.Messages++
+	return http.StatusCreated, s.addMessage(t, in.Author, in.Text)
+}
+
+func (s *Support) searchThreads(w http.ResponseWriter, r *http.Request) {
+	ref := r.URL.Query().Get("external_reference")
+	s.mu.Lock()
+	s.stats.Lookups++
+	items := []Thread{}
+	for _, t := range s.byRef[ref] {
+		if !t.Deleted {
+			items = append(items, *t)
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, struct {
+		Items []Thread `json:"items"`
+	}{items})
+}
+
+func (s *Support) getThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	t := s.byID[r.PathValue("thread_id")]
+	var found Thread
+	if t != nil && !t.Deleted {
+		found = *t
+	}
+	s.mu.Unlock()
+	if found.ID == "" {
+		problem(w, http.StatusNotFound, "no such thread")
+		return
+	}
+	writeJSON(w, http.StatusOK, found)
+}
+
+func (s *Support) deleteThread(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if t := s.byID[r.PathValue("thread_id")]; t != nil && !t.Deleted {
+		t.Deleted = true
+		s.stats.Deleted++
+	}
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func problemBody(title string) any {
+	return struct {
+		Title string `json:"title"`
+	}{title}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,205 @@
+package simulator
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Delivery is how a webhook event is delivered. Every event is delivered again until a delivery
+// is answered 2xx (or, after maxDeliveries, it is abandoned and counted).
+type Delivery uint8
+
+// The ways an event can be delivered.
+const (
+	// Once delivers the event.
+	Once Delivery = iota
+	// Twice delivers the event twice at the same moment.
+	Twice
+	// AckLost delivers the event, treats its 2xx as lost in transit, and delivers it again.
+	AckLost
+	// Late holds the event back until the next event has been delivered, so it arrives out of
+	// order (or until the server's Wait, or a second, when no event follows).
+	Late
+)
+
+// DeliveryFunc decides how the event with the given id is delivered.
+type DeliveryFunc func(eventID string) Delivery
+
+// WebhookStats counts the deliveries of one sender.
+type WebhookStats struct {
+	Events      int // distinct events sent
+	Deliveries  int // HTTP requests made
+	Acked       int // events answered 2xx at least once
+	Duplicated  int // events delivered Twice
+	AckLost     int // events delivered again because their 2xx was treated as lost
+	Late        int // events held back so that a later one overtook them
+	Redelivered int // deliveries repeated because no 2xx came back
+	Abandoned   int // events never answered 2xx
+}
+
+const (
+	maxDeliveries = 25
+	lateCap       = time.Second
+)
+
+// SignatureHeader carries a webhook's signature: "t=<unix seconds>,v1=<hex HMAC-SHA256 of
+// t + "." + body>", keyed with the secret the receiver was given.
+const SignatureHeader = "Webhook-Signature"
+
+// IDHeader carries the event id of a webhook delivery (also in the body as event_id).
+const IDHeader = "Webhook-Id"
+
+// Sign returns the signature header value for body sent at t.
+func Sign(secret, body []byte, t time.Time) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// webhook delivers events to one URL.
+type webhook struct {
+	url    string
+	secret []byte
+	plan   DeliveryFunc
+	client *http.Client
+	wg     sync.WaitGroup // events not yet acknowledged or abandoned
+
+	mu       sync.Mutex
+	next     chan struct{} // closed when the next event has been delivered, or by wait
+	flushing bool          // wait is running: late events are not held back
+	stats    WebhookStats
+}
+
+func newWebhook(url string, secret []byte, plan DeliveryFunc) *webhook {
+	if plan == nil {
+		plan = func(string) Delivery { return Once }
+	}
+	return &webhook{
+		url:    url,
+		secret: secret,
+		plan:   plan,
+		client: &http.Client{Timeout: 10 * time.Second},
+		next:   make(chan struct{}),
+	}
+}
+
+// send delivers one event in the background.
+func (h *webhook) send(id string, body []byte) {
+	mode := h.plan(id)
+	h.mu.Lock()
+	h.stats.Events++
+	switch mode {
+	case Twice:
+		h.stats.Duplicated++
+	case AckLost:
+		h.stats.AckLost++
+	case Late:
+		if h.flushing {
+			mode = Once
+		} else {
+			h.stats.Late++
+		}
+	}
+	next := h.next
+	h.mu.Unlock()
+
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		var acked bool
+		switch mode {
+		case Late:
+			select {
+			case <-next:
+			case <-time.After(lateCap):
+			}
+			acked = h.untilAcked(id, body)
+		case Twice:
+			other := make(chan bool)
+			go func() { other <- h.untilAcked(id, body) }()
+			acked = h.untilAcked(id, body)
+			acked = <-other || acked
+		case AckLost:
+			acked = h.untilAcked(id, body) && h.untilAcked(id, body)
+		default:
+			acked = h.untilAcked(id, body)
+		}
+		h.mu.Lock()
+		if acked {
+			h.stats.Acked++
+		} else {
+			h.stats.Abandoned++
+		}
+		if mode != Late {
+			h.release()
+		}
+		h.mu.Unlock()
+	}()
+}
+
+// release lets the events held back go; h.mu must be held.
+func (h *webhook) release() {
+	close(h.next)
+	h.next = make(chan struct{})
+}
+
+// wait releases the events held back and blocks until every event has been acknowledged or
+// abandoned.
+func (h *webhook) wait() {
+	h.mu.Lock()
+	h.flushing = true
+	h.release()
+	h.mu.Unlock()
+	h.wg.Wait()
+	h.mu.Lock()
+	h.flushing = false
+	h.mu.Unlock()
+}
+
+// untilAcked delivers the event until a delivery is answered 2xx, and reports whether one was.
+func (h *webhook) untilAcked(id string, body []byte) bool {
+	for n := 1; n <= maxDeliveries; n++ {
+		if h.post(id, body) {
+			return true
+		}
+		h.mu.Lock()
+		h.stats.Redelivered++
+		h.mu.Unlock()
+		time.Sleep(time.Duration(n) * time.Millisecond)
+	}
+	return false
+}
+
+// post makes one delivery and reports whether it was answered 2xx.
+func (h *webhook) post(id string, body []byte) bool {
+	h.mu.Lock()
+	h.stats.Deliveries++
+	h.mu.Unlock()
+	req, err := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(IDHeader, id)
+	req.Header.Set(SignatureHeader, Sign(h.secret, body, time.Now()))
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode >= 200 && resp.StatusCode < 300
+}
+
+func (h *webhook) snapshot() WebhookStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stats
+}

@@ -1,0 +1,290 @@
+package simulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Fault is what a server does to one write request.
+type Fault uint8
+
+// The faults a write request can meet.
+const (
+	// NoFault carries the write out and answers it.
+	NoFault Fault = iota
+	// LoseRequest drops the connection before anything commits.
+	LoseRequest
+	// LoseResponse commits the write, then drops the connection.
+	LoseResponse
+	// SlowCommit drops the connection while the commit is still running. The commit finishes
+	// as soon as a request with the same key has been answered 409, or shortly after.
+	SlowCommit
+	// Unavailable answers 503 before anything commits.
+	Unavailable
+	// RotateToken has a concurrent refresh rotate the token the request carries, then answers
+	// 401; nothing commits. Only the support desk rotates tokens.
+	RotateToken
+	// RotateAfterCommit commits the write, then has a concurrent refresh rotate the token the
+	// request carries, then answers 401.
+	RotateAfterCommit
+	numFaults
+)
+
+var faultNames = [numFaults]string{"none", "request lost", "response lost", "slow commit", "unavailable", "token rotated", "token rotated after commit"}
+
+// String names the fault.
+func (f Fault) String() string {
+	if f < numFaults {
+		return faultNames[f]
+	}
+	return "unknown fault"
+}
+
+// FaultFunc decides the fault of a write request: operation is the spec's operationId, key the
+// Idempotency-Key header ("" when absent) and n counts the requests with this operation and key,
+// 1 for the first.
+type FaultFunc func(operation, key string, n int) Fault
+
+// WriteStats counts what the writes of one server did.
+type WriteStats struct {
+	Requests   int           // write requests received
+	Committed  int           // writes committed (each is one effect)
+	Replayed   int           // answered with the stored response of an earlier request with the same key
+	InProgress int           // answered 409: the first request with the same key was still running
+	KeyReused  int           // answered 422: the same key came with another body
+	Faults     map[Fault]int // faults injected, by kind
+}
+
+// slowCommitCap bounds how long a slow commit waits for a retry before finishing on its own.
+const slowCommitCap = 50 * time.Millisecond
+
+// commitFunc carries out a write whose request body is body and returns its response.
+type commitFunc func(body []byte) (status int, resp any)
+
+// writes runs the write requests of one server: idempotency keys, faults and counts.
+type writes struct {
+	faults FaultFunc
+	rotate func(ctx context.Context) error // nil: rotation faults are ignored
+	slow   sync.WaitGroup                  // slow commits still running
+
+	mu       sync.Mutex
+	keys     map[string]*keyed // by operation + " " + key
+	arrivals map[string]int    // by operation + " " + key
+	stats    WriteStats
+}
+
+// keyed is what a server remembers of one idempotency key.
+type keyed struct {
+	sum     [sha256.Size]byte
+	done    chan struct{} // closed once the response is stored (or the request failed)
+	release chan struct{} // closed to let a slow commit finish
+	once    sync.Once
+	status  int // 0 when the request failed before committing
+	body    []byte
+}
+
+func newWrites(faults FaultFunc, rotate func(ctx context.Context) error) *writes {
+	if faults == nil {
+		faults = func(string, string, int) Fault { return NoFault }
+	}
+	return &writes{
+		faults:   faults,
+		rotate:   rotate,
+		keys:     make(map[string]*keyed),
+		arrivals: make(map[string]int),
+		stats:    WriteStats{Faults: make(map[Fault]int)},
+	}
+}
+
+// serve runs one write request of operation op.
+func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit commitFunc) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		problem(w, http.StatusBadRequest, "unreadable body")
+		return
+	}
+	key := r.Header.Get("Idempotency-Key")
+	id := op + " " + key
+	sum := sha256.Sum256(body)
+
+	s.mu.Lock()
+	s.stats.Requests++
+	s.arrivals[id]++
+	fault := s.faults(op, key, s.arrivals[id])
+	if s.rotate == nil && (fault == RotateToken || fault == RotateAfterCommit) {
+		fault = NoFault
+	}
+	var k *keyed
+	if key != "" {
+		if prev := s.keys[id]; prev != nil {
+			s.mu.Unlock()
+			s.repeat(w, prev, sum)
+			return
+		}
+		k = &keyed{sum: sum, done: make(chan struct{}), release: make(chan struct{})}
+		s.keys[id] = k
+	}
+	if fault != NoFault {
+		s.stats.Faults[fault]++
+	}
+	s.mu.Unlock()
+
+	switch fault {
+	case LoseRequest:
+		s.forget(id, k)
+		drop(w)
+		return
+	case Unavailable:
+		s.forget(id, k)
+		problem(w, http.StatusServiceUnavailable, "try again later")
+		return
+	case RotateToken:
+		s.forget(id, k)
+		s.rotateDuring(w, r)
+		return
+	case SlowCommit:
+		s.slow.Add(1)
+		go func() {
+			defer s.slow.Done()
+			if k != nil {
+				select {
+				case <-k.release:
+				case <-time.After(slowCommitCap):
+				}
+			}
+			s.finish(id, k, commit, body)
+		}()
+		drop(w)
+		return
+	}
+	status, resp := s.finish(id, k, commit, body)
+	switch fault {
+	case LoseResponse:
+		drop(w)
+	case RotateAfterCommit:
+		s.rotateDuring(w, r)
+	default:
+		if k != nil && status < 500 {
+			w.Header().Set("Idempotency-Key", key)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(resp)
+	}
+}
+
+// repeat answers a request whose key was seen before.
+func (s *writes) repeat(w http.ResponseWriter, k *keyed, sum [sha256.Size]byte) {
+	select {
+	case <-k.done:
+	default:
+		// The first request is still running. Let a slow commit finish and answer only once it
+		// has, so that the retry after this 409 is served the stored response.
+		k.once.Do(func() { close(k.release) })
+		<-k.done
+		s.count(func(st *WriteStats) { st.InProgress++ })
+		problem(w, http.StatusConflict, "a request with this idempotency key is still running")
+		return
+	}
+	switch {
+	case k.status == 0:
+		// The first request failed before committing and was forgotten after this one looked.
+		problem(w, http.StatusConflict, "a request with this idempotency key is still running")
+		s.count(func(st *WriteStats) { st.InProgress++ })
+	case k.sum != sum:
+		s.count(func(st *WriteStats) { st.KeyReused++ })
+		problem(w, http.StatusUnprocessableEntity, "idempotency key reused with another request body")
+	default:
+		s.count(func(st *WriteStats) { st.Replayed++ })
+		w.Header().Set("Idempotent-Replayed", "true")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(k.status)
+		w.Write(k.body)
+	}
+}
+
+// finish commits the write and stores its response under its key (k may be nil).
+func (s *writes) finish(id string, k *keyed, commit commitFunc, body []byte) (int, []byte) {
+	status, resp := commit(body)
+	b, err := json.Marshal(resp)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"title":"cannot encode the response"}`)
+	}
+	if status >= 200 && status < 300 {
+		s.count(func(st *WriteStats) { st.Committed++ })
+	}
+	if status >= 500 {
+		s.forget(id, k)
+		return status, b
+	}
+	if k != nil {
+		k.status, k.body = status, b
+		close(k.done)
+	}
+	return status, b
+}
+
+// forget removes a key whose request did not commit, so that a retry carries it out.
+func (s *writes) forget(id string, k *keyed) {
+	if k == nil {
+		return
+	}
+	s.mu.Lock()
+	delete(s.keys, id)
+	s.mu.Unlock()
+	close(k.done)
+}
+
+// rotateDuring rotates the token the request carries, as a concurrent refresh would, and
+// answers 401.
+func (s *writes) rotateDuring(w http.ResponseWriter, r *http.Request) {
+	if err := s.rotate(r.Context()); err != nil {
+		problem(w, http.StatusInternalServerError, "rotation failed: "+err.Error())
+		return
+	}
+	problem(w, http.StatusUnauthorized, "the access token was rotated")
+}
+
+func (s *writes) count(f func(*WriteStats)) {
+	s.mu.Lock()
+	f(&s.stats)
+	s.mu.Unlock()
+}
+
+func (s *writes) snapshot() WriteStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Faults = make(map[Fault]int, len(s.stats.Faults))
+	for f, n := range s.stats.Faults {
+		st.Faults[f] = n
+	}
+	return st
+}
+
+// drop closes the connection without answering.
+func drop(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	conn.Close()
+}
+
+// problem answers status with a problem body.
+func problem(w http.ResponseWriter, status int, title string) {
+	writeJSON(w, status, problemBody(title))
+}
+
+// decode reads a JSON body strictly.
+func decode(body []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.DisallowUnknownFields()
+	return d.Decode(v)
+}
