@@ -128,7 +128,8 @@ func (h *webhook) send(id string, body []byte) {
 			acked = h.untilAcked(id, body)
 			acked = <-other || acked
 		case AckLost:
-			acked = h.untilAcked(id, body) && h.untilAcked(id, body)
+			h.untilAcked(id, body) // its 2xx is treated as lost
+			acked = h.untilAcked(id, body)
 		default:
 			acked = h.untilAcked(id, body)
 		}
