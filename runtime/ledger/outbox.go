@@ -1,0 +1,183 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// Obligation is a write recorded now, in the caller's transaction, and
+// sent later by an Outbox.
+type Obligation struct {
+	Operation string // the operation to call, e.g. "createThread"
+	// DedupeKey is unique per operation: recording it twice records one
+	// obligation, and the sender uses it as the provider's idempotency key
+	// (with a generated client: as the business key) on every try.
+	DedupeKey string
+	Payload   []byte // what the sender needs to build the request
+}
+
+// OutboxState is the state of an outbox item.
+type OutboxState string
+
+// The states of an outbox item. An item is pending until it is sent or
+// ends otherwise; the other states are final.
+const (
+	OutboxPending   OutboxState = "pending"
+	OutboxSent      OutboxState = "sent"      // the receipt is stored
+	OutboxRejected  OutboxState = "rejected"  // the provider refused (runtime.ErrRejected)
+	OutboxUncertain OutboxState = "uncertain" // the send ended uncertain (runtime.ErrUncertain)
+	OutboxFailed    OutboxState = "failed"    // WorkerOptions.MaxAttempts were spent
+)
+
+// OutboxItem is one obligation and what became of it.
+type OutboxItem struct {
+	ID int64
+	Obligation
+	State     OutboxState
+	Attempts  int // including the one being made
+	LastError string
+	Delivery  // the receipt once sent, or the provider's refusal
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Delivery is what a sender got from the provider.
+type Delivery struct {
+	ProviderID string // the durable id of the effect; an attribute of the item
+	Status     int
+	Body       []byte
+}
+
+// Sender sends one item, with item.DedupeKey as the provider's idempotency
+// key. An error matching runtime.ErrRejected ends the item as rejected (a
+// *runtime.StatusError's status and body are kept), one matching
+// runtime.ErrUncertain ends it as uncertain; any other error is retried
+// after a backoff.
+type Sender func(ctx context.Context, item OutboxItem) (Delivery, error)
+
+// EnqueueOn records ob with the statement runner q, which is meant to be
+// the caller's own transaction, so that the obligation is committed or
+// rolled back with the caller's work. An obligation whose (operation, dedupe
+// key) is already recorded is not recorded again. sqlite.Ledger and
+// postgres.Ledger have an Enqueue that takes their driver's transaction.
+func (l *Ledger) EnqueueOn(ctx context.Context, q Querier, ob Obligation) error {
+	if ob.Operation == "" || ob.DedupeKey == "" {
+		return fmt.Errorf("ledger: enqueue needs an operation and a dedupe key (got %q, %q)", ob.Operation, ob.DedupeKey)
+	}
+	_, err := q.Exec(ctx, outboxInsert, ob.Operation, ob.DedupeKey, bytes(ob.Payload), micros(l.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("ledger: enqueue %s %q: %w", ob.Operation, ob.DedupeKey, err)
+	}
+	return nil
+}
+
+// Outbox sends recorded obligations. Several outboxes, in one process or
+// many, may work on one database.
+type Outbox struct {
+	l    *Ledger
+	send Sender
+	o    WorkerOptions
+}
+
+// Outbox returns a worker that sends the ledger's obligations with send.
+func (l *Ledger) Outbox(send Sender, o WorkerOptions) *Outbox {
+	return &Outbox{l: l, send: send, o: o.withDefaults()}
+}
+
+// Run sends due items until ctx ends, then returns ctx.Err().
+func (ob *Outbox) Run(ctx context.Context) error { return run(ctx, ob.o, nil, ob.sendOne) }
+
+// SendDue sends the items that are due now, one at a time, and returns how
+// many it tried.
+func (ob *Outbox) SendDue(ctx context.Context) (int, error) { return drain(ctx, ob.sendOne) }
+
+// sendOne leases one due item and sends it.
+func (ob *Outbox) sendOne(ctx context.Context) (bool, error) {
+	l := ob.l
+	now := l.clock.Now()
+	rows, err := l.conn.Query(ctx, l.q.outboxLease, ob.o.Name, micros(now.Add(ob.o.Lease)), micros(now))
+	if err != nil {
+		return false, fmt.Errorf("ledger: outbox: lease: %w", err)
+	}
+	items, err := scanAll(rows, scanOutboxItem)
+	if err != nil || len(items) == 0 {
+		return false, err
+	}
+	it := items[0]
+	sendCtx, cancel := context.WithTimeout(ctx, ob.o.Lease)
+	d, err := ob.send(sendCtx, it)
+	cancel()
+	stopping := ctx.Err() != nil
+	// The outcome is recorded even when the worker is stopping.
+	return true, ob.record(context.WithoutCancel(ctx), it, d, err, stopping)
+}
+
+// record ends item it as the send's outcome says, or schedules another try.
+func (ob *Outbox) record(ctx context.Context, it OutboxItem, d Delivery, sendErr error, stopping bool) error {
+	to := OutboxSent
+	var se *runtime.StatusError
+	switch {
+	case sendErr == nil:
+	case stopping:
+		// Tried again soon, with the same key, by whichever worker runs.
+		return ob.retry(ctx, it, sendErr, 0)
+	case errors.Is(sendErr, runtime.ErrUncertain):
+		to = OutboxUncertain
+	case errors.Is(sendErr, runtime.ErrRejected):
+		to = OutboxRejected
+		if errors.As(sendErr, &se) && d.Status == 0 {
+			d.Status, d.Body = se.Status, se.Body
+		}
+	case ob.o.MaxAttempts > 0 && it.Attempts >= ob.o.MaxAttempts:
+		to = OutboxFailed
+	default:
+		return ob.retry(ctx, it, sendErr, ob.o.Backoff(it.Attempts))
+	}
+	l := ob.l
+	_, err := l.conn.Exec(ctx, outboxFinish, it.ID, string(to), d.ProviderID, d.Status, bytes(d.Body),
+		errorText(sendErr), micros(l.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("ledger: outbox: record item %d as %s: %w", it.ID, to, err)
+	}
+	return nil
+}
+
+func (ob *Outbox) retry(ctx context.Context, it OutboxItem, sendErr error, after time.Duration) error {
+	l := ob.l
+	now := l.clock.Now()
+	_, err := l.conn.Exec(ctx, outboxRetry, it.ID, ob.o.Name, errorText(sendErr), micros(now.Add(after)), micros(now))
+	if err != nil {
+		return fmt.Errorf("ledger: outbox: reschedule item %d: %w", it.ID, err)
+	}
+	return nil
+}
+
+// OutboxItems returns the items in state, oldest first.
+func (l *Ledger) OutboxItems(ctx context.Context, state OutboxState) ([]OutboxItem, error) {
+	rows, err := l.conn.Query(ctx, outboxByState, string(state))
+	if err != nil {
+		return nil, fmt.Errorf("ledger: outbox items %s: %w", state, err)
+	}
+	return scanAll(rows, scanOutboxItem)
+}
+
+func scanOutboxItem(s scanner) (OutboxItem, error) {
+	var it OutboxItem
+	var state string
+	var created, updated int64
+	err := s.Scan(&it.ID, &it.Operation, &it.DedupeKey, &it.Payload, &state, &it.Attempts, &it.LastError,
+		&it.ProviderID, &it.Status, &it.Body, &created, &updated)
+	it.State, it.CreatedAt, it.UpdatedAt = OutboxState(state), fromMicros(created), fromMicros(updated)
+	return it, err
+}
+
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,73 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// scanner is one row of a result.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanAll reads every row with scan and closes rows.
+func scanAll[T any](rows Rows, scan func(scanner) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// queryRow runs a query that returns one row and scans it.
+func queryRow(ctx context.Context, q Querier, query string, args ...any) func(dest ...any) error {
+	return func(dest ...any) error {
+		rows, err := q.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return errors.New("no row")
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		return rows.Close()
+	}
+}
+
+// micros is how times are stored: microseconds since the Unix epoch.
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
+
+// bytes stores nil as an empty value: every column is NOT NULL.
+func bytes(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
