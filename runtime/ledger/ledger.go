@@ -268,8 +268,9 @@ type Resolution struct {
 	Reason     string // how the person knows; required
 }
 
-// Resolve settles the uncertain row id with a person's answer. It fails
-// with a *TransitionError when the row is not uncertain.
+// Resolve settles the uncertain row id with a person's answer, which
+// replaces the row's last error. It fails with a *TransitionError when the
+// row is not uncertain.
 func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
 	to := runtime.StateRejected
 	if r.Committed {
@@ -283,7 +284,11 @@ func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
 	if r.Reason == "" {
 		return fmt.Errorf("ledger: resolve row %d: a reason is required", id)
 	}
-	n, err := l.conn.Exec(ctx, claimResolve, id, string(to), r.ProviderID, r.Reason, micros(l.clock.Now()))
+	note := "resolved by a person as not applied: " + r.Reason
+	if r.Committed {
+		note = "resolved by a person as committed: " + r.Reason
+	}
+	n, err := l.conn.Exec(ctx, claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()))
 	if err != nil {
 		return fmt.Errorf("ledger: resolve row %d: %w", id, err)
 	}

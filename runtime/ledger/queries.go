@@ -44,7 +44,7 @@ WHERE state = 'claimed' AND ($1 = '' OR operation = $1) AND updated_at < $2
 RETURNING ` + recordColumns
 
 	claimResolve = `UPDATE writegen_claims
-SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), resolution = $4, updated_at = $5
+SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4, updated_at = $5
 WHERE id = $1 AND state = 'uncertain'`
 )
 

@@ -13,7 +13,6 @@ CREATE TABLE writegen_claims (
 	request      BYTEA   NOT NULL DEFAULT '',
 	attempts     INTEGER NOT NULL DEFAULT 0,
 	last_error   TEXT    NOT NULL DEFAULT '',
-	resolution   TEXT    NOT NULL DEFAULT '', -- a person's reason, once resolved
 	created_at   BIGINT  NOT NULL,
 	updated_at   BIGINT  NOT NULL,
 	UNIQUE (operation, business_key)
