@@ -230,17 +230,16 @@ type receiver struct {
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
-	sig := r.Header.Get(SignatureHeader)
-	ts, _, _ := strings.Cut(strings.TrimPrefix(sig, "t="), ",")
-	sec, _ := strconv.ParseInt(ts, 10, 64)
-	if sig == "" || sig != Sign(rc.secret, b, time.Unix(sec, 0)) {
-		rc.t.Errorf("bad signature %q on %s", sig, r.Header.Get(IDHeader))
+	id := r.Header.Get("Webhook-Id")
+	sec, _ := strconv.ParseInt(r.Header.Get("Webhook-Timestamp"), 10, 64)
+	if want := Sign(rc.secret, id, time.Unix(sec, 0), b).Get("Webhook-Signature"); r.Header.Get("Webhook-Signature") != want {
+		rc.t.Errorf("bad signature on %s", id)
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	rc.ids = append(rc.ids, r.Header.Get(IDHeader))
+	rc.ids = append(rc.ids, id)
 	if rc.got != nil {
-		rc.got <- r.Header.Get(IDHeader)
+		rc.got <- id
 	}
 	if len(rc.fail) > 0 {
 		w.WriteHeader(rc.fail[0])

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/base64"
 	"net/http"
 	"strconv"
 	"sync"
@@ -48,20 +48,20 @@ const (
 	lateCap       = time.Second
 )
 
-// SignatureHeader carries a webhook's signature: "t=<unix seconds>,v1=<hex HMAC-SHA256 of
-// t + "." + body>", keyed with the secret the receiver was given.
-const SignatureHeader = "Webhook-Signature"
-
-// IDHeader carries the event id of a webhook delivery (also in the body as event_id).
-const IDHeader = "Webhook-Id"
-
-// Sign returns the signature header value for body sent at t.
-func Sign(secret, body []byte, t time.Time) string {
+// Sign returns the headers of a delivery of event id with body, sent at t and signed with
+// secret as the Standard Webhooks specification says: webhook-id, webhook-timestamp (Unix
+// seconds) and webhook-signature, "v1," and the base64 HMAC-SHA256 of "id.timestamp.body". The
+// receiver knows the secret as "whsec_" followed by its base64.
+func Sign(secret []byte, id string, t time.Time, body []byte) http.Header {
 	ts := strconv.FormatInt(t.Unix(), 10)
 	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(ts + "."))
+	mac.Write([]byte(id + "." + ts + "."))
 	mac.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+	h := make(http.Header, 3)
+	h.Set("Webhook-Id", id)
+	h.Set("Webhook-Timestamp", ts)
+	h.Set("Webhook-Signature", "v1,"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+	return h
 }
 
 // webhook delivers events to one URL.
@@ -188,9 +188,8 @@ func (h *webhook) post(id string, body []byte) bool {
 	if err != nil {
 		return false
 	}
+	req.Header = Sign(h.secret, id, time.Now(), body)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(IDHeader, id)
-	req.Header.Set(SignatureHeader, Sign(h.secret, body, time.Now()))
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return false
