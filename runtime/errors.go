@@ -60,6 +60,8 @@ type StatusError struct {
 	Header    http.Header
 	Body      []byte // the response body, as received
 	Attempts  int
+
+	unsettled bool // the cause of an uncertain outcome: not a rejection
 }
 
 func (e *StatusError) Error() string {
@@ -77,9 +79,10 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// Is reports whether target is ErrRejected and the status is a 4xx.
+// Is reports whether target is ErrRejected and the status is a 4xx that
+// settled the call (not the cause of an *UncertainError).
 func (e *StatusError) Is(target error) bool {
-	return target == ErrRejected && e.Status >= 400 && e.Status <= 499
+	return target == ErrRejected && e.Status >= 400 && e.Status <= 499 && !e.unsettled
 }
 
 func quote(s string) string { return strconv.Quote(s) }

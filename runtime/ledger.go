@@ -42,8 +42,8 @@ type Record struct {
 // sub-packages of runtime/ledger.
 type Ledger interface {
 	// Claim inserts (operation, business key) in state claimed if absent.
-	// won reports whether this caller made the row; otherwise existing is
-	// the row already there.
+	// won reports whether this caller made the row. The record returned is
+	// the row as stored: the caller's, with its ID, or the one already there.
 	Claim(ctx context.Context, rec Record) (existing Record, won bool, err error)
 	// Await blocks until the row leaves state claimed, or ctx ends (then it
 	// returns an error matching ErrInProgress).

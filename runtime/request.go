@@ -152,10 +152,15 @@ func (r *Request) Multipart(parts []Part) error {
 	return nil
 }
 
-// PathParam formats v as a path parameter in the simple style (arrays and
-// objects as comma-separated lists), escaped for a path segment.
+// PathParam formats v, the value of path parameter name, in the simple
+// style (arrays and objects as comma-separated lists), each part escaped for
+// a path segment.
 func PathParam(name string, v any) string {
-	return url.PathEscape(strings.Join(paramList(v), ","))
+	l := paramList(v)
+	for i, s := range l {
+		l[i] = url.PathEscape(s)
+	}
+	return strings.Join(l, ",")
 }
 
 // AddQuery adds the query parameter name with value v in the given OpenAPI

@@ -48,7 +48,7 @@ func (x *logical) run(ctx context.Context, resumed bool) (res result, err error)
 		f := x.classify(r)
 		r.release()
 		d, adopted, err := x.decide(ctx, f)
-		x.attemptDone(ctx, r.class, r.status, f.cause, d)
+		x.attemptDone(ctx, f.class, r.status, f.cause, d)
 		if err != nil || adopted {
 			return result{adopted: adopted}, err
 		}
@@ -66,6 +66,7 @@ type result struct {
 
 // failure describes a failed attempt.
 type failure struct {
+	class     Class         // how the attempt is classified
 	allowed   bool          // the retry set (narrowed by provider hints) allows another attempt
 	committed bool          // the provider may have acted on it
 	what      string        // the kind, for messages: "ambiguous", "status 503"
@@ -80,27 +81,27 @@ type failure struct {
 func (x *logical) classify(r response) failure {
 	switch r.class {
 	case ClassNotSent:
-		return failure{allowed: x.set.Has(RetryNotSent), what: "not sent", cause: r.err, err: x.notSent(r.err)}
+		return failure{class: ClassNotSent, allowed: x.set.Has(RetryNotSent), what: "not sent", cause: r.err, err: x.notSent(r.err)}
 	case ClassAmbiguous:
-		return failure{allowed: x.set.Has(RetryAmbiguous), committed: true, what: "ambiguous", cause: r.err,
+		return failure{class: ClassAmbiguous, allowed: x.set.Has(RetryAmbiguous), committed: true, what: "ambiguous", cause: r.err,
 			err: fmt.Errorf("runtime: operation %q: %w", x.op.Name, r.err)}
 	}
 	s := r.status
 	body := append([]byte(nil), r.bytes()...)
 	se := &StatusError{Operation: x.op.Name, Status: s, Header: r.header, Body: body, Attempts: x.attempts}
-	f := failure{what: "status " + strconv.Itoa(s), cause: se, err: se, allowed: x.set.status(s)}
+	f := failure{class: ClassStatus, what: "status " + strconv.Itoa(s), cause: se, err: se, allowed: x.set.status(s)}
 	f.after = retryAfter(r.header, x.c.cfg.clock.Now())
 	f.hinted = r.header.Get("Stripe-Should-Retry") == "false" || r.header.Get("X-Should-Retry") == "false"
 	write := x.mode != modeRead
 	keyed := x.mode == modeWrite && x.op.Keyed
 	switch {
 	case write && (s == 401 || s == 403) && x.c.cfg.tokens != nil && x.c.cfg.tokens.Rotated(r.gen):
-		f.allowed, f.committed, f.what = x.set.Has(RetryAmbiguous), true, "ambiguous"
+		f.class, f.allowed, f.committed, f.what = ClassAmbiguous, x.set.Has(RetryAmbiguous), true, "ambiguous"
 		f.cause = fmt.Errorf("credential rotated during the attempt: %w", se)
-	case keyed && keyReused(s, body, x.sent):
-		f.uncertain = "key reused with another payload"
 	case keyed && s == 409:
 		f.committed, f.what = true, "still in progress (409)"
+	case keyed && keyReused(s, body, x.sent):
+		f.uncertain = "key reused with another payload"
 	case s >= 500 && s <= 599:
 		f.committed = write
 	case s == 409:
@@ -113,8 +114,8 @@ func (x *logical) classify(r response) failure {
 }
 
 // keyReused reports whether a status answers a keyed write with the
-// provider's "this key was used with another payload": 422, or any 4xx
-// whose body speaks of idempotency (Stripe's idempotency_error). A 422 on
+// provider's "this key was used with another payload": 422, or any 4xx but
+// 409 whose body speaks of idempotency (Stripe's idempotency_error). A 422 on
 // the first send of a key is read as a plain rejection unless its body says
 // so.
 func keyReused(status int, body []byte, sentBefore bool) bool {
@@ -252,6 +253,9 @@ func (x *logical) notSent(cause error) error {
 }
 
 func (x *logical) uncertain(reason string, cause error) *UncertainError {
+	if se := (*StatusError)(nil); errors.As(cause, &se) {
+		se.unsettled = true
+	}
 	return &UncertainError{
 		Operation: x.op.Name, BusinessKey: x.bk, ProviderKey: x.pk, Owner: x.op.Owner,
 		Attempts: x.attempts, Reason: reason, Cause: cause,

@@ -1,0 +1,165 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// credential is a provider's token endpoint: it rotates the refresh token
+// on every refresh.
+type credential struct {
+	mu        sync.Mutex
+	refreshes []string // refresh tokens presented
+	saved     []Token  // tokens persisted
+	failSave  int      // persist fails this many times
+}
+
+func (cr *credential) refresh(_ context.Context, rt string) (Token, error) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	cr.refreshes = append(cr.refreshes, rt)
+	n := len(cr.refreshes) + 1
+	return Token{Access: fmt.Sprint("access-", n), Refresh: fmt.Sprint("refresh-", n), Expiry: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
+}
+
+func (cr *credential) persist(_ context.Context, t Token) error {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	if cr.failSave > 0 {
+		cr.failSave--
+		return errors.New("disk full")
+	}
+	cr.saved = append(cr.saved, t)
+	return nil
+}
+
+// isSaved reports whether an access token was persisted.
+func (cr *credential) isSaved(access string) bool {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	for _, t := range cr.saved {
+		if t.Access == access {
+			return true
+		}
+	}
+	return false
+}
+
+func expired(clk Clock) Token {
+	return Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(-time.Minute)}
+}
+
+// TestPromise21_Credentials: one refresh for many callers of an expired
+// credential; a rotated token persisted before use; an auth failure caused
+// by a concurrent rotation is ambiguous.
+func TestPromise21_Credentials(t *testing.T) {
+	t.Run("one refresh", func(t *testing.T) {
+		p := newProvider(t)
+		clk := newTestClock()
+		var cr credential
+		var unsavedUse atomic.Int64
+		p.auth = func(tok string) int {
+			if tok != "access-1" && !cr.isSaved(tok) {
+				unsavedUse.Add(1)
+			}
+			return 0
+		}
+		ts := NewRefresher(expired(clk), cr.refresh, cr.persist, WithRefreshClock(clk))
+		op := thingOp(withKey)
+		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
+		const n = 100
+		var started, done sync.WaitGroup
+		started.Add(n)
+		errs := make(chan error, n)
+		for i := range n {
+			done.Add(1)
+			go func() {
+				defer done.Done()
+				started.Done()
+				started.Wait()
+				_, err := Write(context.Background(), c, op, thingKey{fmt.Sprint(i)}, thingCall(c, op, "x"))
+				errs <- err
+			}()
+		}
+		done.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(cr.refreshes) != 1 || cr.refreshes[0] != "refresh-1" {
+			t.Errorf("refreshes %q, want one with refresh-1", cr.refreshes)
+		}
+		for _, w := range p.seenWrites() {
+			if w.auth != "Bearer access-2" {
+				t.Fatalf("a write used %q, want the refreshed token", w.auth)
+			}
+		}
+		if unsavedUse.Load() != 0 {
+			t.Errorf("%d writes used a token before it was persisted", unsavedUse.Load())
+		}
+	})
+	t.Run("persisted before use", func(t *testing.T) {
+		clk := newTestClock()
+		cr := credential{failSave: 1}
+		ts := NewRefresher(expired(clk), cr.refresh, cr.persist, WithRefreshClock(clk))
+		if tok, _, err := ts.Token(context.Background()); err == nil {
+			t.Fatalf("got token %q although it could not be persisted", tok)
+		}
+		tok, gen, err := ts.Token(context.Background())
+		if err != nil || tok != "access-2" || !cr.isSaved("access-2") {
+			t.Fatalf("token %q, err %v, saved %v: want access-2 once persisted", tok, err, cr.saved)
+		}
+		if len(cr.refreshes) != 1 {
+			t.Errorf("refreshed %d times: the rotated refresh token was thrown away", len(cr.refreshes))
+		}
+		if ts.Rotated(gen) || !ts.Rotated(gen-1) {
+			t.Errorf("Rotated(%d) = %v, Rotated(%d) = %v", gen, ts.Rotated(gen), gen-1, ts.Rotated(gen-1))
+		}
+	})
+	// rotating answers 401 to a write made with access-1 after rotating the
+	// credential underneath it, as a concurrent refresh would.
+	rotating := func(t *testing.T, op *Operation, rotate bool) (*provider, error) {
+		p := newProvider(t)
+		clk := newTestClock()
+		var cr credential
+		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, cr.refresh, cr.persist, WithRefreshClock(clk))
+		p.auth = func(tok string) int {
+			if tok != "access-1" {
+				return 0
+			}
+			if rotate {
+				clk.advance(2 * time.Hour)
+				ts.Token(context.Background())
+			}
+			return 401
+		}
+		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
+		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+		return p, err
+	}
+	t.Run("rotated under a keyed write", func(t *testing.T) {
+		p, err := rotating(t, thingOp(withKey), true)
+		if err != nil || p.effectCount() != 1 {
+			t.Errorf("err %v, %d effects; want the write retried with its key and the new token", err, p.effectCount())
+		}
+	})
+	t.Run("rotated under an unkeyed write", func(t *testing.T) {
+		_, err := rotating(t, thingOp(unprotected), true)
+		if r := uncertainReason(t, err); r != "ambiguous without key or lookup" || errors.Is(err, ErrRejected) {
+			t.Errorf("reason %q, err %v", r, err)
+		}
+	})
+	t.Run("not rotated", func(t *testing.T) {
+		_, err := rotating(t, thingOp(withKey), false)
+		if !errors.Is(err, ErrRejected) || errors.Is(err, ErrUncertain) {
+			t.Errorf("err = %v, want a plain 401 rejection", err)
+		}
+	})
+}

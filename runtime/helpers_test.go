@@ -1,0 +1,465 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testClock is a Clock that never sleeps: Sleep records the wait, moves
+// the time on and calls onSleep with the number of the sleep.
+type testClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	sleeps  []time.Duration
+	onSleep func(n int)
+}
+
+func newTestClock() *testClock {
+	return &testClock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.now = c.now.Add(d)
+	n, hook := len(c.sleeps), c.onSleep
+	c.mu.Unlock()
+	if hook != nil {
+		hook(n)
+	}
+	return ctx.Err()
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func (c *testClock) slept() []time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]time.Duration(nil), c.sleeps...)
+}
+
+// loss says what a provider does to a connection after reading a write.
+type loss int
+
+const (
+	answer        loss = iota // commit (unless step.status is set) and answer
+	lostRequest               // reset the connection without committing
+	lostResponse              // commit, then reset the connection (RST) without answering
+	closeResponse             // commit, then close the connection (FIN) without answering
+	hang                      // signal provider.read, then wait until the client leaves
+	slowCommit                // hold the key in progress, reset; commit when provider.release closes
+)
+
+// step is what the provider does with one write.
+type step struct {
+	loss   loss
+	status int // answer this status without committing
+	header map[string]string
+}
+
+// seen is one write the provider read completely.
+type seen struct {
+	key    string
+	auth   string
+	body   []byte
+	method string
+}
+
+type keyState struct {
+	body []byte
+	done bool
+	resp []byte
+}
+
+// provider is a real HTTP server on 127.0.0.1 that counts the effects it
+// commits. POST /things creates a thing; it deduplicates on the
+// Idempotency-Key header like Stripe: the same key with the same body
+// replays the first answer, with another body is refused (reuseStatus,
+// reuseBody), while the first is running is answered 409.
+// GET /things?reference=r lists things by reference (a strong lookup; with
+// lag=1 it finds nothing, like a lagging index).
+type provider struct {
+	*httptest.Server
+	script      []step
+	reuseStatus int
+	reuseBody   string
+	auth        func(token string) int // status for an Authorization token, 0 = accept
+
+	read      chan struct{} // one value per write read under hang
+	release   chan struct{} // closed by a test to finish a slow commit
+	committed chan struct{} // closed when a slow commit is done
+
+	conns atomic.Int64
+
+	mu      sync.Mutex // guards the fields below
+	writes  []seen
+	effects []thing
+	keys    map[string]*keyState
+	lookups int
+}
+
+type thing struct {
+	ID        string `json:"id"`
+	Title     string `json:"title"`
+	Reference string `json:"reference"`
+}
+
+type thingList struct {
+	Data []thing `json:"data"`
+}
+
+func newProvider(t *testing.T, script ...step) *provider {
+	t.Helper()
+	p := &provider{
+		script: script, reuseStatus: 400,
+		reuseBody: `{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters they were first used with."}}`,
+		read:      make(chan struct{}, 16), release: make(chan struct{}), committed: make(chan struct{}),
+		keys: map[string]*keyState{},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /things", p.create)
+	mux.HandleFunc("GET /things", p.list)
+	mux.HandleFunc("POST /redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/things", http.StatusTemporaryRedirect)
+	})
+	mux.HandleFunc("GET /redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/things?"+r.URL.RawQuery, http.StatusTemporaryRedirect)
+	})
+	p.Server = httptest.NewUnstartedServer(mux)
+	p.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			p.conns.Add(1)
+		}
+	}
+	p.Start()
+	t.Cleanup(p.Close)
+	return p
+}
+
+func (p *provider) create(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	if p.auth != nil {
+		if s := p.auth(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")); s != 0 {
+			w.WriteHeader(s)
+			return
+		}
+	}
+	key := r.Header.Get("Idempotency-Key")
+	p.mu.Lock()
+	p.writes = append(p.writes, seen{key: key, auth: r.Header.Get("Authorization"), body: body, method: r.Method})
+	st := step{}
+	if n := len(p.writes); n <= len(p.script) {
+		st = p.script[n-1]
+	}
+	if ks := p.keys[key]; key != "" && ks != nil {
+		p.mu.Unlock()
+		switch {
+		case !bytes.Equal(ks.body, body):
+			w.WriteHeader(p.reuseStatus)
+			io.WriteString(w, p.reuseBody)
+		case !ks.done:
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"error":{"type":"idempotency_error","message":"request in progress"}}`)
+		default:
+			w.Header().Set("Idempotent-Replayed", "true")
+			w.WriteHeader(http.StatusCreated)
+			w.Write(ks.resp)
+		}
+		return
+	}
+	p.mu.Unlock()
+	for k, v := range st.header {
+		w.Header().Set(k, v)
+	}
+	switch {
+	case st.status != 0:
+		w.WriteHeader(st.status)
+		io.WriteString(w, `{"error":{"message":"try later"}}`)
+		return
+	case st.loss == lostRequest:
+		drop(w, true)
+		return
+	case st.loss == hang:
+		p.read <- struct{}{}
+		<-r.Context().Done()
+		return
+	case st.loss == slowCommit:
+		p.mu.Lock()
+		p.keys[key] = &keyState{body: body}
+		p.mu.Unlock()
+		go func() {
+			<-p.release
+			p.commit(key, body)
+			close(p.committed)
+		}()
+		drop(w, true)
+		return
+	}
+	resp := p.commit(key, body)
+	switch st.loss {
+	case lostResponse:
+		drop(w, true)
+	case closeResponse:
+		drop(w, false)
+	default:
+		w.WriteHeader(http.StatusCreated)
+		w.Write(resp)
+	}
+}
+
+// commit records one effect and returns its answer.
+func (p *provider) commit(key string, body []byte) []byte {
+	var in thing
+	json.Unmarshal(body, &in)
+	if in.Title == "" { // a form body
+		in.Title = formValue(body, "title")
+		in.Reference = formValue(body, "reference")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	in.ID = fmt.Sprintf("th_%d", len(p.effects)+1)
+	p.effects = append(p.effects, in)
+	resp, _ := json.Marshal(in)
+	if key != "" {
+		p.keys[key] = &keyState{body: body, done: true, resp: resp}
+	}
+	return resp
+}
+
+func formValue(body []byte, name string) string {
+	for _, kv := range strings.Split(string(body), "&") {
+		if k, v, _ := strings.Cut(kv, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+func (p *provider) list(w http.ResponseWriter, r *http.Request) {
+	ref := r.URL.Query().Get("reference")
+	p.mu.Lock()
+	p.lookups++
+	var l thingList
+	for _, e := range p.effects {
+		if e.Reference == ref && r.URL.Query().Get("lag") == "" {
+			l.Data = append(l.Data, e)
+		}
+	}
+	p.mu.Unlock()
+	json.NewEncoder(w).Encode(l)
+}
+
+// drop ends the connection without an answer: with a reset (RST) or a
+// plain close (FIN).
+func drop(w http.ResponseWriter, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	if reset {
+		conn.(*net.TCPConn).SetLinger(0)
+	}
+	conn.Close()
+}
+
+func (p *provider) effectCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.effects)
+}
+
+func (p *provider) seenWrites() []seen {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]seen(nil), p.writes...)
+}
+
+func (p *provider) lookupCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lookups
+}
+
+// refusedAddr returns a loopback address on which connections are refused.
+func refusedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// refuseFirst returns an HTTP client whose first n dials go to a port that
+// refuses connections.
+func refuseFirst(t *testing.T, n int) *http.Client {
+	bad := refusedAddr(t)
+	var dials atomic.Int64
+	var d net.Dialer
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if dials.Add(1) <= int64(n) {
+			addr = bad
+		}
+		return d.DialContext(ctx, network, addr)
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
+// attempts records the attempts a client reports.
+type attempts struct {
+	mu   sync.Mutex
+	list []Attempt
+}
+
+func (a *attempts) hooks() Hooks {
+	return Hooks{AttemptDone: func(_ context.Context, _ *Operation, at Attempt) {
+		a.mu.Lock()
+		a.list = append(a.list, at)
+		a.mu.Unlock()
+	}}
+}
+
+// classes lists the attempts as "ambiguous", "status 409", "ok 201".
+func (a *attempts) classes() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var s []string
+	for _, at := range a.list {
+		c := at.Class.String()
+		if at.Status != 0 {
+			c += fmt.Sprint(" ", at.Status)
+		}
+		s = append(s, c)
+	}
+	return strings.Join(s, ", ")
+}
+
+// notes records the uncertain outcomes a client reports.
+type notes struct {
+	mu   sync.Mutex
+	list []*UncertainError
+}
+
+func (n *notes) Uncertain(_ context.Context, e *UncertainError) {
+	n.mu.Lock()
+	n.list = append(n.list, e)
+	n.mu.Unlock()
+}
+
+// strategy is how a write is protected.
+type strategy int
+
+const (
+	withKey     strategy = iota // the provider honours an idempotency key
+	withLookup                  // no key, a strongly consistent lookup
+	ledgerOnly                  // no key, no lookup, a ledger claim
+	unprotected                 // none of these
+)
+
+func (s strategy) String() string {
+	return [...]string{"key", "lookup", "ledger_only", "none"}[s]
+}
+
+// thingOp describes POST /things protected by s.
+func thingOp(s strategy) *Operation {
+	op := &Operation{
+		Name: "createThing", Method: "POST", Path: "/things", Effect: EffectAmbiguous,
+		Retry:    RetryNotSent | RetryAmbiguous | Retry409 | Retry429 | Retry503,
+		Attempts: 4, Receipt: true, IDPointer: "/id", Owner: "support-ops",
+	}
+	switch s {
+	case withKey:
+		op.KeyHeader, op.Keyed, op.KeyMaxLength, op.KeyWindow = "Idempotency-Key", true, 255, 24*time.Hour
+	case withLookup:
+		op.Lookup = Strong
+	case ledgerOnly:
+		op.Dedupe = true
+	}
+	return op
+}
+
+type thingKey struct{ id string }
+
+func (k thingKey) BusinessKey() (string, error) {
+	if k.id == "" {
+		return "", &EmptyKeyError{Operation: "createThing", Field: "ID"}
+	}
+	return "thing:" + k.id, nil
+}
+
+var listOp = &Operation{Name: "listThings", Method: "GET", Path: "/things", Effect: EffectReadOnly, Retry: RetryReads, Attempts: 3}
+
+// thingCall creates a thing titled title, with the provider key as its
+// reference; with a lookup through GET /things when the operation has one.
+func thingCall(c *Client, op *Operation, title string) Call[thing] {
+	call := Call[thing]{Request: func(pk string) (*Request, error) {
+		r := NewRequest("POST", "/things")
+		return r, r.JSON(thing{Title: title, Reference: pk})
+	}}
+	if op.Lookup != NoLookup {
+		lag := op.Lookup == Eventual
+		call.Lookup = func(ctx context.Context, ref string) (*Found[thing], error) {
+			r := NewRequest("GET", "/things")
+			r.AddQuery("reference", ref, "form", true)
+			if lag {
+				r.AddQuery("lag", 1, "form", true)
+			}
+			l, err := Read[thingList](ctx, c, listOp, r)
+			if err != nil || len(l.Data) == 0 {
+				return nil, err
+			}
+			return &Found[thing]{ID: l.Data[0].ID, Body: &l.Data[0]}, nil
+		}
+	}
+	return call
+}
+
+// newTestClient returns a client of url on clk with a generous retry
+// budget.
+func newTestClient(t *testing.T, url string, clk Clock, opts ...Option) *Client {
+	t.Helper()
+	c, err := New(url, append([]Option{WithClock(clk), WithRetryBudget(1, 1000)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// uncertainReason returns the reason of an *UncertainError, failing the
+// test when err is not one.
+func uncertainReason(t *testing.T, err error) string {
+	t.Helper()
+	var ue *UncertainError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrUncertain) {
+		t.Fatalf("err = %v, want an *UncertainError", err)
+	}
+	return ue.Reason
+}

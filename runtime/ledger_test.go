@@ -1,0 +1,215 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+// concurrently runs n writes of one business key and returns their results.
+func concurrently(n int, c *Client, op *Operation) ([]*Receipt[thing], []error) {
+	receipts, errs := make([]*Receipt[thing], n), make([]error, n)
+	var start, done sync.WaitGroup
+	start.Add(1)
+	for i := range n {
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			start.Wait()
+			receipts[i], errs[i] = Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+		}()
+	}
+	start.Done()
+	done.Wait()
+	return receipts, errs
+}
+
+// TestLedgerOneCallPerKey: concurrent writes of one business key claim it
+// once; one caller calls the provider, the others get the same receipt, or
+// the same uncertain outcome, from the ledger.
+func TestLedgerOneCallPerKey(t *testing.T) {
+	const n = 100
+	t.Run("receipt", func(t *testing.T) {
+		p := newProvider(t)
+		op := thingOp(ledgerOnly)
+		c := newTestClient(t, p.URL, newTestClock(), WithLedger(newMemLedger()))
+		receipts, errs := concurrently(n, c, op)
+		created := 0
+		for i, r := range receipts {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if r.ID != "th_1" || r.Body.Title != "x" || r.ProviderKey != "createThing:thing:1" {
+				t.Errorf("receipt %+v", r)
+			}
+			if r.Source == Created {
+				created++
+			} else if r.Source != AdoptedLedger {
+				t.Errorf("source %d", r.Source)
+			}
+		}
+		if w := len(p.seenWrites()); w != 1 || created != 1 {
+			t.Errorf("%d provider calls, %d receipts created; want 1 and 1", w, created)
+		}
+	})
+	t.Run("uncertain", func(t *testing.T) {
+		p := newProvider(t, step{loss: lostResponse})
+		op := thingOp(ledgerOnly)
+		var notes notes
+		c := newTestClient(t, p.URL, newTestClock(), WithLedger(newMemLedger()), WithNotifier(&notes))
+		_, errs := concurrently(n, c, op)
+		for _, err := range errs {
+			if r := uncertainReason(t, err); r != "ambiguous without key or lookup" {
+				t.Errorf("reason %q", r)
+			}
+		}
+		if w := len(p.seenWrites()); w != 1 || len(notes.list) != 1 {
+			t.Errorf("%d provider calls, %d notes; want 1 and 1", w, len(notes.list))
+		}
+	})
+	t.Run("rejected and not sent", func(t *testing.T) {
+		for _, tc := range []struct {
+			url  func(p *provider) string
+			want error
+		}{
+			{func(p *provider) string { return p.URL }, ErrRejected},
+			{func(*provider) string { return "http://" + refusedAddr(t) }, ErrNotSent},
+		} {
+			p := newProvider(t, step{status: 400})
+			op := thingOp(ledgerOnly)
+			c := newTestClient(t, tc.url(p), newTestClock(), WithLedger(newMemLedger()))
+			_, errs := concurrently(10, c, op)
+			for _, err := range errs {
+				if !errors.Is(err, tc.want) {
+					t.Errorf("err = %v, want %v", err, tc.want)
+				}
+			}
+			if w := len(p.seenWrites()); w > 1 {
+				t.Errorf("%d provider calls, want at most 1", w)
+			}
+		}
+	})
+	t.Run("no ledger", func(t *testing.T) {
+		p := newProvider(t)
+		c := newTestClient(t, p.URL, newTestClock())
+		op := thingOp(ledgerOnly)
+		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err == nil || p.conns.Load() != 0 {
+			t.Errorf("err %v, %d connections: a dedupe operation ran without a ledger", err, p.conns.Load())
+		}
+	})
+	t.Run("await ends with the context", func(t *testing.T) {
+		l := newMemLedger()
+		op := thingOp(ledgerOnly)
+		l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:1"})
+		c := newTestClient(t, "http://"+refusedAddr(t), newTestClock(), WithLedger(l))
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := Write(ctx, c, op, thingKey{"1"}, thingCall(c, op, "x")); !errors.Is(err, ErrInProgress) {
+			t.Errorf("err = %v, want ErrInProgress", err)
+		}
+	})
+}
+
+// TestResume: rows left claimed by a crash are driven on with the stored
+// request: re-sent with the same key inside its window, looked up, or
+// settled uncertain.
+func TestResume(t *testing.T) {
+	// crashed leaves a claimed row for op as a process that died after
+	// claiming (and maybe sending) would, and returns the row's request.
+	crashed := func(t *testing.T, l *memLedger, c *Client, op *Operation, at time.Time) Record {
+		pk := ProviderKey(op, "thing:1", nil)
+		r, _ := thingCall(c, op, "x").Request(pk)
+		row, won, err := l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:1", ProviderKey: pk,
+			Owner: op.Owner, Request: EncodeRequest(r), CreatedAt: at})
+		if err != nil || !won {
+			t.Fatal(won, err)
+		}
+		return row
+	}
+	cases := []struct {
+		name    string
+		s       strategy
+		age     time.Duration
+		pre     bool // the crashed process's write reached the provider
+		state   State
+		writes  int
+		reason  string
+		adopted bool
+	}{
+		{"key, not sent before", withKey, 2 * time.Minute, false, StateActive, 1, "", false},
+		{"key, sent before", withKey, 2 * time.Minute, true, StateActive, 2, "", false},
+		{"key window expired", withKey, 48 * time.Hour, true, StateUncertain, 1, "key window expired", false},
+		{"strong lookup finds it", withLookup, 2 * time.Minute, true, StateActive, 1, "", true},
+		{"strong lookup finds nothing", withLookup, 2 * time.Minute, false, StateActive, 1, "", false},
+		{"neither", ledgerOnly, 2 * time.Minute, true, StateUncertain, 1, "ambiguous without key or lookup", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t)
+			op := thingOp(tc.s)
+			op.Dedupe = true
+			l := newMemLedger()
+			clk := newTestClock()
+			var notes notes
+			c := newTestClient(t, p.URL, clk, WithLedger(l), WithNotifier(&notes))
+			row := crashed(t, l, c, op, clk.Now().Add(-tc.age))
+			if tc.pre {
+				req, _ := DecodeRequest(row.Request)
+				if op.KeyHeader != "" {
+					req.SetHeader(op.KeyHeader, row.ProviderKey)
+				}
+				if _, err := Do[thing](context.Background(), c, &Operation{Name: "replay", Retry: 0}, req); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fresh := crashedAfter(t, l, op, clk.Now()) // claimed just now: left to its owner
+			rep, err := Resume(context.Background(), c, op, thingCall(c, op, "x").Lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := l.row(row.ID)
+			if got.State != tc.state || rep.Pending != 1 || l.row(fresh.ID).State != StateClaimed {
+				t.Fatalf("row %+v, report %+v, fresh row %s; want %s, 1 pending, fresh row left claimed", got, rep, l.row(fresh.ID).State, tc.state)
+			}
+			w := p.seenWrites()
+			if len(w) != tc.writes || p.effectCount() != 1 && tc.state == StateActive {
+				t.Errorf("%d writes, %d effects; want %d writes and one effect", len(w), p.effectCount(), tc.writes)
+			}
+			for _, s := range w {
+				if !bytes.Equal(s.body, w[0].body) {
+					t.Errorf("resume sent %s, first send was %s", s.body, w[0].body)
+				}
+			}
+			switch tc.state {
+			case StateActive:
+				if got.ProviderID != "th_1" || rep.Active != 1 {
+					t.Errorf("row %+v, report %+v; want th_1 active", got, rep)
+				}
+				r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+				if err != nil || r.Source != AdoptedLedger || r.ID != "th_1" || r.Body.Title != "x" {
+					t.Errorf("after resume: receipt %+v, err %v; want th_1 from the ledger", r, err)
+				}
+			case StateUncertain:
+				if rep.Uncertain != 1 || len(notes.list) != 1 || notes.list[0].Reason != tc.reason {
+					t.Errorf("report %+v, notes %v; want one uncertain: %s", rep, notes.list, tc.reason)
+				}
+				_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+				if r := uncertainReason(t, err); r != tc.reason {
+					t.Errorf("after resume: reason %q, want %q", r, tc.reason)
+				}
+			}
+		})
+	}
+}
+
+// crashedAfter claims another business key at time at.
+func crashedAfter(t *testing.T, l *memLedger, op *Operation, at time.Time) Record {
+	row, _, err := l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:2", CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row
+}

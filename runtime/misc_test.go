@@ -1,0 +1,173 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestRetryNames(t *testing.T) {
+	if got := (RetryNotSent | RetryAmbiguous | Retry429).String(); got != "not_sent|ambiguous|status_429" {
+		t.Errorf("String() = %q", got)
+	}
+	for _, n := range retryNames {
+		if k, ok := ParseRetry(n.name); !ok || k != n.kind || k.String() != n.name {
+			t.Errorf("ParseRetry(%q) = %v, %v", n.name, k, ok)
+		}
+	}
+	if _, ok := ParseRetry("status_418"); ok {
+		t.Error("ParseRetry accepted status_418")
+	}
+	if !RetryReads.status(502) || !Retry5xx.status(599) || Retry503.status(502) || RetryReads.status(409) || Retry(0).Has(0) {
+		t.Error("status sets")
+	}
+}
+
+// TestReadRetries: reads are retried on ambiguous, 408, 425, 429 and 5xx,
+// not on other statuses.
+func TestReadRetries(t *testing.T) {
+	var n atomic.Int64
+	statuses := []int{503, 429, 0, 408, 200}
+	p := newProvider(t)
+	p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s := statuses[n.Add(1)-1]
+		w.Header().Set("Connection", "close") // else net/http itself retries a GET on a reused connection
+		if s == 0 {
+			drop(w, true)
+			return
+		}
+		w.WriteHeader(s)
+		w.Write([]byte(`{"data":[{"id":"th_9"}]}`))
+	})
+	var a attempts
+	op := *listOp
+	op.Attempts = 5
+	c := newTestClient(t, p.URL, newTestClock(), WithHooks(a.hooks()))
+	l, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things"))
+	if err != nil || len(l.Data) != 1 || l.Data[0].ID != "th_9" {
+		t.Fatalf("list %+v, err %v", l, err)
+	}
+	if got, want := a.classes(), "status 503, status 429, ambiguous, status 408, ok 200"; got != want {
+		t.Errorf("attempts: %s, want %s", got, want)
+	}
+	statuses, n = []int{404}, atomic.Int64{}
+	if _, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things")); !errors.Is(err, ErrRejected) || n.Load() != 1 {
+		t.Errorf("404: err %v after %d requests", err, n.Load())
+	}
+}
+
+// TestNarrowing: client options narrow retries, never widen them.
+func TestNarrowing(t *testing.T) {
+	for name, opt := range map[string]Option{
+		"mask":         WithRetryMask(Retry429),
+		"max attempts": WithMaxAttempts(1),
+		"budget":       WithRetryBudget(0, 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newProvider(t, step{status: 503})
+			op := thingOp(withKey)
+			c, err := New(p.URL, WithClock(newTestClock()), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err == nil || len(p.seenWrites()) != 1 {
+				t.Errorf("err %v after %d writes, want one write", err, len(p.seenWrites()))
+			}
+		})
+	}
+	t.Run("budget refills with calls", func(t *testing.T) {
+		p := newProvider(t, step{status: 503}, step{}, step{status: 503})
+		op := thingOp(withKey)
+		c, _ := New(p.URL, WithClock(newTestClock()), WithRetryBudget(1, 0))
+		for i, key := range []string{"1", "2"} {
+			if _, err := Write(context.Background(), c, op, thingKey{key}, thingCall(c, op, "x")); err != nil {
+				t.Errorf("call %d: %v", i, err)
+			}
+		}
+	})
+}
+
+// TestDo: an idempotent write without a key is re-sent after an ambiguous
+// attempt; any other write without a key is not.
+func TestDo(t *testing.T) {
+	for _, e := range []Effect{EffectIdempotent, EffectAmbiguous} {
+		p := newProvider(t, step{loss: lostResponse})
+		op := &Operation{Name: "putThing", Method: "POST", Effect: e, Retry: RetryNotSent | RetryAmbiguous, Attempts: 3}
+		c := newTestClient(t, p.URL, newTestClock())
+		r := NewRequest("POST", "/things")
+		r.JSON(thing{Title: "x"})
+		got, err := Do[thing](context.Background(), c, op, r)
+		switch {
+		case e == EffectIdempotent && (err != nil || got.ID != "th_2" || len(p.seenWrites()) != 2):
+			t.Errorf("idempotent: %+v, %v after %d writes", got, err, len(p.seenWrites()))
+		case e == EffectAmbiguous && (!errors.Is(err, ErrUncertain) || len(p.seenWrites()) != 1):
+			t.Errorf("ambiguous: %v after %d writes", err, len(p.seenWrites()))
+		}
+	}
+}
+
+func TestParameters(t *testing.T) {
+	if got := PathParam("id", "a/b c"); got != "a%2Fb%20c" {
+		t.Errorf("PathParam = %q", got)
+	}
+	if got := PathParam("ids", []int64{1, 2}); got != "1,2" {
+		t.Errorf("PathParam list = %q", got)
+	}
+	type filter struct {
+		Status string `json:"status"`
+		Limit  *int   `json:"limit,omitempty"`
+	}
+	r := NewRequest("GET", "/x")
+	var none *string
+	r.AddQuery("none", none, "form", true)
+	r.AddQuery("tag", []string{"a", "b"}, "form", true)
+	r.AddQuery("ids", []int{1, 2}, "form", false)
+	r.AddQuery("sp", []string{"a", "b"}, "spaceDelimited", false)
+	r.AddQuery("pp", []string{"a", "b"}, "pipeDelimited", false)
+	r.AddQuery("filter", filter{Status: "open"}, "deepObject", true)
+	r.AddQuery("m", map[string]int{"z": 1, "a": 2}, "form", true)
+	want := url.Values{"tag": {"a", "b"}, "ids": {"1,2"}, "sp": {"a b"}, "pp": {"a|b"}, "filter[status]": {"open"}, "a": {"2"}, "z": {"1"}}
+	if r.Query.Encode() != want.Encode() {
+		t.Errorf("query %s, want %s", r.Query.Encode(), want.Encode())
+	}
+	r.SetHeader("X-Count", 3)
+	r.AddCookie("a", "1")
+	r.AddCookie("b", true)
+	if r.Header.Get("X-Count") != "3" || r.Header.Get("Cookie") != "a=1; b=true" {
+		t.Errorf("header %v", r.Header)
+	}
+}
+
+func TestPointerValue(t *testing.T) {
+	doc := []byte(` {"a": {"x": [1, {"id": "no"}]}, "we\"ird": 2, "data": [ {"id": "ch_\u00e91", "n": 7.5}, {"id": "b"} ], "a/b": {"~": true}, "nil": null}`)
+	for ptr, want := range map[string]string{
+		"/data/0/id": "ch_é1", "/data/1/id": "b", "/data/0/n": "7.5", "/we\"ird": "2", "/a~1b/~0": "true", "/a/x/0": "1",
+	} {
+		if got, ok := pointerValue(doc, ptr); !ok || got != want {
+			t.Errorf("%s = %q, %v; want %q", ptr, got, ok, want)
+		}
+	}
+	for _, ptr := range []string{"/data/2/id", "/missing", "/a", "/nil", "data", "/data/x"} {
+		if got, ok := pointerValue(doc, ptr); ok {
+			t.Errorf("%s = %q, want not found", ptr, got)
+		}
+	}
+	if _, ok := pointerValue([]byte(`{"id": "unterminated`), "/id"); ok {
+		t.Error("found a value in broken JSON")
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, u := range []string{"ftp://x", "http://", "http://x/?q=1", "::"} {
+		if _, err := New(u); err == nil {
+			t.Errorf("New(%q) accepted", u)
+		}
+	}
+	if _, err := New("http://127.0.0.1/v1/", WithBackoff(time.Millisecond, time.Second)); err != nil {
+		t.Error(err)
+	}
+}
