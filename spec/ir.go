@@ -143,6 +143,7 @@ const (
 	BodyJSON      BodyEncoding = "json"
 	BodyForm      BodyEncoding = "form"      // application/x-www-form-urlencoded (Stripe nested style)
 	BodyMultipart BodyEncoding = "multipart" // multipart/form-data
+	BodyRaw       BodyEncoding = "raw"       // any other media type: Type is []byte, sent as is
 )
 
 // Body is a request body.
@@ -155,8 +156,12 @@ type Body struct {
 
 // Response is the success response the generated method returns.
 type Response struct {
-	Status      int      // the 2xx chosen (lowest 2xx with content, else lowest 2xx)
-	Type        *TypeRef // nil when the response has no body
+	// Status is the 2xx chosen: the lowest 2xx with JSON content, else the lowest 2xx. It is 0
+	// when the spec declares no 2xx: then "default" stands in when there is one.
+	Status int
+	// Type is nil when the response has no body. When the body is not JSON (a PDF, plain text),
+	// Type is []byte and ContentType says what it is: the bytes are returned as they are.
+	Type        *TypeRef
 	ContentType string
 }
 

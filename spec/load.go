@@ -1,9 +1,15 @@
 package spec
 
 import (
-	"errors"
+	"cmp"
 	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Options tune Load.
@@ -13,20 +19,85 @@ type Options struct {
 }
 
 // Load reads an OpenAPI document (3.0, 3.1 or Swagger 2.0) and its write-safety annotation file
-// and returns the validated IR. A defect in either file is reported as an ErrorList.
+// and returns the validated IR. Every defect found in either file is reported, as an ErrorList
+// sorted by position.
 func Load(specPath, annotationsPath string, opts Options) (*API, error) {
-	return nil, errors.New("spec: not implemented")
+	specData, err := os.ReadFile(specPath)
+	if err != nil {
+		return nil, err
+	}
+	annotData, err := os.ReadFile(annotationsPath)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBytes(specPath, specData, annotationsPath, annotData, opts)
 }
 
-// LoadBytes is Load on contents already read; the names are used in positions and errors.
+// LoadBytes is Load on contents already read; the names are used in positions and errors, and
+// only their base names reach the IR.
 func LoadBytes(specName string, specData []byte, annotName string, annotData []byte, opts Options) (*API, error) {
-	return nil, errors.New("spec: not implemented")
+	var errs ErrorList
+	d, derrs := loadDocument(specName, specData)
+	errs = append(errs, derrs...)
+	a, aerrs := parseAnnotations(annotName, annotData)
+	errs = append(errs, aerrs...)
+	if d == nil || a == nil {
+		return nil, sorted(errs)
+	}
+	api := &API{
+		Title: d.api.Info.Title, Version: d.api.Info.Version,
+		SpecFile: filepath.Base(specName), AnnotFile: filepath.Base(annotName),
+	}
+	if api.Package = a.pkg; opts.Package != "" {
+		api.Package = opts.Package
+	}
+	switch {
+	case api.Package == "" && a.pkgNode == nil:
+		errs = append(errs, &Error{Pos: Pos{File: annotName, Line: 1, Col: 1}, Msg: "package is required (package: name, or the -package flag)"})
+	case !token.IsIdentifier(api.Package) || api.Package == "_":
+		pos := Pos{File: annotName}
+		if opts.Package == "" && a.pkgNode != nil {
+			pos.Line, pos.Col = a.pkgNode.Line, a.pkgNode.Column
+		}
+		errs = append(errs, &Error{Pos: pos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
+	}
+
+	b := newBuilder(d)
+	ops, operrs := b.listOperations()
+	errs = append(errs, operrs...)
+	r := newResolver(b, a, ops)
+	r.bind()
+	r.decideScope()
+	r.resolve()
+	errs = append(errs, r.errs...)
+	errs = append(errs, b.settle(r, a)...)
+	if len(errs) > 0 {
+		return nil, sorted(errs)
+	}
+
+	for _, so := range ops {
+		if r.scope[so] {
+			api.Operations = append(api.Operations, so.op)
+			api.NeedsLedger = api.NeedsLedger || so.op.Safety != nil && so.op.Safety.Dedupe == "ledger"
+		}
+		if x := r.exclude[so]; x != nil {
+			api.Excluded = append(api.Excluded, Excluded{ID: so.op.ID, Reason: x.reason, Pos: Pos{File: annotName, Line: x.node.Line, Col: x.node.Column}})
+		}
+	}
+	slices.SortFunc(api.Operations, func(x, y *Operation) int { return strings.Compare(x.GoName, y.GoName) })
+	slices.SortFunc(api.Excluded, func(x, y Excluded) int { return strings.Compare(x.ID, y.ID) })
+	api.Types = b.types
+	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
+	return api, nil
 }
 
-// Scaffold returns an annotation file listing every write operation of the spec at specPath,
-// with what the spec reveals filled in and TODO where a person must answer.
-func Scaffold(specPath, pkg string) ([]byte, error) {
-	return nil, errors.New("spec: not implemented")
+func newBuilder(d *document) *builder {
+	return &builder{d: d, byRef: make(map[string]*TypeRef), bySchema: make(map[*openapi3.Schema]*TypeRef), unions: make(map[string]*TypeRef)}
+}
+
+func sorted(errs ErrorList) error {
+	sortErrors(errs)
+	return errs
 }
 
 // Error is one defect in the inputs.
@@ -69,4 +140,11 @@ func (p Pos) String() string {
 		return fmt.Sprintf("%s:%d", p.File, p.Line)
 	}
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// sortErrors orders errors by file, line and column, keeping the order of errors at one place.
+func sortErrors(l ErrorList) {
+	slices.SortStableFunc(l, func(a, b *Error) int {
+		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
 }

@@ -1,0 +1,313 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
+)
+
+// document is a loaded OpenAPI document together with the node tree its positions are read from.
+// The tree is parsed once; a JSON document is also decoded from it, so an 8 MB spec is read once.
+type document struct {
+	file string
+	root *yaml.Node // the mapping at the top of the file
+	v2   bool       // Swagger 2.0, converted: components live elsewhere in the tree
+	api  *openapi3.T
+	// index holds the key -> Content index of large mappings, built on first use.
+	index map[*yaml.Node]map[string]int
+}
+
+// loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. References must stay
+// inside the file.
+func loadDocument(file string, data []byte) (*document, ErrorList) {
+	d := &document{file: file, index: make(map[*yaml.Node]map[string]int)}
+	tree, isJSON, err := parseTree(data)
+	if err != nil {
+		return nil, d.treeError(err)
+	}
+	if tree == nil || len(tree.Content) == 0 || tree.Content[0].Kind != yaml.MappingNode {
+		return nil, ErrorList{d.errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
+	}
+	d.root = tree.Content[0]
+	if err := d.checkVersion(); err != nil {
+		return nil, ErrorList{err}
+	}
+	if errs := d.checkRefs(); len(errs) > 0 {
+		return nil, errs
+	}
+
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	switch {
+	case d.v2:
+		var doc2 openapi2.T
+		if err = openapi2.UnmarshalFromData(data, &doc2); err == nil {
+			d.api, err = openapi2conv.ToV3WithLoader(&doc2, loader, nil)
+		}
+	case isJSON:
+		d.api = &openapi3.T{}
+		if err = tree.Decode(d.api); err == nil {
+			err = loader.ResolveRefsIn(d.api, nil)
+		}
+	default:
+		d.api, err = loader.LoadFromData(data)
+	}
+	if err != nil {
+		return nil, d.treeError(err)
+	}
+	return d, nil
+}
+
+// parseTree reads data as JSON when it starts like JSON, else as YAML.
+func parseTree(data []byte) (tree *yaml.Node, isJSON bool, err error) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		tree, err = parseJSON(data)
+		return tree, true, err
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		return nil, false, err
+	}
+	return &n, false, nil
+}
+
+func (d *document) checkVersion() *Error {
+	if k, v := d.child(d.root, "swagger"); k != nil {
+		if v.Kind != yaml.ScalarNode || v.Value != "2.0" {
+			return d.errorf(v, "", "unsupported swagger version %q (want 2.0)", v.Value)
+		}
+		d.v2 = true
+		return nil
+	}
+	k, v := d.child(d.root, "openapi")
+	if k == nil {
+		return d.errorf(d.root, "", `not an OpenAPI document: neither "openapi" nor "swagger" is set`)
+	}
+	if v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, "3.") {
+		return d.errorf(v, "", "unsupported openapi version %q (want 3.0 or 3.1)", v.Value)
+	}
+	return nil
+}
+
+// errorf makes an Error at node n (nil: the file).
+func (d *document) errorf(n *yaml.Node, op, format string, args ...any) *Error {
+	return &Error{Pos: d.pos(n), Operation: op, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *document) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: d.file}
+	}
+	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+}
+
+// treeError turns a parser or kin-openapi error into positioned Errors: the parsers know the
+// position, and a message naming a reference is placed where the reference is written.
+func (d *document) treeError(err error) ErrorList {
+	var syn *jsonSyntaxError
+	if errors.As(err, &syn) {
+		return ErrorList{{Pos: Pos{File: d.file, Line: syn.Line, Col: syn.Col}, Msg: syn.Msg}}
+	}
+	var les *yaml.LoadErrors
+	if errors.As(err, &les) {
+		var out ErrorList
+		for _, e := range les.Errors {
+			out = append(out, &Error{Pos: Pos{File: d.file, Line: e.Mark.Line, Col: e.Mark.Column}, Msg: e.Message})
+		}
+		sortErrors(out)
+		return out
+	}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		return ErrorList{{Pos: Pos{File: d.file, Line: le.Mark.Line, Col: le.Mark.Column}, Msg: le.Message}}
+	}
+	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
+	if m := quotedRef.FindStringSubmatch(e.Msg); m != nil && d.root != nil {
+		if n := d.findRef(d.root, m[1]); n != nil {
+			e.Pos = d.pos(n)
+		}
+	}
+	return ErrorList{e}
+}
+
+var quotedRef = regexp.MustCompile(`"(#/[^"]*)"`)
+
+// findRef returns the first $ref node, in document order, whose value is ref.
+func (d *document) findRef(n *yaml.Node, ref string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && v.Value == ref {
+				return v
+			}
+			if r := d.findRef(v, ref); r != nil {
+				return r
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if r := d.findRef(c, ref); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// checkRefs reports every $ref that leaves the file or names nothing in it.
+func (d *document) checkRefs() ErrorList {
+	var errs ErrorList
+	var walk func(n *yaml.Node, parentKey string)
+	walk = func(n *yaml.Node, parentKey string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if parentKey != "properties" && literalValue(k.Value, v) {
+					continue
+				}
+				if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
+					if msg := d.refDefect(v.Value); msg != "" {
+						errs = append(errs, d.errorf(v, "", "%s", msg))
+					}
+					continue
+				}
+				walk(v, k.Value)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, "")
+			}
+		}
+	}
+	walk(d.root, "")
+	sortErrors(errs)
+	return errs
+}
+
+// literalValue reports whether the value under key is data rather than OpenAPI structure (an
+// example, a default, an extension), so a "$ref" inside it is not a reference.
+func literalValue(key string, v *yaml.Node) bool {
+	switch key {
+	case "example", "default", "enum", "const":
+		return true
+	case "examples":
+		return v.Kind == yaml.SequenceNode
+	}
+	return strings.HasPrefix(key, "x-")
+}
+
+// refDefect says what is wrong with a reference, or "" when it resolves in the file.
+func (d *document) refDefect(ref string) string {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return fmt.Sprintf("reference %q leaves the file (only references inside it are allowed)", ref)
+	}
+	if _, ok := d.resolvePointer(frag); !ok {
+		return fmt.Sprintf("unresolved reference %q: nothing in the file is at that path", ref)
+	}
+	return ""
+}
+
+// resolvePointer returns the node a JSON pointer (the fragment of a local reference) names.
+func (d *document) resolvePointer(ptr string) (*yaml.Node, bool) {
+	if strings.Contains(ptr, "%") {
+		if u, err := url.PathUnescape(ptr); err == nil {
+			ptr = u
+		}
+	}
+	if ptr == "" {
+		return d.root, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	n := d.root
+	for _, seg := range splitPointer(ptr) {
+		if n = d.step(n, seg); n == nil {
+			return nil, false
+		}
+	}
+	return n, true
+}
+
+// splitPointer splits a JSON pointer ("/a/b~1c") into unescaped segments.
+func splitPointer(ptr string) []string {
+	segs := strings.Split(ptr[1:], "/")
+	for i, s := range segs {
+		if strings.Contains(s, "~") {
+			segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+		}
+	}
+	return segs
+}
+
+// step returns the child of n named by one pointer segment, or nil.
+func (d *document) step(n *yaml.Node, seg string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		_, v := d.child(n, seg)
+		return v
+	case yaml.SequenceNode:
+		i, err := strconv.Atoi(seg)
+		if err != nil || i < 0 || i >= len(n.Content) {
+			return nil
+		}
+		return n.Content[i]
+	case yaml.AliasNode:
+		return d.step(n.Alias, seg)
+	}
+	return nil
+}
+
+// child returns the key and value nodes of key in mapping n, or nils.
+func (d *document) child(n *yaml.Node, key string) (k, v *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	const small = 32
+	if len(n.Content) < 2*small {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i], n.Content[i+1]
+			}
+		}
+		return nil, nil
+	}
+	idx, ok := d.index[n]
+	if !ok {
+		idx = make(map[string]int, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if _, dup := idx[n.Content[i].Value]; !dup {
+				idx[n.Content[i].Value] = i
+			}
+		}
+		d.index[n] = idx
+	}
+	if i, ok := idx[key]; ok {
+		return n.Content[i], n.Content[i+1]
+	}
+	return nil, nil
+}
+
+// keys returns the keys of mapping n in document order.
+func keys(n *yaml.Node) []string {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	out := make([]string, 0, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, n.Content[i].Value)
+	}
+	return out
+}

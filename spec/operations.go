@@ -1,0 +1,289 @@
+package spec
+
+import (
+	"cmp"
+	"mime"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// methods in the order operations of one path are listed.
+var methods = [...]string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
+
+// specOp is an operation of the spec before conversion: what scope and annotations need.
+type specOp struct {
+	op     *Operation
+	raw    *openapi3.Operation
+	item   *openapi3.PathItem
+	at     site // the operation's node
+	pathAt site // the path item's node
+	// schemas of the chosen request body and success response, once converted
+	bodySchema, respSchema *openapi3.SchemaRef
+	converted              bool
+}
+
+// listOperations returns every operation of the spec, in path order then method order, with its
+// ID and Go name resolved. Two operations with one operationId are an error.
+func (b *builder) listOperations() ([]*specOp, ErrorList) {
+	var errs ErrorList
+	var ops []*specOp
+	paths := b.d.api.Paths
+	if paths == nil {
+		return nil, nil
+	}
+	_, pathsNode := b.d.child(b.d.root, "paths")
+	byID := make(map[string]*specOp)
+	for _, path := range sortedKeys(paths.Map()) {
+		item := paths.Value(path)
+		pk, pn := b.d.child(pathsNode, path)
+		pathAt := site{ptr: "#/paths/" + escapePointer(path), key: pk, node: pn}
+		for _, m := range methods {
+			raw := item.GetOperation(m)
+			if raw == nil {
+				continue
+			}
+			at := b.sub(pathAt, strings.ToLower(m), "")
+			op := &Operation{
+				ID: raw.OperationID, Method: m, Path: path, Tags: slices.Clone(raw.Tags),
+				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.pos(at.key), Deprecated: raw.Deprecated,
+				Write: m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE",
+			}
+			if op.ID == "" {
+				op.ID = m + " " + path
+			}
+			so := &specOp{op: op, raw: raw, item: item, at: at, pathAt: pathAt}
+			if prev, dup := byID[op.ID]; dup {
+				errs = append(errs, &Error{Pos: op.Pos, Operation: op.ID,
+					Msg: "operationId is also used by " + prev.op.Method + " " + prev.op.Path + " at " + prev.op.Pos.String()})
+				continue
+			}
+			byID[op.ID] = so
+			ops = append(ops, so)
+		}
+	}
+	claims := []*nameClaim{
+		// Methods the generated Client has besides the operations.
+		{Want: "Runtime", Key: "Runtime", Fixed: true, Got: new(string)},
+		{Want: "Resume", Key: "Resume", Fixed: true, Got: new(string)},
+	}
+	for _, so := range ops {
+		want := so.op.ID
+		if so.raw.OperationID == "" {
+			want = strings.ToLower(so.op.Method) + " " + so.op.Path
+		}
+		claims = append(claims, &nameClaim{Want: goName(want), Key: so.op.ID, Got: &so.op.GoName})
+	}
+	settleNames(claims)
+	return ops, errs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// convert fills in an operation's parameters, body and response.
+func (b *builder) convert(so *specOp) {
+	if so.converted {
+		return
+	}
+	so.converted = true
+	op := so.op
+	op.Params = b.params(so)
+	op.Body = b.body(so)
+	op.Response = b.response(so)
+}
+
+var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// params merges the path item's and the operation's parameters (the operation's win) and orders
+// them: path parameters in template order, then query, header and cookie, each by name. A
+// parameter the template names but nobody declares is added as a required string.
+func (b *builder) params(so *specOp) []*Param {
+	type entry struct {
+		p  *openapi3.Parameter
+		at site
+	}
+	byKey := make(map[string]entry)
+	add := func(list openapi3.Parameters, owner site) {
+		for i, pr := range list {
+			if pr == nil || pr.Value == nil {
+				continue
+			}
+			p := pr.Value
+			at := b.item(owner, "parameters", i, so.op.GoName+goName(p.Name))
+			if pr.Ref != "" {
+				at = b.refSite(pr.Ref)
+			}
+			byKey[p.In+"\x00"+p.Name] = entry{p, at}
+		}
+	}
+	add(so.item.Parameters, so.pathAt)
+	add(so.raw.Parameters, so.at)
+
+	var out []*Param
+	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+		e, ok := byKey[string(InPath)+"\x00"+m[1]]
+		if !ok {
+			out = append(out, &Param{Name: m[1], In: InPath, Type: refString, Required: true, Style: "simple"})
+			continue
+		}
+		delete(byKey, string(InPath)+"\x00"+m[1])
+		out = append(out, b.param(e.p, e.at))
+	}
+	var rest []*Param
+	for _, e := range byKey {
+		if e.p.In == string(InPath) { // declared but not in the template: nothing to fill
+			continue
+		}
+		rest = append(rest, b.param(e.p, e.at))
+	}
+	order := map[ParamIn]int{InQuery: 1, InHeader: 2, InCookie: 3}
+	slices.SortFunc(rest, func(x, y *Param) int {
+		return cmp.Or(cmp.Compare(order[x.In], order[y.In]), strings.Compare(x.Name, y.Name))
+	})
+	out = append(out, rest...)
+	claims := make([]*nameClaim, len(out))
+	for i, p := range out {
+		claims[i] = &nameClaim{Want: goName(p.Name), Key: string(p.In) + " " + p.Name, Got: &p.GoName}
+	}
+	settleNames(claims)
+	return out
+}
+
+func (b *builder) param(p *openapi3.Parameter, at site) *Param {
+	out := &Param{Name: p.Name, In: ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style}
+	switch {
+	case p.Schema != nil:
+		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))
+	case len(p.Content) > 0:
+		ct := sortedKeys(p.Content)[0]
+		out.Type = b.schemaRef(p.Content[ct].Schema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
+	default:
+		out.Type = refString
+	}
+	if out.Style == "" {
+		out.Style = "simple"
+		if out.In == InQuery || out.In == InCookie {
+			out.Style = "form"
+		}
+	}
+	out.Explode = out.Style == "form"
+	if p.Explode != nil {
+		out.Explode = *p.Explode
+	}
+	return out
+}
+
+// mediaKind classifies a media type: the encodings writegen speaks, in order of preference.
+func mediaKind(ct string) (BodyEncoding, int) {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt = strings.ToLower(ct)
+	}
+	switch {
+	case mt == "application/json":
+		return BodyJSON, 0
+	case strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "/json"):
+		return BodyJSON, 1
+	case mt == "application/x-www-form-urlencoded":
+		return BodyForm, 2
+	case mt == "multipart/form-data":
+		return BodyMultipart, 3
+	}
+	return BodyRaw, 4
+}
+
+// pickMedia chooses the preferred media type of a content map: JSON, then form, then multipart,
+// then anything (sent or returned as raw bytes); ties go to the lower name.
+func pickMedia(content openapi3.Content) (string, BodyEncoding) {
+	best, bestEnc, bestRank := "", BodyRaw, 99
+	for _, ct := range sortedKeys(content) {
+		if enc, rank := mediaKind(ct); rank < bestRank {
+			best, bestEnc, bestRank = ct, enc, rank
+		}
+	}
+	return best, bestEnc
+}
+
+func (b *builder) body(so *specOp) *Body {
+	rb := so.raw.RequestBody
+	if rb == nil || rb.Value == nil || len(rb.Value.Content) == 0 {
+		return nil
+	}
+	at := b.sub(so.at, "requestBody", so.op.GoName+"Request")
+	if rb.Ref != "" {
+		at = b.refSite(rb.Ref)
+	}
+	ct, enc := pickMedia(rb.Value.Content)
+	body := &Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
+	if enc == BodyRaw {
+		body.Type = refBytes
+		return body
+	}
+	so.bodySchema = rb.Value.Content[ct].Schema
+	body.Type = b.schemaRef(so.bodySchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
+	return body
+}
+
+// response picks the success response: the lowest 2xx with JSON content, else the lowest 2xx;
+// with no 2xx, "default" stands in (Status 0).
+func (b *builder) response(so *specOp) *Response {
+	type cand struct {
+		code   string
+		status int
+	}
+	var cands []cand
+	for code := range so.raw.Responses.Map() {
+		switch {
+		case strings.EqualFold(code, "2XX"):
+			cands = append(cands, cand{code, 200})
+		case len(code) == 3 && code[0] == '2':
+			if n, err := strconv.Atoi(code); err == nil {
+				cands = append(cands, cand{code, n})
+			}
+		}
+	}
+	slices.SortFunc(cands, func(x, y cand) int { return cmp.Or(cmp.Compare(x.status, y.status), strings.Compare(x.code, y.code)) })
+	if len(cands) == 0 {
+		if so.raw.Responses.Default() == nil {
+			return &Response{}
+		}
+		cands = []cand{{"default", 0}}
+	}
+	chosen := cands[0]
+	for _, c := range cands {
+		if r := so.raw.Responses.Value(c.code); r != nil && r.Value != nil {
+			if _, enc := pickMedia(r.Value.Content); enc == BodyJSON {
+				chosen = c
+				break
+			}
+		}
+	}
+	out := &Response{Status: chosen.status}
+	rr := so.raw.Responses.Value(chosen.code)
+	if rr == nil || rr.Value == nil || len(rr.Value.Content) == 0 {
+		return out
+	}
+	at := b.sub(b.sub(so.at, "responses", so.op.GoName+"Response"), chosen.code, so.op.GoName+"Response")
+	if rr.Ref != "" {
+		at = b.refSite(rr.Ref)
+	}
+	ct, enc := pickMedia(rr.Value.Content)
+	out.ContentType = ct
+	if enc != BodyJSON {
+		out.Type = refBytes
+		return out
+	}
+	so.respSchema = rr.Value.Content[ct].Schema
+	out.Type = b.schemaRef(so.respSchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
+	return out
+}

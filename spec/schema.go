@@ -1,0 +1,632 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"go.yaml.in/yaml/v4"
+)
+
+// site is where a schema is defined in the document. Every type takes its wanted Go name and its
+// collision key from the place its schema is written, never from the path that reached it, so a
+// schema shared by many operations gets the same name whichever is converted first.
+type site struct {
+	ptr  string     // JSON pointer of the definition: "#/components/schemas/pet/properties/tag"
+	name string     // the Go name a type defined here wants
+	key  *yaml.Node // the node heading the definition, for its position; nil when unknown
+	node *yaml.Node // the schema's own node; nil when unknown
+}
+
+// sub descends into the mapping key seg; name is what a type defined there wants.
+func (b *builder) sub(at site, seg, name string) site {
+	k, v := b.d.child(at.node, seg)
+	if k == nil {
+		k = at.key
+	}
+	return site{ptr: at.ptr + "/" + escapePointer(seg), name: name, key: k, node: v}
+}
+
+// item descends into element i of the sequence at key seg.
+func (b *builder) item(at site, seg string, i int, name string) site {
+	s := b.sub(at, seg, name)
+	s.ptr += "/" + strconv.Itoa(i)
+	var n *yaml.Node
+	if s.node != nil && s.node.Kind == yaml.SequenceNode && i < len(s.node.Content) {
+		n = s.node.Content[i]
+		s.key = n
+	}
+	s.node = n
+	return s
+}
+
+func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}
+
+// refSite is the site a local reference points at. A component schema wants its own key as a Go
+// name; anything else is named from the last segment of the pointer.
+func (b *builder) refSite(ref string) site {
+	frag := strings.TrimPrefix(ref, "#")
+	segs := splitPointer(frag)
+	name := goName(segs[len(segs)-1])
+	if len(segs) == 3 && segs[0] == "components" {
+		switch segs[1] {
+		case "parameters":
+			name += "Param"
+		case "requestBodies":
+			name += "Request"
+		case "responses":
+			name += "Response"
+		}
+	}
+	at := site{ptr: ref, name: name}
+	ptr := frag
+	if b.d.v2 && len(segs) == 3 && segs[0] == "components" {
+		ptr = "/" + map[string]string{"schemas": "definitions"}[segs[1]] + "/" + escapePointer(segs[2])
+	}
+	if n, ok := b.d.resolvePointer(ptr); ok {
+		at.node = n
+		at.key = n
+		if len(segs) > 0 {
+			parent, _ := b.d.resolvePointer(ptr[:strings.LastIndex(ptr, "/")])
+			if k, _ := b.d.child(parent, segs[len(segs)-1]); k != nil {
+				at.key = k
+			}
+		}
+	}
+	return at
+}
+
+// componentName returns the key of a component schema reference, or "".
+func componentName(ref string) string {
+	name, ok := strings.CutPrefix(ref, "#/components/schemas/")
+	if !ok || strings.Contains(name, "/") {
+		return ""
+	}
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(name)
+}
+
+// Builtin type references, shared: a TypeRef is never changed once built.
+var (
+	refAny     = &TypeRef{Kind: RefBuiltin, Builtin: "any"}
+	refString  = &TypeRef{Kind: RefBuiltin, Builtin: "string"}
+	refBool    = &TypeRef{Kind: RefBuiltin, Builtin: "bool"}
+	refInt64   = &TypeRef{Kind: RefBuiltin, Builtin: "int64"}
+	refInt32   = &TypeRef{Kind: RefBuiltin, Builtin: "int32"}
+	refFloat64 = &TypeRef{Kind: RefBuiltin, Builtin: "float64"}
+	refFloat32 = &TypeRef{Kind: RefBuiltin, Builtin: "float32"}
+	refTime    = &TypeRef{Kind: RefBuiltin, Builtin: "time.Time"}
+	refBytes   = &TypeRef{Kind: RefBuiltin, Builtin: "[]byte"}
+	refAnyMap  = &TypeRef{Kind: RefMap, Elem: refAny}
+)
+
+// schemaRef converts a use of a schema: a reference goes to the referenced definition.
+func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *TypeRef {
+	if sr == nil || sr.Value == nil {
+		return refAny
+	}
+	if sr.Ref == "" {
+		return b.schema(sr.Value, at, false)
+	}
+	ref := b.canonical(sr.Ref)
+	if t, ok := b.byRef[ref]; ok {
+		if t == nil { // a cycle of references with no type between them
+			return refAny
+		}
+		return t
+	}
+	b.byRef[ref] = nil
+	t := b.schema(sr.Value, b.refSite(ref), true)
+	b.byRef[ref] = t
+	return t
+}
+
+// canonical follows a component schema that is only a reference to another one, so both
+// references convert at the referenced definition.
+func (b *builder) canonical(ref string) string {
+	for range 64 { // a longer chain is a cycle
+		name := componentName(ref)
+		if name == "" || b.d.api.Components == nil {
+			return ref
+		}
+		sr := b.d.api.Components.Schemas[name]
+		if sr == nil || sr.Ref == "" || sr.Ref == ref {
+			return ref
+		}
+		ref = sr.Ref
+	}
+	return ref
+}
+
+// schema converts the schema s defined at site at; component says at is a referenced definition.
+func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
+	if t, ok := b.bySchema[s]; ok {
+		return t
+	}
+	switch {
+	case len(s.AllOf) == 1 && len(s.Properties) == 0 && typeless(s) && len(s.Enum) == 0 && !hasExtra(s):
+		return b.schemaRef(s.AllOf[0], b.item(at, "allOf", 0, at.name))
+	case isUnion(s):
+		return b.union(s, at)
+	case hasEnum(s):
+		return b.enum(s, at)
+	case isObject(s):
+		return b.object(s, at, component)
+	case typeIs(s, "array") || typeless(s) && s.Items != nil:
+		elem := b.schemaRef(s.Items, b.sub(at, "items", at.name+"Item"))
+		ref := &TypeRef{Kind: RefArray, Elem: elem}
+		if component {
+			return b.alias(s, at, ref)
+		}
+		return ref
+	}
+	return primitive(s)
+}
+
+// primitive maps a schema of a single scalar type, with its format, to a Go builtin.
+func primitive(s *openapi3.Schema) *TypeRef {
+	types := nonNullTypes(s)
+	if len(types) != 1 {
+		return refAny
+	}
+	switch types[0] {
+	case "string":
+		switch s.Format {
+		case "date-time":
+			return refTime
+		case "binary", "byte":
+			return refBytes
+		}
+		return refString
+	case "integer":
+		if s.Format == "int32" {
+			return refInt32
+		}
+		return refInt64
+	case "number":
+		switch s.Format {
+		case "float":
+			return refFloat32
+		case "int32":
+			return refInt32
+		case "int64":
+			return refInt64
+		}
+		return refFloat64
+	case "boolean":
+		return refBool
+	case "object":
+		return refAnyMap
+	}
+	return refAny
+}
+
+func nonNullTypes(s *openapi3.Schema) []string {
+	var out []string
+	for _, t := range s.Type.Slice() {
+		if t != "null" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// nullable reports whether s admits null: nullable (3.0), a "null" type (3.1) or a null member of
+// a oneOf/anyOf.
+func nullable(s *openapi3.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if s.Nullable || s.Type.Includes("null") {
+		return true
+	}
+	for _, m := range slices.Concat(s.OneOf, s.AnyOf) {
+		if m.Value != nil && isNull(m.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func isNull(s *openapi3.Schema) bool {
+	return s.Type.Is("null") || len(s.Enum) == 1 && s.Enum[0] == nil
+}
+
+// typeIs reports whether typ is the one type s has, null aside.
+func typeIs(s *openapi3.Schema, typ string) bool {
+	types := nonNullTypes(s)
+	return len(types) == 1 && types[0] == typ
+}
+
+func typeless(s *openapi3.Schema) bool { return len(nonNullTypes(s)) == 0 }
+
+// hasExtra reports whether s has an additionalProperties schema.
+func hasExtra(s *openapi3.Schema) bool {
+	return s.AdditionalProperties.Schema != nil && s.AdditionalProperties.Schema.Value != nil
+}
+
+func hasEnum(s *openapi3.Schema) bool {
+	if typeIs(s, "boolean") {
+		return false
+	}
+	for _, v := range s.Enum {
+		if v != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func isObject(s *openapi3.Schema) bool {
+	return typeIs(s, "object") || len(s.Properties) > 0 || len(s.AllOf) > 0 || typeless(s) && hasExtra(s)
+}
+
+// members returns the oneOf (else anyOf) members that are not null and the keyword they are under.
+func members(s *openapi3.Schema) (openapi3.SchemaRefs, string) {
+	kw, list := "oneOf", s.OneOf
+	if len(list) == 0 {
+		kw, list = "anyOf", s.AnyOf
+	}
+	var out openapi3.SchemaRefs
+	for _, m := range list {
+		if m.Value == nil || !isNull(m.Value) {
+			out = append(out, m)
+		}
+	}
+	return out, kw
+}
+
+// isUnion reports whether s is a choice between types. A oneOf whose members only add
+// constraints ("one of these properties is required") does not make s a union, and neither does
+// one beside properties: the properties describe the object.
+func isUnion(s *openapi3.Schema) bool {
+	if len(s.Properties) > 0 || len(s.AllOf) > 0 {
+		return false
+	}
+	ms, _ := members(s)
+	for _, m := range ms {
+		if m.Ref != "" || m.Value == nil || !constraintOnly(m.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func constraintOnly(s *openapi3.Schema) bool {
+	return typeless(s) && len(s.Properties) == 0 && s.Items == nil && len(s.Enum) == 0 &&
+		len(s.AllOf) == 0 && len(s.OneOf) == 0 && len(s.AnyOf) == 0 && !hasExtra(s)
+}
+
+// newType registers a named type defined at at, before its body is converted, so that a
+// recursive reference to it finds it.
+func (b *builder) newType(s *openapi3.Schema, at site, kind Kind) (*Type, *TypeRef) {
+	t := &Type{Kind: kind, Doc: s.Description, Pos: b.d.pos(at.key)}
+	t.SchemaName = componentName(at.ptr)
+	ref := &TypeRef{Kind: RefNamed, Named: t}
+	b.bySchema[s] = ref
+	b.types = append(b.types, t)
+	rank := rankInline
+	if t.SchemaName != "" {
+		rank = rankComponent
+	}
+	b.claimType(t, at.name, at.ptr, rank)
+	return t, ref
+}
+
+// alias makes a component that is an array or a map a named type over it.
+func (b *builder) alias(s *openapi3.Schema, at site, elem *TypeRef) *TypeRef {
+	t, ref := b.newType(s, at, KindAlias)
+	t.Elem = elem
+	return ref
+}
+
+func (b *builder) enum(s *openapi3.Schema, at site) *TypeRef {
+	t, ref := b.newType(s, at, KindEnum)
+	t.Base = enumBase(s)
+	seen := make(map[any]bool)
+	for _, v := range s.Enum {
+		if v == nil {
+			continue
+		}
+		val, ok := enumValue(t.Base, v)
+		if ok && !seen[val] {
+			seen[val] = true
+			t.Enum = append(t.Enum, EnumValue{Value: val})
+		}
+	}
+	return ref
+}
+
+// enumBase is the Go type of an enum's values: its schema type, or the type of its first value.
+func enumBase(s *openapi3.Schema) string {
+	typ := ""
+	if types := nonNullTypes(s); len(types) > 0 {
+		typ = types[0]
+	} else {
+		for _, v := range s.Enum {
+			switch v.(type) {
+			case int, int64, uint64:
+				typ = "integer"
+			case float64:
+				typ = "number"
+			}
+			if v != nil {
+				break
+			}
+		}
+	}
+	switch typ {
+	case "integer":
+		return "int64"
+	case "number":
+		return "float64"
+	}
+	return "string"
+}
+
+// enumValue converts a decoded enum member to the enum's base type.
+func enumValue(base string, v any) (any, bool) {
+	var f float64
+	switch x := v.(type) {
+	case string:
+		if base == "string" {
+			return x, true
+		}
+		var err error
+		if f, err = strconv.ParseFloat(x, 64); err != nil {
+			return nil, false
+		}
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case uint64:
+		f = float64(x)
+	case float64:
+		f = x
+	case bool:
+		if base != "string" {
+			return nil, false
+		}
+		return strconv.FormatBool(x), true
+	default:
+		return nil, false
+	}
+	switch base {
+	case "string":
+		return strconv.FormatFloat(f, 'f', -1, 64), true
+	case "int64":
+		if f != math.Trunc(f) {
+			return nil, false
+		}
+		return int64(f), true
+	}
+	return f, true
+}
+
+// union converts a oneOf/anyOf. One member left after dropping null is that member. A union of
+// references and scalars only (Stripe's expandable fields: an id or the object) is shared by
+// every place that spells the same members, named after them.
+func (b *builder) union(s *openapi3.Schema, at site) *TypeRef {
+	ms, kw := members(s)
+	if len(ms) == 1 {
+		return b.schemaRef(ms[0], b.item(at, kw, 0, at.name))
+	}
+	if sig, name, ok := b.sharedUnion(s, ms); ok {
+		if ref, ok := b.unions[sig]; ok {
+			if p := b.d.pos(at.key); before(p, ref.Named.Pos) {
+				ref.Named.Pos = p
+			}
+			return ref
+		}
+		at = site{ptr: sig, name: name, key: at.key}
+		t, ref := b.newType(s, at, KindUnion)
+		t.Doc = ""
+		b.unions[sig] = ref
+		b.fillUnion(t, s, ms, kw, at)
+		return ref
+	}
+	t, ref := b.newType(s, at, KindUnion)
+	b.fillUnion(t, s, ms, kw, at)
+	return ref
+}
+
+func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
+	if s.Discriminator != nil {
+		t.Discriminator = s.Discriminator.PropertyName
+	}
+	for i, m := range ms {
+		word := "Variant" + strconv.Itoa(i+1)
+		if m.Value != nil && m.Value.Title != "" {
+			word = goName(m.Value.Title)
+		}
+		v := &Variant{Type: b.schemaRef(m, b.item(at, kw, i, at.name+word))}
+		if m.Ref == "" {
+			v.GoName = word
+		}
+		if s.Discriminator != nil && m.Ref != "" {
+			for tag, target := range s.Discriminator.Mapping {
+				if target.Ref == m.Ref {
+					v.Tags = append(v.Tags, tag)
+				}
+			}
+			slices.Sort(v.Tags)
+			if len(v.Tags) == 0 {
+				if name := componentName(m.Ref); name != "" {
+					v.Tags = []string{name}
+				}
+			}
+		}
+		t.Variants = append(t.Variants, v)
+	}
+}
+
+// sharedUnion returns the signature and wanted name of a union made only of references and
+// scalar types, which is the same type wherever it is written.
+func (b *builder) sharedUnion(s *openapi3.Schema, ms openapi3.SchemaRefs) (sig, name string, ok bool) {
+	if s.Discriminator != nil {
+		return "", "", false
+	}
+	var parts, refs, words []string
+	for _, m := range ms {
+		switch {
+		case m.Ref != "":
+			ref := b.canonical(m.Ref)
+			parts = append(parts, ref)
+			refs = append(refs, b.refSite(ref).name)
+			words = append(words, b.refSite(ref).name)
+		case m.Value != nil && len(m.Value.Enum) == 0 && !isObject(m.Value) && !typeIs(m.Value, "array") && !isUnion(m.Value):
+			p := primitive(m.Value)
+			if p == refAny {
+				return "", "", false
+			}
+			parts = append(parts, p.Builtin)
+			words = append(words, builtinWord(p))
+		default:
+			return "", "", false
+		}
+	}
+	name = strings.Join(words, "Or")
+	if _, ok := s.Extensions["x-expansionResources"]; ok && len(refs) > 0 {
+		name = "Expandable" + strings.Join(refs, "Or")
+	}
+	return "union(" + strings.Join(parts, "|") + ")", name, true
+}
+
+// builtinWord names a builtin in an identifier: "String", "Int64", "Time", "Bytes".
+func builtinWord(r *TypeRef) string {
+	switch r.Kind {
+	case RefArray:
+		return builtinWord(r.Elem) + "List"
+	case RefMap:
+		return builtinWord(r.Elem) + "Map"
+	case RefNamed:
+		return r.Named.Name
+	}
+	switch r.Builtin {
+	case "time.Time":
+		return "Time"
+	case "[]byte":
+		return "Bytes"
+	case "json.RawMessage":
+		return "Raw"
+	}
+	return goName(r.Builtin)
+}
+
+func before(a, b Pos) bool {
+	return a.Line != 0 && (b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
+}
+
+// prop is one property collected for a struct, with the site it is defined at.
+type prop struct {
+	name string
+	sr   *openapi3.SchemaRef
+	at   site
+}
+
+// collector gathers the properties of an object and of its allOf members.
+type collector struct {
+	props    []prop
+	have     map[string]bool // property names in props
+	required map[string]bool
+	extra    *prop // the first additionalProperties schema met
+	seen     map[*openapi3.Schema]bool
+}
+
+// object converts an object schema: a struct of its properties (allOf members flattened in,
+// first to last, then its own), or a map when it only has additionalProperties.
+func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
+	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
+	b.collect(c, s, at)
+	if len(c.props) == 0 {
+		elem := refAny
+		if c.extra != nil {
+			elem = b.schemaRef(c.extra.sr, c.extra.at)
+		}
+		ref := &TypeRef{Kind: RefMap, Elem: elem}
+		if component && c.extra != nil {
+			return b.alias(s, at, ref)
+		}
+		return ref
+	}
+	t, ref := b.newType(s, at, KindStruct)
+	if c.extra != nil {
+		t.AdditionalProperties = b.schemaRef(c.extra.sr, c.extra.at)
+	}
+	claims := make([]*nameClaim, 0, len(c.props))
+	for _, p := range c.props {
+		f := &Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at)}
+		if v := p.sr.Value; v != nil {
+			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
+		}
+		t.Fields = append(t.Fields, f)
+		claims = append(claims, &nameClaim{Want: goName(p.name), Key: p.name, Got: &f.GoName})
+	}
+	settleNames(claims)
+	return ref
+}
+
+// collect gathers the properties of s and of its allOf members, first to last and then its own,
+// each property once (where it first appears), in document order.
+func (b *builder) collect(c *collector, s *openapi3.Schema, at site) {
+	if s == nil || c.seen[s] {
+		return
+	}
+	c.seen[s] = true
+	for i, m := range s.AllOf {
+		mAt := b.item(at, "allOf", i, at.name)
+		if m.Ref != "" {
+			mAt = b.refSite(b.canonical(m.Ref))
+		}
+		b.collect(c, m.Value, mAt)
+	}
+	for _, name := range s.Required {
+		c.required[name] = true
+	}
+	if c.extra == nil && hasExtra(s) {
+		c.extra = &prop{sr: s.AdditionalProperties.Schema, at: b.sub(at, "additionalProperties", at.name+"Value")}
+	}
+	if len(s.Properties) == 0 {
+		return
+	}
+	psite := b.sub(at, "properties", at.name)
+	names := keys(psite.node)
+	if len(names) != len(s.Properties) { // the tree does not show this schema: fall back to sorted
+		names = make([]string, 0, len(s.Properties))
+		for name := range s.Properties {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+	}
+	for _, name := range names {
+		sr, ok := s.Properties[name]
+		if !ok || c.have[name] {
+			continue
+		}
+		c.have[name] = true
+		c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+goName(name))})
+	}
+}
+
+// String renders a type reference as Go source, for messages and tests.
+func (r *TypeRef) String() string {
+	switch r.Kind {
+	case RefNamed:
+		return r.Named.Name
+	case RefArray:
+		return "[]" + r.Elem.String()
+	case RefMap:
+		return "map[string]" + r.Elem.String()
+	case RefBuiltin:
+		return r.Builtin
+	}
+	return fmt.Sprintf("TypeRef(%d)", r.Kind)
+}
