@@ -1,0 +1,226 @@
+package templates
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// writePackage writes files into a new directory under testdata (inside the module, so that the
+// generated code imports this module's runtime), with the named extra files copied from
+// testdata; the directory is removed when the test ends.
+func writePackage(t *testing.T, files []File, extra map[string]string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("testdata", "pkg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for to, from := range extra {
+		data, err := os.ReadFile(filepath.Join("testdata", from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "./" + filepath.ToSlash(dir)
+}
+
+// goCmd runs the go command in the templates directory.
+func goCmd(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// TestGeneratedSampleBehaves generates the sample API, adds the lookup it names and a test of
+// its behaviour against a local server, then vets and runs that test with the go command.
+func TestGeneratedSampleBehaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a generated package")
+	}
+	files, err := Generate(sampleAPI(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writePackage(t, files, map[string]string{"lookups.go": "lookups.go.txt", "sample_test.go": "sample_test.go.txt"})
+	goCmd(t, "vet", dir)
+	goCmd(t, "test", "-count=1", dir)
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, err := Generate(sampleAPI(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Generate(sampleAPI(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("%d files, then %d", len(a), len(b))
+	}
+	var names []string
+	for i := range a {
+		names = append(names, a[i].Name)
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].Data, b[i].Data) {
+			t.Errorf("%s differs between two runs", a[i].Name)
+		}
+	}
+	if got := strings.Join(names, " "); got != "WRITE_SAFETY.md client.go models.go operations.go" {
+		t.Errorf("files %s", got)
+	}
+	for _, f := range a {
+		if strings.HasSuffix(f.Name, ".go") && !bytes.HasPrefix(f.Data, []byte(Header+"\n\n")) {
+			t.Errorf("%s does not start with the generated-code header", f.Name)
+		}
+	}
+}
+
+// TestHostileText checks that spec text cannot escape comments or string literals.
+func TestHostileText(t *testing.T) {
+	api := sampleAPI()
+	hostile := "evil */ func init() { panic(1) } /*\n//go:generate rm -rf /\n\x00\u202e\ufeff\"` end"
+	for _, ty := range api.Types {
+		ty.Doc = hostile
+		for _, f := range ty.Fields {
+			f.Doc = hostile
+		}
+	}
+	for _, op := range api.Operations {
+		op.Summary, op.Doc = hostile, hostile
+		if op.Safety != nil {
+			op.Safety.Owner = hostile
+		}
+	}
+	api.Title = hostile
+	files, err := Generate(api, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		s := string(f.Data)
+		for _, bad := range []string{"\x00", "\u202e", "\ufeff", "\n//go:generate", "\nfunc init"} {
+			if strings.Contains(s, bad) {
+				t.Errorf("%s holds %q", f.Name, bad)
+			}
+		}
+	}
+	dir := writePackage(t, files, map[string]string{"lookups.go": "lookups.go.txt"})
+	goCmd(t, "vet", dir)
+}
+
+func TestComment(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	for _, tc := range []struct{ in, want string }{
+		{"", ""},
+		{" \t\n ", ""},
+		{"a */ b", "// a */ b"},
+		{"one\n\ntwo", "// one\n//\n// two"},
+		{"line\r\nbreak", "// line break"},
+		{"x\u202ey\u200bz\x07", "// xyz"},
+		{"bad \xff byte", "// bad \ufffd byte"},
+		{long, "// " + strings.TrimSpace(strings.Repeat("word ", 19)) + "\n// " + strings.TrimSpace(strings.Repeat("word ", 19)) + "\n// word word"},
+	} {
+		if got := comment(tc.in); got != tc.want {
+			t.Errorf("comment(%q) =\n%s\nwant\n%s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestLowerFirst(t *testing.T) {
+	for in, want := range map[string]string{"CreateThread": "createThread", "URLCreate": "urlCreate", "ID": "id", "X": "x", "Über": "über"} {
+		if got := lowerFirst(in); got != want {
+			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestGenerateRefuses checks the shapes the emitters refuse, each with its position.
+func TestGenerateRefuses(t *testing.T) {
+	find := func(api *spec.API, id string) *spec.Operation {
+		for _, op := range api.Operations {
+			if op.ID == id {
+				return op
+			}
+		}
+		t.Fatalf("no operation %s", id)
+		return nil
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(api *spec.API)
+		want   string
+	}{
+		{"params name taken", func(api *spec.API) { api.Types[0].Name = "GetThreadParams" },
+			`openapi.yaml:200:5: operation "getThread": parameter struct GetThreadParams collides with type GetThreadParams at openapi.yaml:75:5`},
+		{"bad package", func(api *spec.API) { api.Package = "func" }, `package name "func" is not a Go identifier`},
+		{"tag name", func(api *spec.API) { api.Types[0].Fields[0].Name = `a"b` },
+			`openapi.yaml:75:5: type BankAccount: property "a\"b" cannot be named in a Go json tag`},
+		{"reference through a union", func(api *spec.API) {
+			find(api, "createThread").Safety.Reference.Body = "/source/ref"
+		}, `writesafety.yaml:10:3: operation "createThread": cannot store the provider key at body /source/ref: PaymentSource is neither an object nor a map`},
+		{"reference not a string", func(api *spec.API) {
+			find(api, "createCharge").Safety.Reference.Body = "/amount"
+		}, `writesafety.yaml:60:3: operation "createCharge": cannot store the provider key at body /amount: property "amount" is not a string`},
+		{"found not an index", func(api *spec.API) {
+			find(api, "createThread").Safety.Lookup.Found = "/data/x"
+		}, `writesafety.yaml:10:3: operation "createThread": lookup listThreads: found /data/x: "x" is not an array index`},
+		{"lookup param missing", func(api *spec.API) {
+			find(api, "createThread").Safety.Lookup.Params[0].Name = "nope"
+		}, `writesafety.yaml:10:3: operation "createThread": lookup listThreads: has no parameter "nope"`},
+		{"lookup func collides", func(api *spec.API) {
+			find(api, "createCharge").Safety.Lookup.Func = "GetThread"
+		}, `writesafety.yaml:60:3: operation "createCharge": lookup func GetThread collides with method GetThread at openapi.yaml:200:5`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			api := sampleAPI()
+			tc.change(api)
+			files, err := Generate(api, Options{})
+			var list spec.ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("Generate = %d files, %v; want an ErrorList", len(files), err)
+			}
+			if files != nil {
+				t.Error("files returned with the error")
+			}
+			if got := err.Error(); !strings.Contains(got, tc.want) {
+				t.Errorf("error\n%s\nwant it to hold\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFormatError(t *testing.T) {
+	f := jen.NewFile("p")
+	f.Func().Id("broken").Params().Block(jen.Id("x").Op(":=").Op("}"))
+	_, err := render("broken.go", f)
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		t.Fatalf("render = %v, want a *FormatError", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "generated broken.go does not parse") || !strings.Contains(msg, "     4\tfunc broken () {\n     5\tx := }\n     6\t}") {
+		t.Errorf("error does not show the numbered source:\n%s", msg)
+	}
+	if !bytes.Contains(fe.Source, []byte("func broken")) {
+		t.Error("Source does not hold the unformatted file")
+	}
+}

@@ -1,0 +1,243 @@
+package templates
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// models emits every named type of the API, in the IR's order.
+func (g *generator) models(f *jen.File) {
+	for _, t := range g.api.Types {
+		switch t.Kind {
+		case spec.KindStruct:
+			g.structType(f, t)
+		case spec.KindEnum:
+			g.enumType(f, t)
+		case spec.KindUnion:
+			g.unionType(f, t)
+		case spec.KindAlias:
+			typeDoc(f, t, "is "+describe(t.Elem)+".")
+			f.Type().Id(t.Name).Add(goType(t.Elem))
+		default:
+			g.fail(t.Pos, "", "type %s: unknown kind %d", t.Name, t.Kind)
+		}
+	}
+	if g.needExtra {
+		extraHelpers(f)
+	}
+}
+
+// typeDoc emits the doc comment of a named type: its description, or fallback.
+func typeDoc(f *jen.File, t *spec.Type, fallback string) {
+	f.Line()
+	f.Comment(docComment(t.Name, t.Doc, fallback))
+}
+
+// describe names the shape of r for a comment: "a list of Thread", "a map of string".
+func describe(r *spec.TypeRef) string {
+	switch r.Kind {
+	case spec.RefNamed:
+		return r.Named.Name
+	case spec.RefArray:
+		return "a list of " + describe(r.Elem)
+	case spec.RefMap:
+		return "a map of " + describe(r.Elem)
+	}
+	return r.Builtin
+}
+
+// structType emits a struct with JSON tags and, when it keeps unknown keys, its JSON methods:
+//
+//	type Thread struct {
+//		ID    string  `json:"id"`
+//		Title *string `json:"title,omitempty"`
+//	}
+func (g *generator) structType(f *jen.File, t *spec.Type) {
+	typeDoc(f, t, "is the "+schemaName(t)+" object.")
+	fields := make([]jen.Code, 0, len(t.Fields)+1)
+	for _, fl := range t.Fields {
+		if !validTagName(fl.Name) {
+			g.fail(t.Pos, "", "type %s: property %q cannot be named in a Go json tag", t.Name, fl.Name)
+			continue
+		}
+		h := g.fieldHolding(fl)
+		tag := fl.Name
+		if h.omitempty {
+			tag += ",omitempty"
+		}
+		doc := fl.Doc
+		if fl.ReadOnly {
+			doc = strings.TrimSpace(doc + "\n\nRead-only: the provider sets it.")
+		}
+		var c jen.Code = jen.Null()
+		if text := comment(doc); text != "" {
+			c = jen.Comment(text)
+		}
+		fields = append(fields, c, jen.Id(fl.GoName).Add(heldType(fl.Type, h)).Tag(map[string]string{"json": tag}))
+	}
+	if t.AdditionalProperties == nil {
+		f.Type().Id(t.Name).Struct(fields...)
+		return
+	}
+	extra := extraField(t)
+	fields = append(fields,
+		jen.Comment("// "+extra+" holds the keys that are not fields of "+t.Name+"."),
+		jen.Id(extra).Map(jen.String()).Add(goType(t.AdditionalProperties)).Tag(map[string]string{"json": "-"}))
+	f.Type().Id(t.Name).Struct(fields...)
+	g.extraMethods(f, t, extra)
+}
+
+// extraField is the name of the field that keeps the unknown keys of struct t:
+// AdditionalProperties, with underscores added while a property has that name.
+func extraField(t *spec.Type) string {
+	name := "AdditionalProperties"
+	for slices.ContainsFunc(t.Fields, func(f *spec.Field) bool { return f.GoName == name }) {
+		name += "_"
+	}
+	return name
+}
+
+// extraMethods emits the JSON methods of a struct that keeps unknown keys in field extra:
+//
+//	func (v Thread) MarshalJSON() ([]byte, error) {
+//		type plain Thread
+//		return marshalExtra(plain(v), v.AdditionalProperties)
+//	}
+//
+//	func (v *Thread) UnmarshalJSON(data []byte) error {
+//		type plain Thread
+//		if err := json.Unmarshal(data, (*plain)(v)); err != nil {
+//			return err
+//		}
+//		extra, err := unmarshalExtra[string](data, "id", "title")
+//		...
+//	}
+func (g *generator) extraMethods(f *jen.File, t *spec.Type, extra string) {
+	g.needExtra = true
+	names := make([]jen.Code, 0, len(t.Fields)+1)
+	names = append(names, jen.Id("data"))
+	for _, fl := range t.Fields {
+		names = append(names, jen.Lit(fl.Name))
+	}
+	f.Line()
+	f.Comment("// MarshalJSON encodes the fields of " + t.Name + " and then the keys of " + extra + ".")
+	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Type().Id("plain").Id(t.Name),
+		jen.Return(jen.Id("marshalExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(extra))),
+	)
+	f.Line()
+	f.Comment("// UnmarshalJSON decodes the fields of " + t.Name + " and keeps the other keys in " + extra + ".")
+	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Type().Id("plain").Id(t.Name),
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Call(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Err()),
+		),
+		jen.List(jen.Id("extra"), jen.Err()).Op(":=").Id("unmarshalExtra").Types(goType(t.AdditionalProperties)).Call(names...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("v").Dot(extra).Op("=").Id("extra"),
+		jen.Return(jen.Nil()),
+	)
+}
+
+// extraHelpers emits the two helpers of structs that keep unknown keys.
+func extraHelpers(f *jen.File) {
+	json := func(name string) *jen.Statement { return jen.Qual("encoding/json", name) }
+	ifErr := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	f.Line()
+	f.Comment("// marshalExtra encodes known, then adds the keys of extra that known does not have.")
+	f.Func().Id("marshalExtra").Types(jen.Id("T").Any()).Params(jen.Id("known").Any(), jen.Id("extra").Map(jen.String()).Id("T")).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.List(jen.Id("data"), jen.Err()).Op(":=").Add(json("Marshal")).Call(jen.Id("known")),
+		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("extra")).Op("==").Lit(0)).Block(jen.Return(jen.Id("data"), jen.Err())),
+		jen.Var().Id("fields").Map(jen.String()).Add(json("RawMessage")),
+		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("data"), jen.Op("&").Id("fields")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.For(jen.List(jen.Id("k"), jen.Id("v")).Op(":=").Range().Id("extra")).Block(
+			jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("fields").Index(jen.Id("k")), jen.Id("ok")).Block(jen.Continue()),
+			jen.List(jen.Id("b"), jen.Err()).Op(":=").Add(json("Marshal")).Call(jen.Id("v")),
+			ifErr,
+			jen.Id("fields").Index(jen.Id("k")).Op("=").Id("b"),
+		),
+		jen.Return(json("Marshal").Call(jen.Id("fields"))),
+	)
+	f.Line()
+	f.Comment("// unmarshalExtra decodes the keys of the JSON object data that are not in known.")
+	f.Func().Id("unmarshalExtra").Types(jen.Id("T").Any()).Params(jen.Id("data").Index().Byte(), jen.Id("known").Op("...").String()).Params(jen.Map(jen.String()).Id("T"), jen.Error()).Block(
+		jen.Var().Id("fields").Map(jen.String()).Add(json("RawMessage")),
+		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("data"), jen.Op("&").Id("fields")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.For(jen.List(jen.Id("_"), jen.Id("k")).Op(":=").Range().Id("known")).Block(
+			jen.Delete(jen.Id("fields"), jen.Id("k")),
+		),
+		jen.If(jen.Len(jen.Id("fields")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Nil())),
+		jen.Id("extra").Op(":=").Make(jen.Map(jen.String()).Id("T"), jen.Len(jen.Id("fields"))),
+		jen.For(jen.List(jen.Id("k"), jen.Id("raw")).Op(":=").Range().Id("fields")).Block(
+			jen.Var().Id("v").Id("T"),
+			jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+			jen.Id("extra").Index(jen.Id("k")).Op("=").Id("v"),
+		),
+		jen.Return(jen.Id("extra"), jen.Nil()),
+	)
+}
+
+// enumType emits a defined type and one constant per value:
+//
+//	type ThreadStatus string
+//
+//	const (
+//		ThreadStatusOpen   ThreadStatus = "open"
+//		ThreadStatusClosed ThreadStatus = "closed"
+//	)
+func (g *generator) enumType(f *jen.File, t *spec.Type) {
+	typeDoc(f, t, "is one of the values below.")
+	f.Type().Id(t.Name).Id(t.Base)
+	if len(t.Enum) == 0 {
+		return
+	}
+	values := make([]jen.Code, 0, len(t.Enum))
+	for _, v := range t.Enum {
+		var lit jen.Code
+		switch x := v.Value.(type) {
+		case string:
+			lit = jen.Lit(x)
+		case int64:
+			lit = jen.Id(strconv.FormatInt(x, 10))
+		case float64:
+			lit = jen.Id(strconv.FormatFloat(x, 'g', -1, 64))
+		default:
+			g.fail(t.Pos, "", "type %s: enum value %v has type %T", t.Name, v.Value, v.Value)
+			continue
+		}
+		values = append(values, jen.Id(v.GoName).Id(t.Name).Op("=").Add(lit))
+	}
+	f.Line()
+	f.Comment("// The values of " + t.Name + ".")
+	f.Const().Defs(values...)
+}
+
+// schemaName is how a comment names the schema of t.
+func schemaName(t *spec.Type) string {
+	if t.SchemaName == "" {
+		return "inline"
+	}
+	return strconv.Quote(oneLine(t.SchemaName))
+}
+
+// validTagName reports whether encoding/json accepts name as the name in a json tag (its
+// isValidTag): letters, digits and punctuation other than quotes, backslash and comma.
+func validTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			return false
+		}
+	}
+	return true
+}

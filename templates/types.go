@@ -1,0 +1,105 @@
+package templates
+
+import (
+	"github.com/dave/jennifer/jen"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// goType returns the Go type of r: Thread, []Thread, map[string]int64, time.Time, []byte ...
+func goType(r *spec.TypeRef) *jen.Statement {
+	switch r.Kind {
+	case spec.RefNamed:
+		return jen.Id(r.Named.Name)
+	case spec.RefArray:
+		return jen.Index().Add(goType(r.Elem))
+	case spec.RefMap:
+		return jen.Map(jen.String()).Add(goType(r.Elem))
+	}
+	switch r.Builtin {
+	case "time.Time":
+		return jen.Qual("time", "Time")
+	case "[]byte":
+		return jen.Index().Byte()
+	case "json.RawMessage":
+		return jen.Qual("encoding/json", "RawMessage")
+	}
+	return jen.Id(r.Builtin) // string, int64, int32, float64, float32, bool, any
+}
+
+// holding says how a value of some type is held by a field or a parameter.
+type holding struct {
+	ptr       bool // held through a pointer
+	omitempty bool // left out of JSON when empty
+}
+
+// hold decides how a field or parameter of type r is held:
+//
+//   - slices, maps, []byte, any and json.RawMessage (and named types over them) are held as
+//     they are, since nil already means absent; omitempty when optional;
+//   - anything else is a pointer when optional (so that a zero value can still be sent) or
+//     nullable (so that null can be received), with omitempty when optional;
+//   - a required struct that contains its holder by value is a pointer (cyclic).
+func hold(r *spec.TypeRef, required, nullable, cyclic bool) holding {
+	if nilable(r) {
+		return holding{omitempty: !required}
+	}
+	return holding{ptr: !required || nullable || cyclic, omitempty: !required}
+}
+
+// nilable reports whether the zero value of r's Go type is nil.
+func nilable(r *spec.TypeRef) bool {
+	switch r.Kind {
+	case spec.RefArray, spec.RefMap:
+		return true
+	case spec.RefNamed:
+		return r.Named.Kind == spec.KindAlias && nilable(r.Named.Elem)
+	}
+	switch r.Builtin {
+	case "[]byte", "any", "json.RawMessage":
+		return true
+	}
+	return false
+}
+
+// heldType is goType(r), behind a pointer when h says so.
+func heldType(r *spec.TypeRef, h holding) *jen.Statement {
+	if h.ptr {
+		return jen.Op("*").Add(goType(r))
+	}
+	return goType(r)
+}
+
+// fieldHolding is how field f of a struct is held.
+func (g *generator) fieldHolding(f *spec.Field) holding {
+	return hold(f.Type, f.Required, f.Nullable, g.cyclic[f])
+}
+
+// paramHolding is how parameter p is held in its operation's parameter struct. Path parameters
+// are always required.
+func paramHolding(p *spec.Param) holding {
+	return hold(p.Type, p.Required || p.In == spec.InPath, false, false)
+}
+
+// under returns the type a named alias stands for, following aliases, or r itself.
+func under(r *spec.TypeRef) *spec.TypeRef {
+	for r.Kind == spec.RefNamed && r.Named.Kind == spec.KindAlias {
+		r = r.Named.Elem
+	}
+	return r
+}
+
+// isString reports whether values of r's Go type convert from a string: string, a string enum
+// or a named type over string.
+func isString(r *spec.TypeRef) bool {
+	u := under(r)
+	if u.Kind == spec.RefNamed {
+		return u.Named.Kind == spec.KindEnum && u.Named.Base == "string"
+	}
+	return u.Kind == spec.RefBuiltin && u.Builtin == "string"
+}
+
+// isUnion reports whether r names a union (a named type over one would not have its methods).
+func isUnion(r *spec.TypeRef) bool {
+	return r.Kind == spec.RefNamed && r.Named.Kind == spec.KindUnion
+}

@@ -1,0 +1,138 @@
+package templates
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// unionType emits a union (oneOf, anyOf) as a struct holding the JSON it was given, with an
+// accessor and a setter per variant:
+//
+//	type PaymentSource struct {
+//		raw json.RawMessage
+//	}
+//
+//	func (u PaymentSource) MarshalJSON() ([]byte, error)
+//	func (u *PaymentSource) UnmarshalJSON(data []byte) error
+//	func (u PaymentSource) Raw() json.RawMessage
+//	func (u PaymentSource) AsCard() (*Card, error)
+//	func (u *PaymentSource) FromCard(v Card) error
+//
+// A discriminated union also gets Discriminator() (string, error) and Value() (any, error),
+// which decodes the variant the discriminator names.
+func (g *generator) unionType(f *jen.File, t *spec.Type) {
+	names := make([]string, len(t.Variants))
+	for i, v := range t.Variants {
+		names[i] = describe(v.Type)
+	}
+	typeDoc(f, t, "is one of: "+strings.Join(names, ", ")+".")
+	f.Comment("//")
+	f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
+	f.Type().Id(t.Name).Struct(jen.Id("raw").Qual("encoding/json", "RawMessage"))
+
+	recv := func() *jen.Statement { return jen.Params(jen.Id("u").Id(t.Name)) }
+	recvPtr := func() *jen.Statement { return jen.Params(jen.Id("u").Op("*").Id(t.Name)) }
+	ifErr := func(ret ...jen.Code) *jen.Statement {
+		return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(ret...))
+	}
+
+	f.Line()
+	f.Comment("// MarshalJSON returns the JSON the union holds, or null when it holds none.")
+	f.Func().Add(recv()).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.Id("u").Dot("raw").Op("==").Nil()).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil())),
+		jen.Return(jen.Id("u").Dot("raw"), jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// UnmarshalJSON keeps a copy of data.")
+	f.Func().Add(recvPtr()).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Id("u").Dot("raw").Op("=").Append(jen.Qual("encoding/json", "RawMessage").Call(jen.Nil()), jen.Id("data").Op("...")),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// Raw returns the JSON the union holds.")
+	f.Func().Add(recv()).Id("Raw").Params().Qual("encoding/json", "RawMessage").Block(jen.Return(jen.Id("u").Dot("raw")))
+
+	for _, v := range t.Variants {
+		vt := describe(v.Type)
+		f.Line()
+		f.Comment("// As" + v.GoName + " decodes the union as " + vt + ".")
+		f.Func().Add(recv()).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
+			jen.Var().Id("v").Add(goType(v.Type)),
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+			jen.Return(jen.Op("&").Id("v"), jen.Nil()),
+		)
+		f.Line()
+		f.Comment("// From" + v.GoName + " sets the union to v.")
+		f.Func().Add(recvPtr()).Id("From"+v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
+			jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("v")),
+			ifErr(jen.Err()),
+			jen.Id("u").Dot("raw").Op("=").Id("data"),
+			jen.Return(jen.Nil()),
+		)
+	}
+	if t.Discriminator != "" {
+		g.discriminated(f, t)
+	}
+}
+
+// discriminated emits the methods of a union that names its variant in a property:
+//
+//	func (u Pet) Discriminator() (string, error) // the "petType" property
+//	func (u Pet) Value() (any, error) {
+//		tag, err := u.Discriminator()
+//		...
+//		switch tag {
+//		case "cat":
+//			return u.AsCat()
+//		}
+//		return nil, fmt.Errorf("%s: unknown %s %q", "Pet", "petType", tag)
+//	}
+func (g *generator) discriminated(f *jen.File, t *spec.Type) {
+	if !validTagName(t.Discriminator) {
+		g.fail(t.Pos, "", "type %s: discriminator %q cannot be named in a Go json tag", t.Name, t.Discriminator)
+		return
+	}
+	prop := strconv.Quote(oneLine(t.Discriminator))
+	f.Line()
+	f.Comment("// Discriminator returns the " + prop + " property of the JSON the union holds.")
+	f.Func().Params(jen.Id("u").Id(t.Name)).Id("Discriminator").Params().Params(jen.String(), jen.Error()).Block(
+		jen.Var().Id("v").Struct(jen.Id("Tag").String().Tag(map[string]string{"json": t.Discriminator})),
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Lit(""), jen.Err()),
+		),
+		jen.Return(jen.Id("v").Dot("Tag"), jen.Nil()),
+	)
+	seen := map[string]bool{}
+	var cases []jen.Code
+	var kinds []string
+	for _, v := range t.Variants {
+		var tags []jen.Code
+		for _, tag := range v.Tags {
+			if seen[tag] {
+				g.fail(t.Pos, "", "type %s: discriminator value %q selects two variants", t.Name, tag)
+				continue
+			}
+			seen[tag] = true
+			tags = append(tags, jen.Lit(tag))
+		}
+		if len(tags) == 0 {
+			continue
+		}
+		kinds = append(kinds, "*"+describe(v.Type))
+		cases = append(cases, jen.Case(tags...).Block(jen.Return(jen.Id("u").Dot("As"+v.GoName).Call())))
+	}
+	f.Line()
+	f.Comment(comment("Value decodes the union as the variant its " + prop + " property names: " + strings.Join(kinds, ", ") + "."))
+	f.Func().Params(jen.Id("u").Id(t.Name)).Id("Value").Params().Params(jen.Any(), jen.Error()).Block(
+		jen.List(jen.Id("tag"), jen.Err()).Op(":=").Id("u").Dot("Discriminator").Call(),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Switch(jen.Id("tag")).Block(cases...),
+		jen.Return(jen.Nil(), jen.Qual("fmt", "Errorf").Call(jen.Lit("%s: unknown %s %q"), jen.Lit(t.Name), jen.Lit(t.Discriminator), jen.Id("tag"))),
+	)
+}
