@@ -198,12 +198,13 @@ func write[T any](ctx context.Context, c *Client, op *Operation, key Key, call C
 }
 
 // setLookup installs the operation's lookup, if it has one, with the
-// provider key as reference; *found is what it found.
+// provider key as reference; *found is what it found (found is nil when
+// there is no lookup, and so no result can be adopted).
 func setLookup[T any](x *logical, lookup func(context.Context, string) (*Found[T], error)) (found **Found[T]) {
-	found = new(*Found[T])
 	if lookup == nil || x.op.Lookup == NoLookup {
-		return found
+		return nil
 	}
+	found = new(*Found[T])
 	pk := x.pk
 	x.lookup = func(ctx context.Context) (bool, error) {
 		f, err := lookup(ctx, pk)

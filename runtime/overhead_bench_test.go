@@ -1,0 +1,54 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+)
+
+type fixedRT struct{ body []byte }
+
+func (f fixedRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	return &http.Response{StatusCode: 201, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(f.body)), Request: r}, nil
+}
+
+func BenchmarkOverhead(b *testing.B) {
+	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"createThing:thing:42"}`)
+	hc := &http.Client{Transport: fixedRT{resp}}
+	ctx := context.Background()
+	op := thingOp(withKey)
+	b.Run("executor", func(b *testing.B) {
+		c, _ := New("http://127.0.0.1:1", WithHTTPClient(hc))
+		call := thingCall(c, op, "printer jammed")
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := Write(ctx, c, op, thingKey{"42"}, call); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			body, _ := json.Marshal(thing{Title: "printer jammed", Reference: "createThing:thing:42"})
+			req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:1/things", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "createThing:thing:42")
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			var out thing
+			json.Unmarshal(data, &out)
+		}
+	})
+}
