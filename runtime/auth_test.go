@@ -105,6 +105,41 @@ func TestPromise21_Credentials(t *testing.T) {
 			t.Errorf("%d writes used a token before it was persisted", unsavedUse.Load())
 		}
 	})
+	t.Run("one refresh, all waiting", func(t *testing.T) {
+		// The refresh returns only once every caller has found the token
+		// expired, so each caller either waits for it or refreshes too.
+		const n = 100
+		clk := &countingClock{testClock: newTestClock(), at: n, reached: make(chan struct{})}
+		var cr credential
+		refresh := func(ctx context.Context, rt string) (Token, error) {
+			<-clk.reached
+			return cr.refresh(ctx, rt)
+		}
+		ts := NewRefresher(expired(clk), refresh, cr.persist, WithRefreshClock(clk))
+		var wg sync.WaitGroup
+		toks := make(chan string, n)
+		for range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tok, _, err := ts.Token(context.Background())
+				if err != nil {
+					t.Error(err)
+				}
+				toks <- tok
+			}()
+		}
+		wg.Wait()
+		close(toks)
+		for tok := range toks {
+			if tok != "access-2" {
+				t.Fatalf("token %q, want access-2", tok)
+			}
+		}
+		if len(cr.refreshes) != 1 || len(cr.saved) != 1 {
+			t.Errorf("%d refreshes, %d tokens persisted; want 1 and 1", len(cr.refreshes), len(cr.saved))
+		}
+	})
 	t.Run("persisted before use", func(t *testing.T) {
 		clk := newTestClock()
 		cr := credential{failSave: 1}
@@ -162,4 +197,19 @@ func TestPromise21_Credentials(t *testing.T) {
 			t.Errorf("err = %v, want a plain 401 rejection", err)
 		}
 	})
+}
+
+// countingClock closes reached when Now has been called at times.
+type countingClock struct {
+	*testClock
+	calls   atomic.Int64
+	at      int64
+	reached chan struct{}
+}
+
+func (c *countingClock) Now() time.Time {
+	if c.calls.Add(1) == c.at {
+		close(c.reached)
+	}
+	return c.testClock.Now()
 }
