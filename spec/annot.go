@@ -94,9 +94,10 @@ var retryNames = []string{"not_sent", "ambiguous", "status_408", "status_409", "
 
 // annotParser decodes the annotation file strictly, collecting every defect.
 type annotParser struct {
-	file string
-	op   string // operation the entry being read belongs to
-	errs ErrorList
+	file  string
+	op    string                // operation the entry being read belongs to
+	keyOf map[*yaml.Node]string // the key each mapping value is under, for messages
+	errs  ErrorList
 }
 
 func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
@@ -109,7 +110,7 @@ func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
 
 // parseAnnotations reads the annotation file. It returns what it could read and every defect.
 func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
-	p := &annotParser{file: file}
+	p := &annotParser{file: file, keyOf: make(map[*yaml.Node]string)}
 	a := &annotations{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -143,6 +144,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 		for _, k := range []string{"lookup", "compensate"} {
 			if n := a.defaults.set[k]; n != nil {
 				p.errorf(n, "%s names one operation's own %s and cannot be a default", k, k)
+				delete(a.defaults.set, k)
 			}
 		}
 	}
@@ -188,20 +190,51 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	return a, p.errs
 }
 
-// todos reports every scalar still reading TODO: a scaffold's placeholder nobody answered.
-func (p *annotParser) todos(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
-		p.errorf(n, "%q is a placeholder left by writegen init: answer it", n.Value)
+// todos reports every scalar still reading TODO: a scaffold's placeholder nobody answered. Under
+// operations and exclude, the error names the operation.
+func (p *annotParser) todos(root *yaml.Node) {
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
+			p.errorf(n, "%q is a placeholder left by writegen init: answer it", n.Value)
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
 	}
-	for _, c := range n.Content {
-		p.todos(c)
+	if root.Kind != yaml.MappingNode {
+		walk(root)
+		return
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		walk(k)
+		if (k.Value != "operations" && k.Value != "exclude") || v.Kind != yaml.MappingNode {
+			walk(v)
+			continue
+		}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			p.op = v.Content[j].Value
+			walk(v.Content[j])
+			walk(v.Content[j+1])
+		}
+		p.op = ""
 	}
 }
 
 func hasTODO(s string) bool { return strings.Contains(s, "TODO") }
 
+// isNone reports whether an answer is the plain scalar none: an explicit "no" that overrides an
+// answer of the defaults block.
+func isNone(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!str" && n.Style == 0 && n.Value == "none"
+}
+
 // pairs returns the key/value pairs of a mapping, reporting a key written twice.
 func (p *annotParser) pairs(n *yaml.Node) [][2]*yaml.Node {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return [][2]*yaml.Node{} // "operations:" with nothing under it is an empty mapping
+	}
 	if n.Kind != yaml.MappingNode {
 		p.typeError(n, "a mapping")
 		return nil
@@ -215,6 +248,7 @@ func (p *annotParser) pairs(n *yaml.Node) [][2]*yaml.Node {
 			continue
 		}
 		seen[k.Value] = k
+		p.keyOf[n.Content[i+1]] = k.Value
 		out = append(out, [2]*yaml.Node{k, n.Content[i+1]})
 	}
 	return out
@@ -226,7 +260,7 @@ func (p *annotParser) mapping(n *yaml.Node, known ...string) map[string][2]*yaml
 		return nil
 	}
 	pairs := p.pairs(n)
-	if pairs == nil && n.Kind != yaml.MappingNode {
+	if pairs == nil {
 		return nil
 	}
 	out := make(map[string][2]*yaml.Node, len(pairs))
@@ -258,6 +292,10 @@ func kindName(n *yaml.Node) string {
 func (p *annotParser) typeError(n *yaml.Node, want string) {
 	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
 		return // reported as a placeholder
+	}
+	if key := p.keyOf[n]; key != "" {
+		p.errorf(n, "%s: want %s, found %s", key, want, kindName(n))
+		return
 	}
 	p.errorf(n, "want %s, found %s", want, kindName(n))
 }
@@ -386,7 +424,9 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 		case "key":
 			a.key = p.key(v)
 		case "idempotency":
-			a.idempotency = p.idempotency(v, a)
+			if !isNone(v) { // none: the provider honours no key here, whatever the defaults say
+				a.idempotency = p.idempotency(v, a)
+			}
 		case "reference":
 			a.reference = p.reference(v, a)
 		case "response":
@@ -440,10 +480,7 @@ func (p *annotParser) key(n *yaml.Node) *Key {
 			p.errorf(f[0], "key field name %q must be letters, digits and underscores", name)
 			continue
 		}
-		typ, ok := p.oneOf(f[1], "string", "int64")
-		if !ok {
-			continue
-		}
+		typ, _ := p.oneOf(f[1], "string", "int64")
 		k.Fields = append(k.Fields, KeyField{Name: name, Type: typ})
 	}
 	if len(fields) == 0 && kv[1].Kind == yaml.MappingNode {
@@ -451,7 +488,7 @@ func (p *annotParser) key(n *yaml.Node) *Key {
 	}
 	claims := make([]*nameClaim, 0, len(k.Fields))
 	for i := range k.Fields {
-		claims = append(claims, &nameClaim{Want: goName(k.Fields[i].Name), Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
+		claims = append(claims, &nameClaim{Want: goName(k.Fields[i].Name), Literal: goLiteral(k.Fields[i].Name), Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
 	}
 	settleNames(claims)
 	fk, ok := m["format"]

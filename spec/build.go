@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -24,8 +25,31 @@ type builder struct {
 	unions   map[string]*TypeRef // shared unions by signature
 }
 
+// claimType asks for the Go name a type wants, with what settles a collision: the literal
+// spelling of its last pointer segment, and its kind as a suffix.
 func (b *builder) claimType(t *Type, want, key string, rank int) {
-	b.claims = append(b.claims, &nameClaim{Want: want, Key: key, Rank: rank, Got: &t.Name})
+	c := &nameClaim{Want: want, Key: key, Rank: rank, Got: &t.Name}
+	if i := strings.LastIndex(key, "/"); i >= 0 {
+		last := strings.NewReplacer("~1", "/", "~0", "~").Replace(key[i+1:])
+		if g := goName(last); strings.HasSuffix(want, g) {
+			if prefix := want[:len(want)-len(g)]; prefix != "" {
+				c.Literal = prefix + literal(last)
+			} else {
+				c.Literal = goLiteral(last)
+			}
+		}
+	}
+	switch t.Kind {
+	case KindStruct:
+		c.Alt = "Object"
+	case KindEnum:
+		c.Alt = "Enum"
+	case KindUnion:
+		c.Alt = "Union"
+	case KindAlias:
+		c.Alt = "Type"
+	}
+	b.claims = append(b.claims, c)
 }
 
 // settle resolves every package-level name at once: the types (with the annotation file's
@@ -63,9 +87,13 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 			continue
 		}
 		if prev := fixed[c.Want]; prev != nil {
-			if o := overrideFor(a, c.Key); o != nil {
+			o, other := overrideFor(a, c.Key), prev
+			if o == nil {
+				o, other = overrideFor(a, prev.Key), c
+			}
+			if o != nil {
 				errs = append(errs, &Error{Pos: Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
-					Msg: fmt.Sprintf("names: %q is already the name of %s", c.Want, describeKey(prev.Key))})
+					Msg: fmt.Sprintf("names: %q is already the name of %s", c.Want, describeKey(other.Key))})
 			}
 			continue
 		}
@@ -81,7 +109,8 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 	for _, t := range b.types {
 		for i := range t.Enum {
 			v := &t.Enum[i]
-			taken = append(taken, &nameClaim{Want: t.Name + valueWord(v.Value), Key: fmt.Sprintf("%s=%v", t.Name, v.Value), Rank: rankConst, Got: &v.GoName})
+			taken = append(taken, &nameClaim{Want: t.Name + valueWord(v.Value), Literal: t.Name + literal(fmt.Sprint(v.Value)),
+				Alt: "Value", Key: fmt.Sprintf("%s=%v", t.Name, v.Value), Rank: rankConst, Got: &v.GoName})
 		}
 		var vclaims []*nameClaim
 		for i, v := range t.Variants {
@@ -113,16 +142,24 @@ func describeKey(key string) string {
 }
 
 // valueWord names an enum value inside its constant: "in_progress" -> "InProgress", "" ->
-// "Empty", -1 -> "Minus1".
+// "Empty", -1 -> "Minus1", "Etc/GMT+1" -> "EtcGMTPlus1", "!=" -> "NotEq".
 func valueWord(v any) string {
 	s := fmt.Sprint(v)
-	var b strings.Builder
-	if strings.HasPrefix(s, "-") {
-		b.WriteString("Minus")
-	}
-	b.WriteString(joinWords(words(s)))
-	if b.Len() == 0 {
+	switch {
+	case s == "":
 		return "Empty"
+	case len(words(s)) == 0:
+		return spell(s)
 	}
-	return b.String()
+	var b strings.Builder
+	rs := []rune(s)
+	for i, r := range rs {
+		if (r == '+' || r == '-') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) {
+			b.WriteString(symbolWords[r])
+			b.WriteByte(' ')
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return joinWords(words(b.String()))
 }

@@ -2,7 +2,7 @@ package spec
 
 import (
 	"cmp"
-	"go/token"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,24 +83,91 @@ func words(s string) []string {
 	return out
 }
 
-// isIdent reports whether s is a Go identifier that is not a keyword.
-func isIdent(s string) bool { return token.IsIdentifier(s) }
-
-// nameClaim is one wish for a Go name in a namespace: a package, a struct's fields, an enum's
-// constants. Key identifies the claimant (a JSON pointer, a wire name) and is what collisions
-// are settled by, so the outcome never depends on the order claims are made in.
-type nameClaim struct {
-	Want  string // the name wanted, a valid identifier
-	Key   string // unique among the claims of one namespace
-	Rank  int    // lower ranks keep a contested name over higher ones
-	Fixed bool   // a name that must not change (reserved by the generated code)
-	Got   *string
+// symbolWords spell the characters that a name would otherwise lose, where they are all that
+// tells two names apart ("DateCreated<" and "DateCreated>", "!=" and "=").
+var symbolWords = map[rune]string{
+	'<': "Lt", '>': "Gt", '=': "Eq", '!': "Not", '~': "Tilde", '^': "Caret", '$': "Dollar",
+	'*': "Star", '+': "Plus", '-': "Minus", '%': "Percent", '&': "And", '|': "Or", '#': "Hash",
+	'@': "At", '?': "Question", '.': "Dot", '/': "Slash", ':': "Colon", ',': "Comma", ';': "Semicolon",
+	'(': "LParen", ')': "RParen", '[': "LBracket", ']': "RBracket", '{': "LBrace", '}': "RBrace",
+	'\\': "Backslash", '\'': "Quote", '"': "DQuote", '`': "Backquote", ' ': "Space", '_': "Underscore",
 }
 
-// settleNames gives each claim its name. Claims wanting the same name are a collision: when
-// exactly one of them has the lowest rank it keeps the name; every other one (all of them, when
-// the lowest rank is shared) gets the name followed by a suffix derived from its key. Fixed
-// claims always keep their name and count as the lowest rank. Names are unique afterwards.
+// literal spells s closer to how it is written than goName does: word separators become "_",
+// a sign before a digit is spelled (Plus, Minus), and so is any other symbol. It tells apart
+// names that goName makes equal ("JOYING_BOX", "JOYINGBOX"; "Etc/GMT+1", "Etc/GMT-1").
+func literal(s string) string {
+	rs := []rune(s)
+	var b strings.Builder
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		digitNext := i+1 < len(rs) && unicode.IsDigit(rs[i+1])
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			j := i
+			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
+				j++
+			}
+			b.WriteString(joinWords(words(string(rs[i:j]))))
+			i = j - 1
+		case (r == '+' || r == '-') && digitNext:
+			b.WriteString(symbolWords[r])
+		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+		default:
+			if w, ok := symbolWords[r]; ok {
+				b.WriteString(w)
+			} else {
+				fmt.Fprintf(&b, "U%04X", r)
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "_")
+}
+
+// goLiteral is literal made a valid exported identifier, as goName does.
+func goLiteral(s string) string {
+	name := literal(s)
+	if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) {
+		name = "X" + name
+	}
+	return name
+}
+
+// spell names text that has no letters or digits by its symbols ("!=" -> "NotEq").
+func spell(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if w, ok := symbolWords[r]; ok {
+			b.WriteString(w)
+		} else {
+			fmt.Fprintf(&b, "U%04X", r)
+		}
+	}
+	return b.String()
+}
+
+// nameClaim is one wish for a Go name in a namespace: a package, a struct's fields, an enum's
+// constants. Key identifies the claimant (a JSON pointer, a wire name) and orders the claims
+// that lose a collision, so the outcome never depends on the order claims are made in.
+type nameClaim struct {
+	Want    string // the name wanted, a valid identifier
+	Literal string // a spelling closer to the source, tried when Want collides ("" = Want)
+	Alt     string // a suffix from the claimant's context, tried next ("Enum", "Query")
+	Key     string // unique among the claims of one namespace
+	Rank    int    // lower ranks keep a contested name over higher ones
+	Fixed   bool   // a name that must not change (reserved by the generated code)
+	Got     *string
+}
+
+// settleNames gives each claim a unique name. Claims wanting the same name collide. When exactly
+// one of them has the lowest rank (fixed claims count lowest) it keeps the name. Every other one
+// takes the first free of: its literal spelling, when that tells it apart from the rest of the
+// group; the name followed by its context suffix (tried first by a lone loser, which only needs
+// to step aside from the winner); the name followed by a number, counted in Key order. Nothing
+// depends on the order of the claims.
 func settleNames(claims []*nameClaim) {
 	slices.SortFunc(claims, func(a, b *nameClaim) int {
 		return cmp.Or(strings.Compare(a.Want, b.Want), cmp.Compare(rankOf(a), rankOf(b)), strings.Compare(a.Key, b.Key))
@@ -109,30 +176,74 @@ func settleNames(claims []*nameClaim) {
 	for _, c := range claims {
 		taken[c.Want] = true
 	}
-	var renamed []*nameClaim
+	type group struct {
+		want  string
+		kept  bool // a winner keeps want
+		claim []*nameClaim
+	}
+	var losers []group
 	for i := 0; i < len(claims); {
 		j := i + 1
 		for j < len(claims) && claims[j].Want == claims[i].Want {
 			j++
 		}
-		group := claims[i:j]
-		winner := len(group) == 1 || rankOf(group[0]) < rankOf(group[1])
-		for k, c := range group {
+		g := group{want: claims[i].Want}
+		winner := j-i == 1 || rankOf(claims[i]) < rankOf(claims[i+1])
+		for k, c := range claims[i:j] {
 			if c.Fixed || k == 0 && winner {
 				*c.Got = c.Want
+				g.kept = true
 				continue
 			}
-			renamed = append(renamed, c)
+			g.claim = append(g.claim, c)
+		}
+		if len(g.claim) > 0 {
+			losers = append(losers, g)
 		}
 		i = j
 	}
-	// Renamed claims take the shortest suffix of their key's words that makes them unique, and a
-	// number only when the whole key cannot tell them apart.
-	slices.SortFunc(renamed, func(a, b *nameClaim) int { return strings.Compare(a.Key, b.Key) })
-	for _, c := range renamed {
-		*c.Got = freeName(c, taken)
-		taken[*c.Got] = true
+	for _, g := range losers {
+		if !g.kept {
+			delete(taken, g.want) // a claimant whose literal spelling is the name may have it
+		}
 	}
+	for _, g := range losers {
+		lits, alts := make(map[string]int), make(map[string]int)
+		for _, c := range g.claim {
+			lits[literalOf(c)]++
+			alts[c.Want+c.Alt]++
+		}
+		n := 0
+		for _, c := range g.claim {
+			// The literal spelling is what tells several losers apart; one loser (beside a
+			// winner) reads better with its context suffix.
+			alone := len(g.claim) == 1 && c.Alt != ""
+			switch lit, alt := literalOf(c), c.Want+c.Alt; {
+			case !alone && lits[lit] == 1 && !taken[lit]:
+				*c.Got = lit
+			case c.Alt != "" && alts[alt] == 1 && !taken[alt]:
+				*c.Got = alt
+			case lits[lit] == 1 && !taken[lit]:
+				*c.Got = lit
+			default:
+				for {
+					n++
+					if name := c.Want + strconv.Itoa(n); !taken[name] {
+						*c.Got = name
+						break
+					}
+				}
+			}
+			taken[*c.Got] = true
+		}
+	}
+}
+
+func literalOf(c *nameClaim) string {
+	if c.Literal == "" {
+		return c.Want
+	}
+	return c.Literal
 }
 
 func rankOf(c *nameClaim) int {
@@ -140,13 +251,4 @@ func rankOf(c *nameClaim) int {
 		return -1
 	}
 	return c.Rank
-}
-
-// freeName finds an untaken name for a claim that lost its wish.
-func freeName(c *nameClaim, taken map[string]bool) string {
-	for i := 2; ; i++ {
-		if name := c.Want + strconv.Itoa(i); !taken[name] {
-			return name
-		}
-	}
 }

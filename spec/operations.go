@@ -75,7 +75,7 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 		if so.raw.OperationID == "" {
 			want = strings.ToLower(so.op.Method) + " " + so.op.Path
 		}
-		claims = append(claims, &nameClaim{Want: goName(want), Key: so.op.ID, Got: &so.op.GoName})
+		claims = append(claims, &nameClaim{Want: goName(want), Literal: goLiteral(want), Key: so.op.ID, Got: &so.op.GoName})
 	}
 	settleNames(claims)
 	return ops, errs
@@ -153,7 +153,7 @@ func (b *builder) params(so *specOp) []*Param {
 	out = append(out, rest...)
 	claims := make([]*nameClaim, len(out))
 	for i, p := range out {
-		claims[i] = &nameClaim{Want: goName(p.Name), Key: string(p.In) + " " + p.Name, Got: &p.GoName}
+		claims[i] = &nameClaim{Want: goName(p.Name), Literal: goLiteral(p.Name), Alt: goName(string(p.In)), Key: string(p.In) + " " + p.Name, Got: &p.GoName}
 	}
 	settleNames(claims)
 	return out

@@ -10,7 +10,7 @@ import (
 // schemaAt follows a JSON pointer into the documents a schema describes: a segment names a
 // property (of the schema or of any allOf, oneOf or anyOf member, through references) or a key
 // of additionalProperties; a number or "-" steps into array items. It returns the schema the
-// pointer lands on, or an error naming the segment that does not resolve.
+// pointer lands on, or an error naming the shortest prefix that does not resolve.
 func schemaAt(sr *openapi3.SchemaRef, ptr string) (*openapi3.Schema, error) {
 	if sr == nil || sr.Value == nil {
 		return nil, fmt.Errorf("there is no schema")
@@ -23,11 +23,7 @@ func schemaAt(sr *openapi3.SchemaRef, ptr string) (*openapi3.Schema, error) {
 	for _, seg := range splitPointer(ptr) {
 		next := step(s, seg, make(map[*openapi3.Schema]bool))
 		if next == nil {
-			where := walked
-			if where == "" {
-				where = "the top"
-			}
-			return nil, fmt.Errorf("%q does not resolve: no %q at %s", ptr, seg, where)
+			return nil, fmt.Errorf("nothing at %q", walked+"/"+seg)
 		}
 		s = next
 		walked += "/" + seg

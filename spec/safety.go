@@ -55,12 +55,17 @@ func (r *resolver) find(name string) *specOp {
 func (r *resolver) bind() {
 	named := make(map[*specOp]*yaml.Node)
 	claim := func(so *specOp, n *yaml.Node, id string) bool {
-		if prev, dup := named[so]; dup {
+		prev, dup := named[so]
+		switch {
+		case !dup:
+			named[so] = n
+			return true
+		case r.entries[so] != nil && r.exclude[so] == nil && r.entries[so].at == prev && isExclusion(r.a, n):
+			r.errorf(n, id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.Path, prev.Line)
+		default:
 			r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.Path, prev.Line, prev.Value)
-			return false
 		}
-		named[so] = n
-		return true
+		return false
 	}
 	for _, e := range r.a.entries {
 		so := r.find(e.id)
@@ -84,6 +89,10 @@ func (r *resolver) bind() {
 			r.exclude[so] = x
 		}
 	}
+}
+
+func isExclusion(a *annotations, n *yaml.Node) bool {
+	return slices.ContainsFunc(a.excludes, func(x *exclusion) bool { return x.node == n })
 }
 
 // decideScope puts in scope every operation the include filter selects (all, without one) that is
@@ -212,7 +221,7 @@ func (r *resolver) safety(so *specOp) []*specOp {
 		s.Receipt = src.respIs == "receipt"
 		s.IDPointer = src.respID
 		if s.Receipt && s.IDPointer != "" {
-			r.checkIDPointer(so, src.respIDNode)
+			r.checkIDPointer(so, src.respIDNode, s.IDPointer)
 		}
 	} else if s.Effect != EffectReadOnly {
 		fail(at.at, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
@@ -319,21 +328,20 @@ func (r *resolver) checkBodyPointer(so *specOp, n *yaml.Node, what, ptr string) 
 		return
 	}
 	if _, err := schemaAt(so.bodySchema, ptr); err != nil {
-		r.errorf(n, so.op.ID, "%s %s in the request body schema", what, err)
+		r.errorf(n, so.op.ID, "%s %q does not resolve in the request body schema: %v", what, ptr, err)
 	}
 }
 
 // checkIDPointer checks that a receipt's id pointer resolves, to a string or an integer, in the
 // success response.
-func (r *resolver) checkIDPointer(so *specOp, n *yaml.Node) {
-	ptr := so.op.Safety.IDPointer
+func (r *resolver) checkIDPointer(so *specOp, n *yaml.Node, ptr string) {
 	if so.respSchema == nil {
 		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(so.op.Response.Status))
 		return
 	}
 	s, err := schemaAt(so.respSchema, ptr)
 	if err != nil {
-		r.errorf(n, so.op.ID, "receipt id %s in the %s response schema", err, statusText(so.op.Response.Status))
+		r.errorf(n, so.op.ID, "receipt id %q does not resolve in the %s response schema: %v", ptr, statusText(so.op.Response.Status), err)
 		return
 	}
 	if !scalarID(s) {
@@ -393,7 +401,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer) (*Lookup, *specOp) {
 		if lo.respSchema == nil {
 			r.errorf(l.foundNode, id, "lookup found %q: operation %q has no JSON response", l.found, l.op)
 		} else if _, err := schemaAt(lo.respSchema, l.found); err != nil {
-			r.errorf(l.foundNode, id, "lookup found %s in the response of %q", err, l.op)
+			r.errorf(l.foundNode, id, "lookup found %q does not resolve in the response schema of %q: %v", l.found, l.op, err)
 		}
 	}
 	return out, lo

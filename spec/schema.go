@@ -117,8 +117,11 @@ func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *TypeRef {
 	}
 	ref := b.canonical(sr.Ref)
 	if t, ok := b.byRef[ref]; ok {
-		if t == nil { // a cycle of references with no type between them
-			return refAny
+		if t == nil { // being converted: its type, once made, is what a recursive use gets
+			if t := b.bySchema[sr.Value]; t != nil {
+				return t
+			}
+			return refAny // a cycle of references with no type between them
 		}
 		return t
 	}
@@ -154,18 +157,16 @@ func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
 	case len(s.AllOf) == 1 && len(s.Properties) == 0 && typeless(s) && len(s.Enum) == 0 && !hasExtra(s):
 		return b.schemaRef(s.AllOf[0], b.item(at, "allOf", 0, at.name))
 	case isUnion(s):
-		return b.union(s, at)
+		return b.union(s, at, component)
 	case hasEnum(s):
 		return b.enum(s, at)
 	case isObject(s):
 		return b.object(s, at, component)
 	case typeIs(s, "array") || typeless(s) && s.Items != nil:
-		elem := b.schemaRef(s.Items, b.sub(at, "items", at.name+"Item"))
-		ref := &TypeRef{Kind: RefArray, Elem: elem}
-		if component {
-			return b.alias(s, at, ref)
-		}
-		return ref
+		ref := &TypeRef{Kind: RefArray}
+		named := b.alias(s, at, ref, component)
+		ref.Elem = b.schemaRef(s.Items, b.sub(at, "items", at.name+"Item"))
+		return named
 	}
 	return primitive(s)
 }
@@ -218,8 +219,8 @@ func nonNullTypes(s *openapi3.Schema) []string {
 	return out
 }
 
-// nullable reports whether s admits null: nullable (3.0), a "null" type (3.1) or a null member of
-// a oneOf/anyOf.
+// nullable reports whether s admits null: nullable (3.0), a "null" type (3.1) or a null (or
+// only-empty-string) member of a oneOf/anyOf.
 func nullable(s *openapi3.Schema) bool {
 	if s == nil {
 		return false
@@ -228,11 +229,17 @@ func nullable(s *openapi3.Schema) bool {
 		return true
 	}
 	for _, m := range slices.Concat(s.OneOf, s.AnyOf) {
-		if m.Value != nil && isNull(m.Value) {
+		if m.Value != nil && (isNull(m.Value) || isEmptyString(m.Value)) {
 			return true
 		}
 	}
 	return false
+}
+
+// isEmptyString reports whether s only admits "": Stripe's way to clear a field ({enum: [""]}
+// beside the field's real type), which is read as null.
+func isEmptyString(s *openapi3.Schema) bool {
+	return len(s.Enum) == 1 && s.Enum[0] == "" && (typeless(s) || typeIs(s, "string"))
 }
 
 func isNull(s *openapi3.Schema) bool {
@@ -276,7 +283,7 @@ func members(s *openapi3.Schema) (openapi3.SchemaRefs, string) {
 	}
 	var out openapi3.SchemaRefs
 	for _, m := range list {
-		if m.Value == nil || !isNull(m.Value) {
+		if m.Value == nil || !isNull(m.Value) && !isEmptyString(m.Value) {
 			out = append(out, m)
 		}
 	}
@@ -320,8 +327,12 @@ func (b *builder) newType(s *openapi3.Schema, at site, kind Kind) (*Type, *TypeR
 	return t, ref
 }
 
-// alias makes a component that is an array or a map a named type over it.
-func (b *builder) alias(s *openapi3.Schema, at site, elem *TypeRef) *TypeRef {
+// alias returns a named type over elem when the schema is a component (an array or a map the
+// spec names), else elem itself. The type exists before elem is filled in, so elem may use it.
+func (b *builder) alias(s *openapi3.Schema, at site, elem *TypeRef, component bool) *TypeRef {
+	if !component {
+		return elem
+	}
 	t, ref := b.newType(s, at, KindAlias)
 	t.Elem = elem
 	return ref
@@ -411,15 +422,15 @@ func enumValue(base string, v any) (any, bool) {
 	return f, true
 }
 
-// union converts a oneOf/anyOf. One member left after dropping null is that member. A union of
-// references and scalars only (Stripe's expandable fields: an id or the object) is shared by
-// every place that spells the same members, named after them.
-func (b *builder) union(s *openapi3.Schema, at site) *TypeRef {
+// union converts a oneOf/anyOf. One member left after dropping null is that member. An inline
+// union of a few references and scalars (Stripe's expandable fields: an id or the object) is
+// shared by every place that spells the same members, and named after them.
+func (b *builder) union(s *openapi3.Schema, at site, component bool) *TypeRef {
 	ms, kw := members(s)
 	if len(ms) == 1 {
 		return b.schemaRef(ms[0], b.item(at, kw, 0, at.name))
 	}
-	if sig, name, ok := b.sharedUnion(s, ms); ok {
+	if sig, name, ok := b.sharedUnion(s, ms); ok && !component {
 		if ref, ok := b.unions[sig]; ok {
 			if p := b.d.pos(at.key); before(p, ref.Named.Pos) {
 				ref.Named.Pos = p
@@ -471,7 +482,8 @@ func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs,
 // sharedUnion returns the signature and wanted name of a union made only of references and
 // scalar types, which is the same type wherever it is written.
 func (b *builder) sharedUnion(s *openapi3.Schema, ms openapi3.SchemaRefs) (sig, name string, ok bool) {
-	if s.Discriminator != nil {
+	const most = 3 // a longer list makes a name nobody wants to read: name it where it is
+	if s.Discriminator != nil || len(ms) > most {
 		return "", "", false
 	}
 	var parts, refs, words []string
@@ -547,15 +559,13 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
 	b.collect(c, s, at)
 	if len(c.props) == 0 {
-		elem := refAny
-		if c.extra != nil {
-			elem = b.schemaRef(c.extra.sr, c.extra.at)
+		if c.extra == nil {
+			return refAnyMap
 		}
-		ref := &TypeRef{Kind: RefMap, Elem: elem}
-		if component && c.extra != nil {
-			return b.alias(s, at, ref)
-		}
-		return ref
+		ref := &TypeRef{Kind: RefMap}
+		named := b.alias(s, at, ref, component)
+		ref.Elem = b.schemaRef(c.extra.sr, c.extra.at)
+		return named
 	}
 	t, ref := b.newType(s, at, KindStruct)
 	if c.extra != nil {
@@ -568,7 +578,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}
 		t.Fields = append(t.Fields, f)
-		claims = append(claims, &nameClaim{Want: goName(p.name), Key: p.name, Got: &f.GoName})
+		claims = append(claims, &nameClaim{Want: goName(p.name), Literal: goLiteral(p.name), Key: p.name, Got: &f.GoName})
 	}
 	settleNames(claims)
 	return ref

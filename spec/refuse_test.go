@@ -1,0 +1,321 @@
+package spec
+
+import (
+	"os"
+	"testing"
+)
+
+// annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
+// first line of body is line 4.
+func annot(body string) string {
+	return "version: 1\npackage: threads\noperations:\n" + body
+}
+
+// okRest answers the writes a case does not look at, after line 3 + the case's own lines.
+const okRest = `exclude:
+  deleteThread: not used
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`
+
+const okCreate = `  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key}
+    response: {is: receipt, id: /id}
+`
+
+// TestRefusals checks each refusal of the annotation file: the exact message, its position and
+// the operation named.
+func TestRefusals(t *testing.T) {
+	spec, err := os.ReadFile("testdata/threads.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		annot string
+		want  string
+	}{
+		{"ok", annot(okCreate + okRest), ""},
+
+		{"missing entry", annot(okRest), `threads.yaml:24:5: operation "createThread": POST has no write-safety annotation: answer it under operations, or list it under exclude`},
+		{"ambiguous retry without key or lookup", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    retry: {on: [not_sent, ambiguous]}
+` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent`},
+		{"ambiguous retry with eventual lookup", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    lookup: {func: findThread, consistency: eventual}
+    retry: {on: [ambiguous]}
+` + okRest), `ws.yaml:9:18: operation "createThread": retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent`},
+		{"ambiguous retry with strong lookup", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    lookup: {func: findThread, consistency: strong}
+    retry: {on: [ambiguous]}
+` + okRest), ""},
+		{"ambiguous retry of an idempotent write", annot(okCreate + `  deleteThread:
+    effect: idempotent
+    response: {is: acknowledgement}
+    retry: {on: [ambiguous]}
+exclude:
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), ""},
+		{"status_409 without key", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    retry: {on: [status_409]}
+` + okRest), `ws.yaml:8:18: operation "createThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+		{"receipt id does not resolve", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /thread/id}
+` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/thread/id" does not resolve in the 201 response schema: nothing at "/thread"`},
+		{"receipt id is an object", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /parent}
+` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/parent" is not a string or an integer in the 201 response schema`},
+		{"receipt id through a reference", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /parent/parent/id}
+` + okRest), ""},
+		{"receipt without a body", annot(okCreate + `  deleteThread:
+    effect: idempotent
+    response: {is: receipt, id: /id}
+exclude:
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), `ws.yaml:11:33: operation "deleteThread": receipt id "/id": the 204 response has no JSON body`},
+		{"receipt without id", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt}
+` + okRest), `ws.yaml:7:15: operation "createThread": a receipt needs id: the JSON pointer of the durable id in the 2xx body (like /id)`},
+		{"acknowledgement with id", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: acknowledgement, id: /id}
+` + okRest), `ws.yaml:7:37: operation "createThread": an acknowledgement has no id: only a receipt names a durable id`},
+		{"lookup operation missing", annot(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "findThreads" is not in the spec`},
+		{"lookup operation is a write", annot(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "deleteThread" is not a read (DELETE)`},
+		{"lookup operation is excluded", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
+` + okRest + "  getThread: not used\n"), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" is excluded`},
+		{"lookup operation is a read by declaration", annot(okCreate + `    lookup: {operation: searchThreads, params: {}, consistency: strong}
+  searchThreads:
+    effect: read_only
+` + `exclude:
+  deleteThread: not used
+  "POST /threads/{thread_id}/messages": not used
+`), `ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
+		{"lookup params and found", annot(okCreate + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
+` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
+ws.yaml:9:61: operation "createThread": lookup param "limit": "{limit}" may only use the placeholder {ref}
+ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response schema of "listThreads": nothing at "/data"`},
+		{"lookup without the reference", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
+		{"lookup missing a required parameter", annot(okCreate + `    lookup: {operation: getThread, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params
+ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
+		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
+` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
+		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
+` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong or eventual
+ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
+		{"compensation missing", annot(okCreate + `    compensate: removeThread
+` + okRest), `ws.yaml:9:17: operation "createThread": compensation "removeThread" is not in the spec`},
+		{"compensation excluded", annot(okCreate + `    compensate: deleteThread
+` + okRest), `ws.yaml:9:17: operation "createThread": compensation "deleteThread" is excluded`},
+		{"compensation unannotated", `version: 1
+package: threads
+include: {operations: [createThread]}
+operations:
+` + okCreate + `    compensate: deleteThread
+`, `ws.yaml:10:17: operation "createThread": compensation "deleteThread" has no write-safety annotation`},
+		{"compensation is a read", annot(okCreate + `    compensate: getThread
+` + okRest), `ws.yaml:9:17: operation "createThread": compensation "getThread" is a read (GET), not a write`},
+		{"compensatable without compensation", annot(`  createThread:
+    effect: compensatable
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:5:5: operation "createThread": effect compensatable needs compensate: the operation that undoes it`},
+		{"key format and fields differ", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string, tenant: int64}, format: "e:{escalation}"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:6:67: operation "createThread": key format placeholder {escalation} is not a key field
+ws.yaml:6:67: operation "createThread": key field "escalation_id" is not in the format "e:{escalation}"
+ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format "e:{escalation}"`},
+		{"key format braces", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:6:52: operation "createThread": key format "e:{escalation_id" has a { without }`},
+		{"key field type", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: uuid}, format: "{escalation_id}"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:6:35: operation "createThread": "uuid" is not one of: string, int64`},
+		{"key missing", annot(`  createThread:
+    effect: ambiguous
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:4:3: operation "createThread": effect ambiguous needs a key: the business key callers pass (key: {fields: ..., format: ...})`},
+		{"effect missing", annot(`  createThread:
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:4:3: operation "createThread": effect is required: read_only, idempotent, reversible, compensatable or ambiguous`},
+		{"response missing", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+` + okRest), `ws.yaml:4:3: operation "createThread": response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?`},
+		{"unknown fields", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, formt: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    retries: {on: [not_sent]}
+` + okRest + "colour: blue\n"), `ws.yaml:6:10: operation "createThread": key needs a format, like "{escalation_id}"
+ws.yaml:6:44: operation "createThread": unknown field "formt" (known: fields, format)
+ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox)
+ws.yaml:13:1: unknown field "colour" (known: version, package, include, defaults, operations, exclude, names)`},
+		{"wrong types", annot(`  createThread:
+    effect: [ambiguous]
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key, max_length: long, window: soon}
+    response: {is: receipt, id: id}
+    retry: {on: not_sent, attempts: 3}
+    credentials: {rotation_invalidates: sometimes}
+` + okRest), `ws.yaml:5:13: operation "createThread": effect: want a string, found a list
+ws.yaml:7:56: operation "createThread": max_length: want an integer, found "long"
+ws.yaml:7:70: operation "createThread": "soon" is not a positive duration (like 24h, 90m or 30d)
+ws.yaml:8:33: operation "createThread": "id" is not a JSON pointer (want one starting with /, like /id)
+ws.yaml:9:17: operation "createThread": on: want a list, found "not_sent"
+ws.yaml:9:37: operation "createThread": attempts is 3 but retry names nothing to retry on
+ws.yaml:10:41: operation "createThread": rotation_invalidates: want true or false, found "sometimes"`},
+		{"placeholders left", annot(`  createThread:
+    effect: TODO
+    key: {fields: {TODO: string}, format: "{TODO}"}
+    response: {is: receipt, id: /id}
+    owner: "TODO: ask the team"
+` + okRest), `ws.yaml:5:13: operation "createThread": "TODO" is a placeholder left by writegen init: answer it
+ws.yaml:6:20: operation "createThread": "TODO" is a placeholder left by writegen init: answer it
+ws.yaml:6:43: operation "createThread": "{TODO}" is a placeholder left by writegen init: answer it
+ws.yaml:8:12: operation "createThread": "TODO: ask the team" is a placeholder left by writegen init: answer it`},
+		{"body pointers", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {body: /idempotency_key}
+    reference: {body: /metadata/writegen_ref}
+    response: {is: receipt, id: /id}
+  deleteThread:
+    effect: idempotent
+    reference: {body: /ref}
+    response: {is: acknowledgement}
+exclude:
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), `ws.yaml:7:25: operation "createThread": idempotency body "/idempotency_key" does not resolve in the request body schema: nothing at "/idempotency_key"
+ws.yaml:12:23: operation "deleteThread": reference body "/ref": the operation has no request body`},
+		{"retry names and attempts", annot(okCreate + `    retry: {on: [not_sent, status_418, not_sent], attempts: 0}
+` + okRest), `ws.yaml:9:28: operation "createThread": "status_418" is not one of: not_sent, ambiguous, status_408, status_409, status_425, status_429, status_500, status_502, status_503, status_504, status_5xx
+ws.yaml:9:40: operation "createThread": not_sent is listed twice
+ws.yaml:9:61: operation "createThread": attempts must be at least 1`},
+		{"attempts without a retry set", annot(okCreate + `    retry: {on: [], attempts: 3}
+` + okRest), `ws.yaml:9:31: operation "createThread": attempts is 3 but retry names nothing to retry on`},
+		{"operation named twice", annot(okCreate + `  "POST /threads":
+    effect: idempotent
+    response: {is: acknowledgement}
+` + okRest), `ws.yaml:9:3: operation "POST /threads": POST /threads is already named at line 4 (as "createThread")`},
+		{"operation not in the spec", annot(okCreate + `  createMessage:
+    effect: idempotent
+    response: {is: acknowledgement}
+` + okRest), `ws.yaml:9:3: operation "createMessage": no such operation in the spec (name it by operationId or as "POST /path")`},
+		{"entry and exclusion", annot(okCreate + okRest + "  createThread: twice\n"), `ws.yaml:13:3: operation "createThread": POST /threads is answered at line 4 and excluded here: keep one`},
+		{"entry for a read", annot(okCreate + `  getThread:
+    effect: read_only
+` + okRest), `ws.yaml:9:3: operation "getThread": GET is a read: only writes take write-safety answers`},
+		{"version and package", "version: 2\npackage: 9lives\noperations:\n" + okCreate + okRest, `ws.yaml:1:10: unsupported version 2 (want 1)
+ws.yaml:2:10: package "9lives" is not a Go package name`},
+		{"version missing", "package: threads\noperations:\n" + okCreate + okRest, `ws.yaml:1:1: version is required (version: 1)`},
+		{"defaults fill in", `version: 1
+package: threads
+defaults:
+  effect: ambiguous
+  key: {fields: {request_id: string}, format: "{request_id}"}
+  response: {is: acknowledgement}
+  lookup: {func: find, consistency: strong}
+  compensate: deleteThread
+operations:
+` + okCreate + okRest, `ws.yaml:7:3: lookup names one operation's own lookup and cannot be a default
+ws.yaml:8:3: compensate names one operation's own compensate and cannot be a default`},
+		{"defaults refused where they do not fit", `version: 1
+package: threads
+defaults:
+  effect: idempotent
+  response: {is: receipt, id: /id}
+  retry: {on: [status_409]}
+operations:
+` + okCreate + `exclude:
+  searchThreads: not used
+`, `ws.yaml:5:31: operation "deleteThread": receipt id "/id": the 204 response has no JSON body
+ws.yaml:5:31: operation "POST /threads/{thread_id}/messages": receipt id "/id": the 202 response has no JSON body
+ws.yaml:6:16: operation "deleteThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt
+ws.yaml:6:16: operation "POST /threads/{thread_id}/messages": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+		{"include names", `version: 1
+package: threads
+include: {operations: [createThread, "PUT /threads"], tags: [threads, billing]}
+operations:
+` + okCreate + okRest, `ws.yaml:3:38: operation "PUT /threads": included operation is not in the spec
+ws.yaml:3:71: included tag "billing" is not used by any operation`},
+		{"dedupe without a key", annot(okCreate + `  deleteThread:
+    effect: idempotent
+    response: {is: acknowledgement}
+    dedupe: ledger
+exclude:
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), `ws.yaml:12:5: operation "deleteThread": dedupe: ledger claims the business key, but the operation has no key`},
+		{"written twice", annot(okCreate + `    effect: idempotent
+` + okRest), `ws.yaml:9:5: operation "createThread": "effect" is written twice (first at line 5)`},
+		{"exclusion without reason", annot(okCreate + `exclude:
+  deleteThread: ""
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), `ws.yaml:10:17: operation "deleteThread": an exclusion needs a reason`},
+		{"name overrides", annot(okCreate + okRest + `names:
+  "#/components/schemas/Thread": thread
+  "#/components/schemas/Post": Post
+`), `ws.yaml:14:34: name "thread" is not an exported Go identifier
+ws.yaml:15:3: names: "#/components/schemas/Post" names nothing in the spec`},
+		{"name override", annot(okCreate + okRest + `names:
+  "#/components/schemas/Thread": Conversation
+`), ""},
+		{"name override taken", annot(okCreate + okRest + `names:
+  "#/components/schemas/Thread": CreateThreadKey
+`), `ws.yaml:14:3: names: "CreateThreadKey" is already the name of generated CreateThreadKey`},
+		{"not yaml", "version: 1\noperations: [\n", `ws.yaml:3:1: did not find expected node content`},
+		{"empty", "", `ws.yaml: empty annotation file: want version: 1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(c.annot), Options{})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
