@@ -146,7 +146,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	safe := !write || !x.sent || x.resendSafe()
 	why := ""
 	if more && safe {
-		if delay, why = x.wait(ctx, f.after); why == "" {
+		if delay, why = x.wait(ctx, f.after, write && x.sent && !x.idempotent()); why == "" {
 			return delay, false, nil
 		}
 	}
@@ -160,7 +160,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 		case x.op.Lookup != Strong:
 			return 0, false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		case more && !safe:
-			if delay, why = x.wait(ctx, f.after); why == "" {
+			if delay, why = x.wait(ctx, f.after, false); why == "" {
 				return delay, false, nil
 			}
 		}
@@ -191,14 +191,19 @@ func (x *logical) stopReason(f failure) string {
 
 // wait returns the delay before the next attempt, or why there is none: the
 // backoff with full jitter, at least the provider's Retry-After, within the
-// context's deadline and the client's retry budget.
-func (x *logical) wait(ctx context.Context, after time.Duration) (time.Duration, string) {
+// context's deadline and the client's retry budget, and, when the next
+// attempt relies on the key (byKey), within the key's window.
+func (x *logical) wait(ctx context.Context, after time.Duration, byKey bool) (time.Duration, string) {
 	d := x.c.backoff(x.attempts)
 	d = max(d, after)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 		return 0, "context deadline before the next attempt"
 	}
-	if x.budgeted && !x.c.budget.retry(x.c.cfg.clock.Now()) {
+	now := x.c.cfg.clock.Now()
+	if byKey && x.op.KeyWindow > 0 && now.Add(d).Sub(x.keyTime) >= x.op.KeyWindow {
+		return 0, "key window ends before the next attempt"
+	}
+	if x.budgeted && !x.c.budget.retry(now) {
 		return 0, "retry budget exhausted"
 	}
 	x.budgeted = true

@@ -176,6 +176,16 @@ func TestPromise11_KeyWindowExpired(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Retry-After beyond the window", func(t *testing.T) {
+		p := newProvider(t, step{status: 503, header: map[string]string{"Retry-After": "7200"}})
+		op := thingOp(withKey)
+		op.KeyWindow = time.Hour
+		c := newTestClient(t, p.URL, newTestClock())
+		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+		if r := uncertainReason(t, err); r != "key window ends before the next attempt" || len(p.seenWrites()) != 1 {
+			t.Errorf("reason %q after %d writes", r, len(p.seenWrites()))
+		}
+	})
 	t.Run("inside the window", func(t *testing.T) {
 		p := newProvider(t, step{loss: lostResponse})
 		op := thingOp(withKey)
