@@ -19,22 +19,28 @@ var errResumed = errors.New("claimed before a restart")
 // run sends x until it succeeds, a lookup adopts an earlier effect, or the
 // rules stop it. A resumed call starts as if its previous attempt had been
 // ambiguous. On success the caller owns res.resp and must release it.
-func (x *logical) run(ctx context.Context, resumed bool) (res result, err error) {
+func (x *logical) run(ctx context.Context, resumed bool) (result, error) {
 	x.budgeted = !resumed
 	tctx := httptrace.WithClientTrace(ctx, &x.trace)
 	x.c.budget.call()
+	var f failure // the last failure, decided on when pending
+	pending := resumed
 	if resumed {
-		d, adopted, err := x.decide(ctx, failure{
-			allowed: x.set.Has(RetryAmbiguous), committed: true, what: "ambiguous", cause: errResumed,
-		})
-		if err != nil || adopted {
-			return result{adopted: adopted}, err
-		}
-		if err := x.c.cfg.clock.Sleep(ctx, d); err != nil {
-			return result{}, x.ended(err)
-		}
+		f = failure{allowed: x.set.Has(RetryAmbiguous), committed: true, what: "ambiguous", cause: errResumed}
 	}
 	for {
+		if pending {
+			d, adopted, err := x.decide(ctx, f)
+			if x.attempts > 0 {
+				x.attemptDone(ctx, f.class, x.status, f.cause, d)
+			}
+			if err != nil || adopted {
+				return result{adopted: adopted}, err
+			}
+			if err := x.c.cfg.clock.Sleep(ctx, d); err != nil {
+				return result{}, x.ended(err)
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			return result{}, x.ended(err)
 		}
@@ -45,16 +51,8 @@ func (x *logical) run(ctx context.Context, resumed bool) (res result, err error)
 			x.attemptDone(ctx, r.class, r.status, nil, 0)
 			return result{resp: r}, nil
 		}
-		f := x.classify(r)
+		f, pending = x.classify(r), true
 		r.release()
-		d, adopted, err := x.decide(ctx, f)
-		x.attemptDone(ctx, f.class, r.status, f.cause, d)
-		if err != nil || adopted {
-			return result{adopted: adopted}, err
-		}
-		if err := x.c.cfg.clock.Sleep(ctx, d); err != nil {
-			return result{}, x.ended(err)
-		}
 	}
 }
 
