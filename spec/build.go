@@ -23,6 +23,9 @@ type builder struct {
 	byRef    map[string]*TypeRef // by canonical reference; nil while being converted
 	bySchema map[*openapi3.Schema]*TypeRef
 	unions   map[string]*TypeRef // shared unions by signature
+	// overrides are the annotation file's names, by the pointer of the schema they rename; the
+	// types defined inside a renamed schema are named after the new name.
+	overrides map[string]string
 }
 
 // claimType asks for the Go name a type wants, with what settles a collision: the literal

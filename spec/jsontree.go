@@ -22,7 +22,7 @@ func parseJSON(data []byte) (*yaml.Node, error) {
 	}
 	p.skipSpace()
 	if p.off < len(p.data) {
-		return nil, p.errorf("invalid character %s after top-level value", p.char())
+		return nil, p.unexpected("after top-level value")
 	}
 	doc := p.node()
 	doc.Kind, doc.Line, doc.Column, doc.Content = yaml.DocumentNode, 1, 1, []*yaml.Node{v}
@@ -58,15 +58,20 @@ func (p *jsonParser) node() *yaml.Node {
 	return n
 }
 
+// unexpected reports the character at the offset, or the end of the input, in context.
+func (p *jsonParser) unexpected(context string) error {
+	if p.off >= len(p.data) {
+		return p.errorf("unexpected end of JSON input %s", context)
+	}
+	return p.errorf("invalid character %s %s", p.char(), context)
+}
+
 func (p *jsonParser) errorf(format string, args ...any) error {
 	return &jsonSyntaxError{Line: p.line, Col: p.off - p.lineStart + 1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // char quotes the character at the offset for an error message.
 func (p *jsonParser) char() string {
-	if p.off >= len(p.data) {
-		return "end of input"
-	}
 	r, _ := utf8.DecodeRune(p.data[p.off:])
 	return strconv.QuoteRune(r)
 }
@@ -90,7 +95,7 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 		return nil, p.errorf("nesting deeper than %d levels", maxJSONDepth)
 	}
 	if p.off >= len(p.data) {
-		return nil, p.errorf("unexpected end of JSON input")
+		return nil, p.unexpected("looking for beginning of value")
 	}
 	n := p.node()
 	n.Line, n.Column = p.line, p.off-p.lineStart+1
@@ -116,7 +121,7 @@ func (p *jsonParser) value(depth int) (*yaml.Node, error) {
 			return n, nil
 		}
 	}
-	return nil, p.errorf("invalid character %s looking for beginning of value", p.char())
+	return nil, p.unexpected("looking for beginning of value")
 }
 
 func (p *jsonParser) object(n *yaml.Node, depth int) error {
@@ -129,7 +134,7 @@ func (p *jsonParser) object(n *yaml.Node, depth int) error {
 	var seen map[string]int // key -> index in Content, built once an object is large
 	for {
 		if p.off >= len(p.data) || p.data[p.off] != '"' {
-			return p.errorf("invalid character %s looking for beginning of object key string", p.char())
+			return p.unexpected("looking for beginning of object key string")
 		}
 		k := p.node()
 		k.Kind, k.Tag, k.Style, k.Line, k.Column = yaml.ScalarNode, "!!str", yaml.DoubleQuotedStyle, p.line, p.off-p.lineStart+1
@@ -145,7 +150,7 @@ func (p *jsonParser) object(n *yaml.Node, depth int) error {
 		k.Value = s
 		p.skipSpace()
 		if p.off >= len(p.data) || p.data[p.off] != ':' {
-			return p.errorf("invalid character %s after object key", p.char())
+			return p.unexpected("after object key")
 		}
 		p.off++
 		p.skipSpace()
@@ -168,7 +173,7 @@ func (p *jsonParser) object(n *yaml.Node, depth int) error {
 			p.off++
 			return nil
 		}
-		return p.errorf("invalid character %s after object key:value pair", p.char())
+		return p.unexpected("after object key:value pair")
 	}
 }
 
@@ -219,7 +224,7 @@ func (p *jsonParser) array(n *yaml.Node, depth int) error {
 			p.off++
 			return nil
 		}
-		return p.errorf("invalid character %s after array element", p.char())
+		return p.unexpected("after array element")
 	}
 }
 

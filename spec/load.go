@@ -63,6 +63,9 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	}
 
 	b := newBuilder(d)
+	for _, o := range a.names {
+		b.overrides[o.ptr] = o.name
+	}
 	ops, operrs := b.listOperations()
 	errs = append(errs, operrs...)
 	r := newResolver(b, a, ops)
@@ -92,7 +95,8 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 }
 
 func newBuilder(d *document) *builder {
-	return &builder{d: d, byRef: make(map[string]*TypeRef), bySchema: make(map[*openapi3.Schema]*TypeRef), unions: make(map[string]*TypeRef)}
+	return &builder{d: d, byRef: make(map[string]*TypeRef), bySchema: make(map[*openapi3.Schema]*TypeRef),
+		unions: make(map[string]*TypeRef), overrides: make(map[string]string)}
 }
 
 func sorted(errs ErrorList) error {

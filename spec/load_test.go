@@ -1,13 +1,227 @@
 package spec
 
 import (
+	"errors"
+	"os"
+	"strings"
 	"testing"
 )
 
+// TestLoadThreads loads a small spec with every answer given and compares the whole IR.
 func TestLoadThreads(t *testing.T) {
 	api, err := Load("testdata/threads.yaml", "testdata/threads.writesafety.yaml", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Log(dumpAPI(api))
+	if got := dumpAPI(api); got != wantThreads {
+		t.Errorf("got:\n%s\nwant:\n%s", got, wantThreads)
+	}
+}
+
+const wantThreads = `package threads (Threads 1.0) from threads.yaml and threads.writesafety.yaml ledger=true
+type CreateThreadRequest kind=1 schema="" at testdata/threads.yaml:33:13
+  field Subject "subject" string required=true nullable=false readonly=false
+  field ExternalReference "external_reference" string required=false nullable=false readonly=false
+  field Metadata "metadata" map[string]string required=false nullable=false readonly=false
+type ListThreadsResponse kind=1 schema="" at testdata/threads.yaml:18:15
+  field Items "items" []Thread required=false nullable=false readonly=false
+type PostThreadsThreadIDMessagesRequest kind=1 schema="" at testdata/threads.yaml:72:13
+  field Text "text" string required=false nullable=false readonly=false
+type Thread kind=1 schema="Thread" at testdata/threads.yaml:100:5
+  field ID "id" string required=true nullable=false readonly=false
+  field Subject "subject" string required=false nullable=false readonly=false
+  field Status "status" ThreadStatus required=false nullable=false readonly=false
+  field CreatedAt "created_at" time.Time required=false nullable=false readonly=false
+  field Parent "parent" Thread required=false nullable=false readonly=false
+type ThreadStatus kind=2 schema="" at testdata/threads.yaml:106:9
+  const ThreadStatusOpen = "open" (string)
+  const ThreadStatusClosed = "closed" (string)
+op CreateThread = createThread POST /threads write=true at testdata/threads.yaml:24:5
+  body json application/json CreateThreadRequest required=true
+  response 201 "application/json" Thread
+  safety at testdata/threads.writesafety.yaml:4:3 effect=ambiguous receipt=true id="/id" retry=[ambiguous not_sent status_409 status_429] attempts=4 dedupe="ledger" uncertain=reconcile owner="support-ops" inherited=[]
+  key CreateThreadKey "escalation:{escalation_id}:{attempt}" fields=[{escalation_id EscalationID string} {attempt Attempt int64}] parts="escalation:"{EscalationID}":"{Attempt}
+  idempotency {Header:Idempotency-Key Query: Body: MaxLength:255 Window:24h0m0s}
+  reference {Body:/external_reference Query:}
+  lookup func="" op="ListThreads" params=[{reference {ref}}] found="/items/0" consistency=strong
+  compensate DeleteThread
+  credentials {RotationInvalidates:true}
+op DeleteThread = deleteThread DELETE /threads/{thread_id} write=true at testdata/threads.yaml:60:5
+  param ThreadID path "thread_id" string required=true style=simple explode=false
+  response 204 "" <nil>
+  safety at testdata/threads.writesafety.yaml:18:3 effect=idempotent receipt=false id="" retry=[ambiguous not_sent] attempts=3 dedupe="" uncertain=reconcile owner="" inherited=[]
+op GetThread = getThread GET /threads/{thread_id} write=false at testdata/threads.yaml:51:5
+  param ThreadID path "thread_id" string required=true style=simple explode=false
+  response 200 "application/json" Thread
+op ListThreads = listThreads GET /threads write=false at testdata/threads.yaml:7:5
+  param Limit query "limit" int32 required=false style=form explode=true
+  param Reference query "reference" string required=false style=form explode=true
+  response 200 "application/json" ListThreadsResponse
+op PostThreadsThreadIDMessages = POST /threads/{thread_id}/messages POST /threads/{thread_id}/messages write=true at testdata/threads.yaml:67:5
+  param ThreadID path "thread_id" string required=true style=simple explode=false
+  body form application/x-www-form-urlencoded PostThreadsThreadIDMessagesRequest required=false
+  response 202 "" <nil>
+  safety at testdata/threads.writesafety.yaml:22:3 effect=ambiguous receipt=false id="" retry=[] attempts=1 dedupe="" uncertain=reconcile owner="" inherited=[]
+  key PostThreadsThreadIDMessagesKey "{message_id}" fields=[{message_id MessageID string}] parts={MessageID}
+  lookup func="findMessage" op="" params=[] found="" consistency=eventual
+  inbox {Source:chat Retention:72h0m0s Order:any}
+excluded searchThreads: a read spelled as POST; not used at testdata/threads.writesafety.yaml:29:3
+`
+
+// TestLoadDefaults checks that defaults fill only what an entry leaves out, and say so.
+func TestLoadDefaults(t *testing.T) {
+	annot := `version: 1
+package: threads
+defaults:
+  effect: ambiguous
+  key: {fields: {request_id: string}, format: "{request_id}"}
+  response: {is: acknowledgement}
+  retry: {on: [not_sent], attempts: 2}
+  owner: oncall
+operations:
+  createThread:
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+exclude:
+  searchThreads: not used
+`
+	spec := mustRead(t, "testdata/threads.yaml")
+	api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, op := range api.Operations {
+		if op.Safety != nil {
+			got[op.ID] = strings.TrimSpace(dumpSafety(op.Safety))
+		}
+	}
+	want := map[string]string{
+		"createThread": `safety at ws.yaml:10:3 effect=ambiguous receipt=true id="/id" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect owner retry]
+  key CreateThreadKey "e:{escalation_id}" fields=[{escalation_id EscalationID string}] parts="e:"{EscalationID}`,
+		"deleteThread": `safety at ws.yaml:3:1 effect=ambiguous receipt=false id="" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
+  key DeleteThreadKey "{request_id}" fields=[{request_id RequestID string}] parts={RequestID}`,
+		"POST /threads/{thread_id}/messages": `safety at ws.yaml:3:1 effect=ambiguous receipt=false id="" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
+  key PostThreadsThreadIDMessagesKey "{request_id}" fields=[{request_id RequestID string}] parts={RequestID}`,
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s:\ngot  %s\nwant %s", id, got[id], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got safety for %d operations, want %d", len(got), len(want))
+	}
+}
+
+// TestLoadScope checks the include filter, the operations a lookup and a compensation pull into
+// scope, the package option and a name override.
+func TestLoadScope(t *testing.T) {
+	annot := `version: 1
+package: threads
+include: {operations: ["POST /threads"]}
+names: {"#/components/schemas/Thread": Conversation}
+operations:
+  createThread:
+    effect: compensatable
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
+    compensate: deleteThread
+  deleteThread:
+    effect: idempotent
+    response: {is: acknowledgement}
+`
+	api, err := LoadBytes("threads.yaml", mustRead(t, "testdata/threads.yaml"), "ws.yaml", []byte(annot), Options{Package: "support"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops, types []string
+	for _, op := range api.Operations {
+		ops = append(ops, op.GoName)
+	}
+	for _, ty := range api.Types {
+		types = append(types, ty.Name)
+	}
+	if got, want := strings.Join(ops, " "), "CreateThread DeleteThread GetThread"; got != want {
+		t.Errorf("operations: got %s, want %s", got, want)
+	}
+	if got, want := strings.Join(types, " "), "Conversation ConversationStatus CreateThreadRequest"; got != want {
+		t.Errorf("types: got %s, want %s", got, want)
+	}
+	if api.Package != "support" {
+		t.Errorf("package %q, want the option's support", api.Package)
+	}
+}
+
+// TestSpecDefects checks that a spec that cannot be loaded is refused with the place and the
+// defect.
+func TestSpecDefects(t *testing.T) {
+	const annot = "version: 1\npackage: x\n"
+	cases := []struct{ name, spec, want string }{
+		{"broken.json", "{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {,}\n}\n",
+			`broken.json:3:13: invalid character ',' looking for beginning of object key string`},
+		{"short.json", "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"x\"", `short.json:1:43: unexpected end of JSON input after object key:value pair`},
+		{"tabs.yaml", "openapi: 3.0.0\ninfo:\n\ttitle: x\n", `tabs.yaml:3:1: found character that cannot start any token`},
+		{"none.yaml", "title: x\n", `none.yaml:1:1: not an OpenAPI document: neither "openapi" nor "swagger" is set`},
+		{"old.yaml", "swagger: \"1.2\"\n", `old.yaml:1:10: unsupported swagger version "1.2" (want 2.0)`},
+		{"list.yaml", "- a\n", `list.yaml:1:1: not an OpenAPI document: the top level is not a mapping`},
+		{"refs.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Missing"}
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: "other.yaml#/Thing"}
+      responses:
+        "204": {description: ok}
+components:
+  schemas:
+    A:
+      properties:
+        $ref: {type: string}
+        example: {$ref: "#/components/schemas/Nope"}
+      example: {$ref: "#/not/checked"}
+`, `refs.yaml:11:30: unresolved reference "#/components/schemas/Missing": nothing in the file is at that path
+refs.yaml:16:28: reference "other.yaml#/Thing" leaves the file (only references inside it are allowed)
+refs.yaml:24:25: unresolved reference "#/components/schemas/Nope": nothing in the file is at that path`},
+		{"types.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      parameters: 5
+      responses: {"204": {description: ok}}
+`, `types.yaml:6:19: cannot construct !!int ` + "`5`" + ` into openapi3.Parameters in /paths/~1a/get/parameters`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := LoadBytes(c.name, []byte(c.spec), "ws.yaml", []byte(annot), Options{})
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("got %v, want an ErrorList", err)
+			}
+			if got := err.Error(); got != c.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
+			}
+		})
+	}
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

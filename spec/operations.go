@@ -224,6 +224,9 @@ func (b *builder) body(so *specOp) *Body {
 		at = b.refSite(rb.Ref)
 	}
 	ct, enc := pickMedia(rb.Value.Content)
+	if !rb.Value.Required && holdsNothing(rb.Value.Content[ct].Schema) {
+		return nil // Stripe declares such a body on every GET and DELETE: it carries nothing
+	}
 	body := &Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
 	if enc == BodyRaw {
 		body.Type = refBytes
@@ -232,6 +235,17 @@ func (b *builder) body(so *specOp) *Body {
 	so.bodySchema = rb.Value.Content[ct].Schema
 	body.Type = b.schemaRef(so.bodySchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
 	return body
+}
+
+// holdsNothing reports whether a body schema is an object that admits no property at all.
+func holdsNothing(s *openapi3.SchemaRef) bool {
+	if s == nil || s.Value == nil {
+		return false
+	}
+	v := s.Value
+	ap := v.AdditionalProperties
+	return v.Type.Is(openapi3.TypeObject) && len(v.Properties) == 0 && ap.Has != nil && !*ap.Has && ap.Schema == nil &&
+		len(v.AllOf) == 0 && len(v.OneOf) == 0 && len(v.AnyOf) == 0
 }
 
 // response picks the success response: the lowest 2xx with JSON content, else the lowest 2xx;

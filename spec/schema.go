@@ -66,6 +66,9 @@ func (b *builder) refSite(ref string) site {
 			name += "Response"
 		}
 	}
+	if o := b.overrides[ref]; o != "" {
+		name = o
+	}
 	at := site{ptr: ref, name: name}
 	ptr := frag
 	if b.d.v2 && len(segs) == 3 && segs[0] == "components" {

@@ -1,0 +1,188 @@
+package spec
+
+import (
+	"bytes"
+	"errors"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// corpusDir returns the shared folder of real provider specs (beside the repository), or skips
+// the test when it is absent.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+	corpus := filepath.Join(dir, "..", "shared", "corpus", "specs")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skipf("corpus of real specs not found at ../shared/corpus/specs from the module root (%v): skipping", err)
+	}
+	return corpus
+}
+
+// corpusSpecs lists the corpus files.
+func corpusSpecs(t testing.TB) []string {
+	dir := corpusDir(t)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// squareDefect is how the corpus's Square spec is refused: it references a schema it does not
+// define (the first of several places).
+const squareDefect = `square.json:9946:21: unresolved reference "#/components/schemas/CatalogModifierToggleOverrideType": nothing in the file is at that path`
+
+// lenient answers every write the same way, so a whole spec loads.
+const lenient = `version: 1
+package: corpus
+defaults:
+  effect: idempotent
+  response: {is: acknowledgement}
+  retry: {on: [not_sent, ambiguous], attempts: 3}
+`
+
+// TestCorpus loads every real spec of the corpus into types and operations, and checks that
+// every name is a valid, unique Go identifier. Square is refused with the place of its defect.
+func TestCorpus(t *testing.T) {
+	for _, path := range corpusSpecs(t) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			data := mustRead(t, path)
+			api, err := LoadBytes(name, data, "ws.yaml", []byte(lenient), Options{})
+			if name == "square.json" {
+				var list ErrorList
+				if !errors.As(err, &list) || list[0].Error() != squareDefect {
+					t.Fatalf("got %v\nwant first %s", err, squareDefect)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(api.Operations) == 0 || len(api.Types) == 0 {
+				t.Fatalf("%d operations, %d types", len(api.Operations), len(api.Types))
+			}
+			checkNames(t, api)
+			t.Logf("%d operations, %d types", len(api.Operations), len(api.Types))
+		})
+	}
+}
+
+// checkNames fails the test for any name of the IR that is not an exported Go identifier or is
+// not unique where it must be.
+func checkNames(t *testing.T, api *API) {
+	t.Helper()
+	ident := func(what, name string) {
+		if !token.IsIdentifier(name) || !token.IsExported(name) {
+			t.Errorf("%s %q is not an exported Go identifier", what, name)
+		}
+	}
+	unique := func(what string, seen map[string]bool, name string) {
+		ident(what, name)
+		if seen[name] {
+			t.Errorf("%s %q is not unique", what, name)
+		}
+		seen[name] = true
+	}
+	pkg := map[string]bool{"Client": true, "NewClient": true}
+	methods := map[string]bool{"Runtime": true, "Resume": true}
+	for _, op := range api.Operations {
+		unique("operation", methods, op.GoName)
+		unique("key type", pkg, op.GoName+"Key")
+		unique("params type", pkg, op.GoName+"Params")
+		fields := map[string]bool{}
+		for _, p := range op.Params {
+			unique("parameter of "+op.GoName, fields, p.GoName)
+		}
+	}
+	for _, ty := range api.Types {
+		unique("type", pkg, ty.Name)
+		fields, variants := map[string]bool{}, map[string]bool{}
+		for _, f := range ty.Fields {
+			unique("field of "+ty.Name, fields, f.GoName)
+		}
+		for _, v := range ty.Variants {
+			unique("variant of "+ty.Name, variants, v.GoName)
+		}
+	}
+	for _, ty := range api.Types {
+		for _, v := range ty.Enum {
+			unique("constant", pkg, v.GoName)
+		}
+	}
+}
+
+// TestScaffoldCorpus runs writegen init on every corpus spec: the output is the same on every
+// run, lists every write, and is refused untouched, for its TODOs only.
+func TestScaffoldCorpus(t *testing.T) {
+	for _, path := range corpusSpecs(t) {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			out, err := Scaffold(path, "")
+			if name == "square.json" {
+				if err == nil || !strings.Contains(err.Error(), "square.json:9946:21: unresolved reference") {
+					t.Fatalf("got %v, want the unresolved reference", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Scaffold(path, "")
+			if err != nil || !bytes.Equal(out, again) {
+				t.Fatalf("a second run differs (err %v)", err)
+			}
+			api, err := LoadBytes(name, mustRead(t, path), "ws.yaml", []byte(lenient), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			writes := 0
+			for _, op := range api.Operations {
+				if op.Write {
+					writes++
+					if !bytes.Contains(out, []byte("\n  "+yamlKey(op.ID)+": # ")) {
+						t.Errorf("scaffold does not list %s", op.ID)
+					}
+				}
+			}
+			_, err = LoadBytes(name, mustRead(t, path), "ws.yaml", out, Options{})
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("untouched scaffold: got %v, want refused", err)
+			}
+			todo := map[string]bool{}
+			for _, e := range list {
+				if !strings.Contains(e.Msg, "placeholder left by writegen init") {
+					t.Errorf("untouched scaffold refused for another reason: %v", e)
+				}
+				todo[e.Operation] = true
+			}
+			if len(todo) != writes {
+				t.Errorf("%d operations with TODOs, want all %d writes", len(todo), writes)
+			}
+		})
+	}
+}
