@@ -82,12 +82,8 @@ func member(doc []byte, i int, name string) (int, bool) {
 		if match {
 			return i, true
 		}
-		if i, ok = skipValue(doc, i); !ok {
+		if i, ok = skipMember(doc, i); !ok {
 			return 0, false
-		}
-		i = skipSpace(doc, i)
-		if i < len(doc) && doc[i] == ',' {
-			i = skipSpace(doc, i+1)
 		}
 	}
 	return 0, false
@@ -106,15 +102,25 @@ func element(doc []byte, i int, tok string) (int, bool) {
 			return i, true
 		}
 		var ok bool
-		if i, ok = skipValue(doc, i); !ok {
+		if i, ok = skipMember(doc, i); !ok {
 			return 0, false
-		}
-		i = skipSpace(doc, i)
-		if i < len(doc) && doc[i] == ',' {
-			i = skipSpace(doc, i+1)
 		}
 	}
 	return 0, false
+}
+
+// skipMember returns the offset of what follows the value at i and its
+// comma, if any.
+func skipMember(doc []byte, i int) (int, bool) {
+	i, ok := skipValue(doc, i)
+	if !ok {
+		return 0, false
+	}
+	i = skipSpace(doc, i)
+	if i < len(doc) && doc[i] == ',' {
+		i = skipSpace(doc, i+1)
+	}
+	return i, true
 }
 
 // skipValue returns the offset just past the value at i.

@@ -135,6 +135,10 @@ func TestParameters(t *testing.T) {
 		t.Errorf("query %s, want %s", r.Query.Encode(), want.Encode())
 	}
 	r.SetHeader("X-Count", 3)
+	r.SetHeader("X-Since", time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
+	if got := r.Header.Get("X-Since"); got != "2030-01-02T03:04:05Z" {
+		t.Errorf("time header %q", got)
+	}
 	r.AddCookie("a", "1")
 	r.AddCookie("b", true)
 	if r.Header.Get("X-Count") != "3" || r.Header.Get("Cookie") != "a=1; b=true" {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"bytes"
+	"encoding"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -204,29 +205,39 @@ func (r *Request) AddQuery(name string, v any, style string, explode bool) {
 // SetHeader sets the header name to v in the simple style. A nil value sets
 // nothing.
 func (r *Request) SetHeader(name string, v any) {
-	if _, ok := deref(v); !ok {
-		return
+	if s, ok := simple(v); ok {
+		r.header().Set(name, s)
 	}
-	if r.Header == nil {
-		r.Header = http.Header{}
-	}
-	r.Header.Set(name, strings.Join(paramList(v), ","))
 }
 
 // AddCookie adds the cookie name=v (simple style) to the Cookie header. A nil
 // value adds nothing.
 func (r *Request) AddCookie(name string, v any) {
-	if _, ok := deref(v); !ok {
+	s, ok := simple(v)
+	if !ok {
 		return
 	}
-	if r.Header == nil {
-		r.Header = http.Header{}
-	}
-	c := (&http.Cookie{Name: name, Value: strings.Join(paramList(v), ",")}).String()
-	if old := r.Header.Get("Cookie"); old != "" {
+	c := (&http.Cookie{Name: name, Value: s}).String()
+	if old := r.header().Get("Cookie"); old != "" {
 		c = old + "; " + c
 	}
 	r.Header.Set("Cookie", c)
+}
+
+// header returns r.Header, made if nil.
+func (r *Request) header() http.Header {
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	return r.Header
+}
+
+// simple formats v in the simple style; ok is false when v is nil.
+func simple(v any) (string, bool) {
+	if _, ok := deref(v); !ok {
+		return "", false
+	}
+	return strings.Join(paramList(v), ","), true
 }
 
 // deref follows pointers and interfaces; ok is false for nil.
@@ -303,8 +314,13 @@ func scalar(rv reflect.Value) string {
 	if !ok {
 		return ""
 	}
-	if s, ok := rv.Interface().(fmt.Stringer); ok {
-		return s.String()
+	switch v := rv.Interface().(type) {
+	case encoding.TextMarshaler: // time.Time as RFC 3339
+		if b, err := v.MarshalText(); err == nil {
+			return string(b)
+		}
+	case fmt.Stringer:
+		return v.String()
 	}
 	switch rv.Kind() {
 	case reflect.String:
