@@ -130,7 +130,8 @@ func TestParameters(t *testing.T) {
 	r.AddQuery("pp", []string{"a", "b"}, "pipeDelimited", false)
 	r.AddQuery("filter", filter{Status: "open"}, "deepObject", true)
 	r.AddQuery("m", map[string]int{"z": 1, "a": 2}, "form", true)
-	want := url.Values{"tag": {"a", "b"}, "ids": {"1,2"}, "sp": {"a b"}, "pp": {"a|b"}, "filter[status]": {"open"}, "a": {"2"}, "z": {"1"}}
+	r.AddQuery("since", time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), "deepObject", true)
+	want := url.Values{"tag": {"a", "b"}, "ids": {"1,2"}, "sp": {"a b"}, "pp": {"a|b"}, "filter[status]": {"open"}, "a": {"2"}, "z": {"1"}, "since": {"2030-01-02T03:04:05Z"}}
 	if r.Query.Encode() != want.Encode() {
 		t.Errorf("query %s, want %s", r.Query.Encode(), want.Encode())
 	}

@@ -2,8 +2,8 @@ package runtime
 
 import (
 	"bytes"
-	"encoding"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -175,7 +175,7 @@ func (r *Request) AddQuery(name string, v any, style string, explode bool) {
 	if r.Query == nil {
 		r.Query = url.Values{}
 	}
-	isObject := rv.Kind() == reflect.Map || rv.Kind() == reflect.Struct
+	isObject := !textual(rv) && (rv.Kind() == reflect.Map || rv.Kind() == reflect.Struct)
 	switch {
 	case style == "deepObject" && isObject:
 		l := paramList(v)
@@ -260,6 +260,9 @@ func paramList(v any) []string {
 	if !ok {
 		return nil
 	}
+	if textual(rv) {
+		return []string{scalar(rv)}
+	}
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
 		if rv.Type().Elem().Kind() == reflect.Uint8 && rv.Kind() == reflect.Slice {
@@ -306,6 +309,16 @@ func paramList(v any) []string {
 		return out
 	}
 	return []string{scalar(rv)}
+}
+
+// textual reports whether a value formats itself (time.Time, an enum with a
+// String method).
+func textual(rv reflect.Value) bool {
+	switch rv.Interface().(type) {
+	case encoding.TextMarshaler, fmt.Stringer:
+		return true
+	}
+	return false
 }
 
 // scalar formats one value.
