@@ -47,6 +47,9 @@ type answers struct {
 	id  string     // operation named; "" for defaults
 	at  *yaml.Node // the key naming the operation, or the "defaults" key
 	set map[string]*yaml.Node
+	// none holds the answers written as none (key, idempotency, reference): explicitly absent,
+	// overriding the defaults.
+	none map[string]bool
 
 	effect      Effect
 	key         *Key
@@ -223,6 +226,10 @@ func (p *annotParser) todos(root *yaml.Node) {
 }
 
 func hasTODO(s string) bool { return strings.Contains(s, "TODO") }
+
+// noneable are the answers that may be written as none: the operation has no business key, the
+// provider honours no idempotency key, the key is not stored at the provider.
+var noneable = map[string]bool{"key": true, "idempotency": true, "reference": true}
 
 // isNone reports whether an answer is the plain scalar none: an explicit "no" that overrides an
 // answer of the defaults block.
@@ -406,7 +413,7 @@ func (p *annotParser) include(n *yaml.Node) *include {
 
 // answers reads an operation entry or the defaults block.
 func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
-	a := &answers{id: id, at: k, set: make(map[string]*yaml.Node)}
+	a := &answers{id: id, at: k, set: make(map[string]*yaml.Node), none: make(map[string]bool)}
 	m := p.mapping(n, answerKeys...)
 	for name, kv := range m {
 		a.set[name] = kv[0]
@@ -417,6 +424,10 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 			continue
 		}
 		v := kv[1]
+		if isNone(v) && noneable[name] {
+			a.none[name] = true
+			continue
+		}
 		switch name {
 		case "effect":
 			s, _ := p.oneOf(v, "read_only", "idempotent", "reversible", "compensatable", "ambiguous")
@@ -424,9 +435,7 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 		case "key":
 			a.key = p.key(v)
 		case "idempotency":
-			if !isNone(v) { // none: the provider honours no key here, whatever the defaults say
-				a.idempotency = p.idempotency(v, a)
-			}
+			a.idempotency = p.idempotency(v, a)
 		case "reference":
 			a.reference = p.reference(v, a)
 		case "response":

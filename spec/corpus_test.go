@@ -14,9 +14,18 @@ import (
 // the test when it is absent.
 func corpusDir(t testing.TB) string {
 	t.Helper()
+	dir, err := findCorpus()
+	if err != nil {
+		t.Skipf("corpus of real specs not found at ../shared/corpus/specs from the module root (%v): skipping", err)
+	}
+	return dir
+}
+
+// findCorpus locates ../shared/corpus/specs from the module root.
+func findCorpus() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -24,15 +33,13 @@ func corpusDir(t testing.TB) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
+			return "", errors.New("no go.mod above the test's directory")
 		}
 		dir = parent
 	}
 	corpus := filepath.Join(dir, "..", "shared", "corpus", "specs")
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skipf("corpus of real specs not found at ../shared/corpus/specs from the module root (%v): skipping", err)
-	}
-	return corpus
+	_, err = os.Stat(corpus)
+	return corpus, err
 }
 
 // corpusSpecs lists the corpus files.

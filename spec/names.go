@@ -93,9 +93,10 @@ var symbolWords = map[rune]string{
 	'\\': "Backslash", '\'': "Quote", '"': "DQuote", '`': "Backquote", ' ': "Space", '_': "Underscore",
 }
 
-// literal spells s closer to how it is written than goName does: word separators become "_",
-// a sign before a digit is spelled (Plus, Minus), and so is any other symbol. It tells apart
-// names that goName makes equal ("JOYING_BOX", "JOYINGBOX"; "Etc/GMT+1", "Etc/GMT-1").
+// literal spells s closer to how it is written than goName does: "_", "-" and spaces become
+// "_", a sign before a digit is spelled (Plus, Minus), and so is any other symbol ("." is Dot).
+// It tells apart names that goName makes equal ("JOYING_BOX" and "JOYINGBOX", "issuing.card"
+// and "issuing_card", "DateCreated<" and "DateCreated").
 func literal(s string) string {
 	rs := []rune(s)
 	var b strings.Builder
@@ -112,7 +113,7 @@ func literal(s string) string {
 			i = j - 1
 		case (r == '+' || r == '-') && digitNext:
 			b.WriteString(symbolWords[r])
-		case r == '_' || r == '-' || r == '.' || r == '/' || r == ' ' || r == ':':
+		case r == '_' || r == '-' || r == ' ':
 			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
 				b.WriteByte('_')
 			}

@@ -200,7 +200,7 @@ func (r *resolver) safety(so *specOp) []*specOp {
 	effectNode := src.set["effect"]
 	if src := from("key"); src != nil && src.key != nil {
 		s.Key = cloneKey(src.key, op.GoName+"Key")
-	} else if src == nil && s.Effect != EffectIdempotent && s.Effect != EffectReadOnly && s.Effect != "" {
+	} else if (src == nil || src.none["key"]) && s.Effect != EffectIdempotent && s.Effect != EffectReadOnly && s.Effect != "" {
 		fail(at.at, "effect %s needs a key: the business key callers pass (key: {fields: ..., format: ...})", s.Effect)
 	}
 	if src := from("idempotency"); src != nil && src.idempotency != nil {
@@ -239,7 +239,7 @@ func (r *resolver) safety(so *specOp) []*specOp {
 		for _, rn := range src.retry {
 			s.Retry = append(s.Retry, rn.name)
 			switch {
-			case rn.name == "ambiguous" && s.Idempotency == nil && s.Effect != EffectIdempotent &&
+			case rn.name == "ambiguous" && s.Idempotency == nil && s.Effect != EffectIdempotent && s.Effect != EffectReadOnly &&
 				(s.Lookup == nil || s.Lookup.Consistency != Strong):
 				fail(rn.node, "retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent")
 			case rn.name == "status_409" && s.Idempotency == nil:
