@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,14 +55,19 @@ type lookupFunc func(ctx context.Context) (found bool, err error)
 
 // prepare builds the HTTP request of a logical call once.
 func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
-	u := c.base + r.Path
+	u := c.base
+	u.Path = c.prefix + r.Path
+	if strings.IndexByte(u.Path, '%') >= 0 {
+		u.RawPath = u.Path
+		var err error
+		if u.Path, err = url.PathUnescape(u.RawPath); err != nil {
+			return nil, fmt.Errorf("runtime: operation %q: path %q: %w", op.Name, r.Path, err)
+		}
+	}
 	if len(r.Query) > 0 {
-		u += "?" + r.Query.Encode()
+		u.RawQuery = r.Query.Encode()
 	}
-	hr, err := http.NewRequest(r.Method, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("runtime: operation %q: %w", op.Name, err)
-	}
+	hr := &http.Request{Method: r.Method, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host}
 	h := make(http.Header, len(c.cfg.header)+len(r.Header)+2)
 	for k, v := range c.cfg.header {
 		h[k] = v

@@ -13,7 +13,8 @@ import (
 // Client sends the operations of one provider. It is safe for concurrent
 // use. Build it with New; the zero value is not usable.
 type Client struct {
-	base   string       // base URL without a trailing slash
+	base   url.URL      // the base URL, its path without a trailing slash
+	prefix string       // base.EscapedPath(), prepended to every request's path
 	read   *http.Client // follows redirects
 	write  *http.Client // never follows redirects
 	cfg    config
@@ -139,8 +140,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	w := *cfg.http
 	w.CheckRedirect = noRedirect
+	prefix := strings.TrimSuffix(u.EscapedPath(), "/")
+	u.Path, u.RawPath = "", ""
 	return &Client{
-		base:   strings.TrimSuffix(baseURL, "/"),
+		base:   *u,
+		prefix: prefix,
 		read:   cfg.http,
 		write:  &w,
 		cfg:    cfg,

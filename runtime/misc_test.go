@@ -166,6 +166,25 @@ func TestPointerValue(t *testing.T) {
 	}
 }
 
+// TestRequestURL: paths are joined to the base path, escapes kept.
+func TestRequestURL(t *testing.T) {
+	var got atomic.Value
+	p := newProvider(t)
+	p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Method + " " + r.URL.RequestURI())
+		w.Write([]byte("{}"))
+	})
+	c := newTestClient(t, p.URL+"/v1/", newTestClock())
+	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
+	r.AddQuery("q", "ä&", "form", true)
+	if _, err := Read[Empty](context.Background(), c, listOp, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := "GET /v1/things/a%2Fb%20c/x?q=%C3%A4%26"; got.Load() != want {
+		t.Errorf("server saw %q, want %q", got.Load(), want)
+	}
+}
+
 func TestNew(t *testing.T) {
 	for _, u := range []string{"ftp://x", "http://", "http://x/?q=1", "::"} {
 		if _, err := New(u); err == nil {
