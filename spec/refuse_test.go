@@ -303,6 +303,33 @@ ws.yaml:15:3: names: "#/components/schemas/Post" names nothing in the spec`},
 		{"name override taken", annot(okCreate + okRest + `names:
   "#/components/schemas/Thread": CreateThreadKey
 `), `ws.yaml:14:3: names: "CreateThreadKey" is already the name of generated CreateThreadKey`},
+		{"key none on an ambiguous write", annot(`  createThread:
+    key: none
+defaults:
+  effect: ambiguous
+  key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+  idempotency: {header: Idempotency-Key}
+  response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:4:3: operation "createThread": effect ambiguous needs a key: the business key callers pass (key: {fields: ..., format: ...})`},
+		{"idempotency none overrides the defaults", annot(`  createThread:
+    idempotency: none
+defaults:
+  effect: ambiguous
+  key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+  idempotency: {header: Idempotency-Key}
+  response: {is: receipt, id: /id}
+  retry: {on: [status_409]}
+` + okRest), `ws.yaml:11:16: operation "createThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+		{"none is not an answer everywhere", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    response: none
+` + okRest), `ws.yaml:7:15: operation "createThread": response: want a mapping, found "none"`},
+		{"ambiguous retry of a read-only write", annot(`  createThread:
+    effect: read_only
+    key: none
+    retry: {on: [not_sent, ambiguous]}
+` + okRest), ""},
 		{"not yaml", "version: 1\noperations: [\n", `ws.yaml:3:1: did not find expected node content`},
 		{"empty", "", `ws.yaml: empty annotation file: want version: 1`},
 	}

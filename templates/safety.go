@@ -81,7 +81,7 @@ func safetyReport(api *spec.API) ([]byte, error) {
 		w := reportWrite{
 			Title:  cell(op.ID) + ": " + cell(op.Method+" "+op.Path),
 			Method: op.GoName,
-			Pos:    cell(s.Pos.String()),
+			Pos:    cell(spec.Pos{File: api.AnnotFile, Line: s.Pos.Line, Col: s.Pos.Col}.String()), // never the path as given
 		}
 		for i, q := range questions {
 			a := answers[i]
