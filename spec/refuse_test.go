@@ -325,6 +325,16 @@ defaults:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: none
 ` + okRest), `ws.yaml:7:15: operation "createThread": response: want a mapping, found "none"`},
+		{"read-only write with a response", annot(`  createThread:
+    effect: read_only
+    response: {is: acknowledgement}
+` + okRest), `ws.yaml:6:5: operation "createThread": a read_only operation answers like a read: leave response out`},
+		{"read-only write under a receipt default", annot(`  createThread: {effect: read_only, key: none}
+defaults:
+  effect: ambiguous
+  key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+  response: {is: receipt, id: /no/such/field}
+` + okRest), ""},
 		{"ambiguous retry of a read-only write", annot(`  createThread:
     effect: read_only
     key: none

@@ -217,13 +217,18 @@ func (r *resolver) safety(so *specOp) []*specOp {
 			r.checkBodyPointer(so, src.refBodyNode, "reference body", ref.Body)
 		}
 	}
-	if src := from("response"); src != nil {
+	if s.Effect == EffectReadOnly {
+		// A read answers with its body: it has no receipt, and a receipt of the defaults does not apply.
+		if entry != nil && entry.set["response"] != nil {
+			fail(entry.set["response"], "a read_only operation answers like a read: leave response out")
+		}
+	} else if src := from("response"); src != nil {
 		s.Receipt = src.respIs == "receipt"
 		s.IDPointer = src.respID
 		if s.Receipt && s.IDPointer != "" {
 			r.checkIDPointer(so, src.respIDNode, s.IDPointer)
 		}
-	} else if s.Effect != EffectReadOnly {
+	} else {
 		fail(at.at, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
 	}
 	var deps []*specOp
