@@ -138,5 +138,14 @@ func (r *Refresher) renew(ctx context.Context) error {
 	return nil
 }
 
-// Rotated reports whether the token of generation gen has been replaced.
-func (r *Refresher) Rotated(gen uint64) bool { return r.gen.Load() != gen }
+// Rotated reports whether the token of generation gen has been replaced, or
+// may have been: while a refresh is in flight, or its token waits to be
+// persisted, the provider may already have invalidated the old token.
+func (r *Refresher) Rotated(gen uint64) bool {
+	if r.gen.Load() != gen {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flight != nil || r.unsaved
+}

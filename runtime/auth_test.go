@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -191,6 +192,36 @@ func TestPromise21_Credentials(t *testing.T) {
 			t.Errorf("reason %q, err %v", r, err)
 		}
 	})
+	t.Run("refresh in flight under a keyed write", func(t *testing.T) {
+		// The 401 arrives while another caller's refresh has not returned:
+		// the provider may already have invalidated the token.
+		p := newProvider(t)
+		clk := newTestClock()
+		var cr credential
+		release := make(chan struct{})
+		refresh := func(ctx context.Context, rt string) (Token, error) {
+			<-release
+			return cr.refresh(ctx, rt)
+		}
+		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, refresh, cr.persist, WithRefreshClock(clk))
+		p.auth = func(tok string) int {
+			if tok != "access-1" {
+				return 0
+			}
+			clk.advance(2 * time.Hour)
+			go ts.Token(context.Background())
+			for !ts.refreshing() {
+				goruntime.Gosched()
+			}
+			return 401
+		}
+		clk.onSleep = func(int) { close(release) }
+		op := thingOp(withKey)
+		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
+		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || p.effectCount() != 1 {
+			t.Errorf("err %v, %d effects; want the write retried with the new token", err, p.effectCount())
+		}
+	})
 	t.Run("not rotated", func(t *testing.T) {
 		_, err := rotating(t, thingOp(withKey), false)
 		if !errors.Is(err, ErrRejected) || errors.Is(err, ErrUncertain) {
@@ -212,4 +243,11 @@ func (c *countingClock) Now() time.Time {
 		close(c.reached)
 	}
 	return c.testClock.Now()
+}
+
+// refreshing reports whether a refresh is under way.
+func (r *Refresher) refreshing() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.flight != nil
 }
