@@ -108,7 +108,8 @@ type provider struct {
 	auth        func(token string) int // status for an Authorization token, 0 = accept
 
 	read      chan struct{} // one value per write read under hang
-	release   chan struct{} // closed by a test to finish a slow commit
+	release   chan struct{} // closed by finishSlowCommit
+	releaseMu sync.Once
 	committed chan struct{} // closed when a slow commit is done
 
 	conns atomic.Int64
@@ -155,8 +156,12 @@ func newProvider(t *testing.T, script ...step) *provider {
 	}
 	p.Start()
 	t.Cleanup(p.Close)
+	t.Cleanup(p.finishSlowCommit)
 	return p
 }
+
+// finishSlowCommit lets a slow commit finish.
+func (p *provider) finishSlowCommit() { p.releaseMu.Do(func() { close(p.release) }) }
 
 func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)

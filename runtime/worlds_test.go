@@ -104,7 +104,7 @@ func TestPromise10_SlowCommit(t *testing.T) {
 		clk := newTestClock()
 		clk.onSleep = func(n int) {
 			if n == 2 { // after the 409: let the first attempt finish
-				close(p.release)
+				p.finishSlowCommit()
 				<-p.committed
 			}
 		}
