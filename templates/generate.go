@@ -13,7 +13,12 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"hash/fnv"
+	goruntime "runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/dave/jennifer/jen"
 	"golang.org/x/tools/imports"
@@ -51,28 +56,86 @@ func Generate(api *spec.API, opts Options) ([]File, error) {
 	if err != nil {
 		return nil, err
 	}
-	builders := []struct {
-		name  string
-		build func(*jen.File)
-	}{
-		{"client.go", g.client},
-		{"models.go", g.models},
-		{"operations.go", g.operations},
+	// Build every file first (the builders share the generator), then format them in parallel.
+	type source struct {
+		name string
+		file *jen.File
 	}
-	files := []File{{Name: SafetyReport, Data: report}}
-	for _, b := range builders {
+	var srcs []source
+	build := func(name string, emit func(*jen.File)) {
 		f := g.newFile()
-		b.build(f)
-		if len(g.errs) > 0 {
-			return nil, g.errs
-		}
-		data, err := render(b.name, f)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, File{Name: b.name, Data: data})
+		emit(f)
+		srcs = append(srcs, source{name, f})
 	}
+	build("client.go", g.client)
+	groups := modelGroups(api.Types)
+	for _, grp := range groups {
+		if grp.name != "models.go" {
+			build(grp.name, func(f *jen.File) { g.models(f, grp.types) })
+		}
+	}
+	build("operations.go", g.operations)
+	// models.go comes last: it holds the helpers the other files turned out to need.
+	rest := groups[len(groups)-1]
+	if rest.name == "models.go" || g.needUnion || g.needExtra {
+		build("models.go", func(f *jen.File) { g.models(f, rest.types); g.modelHelpers(f) })
+	}
+	if len(g.errs) > 0 {
+		return nil, g.errs
+	}
+	files := make([]File, len(srcs), len(srcs)+1)
+	errs := make([]error, len(srcs))
+	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, s := range srcs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			files[i].Name = s.name
+			files[i].Data, errs[i] = render(s.name, s.file)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	files = append(files, File{Name: SafetyReport, Data: report})
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Name, b.Name) })
 	return files, nil
+}
+
+// Models of an API with more than splitModels named types are spread over modelShards files,
+// models_0.go to models_7.go, by a hash of each type's name: the files are formatted in
+// parallel, none is too big for an editor, and a type never moves to another file when others
+// are added or removed. models.go then holds only the helpers.
+const (
+	splitModels = 1000
+	modelShards = 8
+)
+
+// modelGroup is the named types of one models file.
+type modelGroup struct {
+	name  string
+	types []*spec.Type
+}
+
+// modelGroups spreads types over the models files; the last group is always models.go.
+func modelGroups(types []*spec.Type) []modelGroup {
+	if len(types) <= splitModels {
+		return []modelGroup{{"models.go", types}}
+	}
+	groups := make([]modelGroup, modelShards+1)
+	for i := range modelShards {
+		groups[i].name = "models_" + strconv.Itoa(i) + ".go"
+	}
+	groups[modelShards].name = "models.go"
+	for _, t := range types {
+		h := fnv.New32a()
+		h.Write([]byte(t.Name))
+		i := h.Sum32() % modelShards
+		groups[i].types = append(groups[i].types, t)
+	}
+	return groups
 }
 
 // newFile returns an empty Go file of the package, with the generated-code header.

@@ -14,16 +14,27 @@ import (
 	"github.com/writegen/writegen/spec"
 )
 
-// writePackage writes files into a new directory under testdata (inside the module, so that the
-// generated code imports this module's runtime), with the named extra files copied from
-// testdata; the directory is removed when the test ends.
-func writePackage(t *testing.T, files []File, extra map[string]string) string {
+// tempRoot returns a new directory under testdata (inside the module, so that generated code
+// imports this module's runtime), removed when the test ends. The go command finds the packages
+// below it with tempRoot + "/...".
+func tempRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("testdata", "pkg-")
+	dir, err := os.MkdirTemp("testdata", "run-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return "./" + filepath.ToSlash(dir)
+}
+
+// writePackage writes files into a new directory under root, with the named extra files
+// copied from testdata, and returns the directory.
+func writePackage(t *testing.T, root string, files []File, extra map[string]string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(root, "pkg-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
 			t.Fatal(err)
@@ -60,7 +71,7 @@ func TestGeneratedSampleBehaves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := writePackage(t, files, map[string]string{"lookups.go": "lookups.go.txt", "sample_test.go": "sample_test.go.txt"})
+	dir := writePackage(t, tempRoot(t), files, map[string]string{"lookups.go": "lookups.go.txt", "sample_test.go": "sample_test.go.txt"})
 	goCmd(t, "vet", dir)
 	goCmd(t, "test", "-count=1", dir)
 }
@@ -123,7 +134,7 @@ func TestHostileText(t *testing.T) {
 			}
 		}
 	}
-	dir := writePackage(t, files, map[string]string{"lookups.go": "lookups.go.txt"})
+	dir := writePackage(t, tempRoot(t), files, map[string]string{"lookups.go": "lookups.go.txt"})
 	goCmd(t, "vet", dir)
 }
 

@@ -85,7 +85,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(onErr...))
 
 	res := func() *jen.Statement { return jen.Id("res") }
-	found, err := g.walk(res, read.Response.Type, true, l.Found)
+	found, err := g.walk(res, read.Response.Type, !nilable(read.Response.Type), l.Found)
 	if err != "" {
 		fail("found %s: %s", l.Found, err)
 		return

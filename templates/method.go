@@ -62,8 +62,8 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 //		})
 //	}
 //
-// A read (an unkeyed write calls runtime.Do instead; without a response body only the error is
-// returned):
+// A read (an unkeyed write calls runtime.Do instead; a slice or a map is returned as it is, not
+// through a pointer; without a response body only the error is returned):
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 //		req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("id", params.ID))
@@ -119,10 +119,17 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		}
 		body, _ = g.request(op, false, fail)
 		run := rt(fn).Types(T).Call(jen.Id("ctx"), jen.Id("c").Dot("rt"), jen.Id(g.local[op]+"Op"), jen.Id("req"))
-		if hasResult(op) {
+		switch {
+		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
+			results = []jen.Code{T, jen.Error()}
+			body = append(body,
+				jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(run),
+				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Op("*").Id("res"), jen.Nil()))
+		case hasResult(op):
 			results = []jen.Code{jen.Op("*").Add(T), jen.Error()}
 			body = append(body, jen.Return(run))
-		} else {
+		default:
 			results = []jen.Code{jen.Error()}
 			body = append(body, jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run), jen.Return(jen.Err()))
 		}

@@ -11,9 +11,9 @@ import (
 	"github.com/writegen/writegen/spec"
 )
 
-// models emits every named type of the API, in the IR's order.
-func (g *generator) models(f *jen.File) {
-	for _, t := range g.api.Types {
+// models emits the named types, in the IR's order.
+func (g *generator) models(f *jen.File, types []*spec.Type) {
+	for _, t := range types {
 		switch t.Kind {
 		case spec.KindStruct:
 			g.structType(f, t)
@@ -27,6 +27,13 @@ func (g *generator) models(f *jen.File) {
 		default:
 			g.fail(t.Pos, "", "type %s: unknown kind %d", t.Name, t.Kind)
 		}
+	}
+}
+
+// modelHelpers emits the helpers the models used.
+func (g *generator) modelHelpers(f *jen.File) {
+	if g.needUnion {
+		unionHelpers(f)
 	}
 	if g.needExtra {
 		extraHelpers(f)
@@ -59,7 +66,11 @@ func describe(r *spec.TypeRef) string {
 //		Title *string `json:"title,omitempty"`
 //	}
 func (g *generator) structType(f *jen.File, t *spec.Type) {
-	typeDoc(f, t, "is the "+schemaName(t)+" object.")
+	what := "is an inline object."
+	if t.SchemaName != "" {
+		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
+	}
+	typeDoc(f, t, what)
 	fields := make([]jen.Code, 0, len(t.Fields)+1)
 	for _, fl := range t.Fields {
 		if !validTagName(fl.Name) {
@@ -216,14 +227,6 @@ func (g *generator) enumType(f *jen.File, t *spec.Type) {
 	f.Line()
 	f.Comment("// The values of " + t.Name + ".")
 	f.Const().Defs(values...)
-}
-
-// schemaName is how a comment names the schema of t.
-func schemaName(t *spec.Type) string {
-	if t.SchemaName == "" {
-		return "inline"
-	}
-	return strconv.Quote(oneLine(t.SchemaName))
 }
 
 // validTagName reports whether encoding/json accepts name as the name in a json tag (its

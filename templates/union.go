@@ -9,22 +9,26 @@ import (
 	"github.com/writegen/writegen/spec"
 )
 
-// unionType emits a union (oneOf, anyOf) as a struct holding the JSON it was given, with an
-// accessor and a setter per variant:
+// unionType emits a union (oneOf, anyOf) as a struct embedding union, which holds the JSON it
+// was given (and gives it MarshalJSON, UnmarshalJSON and Raw), with an accessor and a setter
+// per variant:
 //
 //	type PaymentSource struct {
-//		raw json.RawMessage
+//		union
 //	}
 //
-//	func (u PaymentSource) MarshalJSON() ([]byte, error)
-//	func (u *PaymentSource) UnmarshalJSON(data []byte) error
-//	func (u PaymentSource) Raw() json.RawMessage
-//	func (u PaymentSource) AsCard() (*Card, error)
-//	func (u *PaymentSource) FromCard(v Card) error
+//	func (u PaymentSource) AsCard() (*Card, error) {
+//		return unionAs[Card](u.union)
+//	}
+//
+//	func (u *PaymentSource) FromCard(v Card) error {
+//		return u.set(v)
+//	}
 //
 // A discriminated union also gets Discriminator() (string, error) and Value() (any, error),
 // which decodes the variant the discriminator names.
 func (g *generator) unionType(f *jen.File, t *spec.Type) {
+	g.needUnion = true
 	names := make([]string, len(t.Variants))
 	for i, v := range t.Variants {
 		names[i] = describe(v.Type)
@@ -32,48 +36,18 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	typeDoc(f, t, "is one of: "+strings.Join(names, ", ")+".")
 	f.Comment("//")
 	f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
-	f.Type().Id(t.Name).Struct(jen.Id("raw").Qual("encoding/json", "RawMessage"))
-
-	recv := func() *jen.Statement { return jen.Params(jen.Id("u").Id(t.Name)) }
-	recvPtr := func() *jen.Statement { return jen.Params(jen.Id("u").Op("*").Id(t.Name)) }
-	ifErr := func(ret ...jen.Code) *jen.Statement {
-		return jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(ret...))
-	}
-
-	f.Line()
-	f.Comment("// MarshalJSON returns the JSON the union holds, or null when it holds none.")
-	f.Func().Add(recv()).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.If(jen.Id("u").Dot("raw").Op("==").Nil()).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil())),
-		jen.Return(jen.Id("u").Dot("raw"), jen.Nil()),
-	)
-	f.Line()
-	f.Comment("// UnmarshalJSON keeps a copy of data.")
-	f.Func().Add(recvPtr()).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Id("u").Dot("raw").Op("=").Append(jen.Qual("encoding/json", "RawMessage").Call(jen.Nil()), jen.Id("data").Op("...")),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
-	f.Comment("// Raw returns the JSON the union holds.")
-	f.Func().Add(recv()).Id("Raw").Params().Qual("encoding/json", "RawMessage").Block(jen.Return(jen.Id("u").Dot("raw")))
-
+	f.Type().Id(t.Name).Struct(jen.Id("union"))
 	for _, v := range t.Variants {
 		vt := describe(v.Type)
 		f.Line()
 		f.Comment("// As" + v.GoName + " decodes the union as " + vt + ".")
-		f.Func().Add(recv()).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
-			jen.Var().Id("v").Add(goType(v.Type)),
-			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err()),
-			),
-			jen.Return(jen.Op("&").Id("v"), jen.Nil()),
+		f.Func().Params(jen.Id("u").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
+			jen.Return(jen.Id("unionAs").Types(goType(v.Type)).Call(jen.Id("u").Dot("union"))),
 		)
 		f.Line()
 		f.Comment("// From" + v.GoName + " sets the union to v.")
-		f.Func().Add(recvPtr()).Id("From"+v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
-			jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("v")),
-			ifErr(jen.Err()),
-			jen.Id("u").Dot("raw").Op("=").Id("data"),
-			jen.Return(jen.Nil()),
+		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("From" + v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
+			jen.Return(jen.Id("u").Dot("set").Call(jen.Id("v"))),
 		)
 	}
 	if t.Discriminator != "" {
@@ -81,9 +55,55 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	}
 }
 
+// unionHelpers emits the type every union embeds and its helpers.
+func unionHelpers(f *jen.File) {
+	json := func(name string) *jen.Statement { return jen.Qual("encoding/json", name) }
+	f.Line()
+	f.Comment("// union holds the JSON of a oneOf or anyOf value; every union type embeds it.")
+	f.Type().Id("union").Struct(jen.Id("raw").Add(json("RawMessage")))
+	f.Line()
+	f.Comment("// MarshalJSON returns the JSON the union holds, or null when it holds none.")
+	f.Func().Params(jen.Id("u").Id("union")).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.If(jen.Id("u").Dot("raw").Op("==").Nil()).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil())),
+		jen.Return(jen.Id("u").Dot("raw"), jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// UnmarshalJSON keeps a copy of data.")
+	f.Func().Params(jen.Id("u").Op("*").Id("union")).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+		jen.Id("u").Dot("raw").Op("=").Append(json("RawMessage").Call(jen.Nil()), jen.Id("data").Op("...")),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// Raw returns the JSON the union holds.")
+	f.Func().Params(jen.Id("u").Id("union")).Id("Raw").Params().Add(json("RawMessage")).Block(jen.Return(jen.Id("u").Dot("raw")))
+	f.Line()
+	f.Comment("// set sets the union to the JSON encoding of v.")
+	f.Func().Params(jen.Id("u").Op("*").Id("union")).Id("set").Params(jen.Id("v").Any()).Error().Block(
+		jen.List(jen.Id("data"), jen.Err()).Op(":=").Add(json("Marshal")).Call(jen.Id("v")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Id("u").Dot("raw").Op("=").Id("data"),
+		jen.Return(jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// unionAs decodes the JSON u holds as a T.")
+	f.Func().Id("unionAs").Types(jen.Id("T").Any()).Params(jen.Id("u").Id("union")).Params(jen.Op("*").Id("T"), jen.Error()).Block(
+		jen.Id("v").Op(":=").New(jen.Id("T")),
+		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("u").Dot("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Err()),
+		),
+		jen.Return(jen.Id("v"), jen.Nil()),
+	)
+}
+
 // discriminated emits the methods of a union that names its variant in a property:
 //
-//	func (u Pet) Discriminator() (string, error) // the "petType" property
+//	func (u Pet) Discriminator() (string, error) {
+//		var v struct {
+//			Tag string `json:"petType"`
+//		}
+//		...
+//	}
+//
 //	func (u Pet) Value() (any, error) {
 //		tag, err := u.Discriminator()
 //		...

@@ -1,0 +1,71 @@
+// Writegen generates a Go client for an HTTP API from its OpenAPI document and a reviewed
+// write-safety annotation file, in which every write operation declares what happens when its
+// outcome is unknown: a timeout, a reset connection, an EOF.
+//
+// Usage:
+//
+//	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME]
+//	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME]
+//	writegen init     -spec FILE [-package NAME] > writesafety.yaml
+//	writegen ledger   list|resolve ...
+//	writegen version
+//
+// In a connector repository, pin the version with "go get -tool github.com/writegen/writegen/cmd/writegen"
+// and generate with a line such as
+//
+//	//go:generate go tool writegen generate -spec api.yaml -annotations writesafety.yaml -out support
+//
+// # generate
+//
+// Generate reads the spec (OpenAPI 3.0 or 3.1, or Swagger 2.0; YAML or JSON) and the annotation
+// file, checks them, and writes one Go package into DIR:
+//
+//   - client.go: Client, NewClient and, when a write is deduplicated in the ledger, Resume;
+//   - models.go: the schemas as Go types (an API with more than a thousand types spreads them over
+//     models_0.go to models_7.go by a hash of their names);
+//   - operations.go: one method per operation; each write takes its own business key type,
+//     declares its retry set as a constant and calls the lookup its annotation names;
+//   - WRITE_SAFETY.md: the answers of the annotation file, one table per write, for reviewers.
+//
+// The output is byte-identical from run to run and gofmt- and vet-clean. Writegen writes every
+// file or none: the files are written into a temporary directory beside DIR, then renamed into
+// place; generated files of an earlier run that are no longer generated are removed. Files that
+// writegen did not write (those without its "Code generated" header, such as the lookups a
+// person writes by hand) are never touched, and one with the name of a generated file is an
+// error.
+//
+// Generation refuses, naming the file, line, column and operation of each defect:
+//
+//   - a write operation in scope with neither an entry (nor defaults) nor an exclude reason;
+//   - a retry on "ambiguous" for a write that has no idempotency key, no strongly consistent
+//     lookup and is not idempotent: such a retry can duplicate the effect;
+//   - a receipt whose id pointer does not resolve in the 2xx response schema;
+//   - a lookup that names no operation, or a write; a compensation that names no operation, or
+//     one without answers of its own;
+//   - key format placeholders that do not match the key fields; an unknown field anywhere;
+//   - a TODO left by writegen init.
+//
+// # check
+//
+// Check does everything generate checks, writes nothing, and also fails when DIR does not hold
+// exactly what generate would write, listing each stale, missing or extra file. Run it in CI to
+// catch generated code that was edited by hand or not regenerated.
+//
+// # init
+//
+// Init prints an annotation file for the spec: every write operation, with what the spec
+// reveals already answered (a declared idempotency header, a 201 or 202, an id field) and TODO
+// wherever a person must answer. Generate refuses the file while a TODO is left.
+//
+// # ledger
+//
+// Ledger lists the writes whose outcome is uncertain and records how a person resolved them;
+// run "writegen ledger -h" for its flags.
+//
+// # Exit status
+//
+// 0 on success, 1 when the inputs are refused or defective (or check finds DIR stale), 2 on a
+// usage error. Errors are printed on standard error as
+//
+//	writegen: FILE:LINE:COL: operation "ID": what is wrong
+package main

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
+// writesafety.yaml are the inputs; want/ is the whole package that writegen generate must
+// write, or stderr.txt is what it must print when it refuses the inputs. A lookups.go.txt
+// beside them is the part of the package a person writes by hand (a lookup), added when the
+// package is compiled.
+//
+// After a deliberate change of the generated code, rewrite want/ and stderr.txt with
+//
+//	go test ./cmd/writegen -run Golden -update
+//
+// and review the diff before committing it.
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// goldenRoot is testdata/golden, from this package's directory.
+func goldenRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "..", "testdata", "golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// goldenCases lists the case directories.
+func goldenCases(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(goldenRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, e := range entries {
+		if e.IsDir() {
+			cases = append(cases, e.Name())
+		}
+	}
+	if len(cases) == 0 {
+		t.Fatal("no golden cases")
+	}
+	return cases
+}
+
+// readTree reads every file of dir by name; a missing dir is empty.
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = data
+	}
+	return files
+}
+
+// diffTrees reports every difference between the generated tree and the golden one.
+func diffTrees(t *testing.T, got, want map[string][]byte) {
+	t.Helper()
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	for n := range got {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		g, gok := got[n]
+		w, wok := want[n]
+		switch {
+		case !gok:
+			t.Errorf("%s: not generated", n)
+		case !wok:
+			t.Errorf("%s: generated, not in want/", n)
+		case !bytes.Equal(g, w):
+			gl, wl := strings.Split(string(g), "\n"), strings.Split(string(w), "\n")
+			i := 0
+			for i < len(gl) && i < len(wl) && gl[i] == wl[i] {
+				i++
+			}
+			line := func(l []string) string {
+				if i < len(l) {
+					return l[i]
+				}
+				return "(end of file)"
+			}
+			t.Errorf("%s differs from line %d:\n got: %s\nwant: %s", n, i+1, line(gl), line(wl))
+		}
+	}
+}
+
+// TestGolden runs writegen generate on every case, in process, and compares the whole output
+// tree with want/ (or what it prints with stderr.txt). It then runs writegen check against
+// want/, which generates again: the output must be byte-identical from run to run.
+func TestGolden(t *testing.T) {
+	root := goldenRoot(t)
+	for _, name := range goldenCases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(filepath.Join(root, name))
+			out := filepath.Join(t.TempDir(), "pkg")
+			if *update {
+				out = "want"
+			}
+			args := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", out}
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"generate"}, args...), &stdout, &stderr)
+			if *update {
+				rewrite(t, code, stderr.Bytes())
+			}
+			wantErr, err := os.ReadFile("stderr.txt")
+			refused := err == nil
+			switch {
+			case refused && code != exitRefused:
+				t.Fatalf("generate: exit %d, want %d (refused)", code, exitRefused)
+			case refused:
+				if got := stderr.String(); got != string(wantErr) {
+					t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
+				}
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("a refused run left %s behind", out)
+				}
+				return
+			case code != exitOK:
+				t.Fatalf("generate: exit %d:\n%s", code, stderr.Bytes())
+			}
+			if stdout.Len() > 0 || stderr.Len() > 0 {
+				t.Errorf("generate printed %q %q", stdout.Bytes(), stderr.Bytes())
+			}
+			diffTrees(t, readTree(t, out), readTree(t, "want"))
+			stderr.Reset()
+			check := append([]string{"check"}, args...)
+			check[len(check)-1] = "want"
+			if code := run(context.Background(), check, &stdout, &stderr); code != exitOK {
+				t.Errorf("check against want/: exit %d:\n%s", code, stderr.Bytes())
+			}
+		})
+	}
+}
+
+// rewrite updates the golden files of the case in the working directory after a generate that
+// wrote into want/ and ended with code, having printed stderr.
+func rewrite(t *testing.T, code int, stderr []byte) {
+	t.Helper()
+	var err error
+	switch code {
+	case exitOK:
+		err = os.Remove("stderr.txt")
+	case exitRefused:
+		if err = os.RemoveAll("want"); err == nil {
+			err = os.WriteFile("stderr.txt", stderr, 0o644)
+		}
+	default:
+		t.Fatalf("generate: exit %d:\n%s", code, stderr)
+	}
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+}
+
+// TestGoldenPackagesCompile vets every golden package, with its hand-written lookups, with the
+// go command: the packages must compile and be vet-clean. They are copied into a temporary
+// directory inside the module so that they import this module's runtime.
+func TestGoldenPackagesCompile(t *testing.T) {
+	root := goldenRoot(t)
+	module := filepath.Join(root, "..", "..")
+	tmp, err := os.MkdirTemp(filepath.Join(module, "testdata"), "vet-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmp) })
+	n := 0
+	for _, name := range goldenCases(t) {
+		want := readTree(t, filepath.Join(root, name, "want"))
+		if len(want) == 0 {
+			continue
+		}
+		if lookups, err := os.ReadFile(filepath.Join(root, name, "lookups.go.txt")); err == nil {
+			want["lookups.go"] = lookups
+		}
+		dir := filepath.Join(tmp, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for file, data := range want {
+			if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no golden package")
+	}
+	rel, err := filepath.Rel(module, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "vet", "./"+filepath.ToSlash(rel)+"/...")
+	cmd.Dir = module
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go vet of the golden packages: %v\n%s", err, out)
+	}
+}

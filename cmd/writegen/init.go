@@ -1,0 +1,30 @@
+package main
+
+import (
+	"io"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// runInit is "writegen init": it prints an annotation file for the spec, with a TODO wherever a
+// person must answer.
+func runInit(args []string, stdout, stderr io.Writer) int {
+	var specPath, pkg string
+	fs := newFlagSet("init", "-spec FILE [-package NAME] > writesafety.yaml", stderr)
+	fs.StringVar(&specPath, "spec", "", "the OpenAPI document (3.0, 3.1 or Swagger 2.0, YAML or JSON)")
+	fs.StringVar(&pkg, "package", "", "the Go package name (default: from the spec's file name)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if specPath == "" {
+		return usageError(fs, "-spec is required")
+	}
+	data, err := spec.Scaffold(specPath, pkg)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if _, err := stdout.Write(data); err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
