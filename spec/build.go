@@ -33,7 +33,7 @@ type builder struct {
 func (b *builder) claimType(t *Type, want, key string, rank int) {
 	c := &nameClaim{Want: want, Key: key, Rank: rank, Got: &t.Name}
 	if i := strings.LastIndex(key, "/"); i >= 0 {
-		last := strings.NewReplacer("~1", "/", "~0", "~").Replace(key[i+1:])
+		last := unescapePointer(key[i+1:])
 		if g := goName(last); strings.HasSuffix(want, g) {
 			if prefix := want[:len(want)-len(g)]; prefix != "" {
 				c.Literal = prefix + literal(last)

@@ -245,11 +245,30 @@ func (d *document) resolvePointer(ptr string) (*yaml.Node, bool) {
 func splitPointer(ptr string) []string {
 	segs := strings.Split(ptr[1:], "/")
 	for i, s := range segs {
-		if strings.Contains(s, "~") {
-			segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
-		}
+		segs[i] = unescapePointer(s)
 	}
 	return segs
+}
+
+var (
+	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
+// escapePointer escapes one JSON pointer segment.
+func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return pointerEscaper.Replace(s)
+}
+
+// unescapePointer unescapes one JSON pointer segment.
+func unescapePointer(s string) string {
+	if !strings.Contains(s, "~") {
+		return s
+	}
+	return pointerUnescaper.Replace(s)
 }
 
 // step returns the child of n named by one pointer segment, or nil.

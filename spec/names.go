@@ -55,33 +55,37 @@ func joinWords(ws []string) string {
 // when a lower-case letter follows ("HTTPServer" -> "HTTP", "Server").
 func words(s string) []string {
 	var out []string
-	rs := []rune(s)
 	start := -1
-	for i, r := range rs {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+	var prev rune
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case !isAlnum(r):
 			if start >= 0 {
-				out = append(out, string(rs[start:i]))
+				out = append(out, s[start:i])
 				start = -1
 			}
-			continue
-		}
-		if start < 0 {
+		case start < 0:
 			start = i
-			continue
-		}
-		prev := rs[i-1]
-		lowerToUpper := unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev))
-		acronymEnd := unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1])
-		if lowerToUpper || acronymEnd {
-			out = append(out, string(rs[start:i]))
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			out = append(out, s[start:i])
 			start = i
+		case unicode.IsUpper(r) && unicode.IsUpper(prev):
+			if next, _ := utf8.DecodeRuneInString(s[i+w:]); unicode.IsLower(next) {
+				out = append(out, s[start:i])
+				start = i
+			}
 		}
+		prev = r
+		i += w
 	}
 	if start >= 0 {
-		out = append(out, string(rs[start:]))
+		out = append(out, s[start:])
 	}
 	return out
 }
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // symbolWords spell the characters that a name would otherwise lose, where they are all that
 // tells two names apart ("DateCreated<" and "DateCreated>", "!=" and "=").
@@ -98,32 +102,36 @@ var symbolWords = map[rune]string{
 // It tells apart names that goName makes equal ("JOYING_BOX" and "JOYINGBOX", "issuing.card"
 // and "issuing_card", "DateCreated<" and "DateCreated").
 func literal(s string) string {
-	rs := []rune(s)
 	var b strings.Builder
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		digitNext := i+1 < len(rs) && unicode.IsDigit(rs[i+1])
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		next, _ := utf8.DecodeRuneInString(s[i+w:])
 		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			j := i
-			for j < len(rs) && (unicode.IsLetter(rs[j]) || unicode.IsDigit(rs[j])) {
-				j++
+		case isAlnum(r):
+			j := i + w
+			for j < len(s) {
+				r, w := utf8.DecodeRuneInString(s[j:])
+				if !isAlnum(r) {
+					break
+				}
+				j += w
 			}
-			b.WriteString(joinWords(words(string(rs[i:j]))))
-			i = j - 1
-		case (r == '+' || r == '-') && digitNext:
+			b.WriteString(joinWords(words(s[i:j])))
+			w = j - i
+		case (r == '+' || r == '-') && unicode.IsDigit(next):
 			b.WriteString(symbolWords[r])
 		case r == '_' || r == '-' || r == ' ':
 			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
 				b.WriteByte('_')
 			}
 		default:
-			if w, ok := symbolWords[r]; ok {
-				b.WriteString(w)
+			if sw, ok := symbolWords[r]; ok {
+				b.WriteString(sw)
 			} else {
 				fmt.Fprintf(&b, "U%04X", r)
 			}
 		}
+		i += w
 	}
 	return strings.TrimSuffix(b.String(), "_")
 }

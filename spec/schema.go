@@ -43,13 +43,6 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 	return s
 }
 
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
-
 // refSite is the site a local reference points at. A component schema wants its own key as a Go
 // name; anything else is named from the last segment of the pointer.
 func (b *builder) refSite(ref string) site {
@@ -93,7 +86,7 @@ func componentName(ref string) string {
 	if !ok || strings.Contains(name, "/") {
 		return ""
 	}
-	return strings.NewReplacer("~1", "/", "~0", "~").Replace(name)
+	return unescapePointer(name)
 }
 
 // Builtin type references, shared: a TypeRef is never changed once built.
@@ -213,13 +206,11 @@ func primitive(s *openapi3.Schema) *TypeRef {
 }
 
 func nonNullTypes(s *openapi3.Schema) []string {
-	var out []string
-	for _, t := range s.Type.Slice() {
-		if t != "null" {
-			out = append(out, t)
-		}
+	types := s.Type.Slice()
+	if !slices.Contains(types, "null") {
+		return types
 	}
-	return out
+	return slices.DeleteFunc(slices.Clone(types), func(t string) bool { return t == "null" })
 }
 
 // nullable reports whether s admits null: nullable (3.0), a "null" type (3.1) or a null (or
