@@ -197,6 +197,9 @@ func TestGenerateRefuses(t *testing.T) {
 		{"lookup param missing", func(api *spec.API) {
 			find(api, "createThread").Safety.Lookup.Params[0].Name = "nope"
 		}, `writesafety.yaml:10:3: operation "createThread": lookup listThreads: has no parameter "nope"`},
+		{"key field BusinessKey", func(api *spec.API) {
+			find(api, "sendMessage").Safety.Key.Fields[0].GoName = "BusinessKey"
+		}, `writesafety.yaml:80:3: operation "sendMessage": key field request_id collides with the method BusinessKey`},
 		{"lookup func collides", func(api *spec.API) {
 			find(api, "createCharge").Safety.Lookup.Func = "GetThread"
 		}, `writesafety.yaml:60:3: operation "createCharge": lookup func GetThread collides with method GetThread at openapi.yaml:200:5`},

@@ -84,6 +84,13 @@ func (g *generator) checkNames() {
 		for _, v := range t.Enum {
 			pkg.declare(t.Pos, "", v.GoName, "enum value")
 		}
+		if t.AdditionalProperties != nil {
+			for _, f := range t.Fields {
+				if f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" {
+					g.fail(t.Pos, "", "type %s: field %s collides with its JSON method", t.Name, f.GoName)
+				}
+			}
+		}
 	}
 	for _, op := range g.api.Operations {
 		if hasParams(op) {
@@ -91,6 +98,11 @@ func (g *generator) checkNames() {
 		}
 		if s := op.Safety; s != nil && s.Key != nil {
 			pkg.declare(s.Pos, op.ID, s.Key.TypeName, "key type")
+			for _, f := range s.Key.Fields {
+				if f.GoName == "BusinessKey" {
+					g.fail(s.Pos, op.ID, "key field %s collides with the method BusinessKey", f.Name)
+				}
+			}
 		}
 		stem := lowerFirst(op.GoName)
 		g.local[op] = stem

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,20 +193,13 @@ func safetySummary(op *spec.Operation) string {
 // provider key is in scope as providerKey; usesKey reports whether the statements use it.
 // fail returns from the enclosing function after an error err.
 func (g *generator) request(op *spec.Operation, keyed bool, fail func() jen.Code) (stmts []jen.Code, usesKey bool) {
-	var idem *spec.Idempotency
-	var ref *spec.Reference
+	var bodies, queries []string
 	if keyed {
-		idem, ref = op.Safety.Idempotency, op.Safety.Reference
+		bodies, queries = keyPlaces(op.Safety)
 	}
 	// The provider key goes into the body before the body is encoded.
-	set := map[string]bool{}
-	for _, ptr := range []string{refBody(ref), idemBody(idem)} {
-		if ptr == "" || set[ptr] {
-			continue
-		}
-		set[ptr] = true
+	for _, ptr := range bodies {
 		stmts = append(stmts, g.setInBody(op, ptr)...)
-		usesKey = true
 	}
 	stmts = append(stmts, jen.Id("req").Op(":=").Add(rt("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))
 	for _, p := range op.Params {
@@ -227,45 +221,32 @@ func (g *generator) request(op *spec.Operation, keyed bool, fail func() jen.Code
 		}
 		stmts = append(stmts, g.passParam(p, add))
 	}
-	for _, name := range []string{idemQuery(idem), refQuery(ref)} {
-		if name != "" && !set["?"+name] {
-			set["?"+name] = true
-			stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(name), jen.Id("providerKey"), jen.Lit("form"), jen.True()))
-			usesKey = true
-		}
+	for _, name := range queries {
+		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(name), jen.Id("providerKey"), jen.Lit("form"), jen.True()))
 	}
 	if op.Body != nil {
 		stmts = append(stmts, g.encodeBody(op, fail)...)
 	}
-	return stmts, usesKey
+	return stmts, len(bodies)+len(queries) > 0
 }
 
-func refBody(r *spec.Reference) string {
-	if r == nil {
-		return ""
+// keyPlaces lists where a keyed write carries its provider key besides the header the runtime
+// sets: JSON pointers in the body and query parameters, for the idempotency key and then for
+// the reference, each place once.
+func keyPlaces(s *spec.Safety) (bodies, queries []string) {
+	add := func(list []string, place string) []string {
+		if place == "" || slices.Contains(list, place) {
+			return list
+		}
+		return append(list, place)
 	}
-	return r.Body
-}
-
-func refQuery(r *spec.Reference) string {
-	if r == nil {
-		return ""
+	if i := s.Idempotency; i != nil {
+		bodies, queries = add(bodies, i.Body), add(queries, i.Query)
 	}
-	return r.Query
-}
-
-func idemBody(i *spec.Idempotency) string {
-	if i == nil {
-		return ""
+	if r := s.Reference; r != nil {
+		bodies, queries = add(bodies, r.Body), add(queries, r.Query)
 	}
-	return i.Body
-}
-
-func idemQuery(i *spec.Idempotency) string {
-	if i == nil {
-		return ""
-	}
-	return i.Query
+	return bodies, queries
 }
 
 // path returns the expression of op's path with its parameters expanded:

@@ -52,9 +52,9 @@ var keyInBodyOp = &runtime.Operation{
 func (c *Client) KeyInBody(ctx context.Context, key KeyInBodyKey, body KeyInBodyRequest) (*runtime.Receipt[Obj], error) {
 	return runtime.Write(ctx, c.rt, keyInBodyOp, key, runtime.Call[Obj]{
 		Request: func(providerKey string) (*runtime.Request, error) {
+			body.RequestID = &providerKey
 			body.Options = ptrCopy(body.Options)
 			body.Options.DedupeID = &providerKey
-			body.RequestID = &providerKey
 			req := runtime.NewRequest("POST", "/b")
 			if err := req.JSON(body); err != nil {
 				return nil, err
