@@ -18,9 +18,9 @@ type Fault uint8
 const (
 	// NoFault carries the write out and answers it.
 	NoFault Fault = iota
-	// LoseRequest drops the connection before anything commits.
+	// LoseRequest drops the connection before anything commits, without a byte of answer.
 	LoseRequest
-	// LoseResponse commits the write, then drops the connection.
+	// LoseResponse commits the write, then drops the connection in the middle of the answer.
 	LoseResponse
 	// SlowCommit drops the connection while the commit is still running. The commit finishes
 	// as soon as a request with the same key has been answered 409, or shortly after.
@@ -46,7 +46,8 @@ func (f Fault) String() string {
 	return "unknown fault"
 }
 
-// FaultFunc decides the fault of a write request: operation is the spec's operationId, key the
+// FaultFunc decides the fault of a write request that is to be carried out (a request answered
+// from its idempotency key meets none): operation is the spec's operationId, key the
 // Idempotency-Key header ("" when absent) and n counts the requests with this operation and key,
 // 1 for the first.
 type FaultFunc func(operation, key string, n int) Fault
@@ -116,10 +117,7 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 	s.mu.Lock()
 	s.stats.Requests++
 	s.arrivals[id]++
-	fault := s.faults(op, key, s.arrivals[id])
-	if s.rotate == nil && (fault == RotateToken || fault == RotateAfterCommit) {
-		fault = NoFault
-	}
+	n := s.arrivals[id]
 	var k *keyed
 	if key != "" {
 		if prev := s.keys[id]; prev != nil {
@@ -130,15 +128,21 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		k = &keyed{sum: sum, done: make(chan struct{}), release: make(chan struct{})}
 		s.keys[id] = k
 	}
-	if fault != NoFault {
-		s.stats.Faults[fault]++
-	}
 	s.mu.Unlock()
+
+	// Only a request that is carried out meets a fault: a repeat is answered from the key.
+	fault := s.faults(op, key, n)
+	if s.rotate == nil && (fault == RotateToken || fault == RotateAfterCommit) {
+		fault = NoFault
+	}
+	if fault != NoFault {
+		s.count(func(st *WriteStats) { st.Faults[fault]++ })
+	}
 
 	switch fault {
 	case LoseRequest:
 		s.forget(id, k)
-		drop(w)
+		drop(w, false)
 		return
 	case Unavailable:
 		s.forget(id, k)
@@ -160,13 +164,13 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 			}
 			s.finish(id, k, commit, body)
 		}()
-		drop(w)
+		drop(w, true)
 		return
 	}
 	status, resp := s.finish(id, k, commit, body)
 	switch fault {
 	case LoseResponse:
-		drop(w)
+		drop(w, true)
 	case RotateAfterCommit:
 		s.rotateDuring(w, r)
 	default:
@@ -268,11 +272,17 @@ func (s *writes) snapshot() WriteStats {
 	return st
 }
 
-// drop closes the connection without answering.
-func drop(w http.ResponseWriter) {
+// drop closes the connection without answering. With partial, the first bytes of a status line
+// go out first, as when a connection breaks while the answer is on its way: Go's transport then
+// reports the failure instead of quietly sending the request again on a new connection (which it
+// does for a request with an Idempotency-Key when a reused connection closes without a byte).
+func drop(w http.ResponseWriter, partial bool) {
 	conn, _, err := http.NewResponseController(w).Hijack()
 	if err != nil {
 		panic(http.ErrAbortHandler)
+	}
+	if partial {
+		conn.Write([]byte("HTTP/1.1 2"))
 	}
 	conn.Close()
 }

@@ -1,0 +1,462 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/writegen/writegen/generated_example/chat"
+	"github.com/writegen/writegen/generated_example/support"
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger"
+)
+
+// schema is the relay's own table; %s is the dialect's surrogate key column.
+const schema = `CREATE TABLE IF NOT EXISTS relay_escalations (
+	id              %s,
+	conversation_id TEXT   NOT NULL UNIQUE, -- one escalation per conversation
+	request_text    TEXT   NOT NULL,
+	status          TEXT   NOT NULL,        -- creating, active, uncertain, failed
+	thread_id       TEXT,                   -- the desk's id: an attribute, never identity
+	first_reply_id  TEXT,                   -- the desk's id of the reply relayed to the user
+	first_reply_at  BIGINT,
+	last_error      TEXT   NOT NULL DEFAULT '',
+	created_at      BIGINT NOT NULL,        -- microseconds since the Unix epoch
+	updated_at      BIGINT NOT NULL
+)`
+
+// The statements of the relay.
+const (
+	insertEscalation = `INSERT INTO relay_escalations (conversation_id, request_text, status, created_at, updated_at)
+VALUES ($1, $2, 'creating', $3, $3)
+ON CONFLICT (conversation_id) DO NOTHING`
+
+	selectEscalation = `SELECT id, COALESCE(thread_id, '') FROM relay_escalations WHERE conversation_id = $1`
+
+	selectEscalationFull = `SELECT id, status, COALESCE(thread_id, ''), COALESCE(first_reply_id, ''), last_error
+FROM relay_escalations WHERE conversation_id = $1`
+
+	recordThread = `UPDATE relay_escalations SET status = 'active', thread_id = $2, last_error = '', updated_at = $3
+WHERE id = $1 AND thread_id IS NULL`
+
+	recordStatus = `UPDATE relay_escalations SET status = $2, last_error = $3, updated_at = $4
+WHERE id = $1 AND thread_id IS NULL AND status <> $2`
+
+	// claimFirstReply picks the first reply of a conversation: only one UPDATE finds
+	// first_reply_id still NULL.
+	claimFirstReply = `UPDATE relay_escalations SET first_reply_id = $2, first_reply_at = $3, updated_at = $3
+WHERE conversation_id = $1 AND first_reply_id IS NULL
+RETURNING id`
+)
+
+// The operations of the outbox obligations, named after the generated methods that send them.
+const (
+	opPostMessage  = "postMessage"             // the user's request, into the thread
+	opPostToChat   = "postConversationMessage" // the first reply, into the conversation
+	openingPrefix  = "escalation-opening:"     // + escalation id
+	firstReplyPref = "escalation-first-reply:" // + escalation id
+)
+
+// Config configures a Relay.
+type Config struct {
+	// DB is the database of Ledger (see SQLite and Postgres).
+	DB     DB
+	Ledger *ledger.Ledger
+	// Support and Chat are the generated clients, built with Ledger.
+	Support *support.Client
+	Chat    *chat.Client
+	// ChatSecret and SupportSecret verify the webhooks ("whsec_" and base64).
+	ChatSecret, SupportSecret string
+	// Workers tunes the inbox and outbox workers (Name, Workers, Poll, Backoff, Logger).
+	Workers ledger.WorkerOptions
+	// ResumeEvery is how often writes left claimed (after a crash) are driven on; default a
+	// minute.
+	ResumeEvery time.Duration
+	// Clock stamps the relay's rows; default the system clock.
+	Clock runtime.Clock
+}
+
+// Relay relays escalations between the chat platform and the support desk.
+type Relay struct {
+	cfg     Config
+	chatIn  *ledger.Inbox
+	deskIn  *ledger.Inbox
+	outbox  *ledger.Outbox
+	handler http.Handler
+
+	mu    sync.Mutex
+	stats Stats
+}
+
+// Stats counts what a Relay did.
+type Stats struct {
+	Requests      int // escalation requests handled
+	Repeats       int // requests whose outcome our records already held: nothing sent for them
+	Threads       int // threads recorded on an escalation
+	FromLookup    int // of those, threads an earlier attempt created, found by searching the desk
+	FromLedger    int // of those, threads an earlier handler created, read from the ledger
+	Uncertain     int // escalations whose thread could not be settled
+	Failed        int // escalations the desk refused
+	Replies       int // reply events handled
+	FirstReplies  int // replies chosen as the answer and queued for delivery
+	LaterReplies  int // replies that came after the answer: not relayed
+	Sent          int // obligations delivered, receipt stored
+	SendUncertain int // obligations whose delivery could not be settled
+}
+
+// New creates the relay's table if needed and returns a relay.
+func New(ctx context.Context, cfg Config) (*Relay, error) {
+	if cfg.DB == nil || cfg.Ledger == nil || cfg.Support == nil || cfg.Chat == nil {
+		return nil, errors.New("relay: DB, Ledger, Support and Chat are required")
+	}
+	if cfg.ResumeEvery <= 0 {
+		cfg.ResumeEvery = time.Minute
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = systemClock{}
+	}
+	if err := migrate(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
+	r := &Relay{cfg: cfg}
+	var err error
+	if r.chatIn, err = r.inbox("chat", cfg.ChatSecret, r.escalate); err != nil {
+		return nil, err
+	}
+	if r.deskIn, err = r.inbox("support", cfg.SupportSecret, r.reply); err != nil {
+		return nil, err
+	}
+	r.outbox = cfg.Ledger.Outbox(r.send, cfg.Workers)
+	mux := http.NewServeMux()
+	mux.Handle("POST /webhooks/chat", r.chatIn)
+	mux.Handle("POST /webhooks/support", r.deskIn)
+	r.handler = mux
+	return r, nil
+}
+
+func (r *Relay) inbox(source, secret string, handle func(context.Context, ledger.Event) error) (*ledger.Inbox, error) {
+	v, err := ledger.NewStandardWebhooks(secret, 0)
+	if err != nil {
+		return nil, fmt.Errorf("relay: %s webhook secret: %w", source, err)
+	}
+	return r.cfg.Ledger.Inbox(ledger.InboxConfig{
+		Source:        source,
+		Verifier:      v,
+		Handle:        handle,
+		Order:         ledger.AnyOrder,
+		WorkerOptions: r.cfg.Workers,
+	})
+}
+
+// Handler receives the webhooks: POST /webhooks/chat and POST /webhooks/support.
+func (r *Relay) Handler() http.Handler { return r.handler }
+
+// Run drives writes left claimed by an earlier run, then handles events and delivers
+// obligations until ctx ends; it returns ctx.Err().
+func (r *Relay) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { r.chatIn.Run(ctx) })
+	wg.Go(func() { r.deskIn.Run(ctx) })
+	wg.Go(func() { r.outbox.Run(ctx) })
+	wg.Go(func() {
+		for {
+			if err := r.Resume(ctx); err != nil && ctx.Err() == nil {
+				r.logger().ErrorContext(ctx, "relay: resume", "err", err)
+			}
+			if r.cfg.Clock.Sleep(ctx, r.cfg.ResumeEvery) != nil {
+				return
+			}
+		}
+	})
+	wg.Wait()
+	return ctx.Err()
+}
+
+// Resume drives the writes of both clients left claimed by a process that stopped, with the
+// same provider keys.
+func (r *Relay) Resume(ctx context.Context) error {
+	return errors.Join(r.cfg.Support.Resume(ctx), r.cfg.Chat.Resume(ctx))
+}
+
+// Pending reports how many events and obligations are still to be handled.
+func (r *Relay) Pending(ctx context.Context) (int, error) {
+	n := 0
+	for _, src := range []string{"chat", "support"} {
+		evs, err := r.cfg.Ledger.Events(ctx, src, ledger.EventPending)
+		if err != nil {
+			return 0, err
+		}
+		n += len(evs)
+	}
+	items, err := r.cfg.Ledger.OutboxItems(ctx, ledger.OutboxPending)
+	return n + len(items), err
+}
+
+// Escalation is the relay's record of one conversation's escalation.
+type Escalation struct {
+	ID           int64  // our own surrogate id: the business key of its thread
+	Status       string // creating, active, uncertain or failed
+	ThreadID     string // the desk's thread, once recorded
+	FirstReplyID string // the desk's id of the reply relayed to the user, once chosen
+	LastError    string // why there is no thread, when uncertain or failed
+}
+
+// Escalation returns the escalation of a conversation; found is false when it has none.
+func (r *Relay) Escalation(ctx context.Context, conversationID string) (e Escalation, found bool, err error) {
+	found, err = queryRow(ctx, r.cfg.DB, selectEscalationFull, []any{conversationID},
+		&e.ID, &e.Status, &e.ThreadID, &e.FirstReplyID, &e.LastError)
+	return e, found, err
+}
+
+// Stats returns the relay's counts.
+func (r *Relay) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats
+}
+
+func (r *Relay) count(f func(*Stats)) {
+	r.mu.Lock()
+	f(&r.stats)
+	r.mu.Unlock()
+}
+
+func (r *Relay) logger() *slog.Logger {
+	if r.cfg.Workers.Logger != nil {
+		return r.cfg.Workers.Logger
+	}
+	return slog.Default()
+}
+
+func (r *Relay) now() int64 { return r.cfg.Clock.Now().UnixMicro() }
+
+// escalate handles an escalation.requested event: it records the escalation (one per
+// conversation) and opens its thread, unless it has one.
+func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
+	var ev escalationRequested
+	if err := json.Unmarshal(e.Body, &ev); err != nil || ev.ConversationID == "" {
+		r.logger().WarnContext(ctx, "relay: unreadable escalation event", "event", e.EventID, "err", err)
+		return nil // a retry cannot make it readable
+	}
+	db := r.cfg.DB
+	if _, err := db.Exec(ctx, insertEscalation, ev.ConversationID, ev.Text, r.now()); err != nil {
+		return fmt.Errorf("relay: record escalation of %s: %w", ev.ConversationID, err)
+	}
+	var id int64
+	var threadID string
+	if _, err := queryRow(ctx, db, selectEscalation, []any{ev.ConversationID}, &id, &threadID); err != nil {
+		return fmt.Errorf("relay: read escalation of %s: %w", ev.ConversationID, err)
+	}
+	r.count(func(s *Stats) { s.Requests++ })
+	if threadID != "" {
+		r.count(func(s *Stats) { s.Repeats++ })
+		return nil
+	}
+	// Every handler of the escalation gets here until its thread is recorded: the ledger lets
+	// one of them call the desk and hands the others its outcome, uncertain included, without
+	// a call (and, once a person has resolved an uncertain thread, the thread they found).
+	rec, err := r.cfg.Support.CreateThread(ctx, support.CreateThreadKey{EscalationID: id}, support.NewThread{
+		ConversationID: ev.ConversationID,
+		Subject:        "Escalation " + strconv.FormatInt(id, 10) + ": " + firstLine(ev.Text),
+	})
+	switch {
+	case err == nil:
+		return r.recordThread(ctx, id, rec)
+	case errors.Is(err, runtime.ErrUncertain):
+		// Listed by "writegen ledger list" for a person; never retried into a second thread.
+		return r.setStatus(ctx, id, "uncertain", err, func(s *Stats) { s.Uncertain++ })
+	case errors.Is(err, runtime.ErrRejected), errors.Is(err, runtime.ErrNotSent):
+		return r.setStatus(ctx, id, "failed", err, func(s *Stats) { s.Failed++ })
+	}
+	return err // retried by the inbox
+}
+
+// recordThread stores the thread on the escalation and, in the same transaction, the obligation
+// to post the user's request into it.
+func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread]) error {
+	return r.cfg.DB.InTx(ctx, func(tx ledger.Querier) error {
+		n, err := tx.Exec(ctx, recordThread, id, rec.ID, r.now())
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			// Recorded by another handler of the same escalation, which made the call.
+			r.count(func(s *Stats) { s.Repeats++ })
+			return nil
+		}
+		var text string
+		if _, err := queryRow(ctx, tx, `SELECT request_text FROM relay_escalations WHERE id = $1`, []any{id}, &text); err != nil {
+			return err
+		}
+		payload, err := json.Marshal(opening{ThreadID: rec.ID, Text: text})
+		if err != nil {
+			return err
+		}
+		r.count(func(s *Stats) {
+			s.Threads++
+			switch rec.Source {
+			case runtime.AdoptedLookup:
+				s.FromLookup++
+			case runtime.AdoptedLedger:
+				s.FromLedger++
+			}
+		})
+		return r.cfg.Ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Operation: opPostMessage,
+			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
+			Payload:   payload,
+		})
+	})
+}
+
+// setStatus records why an escalation has no thread; counted runs when the status changed.
+func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, counted func(*Stats)) error {
+	n, err := r.cfg.DB.Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
+	if err != nil {
+		return fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
+	}
+	if n > 0 {
+		r.count(counted)
+	} else {
+		// Recorded by another handler of the same escalation, which made the call.
+		r.count(func(s *Stats) { s.Repeats++ })
+	}
+	return nil
+}
+
+// escalationRequested is the body of the chat platform's escalation.requested webhook: the user
+// asked for a person.
+type escalationRequested struct {
+	EventID        string `json:"event_id"`
+	ConversationID string `json:"conversation_id"`
+	Text           string `json:"text"` // what the user wrote
+}
+
+// replyCreated is the body of the support desk's reply.created webhook: an agent replied in a
+// thread. The desk sends back the conversation the thread was opened for.
+type replyCreated struct {
+	EventID        string          `json:"event_id"`
+	ThreadID       string          `json:"thread_id"`
+	ConversationID string          `json:"conversation_id"`
+	Message        support.Message `json:"message"`
+}
+
+// opening is the payload of the obligation to post the user's request into the thread.
+type opening struct {
+	ThreadID string `json:"thread_id"`
+	Text     string `json:"text"`
+}
+
+// answer is the payload of the obligation to post the first reply into the conversation.
+type answer struct {
+	ConversationID string `json:"conversation_id"`
+	ReplyID        string `json:"reply_id"`
+	Author         string `json:"author"`
+	Text           string `json:"text"`
+}
+
+// reply handles a reply.created event: the first reply of a conversation is queued for delivery,
+// in the transaction that marks it the first.
+func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
+	var ev replyCreated
+	if err := json.Unmarshal(e.Body, &ev); err != nil || ev.ConversationID == "" {
+		r.logger().WarnContext(ctx, "relay: unreadable reply event", "event", e.EventID, "err", err)
+		return nil
+	}
+	r.count(func(s *Stats) { s.Replies++ })
+	return r.cfg.DB.InTx(ctx, func(tx ledger.Querier) error {
+		var id int64
+		first, err := queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
+		if err != nil {
+			return fmt.Errorf("relay: reply %s: %w", ev.Message.ID, err)
+		}
+		if !first {
+			r.count(func(s *Stats) { s.LaterReplies++ })
+			return nil
+		}
+		payload, err := json.Marshal(answer{ConversationID: ev.ConversationID, ReplyID: ev.Message.ID, Author: ev.Message.Author, Text: ev.Message.Text})
+		if err != nil {
+			return err
+		}
+		r.count(func(s *Stats) { s.FirstReplies++ })
+		return r.cfg.Ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Operation: opPostToChat,
+			DedupeKey: firstReplyPref + strconv.FormatInt(id, 10),
+			Payload:   payload,
+		})
+	})
+}
+
+// send delivers one obligation with its dedupe key as the business key.
+func (r *Relay) send(ctx context.Context, it ledger.OutboxItem) (ledger.Delivery, error) {
+	var d ledger.Delivery
+	var err error
+	switch it.Operation {
+	case opPostMessage:
+		var p opening
+		if err := json.Unmarshal(it.Payload, &p); err != nil {
+			return d, err
+		}
+		d, err = delivered(r.cfg.Support.PostMessage(ctx, support.PostMessageKey{DedupeKey: it.DedupeKey},
+			support.PostMessageParams{ThreadID: p.ThreadID}, support.NewMessage{Author: "customer", Text: p.Text}))
+	case opPostToChat:
+		var p answer
+		if err := json.Unmarshal(it.Payload, &p); err != nil {
+			return d, err
+		}
+		d, err = delivered(r.cfg.Chat.PostConversationMessage(ctx, chat.PostConversationMessageKey{DedupeKey: it.DedupeKey},
+			chat.PostConversationMessageParams{ConversationID: p.ConversationID},
+			chat.NewChatMessage{Author: p.Author, Text: p.Text, InReplyTo: &p.ReplyID}))
+	default:
+		return d, fmt.Errorf("relay: unknown obligation %s", it.Operation)
+	}
+	r.count(func(s *Stats) {
+		switch {
+		case err == nil:
+			s.Sent++
+		case errors.Is(err, runtime.ErrUncertain):
+			s.SendUncertain++
+		}
+	})
+	return d, err
+}
+
+// delivered turns a receipt into what the outbox stores.
+func delivered[T any](rec *runtime.Receipt[T], err error) (ledger.Delivery, error) {
+	if err != nil {
+		return ledger.Delivery{}, err
+	}
+	body, err := json.Marshal(rec.Body)
+	return ledger.Delivery{ProviderID: rec.ID, Status: rec.Status, Body: body}, err
+}
+
+// firstLine returns the first line of s, at most 60 characters of it.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:60])
+	}
+	return s
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
