@@ -28,7 +28,7 @@ type API struct {
 	NeedsLedger bool
 }
 
-// Excluded is a write operation left out on purpose, with the person's reason.
+// Excluded is an operation left out on purpose (usually a write), with the person's reason.
 type Excluded struct {
 	ID     string
 	Reason string
@@ -74,6 +74,9 @@ type Field struct {
 	GoName   string // resolved, unique within the struct
 	Type     *TypeRef
 	Required bool
+	// Nullable is true when the value may be null: nullable (3.0), a "null" type (3.1), or a
+	// oneOf/anyOf member that is null or only the empty string (Stripe's {enum: [""]}, which
+	// clears a field in a form body).
 	Nullable bool
 	Doc      string
 	ReadOnly bool
@@ -167,15 +170,19 @@ type Response struct {
 
 // Operation is one path+method in scope.
 type Operation struct {
-	ID       string // operationId, or "POST /threads" when the spec has none
-	GoName   string // exported method name, resolved and unique
-	Method   string // upper case
-	Path     string // template
-	Tags     []string
-	Summary  string
-	Doc      string
-	Pos      Pos      // in the spec
-	Params   []*Param // path params in template order, then query, header, cookie; each sorted by Name
+	ID      string // operationId, or "POST /threads" when the spec has none
+	GoName  string // exported method name, resolved and unique
+	Method  string // upper case
+	Path    string // template
+	Tags    []string
+	Summary string
+	Doc     string
+	Pos     Pos // in the spec
+	// Params are path params in template order, then query, header, cookie; each sorted by Name.
+	// A path param the template names but the spec does not declare is a required string. The
+	// header or query param that carries the idempotency key (Safety.Idempotency) is left out:
+	// the generated code sets it from the provider key.
+	Params   []*Param
 	Body     *Body
 	Response *Response
 	// Deprecated as in the spec.
@@ -210,8 +217,8 @@ type Safety struct {
 	Receipt     bool         // response.is == receipt (else acknowledgement)
 	IDPointer   string       // response.id, a JSON pointer that resolves in Response.Type
 	Lookup      *Lookup
-	Retry       []string // annotation names, sorted: "ambiguous", "not_sent", "status_429" ...
-	Attempts    int
+	Retry       []string   // annotation names, sorted: "ambiguous", "not_sent", "status_429" ...
+	Attempts    int        // >= 1; 3 when a retry set is given without attempts, 1 without retry
 	Compensate  *Operation // resolved, annotated
 	Dedupe      string     // "ledger" or ""
 	Uncertain   string     // "reconcile" (default) or "fail"

@@ -56,15 +56,11 @@ func (r *resolver) bind() {
 	named := make(map[*specOp]*yaml.Node)
 	claim := func(so *specOp, n *yaml.Node, id string) bool {
 		prev, dup := named[so]
-		switch {
-		case !dup:
+		if !dup {
 			named[so] = n
 			return true
-		case r.entries[so] != nil && r.exclude[so] == nil && r.entries[so].at == prev && isExclusion(r.a, n):
-			r.errorf(n, id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.Path, prev.Line)
-		default:
-			r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.Path, prev.Line, prev.Value)
 		}
+		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.Path, prev.Line, prev.Value)
 		return false
 	}
 	for _, e := range r.a.entries {
@@ -85,14 +81,12 @@ func (r *resolver) bind() {
 		case x.id == "":
 		case so == nil:
 			r.errorf(x.node, x.id, "excluded operation is not in the spec")
+		case r.entries[so] != nil:
+			r.errorf(x.node, x.id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.Path, r.entries[so].at.Line)
 		case claim(so, x.node, x.id):
 			r.exclude[so] = x
 		}
 	}
-}
-
-func isExclusion(a *annotations, n *yaml.Node) bool {
-	return slices.ContainsFunc(a.excludes, func(x *exclusion) bool { return x.node == n })
 }
 
 // decideScope puts in scope every operation the include filter selects (all, without one) that is
