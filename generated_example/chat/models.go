@@ -4,7 +4,7 @@ package chat
 
 import "time"
 
-// ChatMessage the "ChatMessage" object.
+// ChatMessage is the "ChatMessage" object.
 type ChatMessage struct {
 	ID             string    `json:"id"`
 	ConversationID string    `json:"conversation_id"`
@@ -14,7 +14,7 @@ type ChatMessage struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
-// NewChatMessage the "NewChatMessage" object.
+// NewChatMessage is the "NewChatMessage" object.
 type NewChatMessage struct {
 	// The name shown beside the message.
 	Author string `json:"author"`

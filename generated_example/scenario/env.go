@@ -61,6 +61,7 @@ type Env struct {
 	clock     *Clock // the clients'
 	tokens    *Clock // the refresher's
 	refresher *runtime.Refresher
+	hooks     string // base URL of the relay's webhooks
 	stop      context.CancelFunc
 	running   sync.WaitGroup
 
@@ -110,7 +111,8 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	hooks := "http://" + ln.Addr().String() + "/webhooks/"
+	e.hooks = "http://" + ln.Addr().String() + "/webhooks/"
+	hooks := e.hooks
 	e.desk = simulator.NewSupport(simulator.SupportConfig{
 		Faults:        e.fault,
 		Rotate:        e.rotate,

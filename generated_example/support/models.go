@@ -4,7 +4,7 @@ package support
 
 import "time"
 
-// Message the "Message" object.
+// Message is the "Message" object.
 type Message struct {
 	ID        string    `json:"id"`
 	ThreadID  string    `json:"thread_id"`
@@ -13,14 +13,14 @@ type Message struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
-// NewMessage the "NewMessage" object.
+// NewMessage is the "NewMessage" object.
 type NewMessage struct {
 	// Who wrote the message ("customer" for messages relayed from the chat).
 	Author string `json:"author"`
 	Text   string `json:"text"`
 }
 
-// NewThread the "NewThread" object.
+// NewThread is the "NewThread" object.
 type NewThread struct {
 	// The caller's own reference; searchThreads finds the thread by it.
 	ExternalReference string `json:"external_reference"`
@@ -29,7 +29,7 @@ type NewThread struct {
 	Subject        string `json:"subject"`
 }
 
-// Thread the "Thread" object.
+// Thread is the "Thread" object.
 type Thread struct {
 	ID                string    `json:"id"`
 	ExternalReference string    `json:"external_reference"`
@@ -38,7 +38,7 @@ type Thread struct {
 	CreatedAt         time.Time `json:"created_at"`
 }
 
-// ThreadList the "ThreadList" object.
+// ThreadList is the "ThreadList" object.
 type ThreadList struct {
 	Items []Thread `json:"items"`
 }

@@ -1,0 +1,108 @@
+package scenario
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegen/writegen/generated_example/simulator"
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger/ledgercli"
+)
+
+func newEnv(t *testing.T) (*Env, string) {
+	t.Helper()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "ledger.db")
+	env, err := NewEnv(t.Context(), Options{Ledger: dsn, Instant: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Close() })
+	return env, dsn
+}
+
+func run(t *testing.T, env *Env, s Schedule) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	violations, err := env.Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(violations) > 0 {
+		t.Fatalf("%d checks did not hold:\n  %s", len(violations), strings.Join(violations, "\n  "))
+	}
+}
+
+// Without faults every escalation gets one thread, every second request is answered from our
+// records, the user's request reaches the thread and only the first reply reaches the user.
+func TestWithoutFaults(t *testing.T) {
+	env, _ := newEnv(t)
+	run(t, env, Schedule{Seed: 7, Escalations: 6, Repeat: 1, MaxReplies: 3})
+	f := env.Figures()
+	if f.Conversations != 6 || f.Requests != 12 || f.Threads != 6 || f.Recorded != 6 || f.RepeatRequests != 6 || f.Openings != 6 {
+		t.Errorf("escalations: %+v", f)
+	}
+	if f.Replies == 0 || f.Answers+f.LaterReplies != f.Replies || f.Answers > 6 {
+		t.Errorf("replies: %d written, %d delivered, %d not relayed", f.Replies, f.Answers, f.LaterReplies)
+	}
+	if f.FaultsInjected() != 0 || f.Redeliveries != 0 || f.KeyReplays != 0 || len(f.Notices) != 0 {
+		t.Errorf("faults or retries without faults: %+v", f)
+	}
+}
+
+// A thread that cannot be settled is uncertain, told to its owner and listed by
+// "writegen ledger list"; nothing is created twice meanwhile.
+func TestUncertainListed(t *testing.T) {
+	env, dsn := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
+	f := env.Figures()
+	if f.Threads != 0 || f.Uncertain != 3 || len(f.Notices) != 3 || f.Lookups != 3 {
+		t.Fatalf("want 3 uncertain escalations after 3 lookups, got %+v", f)
+	}
+	for _, n := range f.Notices {
+		if n.Operation != "createThread" || n.Owner != "support-ops" || n.Attempts != 4 {
+			t.Errorf("notice %+v", n)
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := ledgercli.Run(t.Context(), []string{"list", "-db", dsn}, &out, &errOut); code != 0 {
+		t.Fatalf("writegen ledger list: exit %d: %s", code, errOut.String())
+	}
+	for _, n := range f.Notices {
+		if !strings.Contains(out.String(), n.BusinessKey) {
+			t.Errorf("writegen ledger list does not show %s:\n%s", n.BusinessKey, out.String())
+		}
+	}
+	rows, err := env.Ledger().List(t.Context(), runtime.StateUncertain)
+	if err != nil || len(rows) != 3 {
+		t.Errorf("uncertain rows: %d, %v", len(rows), err)
+	}
+}
+
+// Webhooks whose signature does not verify are refused and never handled.
+func TestWebhookSignature(t *testing.T) {
+	env, _ := newEnv(t)
+	body := []byte(`{"event_id":"forged","conversation_id":"c-forged","text":"hi"}`)
+	for _, src := range []string{"chat", "support"} {
+		h := simulator.Sign([]byte("not the secret"), "forged", time.Now(), body)
+		req, _ := http.NewRequest(http.MethodPost, env.hooks+src, bytes.NewReader(body))
+		req.Header = h
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s: forged delivery answered %d, want 401", src, resp.StatusCode)
+		}
+	}
+	run(t, env, Schedule{Seed: 1})
+	if _, found, err := env.relay.Escalation(t.Context(), "c-forged"); err != nil || found {
+		t.Errorf("forged escalation recorded: %v %v", found, err)
+	}
+}
