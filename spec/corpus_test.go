@@ -77,6 +77,7 @@ func TestCorpus(t *testing.T) {
 	for _, path := range corpusSpecs(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			data := mustRead(t, path)
 			api, err := LoadBytes(name, data, "ws.yaml", []byte(lenient), Options{})
 			if name == "square.json" {
@@ -148,6 +149,7 @@ func TestScaffoldCorpus(t *testing.T) {
 	for _, path := range corpusSpecs(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			out, err := Scaffold(path, "")
 			if name == "square.json" {
 				if err == nil || !strings.Contains(err.Error(), "square.json:9946:21: unresolved reference") {
@@ -191,5 +193,35 @@ func TestScaffoldCorpus(t *testing.T) {
 				t.Errorf("%d operations with TODOs, want all %d writes", len(todo), writes)
 			}
 		})
+	}
+}
+
+// TestScaffoldThreads checks what the scaffold fills in from the spec: a declared idempotency
+// header, receipt or acknowledgement from the status, the id field, lookup candidates.
+func TestScaffoldThreads(t *testing.T) {
+	out, err := Scaffold("testdata/threads.yaml", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\npackage: threads\n",
+		"\n  createThread: # POST /threads\n    effect: TODO #",
+		"\n    idempotency: {header: Idempotency-Key} # declared by the spec",
+		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n",
+		"\n    # lookup candidates: getThread (GET /threads/{thread_id}), listThreads (GET /threads)\n",
+		"\n  deleteThread: # DELETE /threads/{thread_id}\n",
+		"\n    response: {is: acknowledgement} # 204 without a body\n",
+		"\n  \"POST /threads/{thread_id}/messages\": # POST /threads/{thread_id}/messages\n",
+		"\n    response: {is: acknowledgement} # 202 Accepted\n",
+		"\n  searchThreads: # POST /search\n",
+		"\n    response: {is: TODO} # 200: receipt (with id: /pointer) or acknowledgement\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks %q", want)
+		}
+	}
+	// Writes come in path order: /search before /threads.
+	if bytes.Index(out, []byte("searchThreads:")) > bytes.Index(out, []byte("createThread:")) {
+		t.Error("writes are not in path order")
 	}
 }
