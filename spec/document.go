@@ -243,6 +243,9 @@ func (d *document) resolvePointer(ptr string) (*yaml.Node, bool) {
 
 // splitPointer splits a JSON pointer ("/a/b~1c") into unescaped segments.
 func splitPointer(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
 	segs := strings.Split(ptr[1:], "/")
 	for i, s := range segs {
 		segs[i] = unescapePointer(s)

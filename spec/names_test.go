@@ -340,3 +340,32 @@ func FuzzGoName(f *testing.F) {
 		}
 	})
 }
+
+// TestOddReferences loads references to the whole document, to a schema inside a component and
+// cycles of references with no type between them: it must end, with the same names whichever
+// path reaches a schema first.
+func TestOddReferences(t *testing.T) {
+	api, err := LoadBytes("odd-refs.yaml", mustRead(t, "testdata/odd-refs.yaml"), "ws.yaml", []byte(hostileAnnot), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ty := range api.Types {
+		got = append(got, strings.TrimSpace(dumpType(ty)))
+	}
+	want := []string{
+		`type A kind=1 schema="A" at odd-refs.yaml:21:5
+  field B "b" AB required=false nullable=false readonly=false`,
+		`type AB kind=1 schema="" at odd-refs.yaml:24:9
+  field C "c" AB required=false nullable=false readonly=false`,
+		`type ARequest kind=1 schema="" at odd-refs.yaml:10:13
+  field Root "root" any required=false nullable=false readonly=false
+  field Inner "inner" AB required=false nullable=false readonly=false
+  field Outer "outer" A required=false nullable=false readonly=false
+  field Self "self" any required=false nullable=false readonly=false
+  field Loop "loop" any required=false nullable=false readonly=false`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -48,7 +48,13 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 func (b *builder) refSite(ref string) site {
 	frag := strings.TrimPrefix(ref, "#")
 	segs := splitPointer(frag)
-	name := goName(segs[len(segs)-1])
+	name := "Root"
+	if len(segs) > 0 {
+		name = goName(segs[len(segs)-1])
+	}
+	if len(segs) > 3 && segs[0] == "components" && segs[1] == "schemas" {
+		name = nestedName(segs[2:])
+	}
 	if len(segs) == 3 && segs[0] == "components" {
 		switch segs[1] {
 		case "parameters":
@@ -78,6 +84,28 @@ func (b *builder) refSite(ref string) site {
 		}
 	}
 	return at
+}
+
+// nestedName names a schema inside a component schema ("A", "properties", "b") the way
+// descending from the component names it ("AB"), so a reference straight to it agrees.
+func nestedName(segs []string) string {
+	name := goName(segs[0])
+	for i := 1; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 < len(segs) {
+				i++
+				name += goName(segs[i])
+			}
+		case "items":
+			name += "Item"
+		case "additionalProperties":
+			name += "Value"
+		case "allOf", "oneOf", "anyOf":
+			i++ // a member is named by its parent, or by its title, which the pointer does not show
+		}
+	}
+	return name
 }
 
 // componentName returns the key of a component schema reference, or "".
