@@ -32,7 +32,7 @@ type logical struct {
 	pk   string // provider key, "" when unkeyed
 
 	hc   *http.Client
-	req  *http.Request // built once; each attempt sends a shallow copy
+	req  *http.Request // built once (in hreq); each attempt sends a shallow copy
 	body []byte
 
 	set     Retry     // the operation's retry set, narrowed by the client
@@ -48,6 +48,12 @@ type logical struct {
 	// gotConn records whether the current attempt obtained a connection.
 	gotConn atomic.Bool
 	trace   httptrace.ClientTrace
+
+	// Storage for req, allocated with x.
+	hreq  http.Request
+	url   url.URL
+	ctype [1]string // Content-Type
+	key   [1]string // the idempotency header
 }
 
 // lookupFunc asks the provider whether an earlier attempt took effect.
@@ -55,7 +61,19 @@ type lookupFunc func(ctx context.Context) (found bool, err error)
 
 // prepare builds the HTTP request of a logical call once.
 func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
-	u := c.base
+	x := &logical{c: c, op: op, mode: m, hc: c.write, body: r.Body,
+		set: op.Retry & c.cfg.mask, limit: max(op.Attempts, 1), keyTime: c.cfg.clock.Now()}
+	if m == modeRead {
+		x.hc = c.read
+		if op.Retry == 0 {
+			x.set = RetryReads & c.cfg.mask
+		}
+	}
+	if c.cfg.maxAttempts > 0 {
+		x.limit = min(x.limit, c.cfg.maxAttempts)
+	}
+	u := &x.url
+	*u = c.base
 	u.Path = c.prefix + r.Path
 	if strings.IndexByte(u.Path, '%') >= 0 {
 		u.RawPath = u.Path
@@ -67,7 +85,6 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 	if len(r.Query) > 0 {
 		u.RawQuery = r.Query.Encode()
 	}
-	hr := &http.Request{Method: r.Method, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Host: u.Host}
 	h := make(http.Header, len(c.cfg.header)+len(r.Header)+2)
 	for k, v := range c.cfg.header {
 		h[k] = v
@@ -76,24 +93,15 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 		h[k] = v
 	}
 	if r.ContentType != "" {
-		h["Content-Type"] = []string{r.ContentType}
+		x.ctype[0] = r.ContentType
+		h["Content-Type"] = x.ctype[:]
 	}
-	hr.Header = h
-	x := &logical{c: c, op: op, mode: m, hc: c.write, req: hr, body: r.Body,
-		set: op.Retry & c.cfg.mask, limit: max(op.Attempts, 1), keyTime: c.cfg.clock.Now()}
-	if m == modeRead {
-		x.hc = c.read
-		if op.Retry == 0 {
-			x.set = RetryReads & c.cfg.mask
-		}
-	}
-	if c.cfg.maxAttempts > 0 {
-		x.limit = min(x.limit, c.cfg.maxAttempts)
-	}
+	x.req = &x.hreq
+	*x.req = http.Request{Method: r.Method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: u.Host}
 	if len(r.Body) > 0 {
 		body := r.Body
-		hr.ContentLength = int64(len(body))
-		hr.GetBody = func() (io.ReadCloser, error) { return newBody(body), nil }
+		x.req.ContentLength = int64(len(body))
+		x.req.GetBody = func() (io.ReadCloser, error) { return newBody(body), nil }
 	}
 	x.trace.GotConn = x.onGotConn
 	return x, nil
@@ -106,7 +114,8 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 func (x *logical) setKey(bk, pk string) {
 	x.bk, x.pk = bk, pk
 	if x.op.KeyHeader != "" {
-		x.req.Header[http.CanonicalHeaderKey(x.op.KeyHeader)] = []string{pk}
+		x.key[0] = pk
+		x.req.Header[http.CanonicalHeaderKey(x.op.KeyHeader)] = x.key[:]
 	}
 }
 
