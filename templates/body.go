@@ -117,6 +117,9 @@ func keyValue(r *spec.TypeRef, ptr bool) (*jen.Statement, bool) {
 	return nil, false
 }
 
+// pointerEscapes undoes the escapes of a JSON pointer's reference tokens.
+var pointerEscapes = strings.NewReplacer("~1", "/", "~0", "~")
+
 // splitPointer splits a JSON pointer into its unescaped reference tokens.
 func splitPointer(ptr string) ([]string, bool) {
 	if ptr == "" {
@@ -127,7 +130,7 @@ func splitPointer(ptr string) ([]string, bool) {
 	}
 	segs := strings.Split(ptr[1:], "/")
 	for i, s := range segs {
-		segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+		segs[i] = pointerEscapes.Replace(s)
 	}
 	return segs, true
 }

@@ -40,10 +40,13 @@ func comment(text string) string {
 	return b.String()
 }
 
+// lineBreaks turns every kind of line break into "\n", and a paragraph separator into "\n\n".
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n\n")
+
 // paragraphs splits text into paragraphs of words, dropping what a comment must not hold.
 func paragraphs(text string) [][]string {
 	text = strings.ToValidUTF8(text, "\uFFFD")
-	text = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n\n").Replace(text)
+	text = lineBreaks.Replace(text)
 	var paras [][]string
 	for _, p := range strings.Split(text, "\n\n") {
 		words := strings.FieldsFunc(p, func(r rune) bool {

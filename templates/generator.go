@@ -55,23 +55,29 @@ func (g *generator) fail(pos spec.Pos, op, format string, args ...any) {
 // namespace detects two declarations of one name.
 type namespace struct {
 	g     *generator
-	owner map[string]string // name -> what declares it
+	owner map[string]declaration
+}
+
+// declaration is what declared a name, and where.
+type declaration struct {
+	what string
+	pos  spec.Pos
 }
 
 // declare records that what declares name, or reports the collision.
 func (n *namespace) declare(pos spec.Pos, op, name, what string) {
 	if prev, ok := n.owner[name]; ok {
-		n.g.fail(pos, op, "%s %s collides with %s", what, name, prev)
+		n.g.fail(pos, op, "%s %s collides with %s %s at %s", what, name, prev.what, name, prev.pos)
 		return
 	}
-	n.owner[name] = fmt.Sprintf("%s %s at %s", what, name, pos)
+	n.owner[name] = declaration{what, pos}
 }
 
 // checkNames reports the generated names that collide: package-level names, the methods of
 // Client and the unexported names derived from each operation.
 func (g *generator) checkNames() {
-	pkg := &namespace{g, map[string]string{}}
-	methods := &namespace{g, map[string]string{}}
+	pkg := &namespace{g, map[string]declaration{}}
+	methods := &namespace{g, map[string]declaration{}}
 	none := spec.Pos{File: g.api.SpecFile}
 	pkg.declare(none, "", "Client", "the client type")
 	pkg.declare(none, "", "NewClient", "the client constructor")
@@ -117,8 +123,8 @@ func (g *generator) checkNames() {
 	}
 	for _, op := range g.api.Operations {
 		if l := lookupOf(op); l != nil && l.Func != "" {
-			if _, ok := methods.owner[l.Func]; ok {
-				g.fail(op.Safety.Pos, op.ID, "lookup func %s collides with %s", l.Func, methods.owner[l.Func])
+			if prev, ok := methods.owner[l.Func]; ok {
+				g.fail(op.Safety.Pos, op.ID, "lookup func %s collides with %s %s at %s", l.Func, prev.what, l.Func, prev.pos)
 			}
 		}
 	}

@@ -247,9 +247,9 @@ func span(d time.Duration) string {
 
 // cell makes text safe in a Markdown table cell: one line, with pipes, backslashes, backticks,
 // asterisks and HTML escaped.
-func cell(text string) string {
-	return strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;", "*", `\*`).Replace(oneLine(text))
-}
+func cell(text string) string { return cellEscapes.Replace(oneLine(text)) }
+
+var cellEscapes = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;", "*", `\*`)
 
 // code renders text as inline code in a table cell; text holding a backtick is rendered as
 // escaped text instead.
