@@ -79,8 +79,6 @@ type Config struct {
 	// ResumeEvery is how often writes left claimed (after a crash) are driven on; default a
 	// minute.
 	ResumeEvery time.Duration
-	// Clock stamps the relay's rows; default the system clock.
-	Clock runtime.Clock
 }
 
 // Relay relays escalations between the chat platform and the support desk.
@@ -118,9 +116,6 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	}
 	if cfg.ResumeEvery <= 0 {
 		cfg.ResumeEvery = time.Minute
-	}
-	if cfg.Clock == nil {
-		cfg.Clock = systemClock{}
 	}
 	if err := migrate(ctx, cfg.DB); err != nil {
 		return nil, err
@@ -166,11 +161,15 @@ func (r *Relay) Run(ctx context.Context) error {
 	wg.Go(func() { r.deskIn.Run(ctx) })
 	wg.Go(func() { r.outbox.Run(ctx) })
 	wg.Go(func() {
+		t := time.NewTicker(r.cfg.ResumeEvery)
+		defer t.Stop()
 		for {
 			if err := r.Resume(ctx); err != nil && ctx.Err() == nil {
 				r.logger().ErrorContext(ctx, "relay: resume", "err", err)
 			}
-			if r.cfg.Clock.Sleep(ctx, r.cfg.ResumeEvery) != nil {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
 				return
 			}
 		}
@@ -235,7 +234,8 @@ func (r *Relay) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (r *Relay) now() int64 { return r.cfg.Clock.Now().UnixMicro() }
+// now stamps the relay's rows, in microseconds since the Unix epoch as the ledger's.
+func (r *Relay) now() int64 { return time.Now().UnixMicro() }
 
 // escalate handles an escalation.requested event: it records the escalation (one per
 // conversation) and opens its thread, unless it has one.
@@ -444,19 +444,4 @@ func firstLine(s string) string {
 		s = string(r[:60])
 	}
 	return s
-}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

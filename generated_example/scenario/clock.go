@@ -25,14 +25,7 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 		c.offset.Add(int64(d))
 		return ctx.Err()
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return sleepUntil(ctx, time.Now().Add(d))
 }
 
 // Jump moves the clock forward by d, as if the process had been paused.

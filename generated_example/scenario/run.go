@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -172,6 +173,29 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 		fail("%d token refreshes were refused: a refresh token was used twice", desk.BadRefresh)
 	}
 	return v, nil
+}
+
+// Unhandled returns the ids of the webhook events the simulators sent that the relay's inbox
+// does not hold as handled: none, when nothing was lost.
+func (e *Env) Unhandled(ctx context.Context) ([]string, error) {
+	var lost []string
+	for src, sent := range map[string][]string{"chat": e.chat.Events(), "support": e.desk.Events()} {
+		done, err := e.ledger.Events(ctx, src, ledger.EventDone)
+		if err != nil {
+			return nil, err
+		}
+		handled := make(map[string]bool, len(done))
+		for _, ev := range done {
+			handled[ev.EventID] = true
+		}
+		for _, id := range sent {
+			if !handled[id] {
+				lost = append(lost, src+" "+id)
+			}
+		}
+	}
+	slices.Sort(lost)
+	return lost, nil
 }
 
 func count[T any](xs []T, f func(T) bool) int {

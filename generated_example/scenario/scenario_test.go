@@ -53,6 +53,9 @@ func TestWithoutFaults(t *testing.T) {
 	if f.FaultsInjected() != 0 || f.Redeliveries != 0 || f.KeyReplays != 0 || len(f.Notices) != 0 {
 		t.Errorf("faults or retries without faults: %+v", f)
 	}
+	if lost, err := env.Unhandled(t.Context()); err != nil || len(lost) > 0 || f.Events != 12+f.Replies {
+		t.Errorf("%d events sent (want 12 requests and %d replies), unhandled %v, %v", f.Events, f.Replies, lost, err)
+	}
 }
 
 // A thread that cannot be settled is uncertain, told to its owner and listed by

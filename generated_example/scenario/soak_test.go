@@ -91,6 +91,13 @@ func soak(t *testing.T, ledgerDSN string) {
 				i, s, len(violations), strings.Join(violations, "\n  "), seed, s.Seed)
 		}
 	}
+	lost, err := env.Unhandled(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lost) > 0 {
+		t.Errorf("%d webhook events sent but not handled (seed %d): %v", len(lost), seed, lost)
+	}
 	f := env.Figures()
 	var b strings.Builder
 	f.Write(&b)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"time"
@@ -26,10 +25,8 @@ type ChatConfig struct {
 
 // Chat is a running chat platform. Its methods are safe for concurrent use.
 type Chat struct {
-	srv     *httptest.Server
-	writes  *writes
-	webhook *webhook
-	token   string
+	server
+	token string
 
 	mu       sync.Mutex
 	messages map[string][]ChatMessage // by conversation
@@ -67,8 +64,6 @@ type ChatStats struct {
 // NewChat starts a chat platform on 127.0.0.1.
 func NewChat(cfg ChatConfig) *Chat {
 	c := &Chat{
-		writes:   newWrites(cfg.Faults, nil),
-		webhook:  newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries),
 		token:    cfg.Token,
 		messages: make(map[string][]ChatMessage),
 	}
@@ -84,12 +79,9 @@ func NewChat(cfg ChatConfig) *Chat {
 		id := r.PathValue("conversation_id")
 		c.writes.serve(w, r, "postChatMessage", func(body []byte) (int, any) { return c.post(id, body) })
 	})
-	c.srv = httptest.NewServer(mux)
+	c.server = newServer(mux, newWrites(cfg.Faults, nil), newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries))
 	return c
 }
-
-// URL is the platform's base URL.
-func (c *Chat) URL() string { return c.srv.URL }
 
 // RequestEscalation sends an escalation.requested event for the conversation in the background
 // and returns its event id.
@@ -125,26 +117,9 @@ func (c *Chat) Stats() ChatStats {
 	return st
 }
 
-// Wait blocks until every slow commit has finished and every event has been acknowledged or
-// abandoned.
-func (c *Chat) Wait() {
-	c.writes.slow.Wait()
-	c.webhook.wait()
-}
-
-// Close waits as Wait does and stops the platform.
-func (c *Chat) Close() {
-	c.Wait()
-	c.srv.Close()
-}
-
 func (c *Chat) post(conversationID string, body []byte) (int, any) {
-	var in struct {
-		Author    string `json:"author"`
-		Text      string `json:"text"`
-		InReplyTo string `json:"in_reply_to"`
-	}
-	if err := decode(body, &in); err != nil || in.Author == "" {
+	in, ok := readMessage(body)
+	if !ok {
 		return http.StatusBadRequest, problemBody("author and text are required")
 	}
 	c.mu.Lock()

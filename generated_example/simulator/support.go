@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"time"
@@ -34,9 +33,7 @@ type SupportConfig struct {
 
 // Support is a running support desk. Its methods are safe for concurrent use.
 type Support struct {
-	srv     *httptest.Server
-	writes  *writes
-	webhook *webhook
+	server
 	replies func(string) int
 	life    time.Duration
 
@@ -100,12 +97,10 @@ func NewSupport(cfg SupportConfig) *Support {
 		life:    cfg.TokenLifetime,
 		byRef:   make(map[string][]*Thread),
 		byID:    make(map[string]*Thread),
-		webhook: newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries),
 	}
 	if s.life <= 0 {
 		s.life = time.Hour
 	}
-	s.writes = newWrites(cfg.Faults, cfg.Rotate)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /threads", s.authed(func(w http.ResponseWriter, r *http.Request) {
 		s.writes.serve(w, r, "createThread", s.createThread)
@@ -118,12 +113,9 @@ func NewSupport(cfg SupportConfig) *Support {
 		s.writes.serve(w, r, "postMessage", func(body []byte) (int, any) { return s.postMessage(id, body) })
 	}))
 	mux.HandleFunc("POST /oauth/token", s.issueToken)
-	s.srv = httptest.NewServer(mux)
+	s.server = newServer(mux, newWrites(cfg.Faults, cfg.Rotate), newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries))
 	return s
 }
-
-// URL is the desk's base URL.
-func (s *Support) URL() string { return s.srv.URL }
 
 // Credentials returns the desk's current token pair and the access token's lifetime, as a
 // client would have stored them.
@@ -131,19 +123,6 @@ func (s *Support) Credentials() (access, refresh string, lifetime time.Duration)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.accessToken(), s.refreshToken(), s.life
-}
-
-// Wait blocks until every slow commit has finished and every reply event has been acknowledged
-// or abandoned.
-func (s *Support) Wait() {
-	s.writes.slow.Wait()
-	s.webhook.wait()
-}
-
-// Close waits as Wait does and stops the desk.
-func (s *Support) Close() {
-	s.Wait()
-	s.srv.Close()
 }
 
 // Threads returns every thread, deleted ones included, in creation order.
@@ -275,12 +254,9 @@ func (s *Support) addMessage(t *Thread, author, text string) Message {
 }
 
 func (s *Support) postMessage(threadID string, body []byte) (int, any) {
-	var in struct {
-		Author string `json:"author"`
-		Text   string `json:"text"`
-	}
-	if err := decode(body, &in); err != nil || in.Author == "" {
-		return http.StatusBadRequest, problemBody("author and text are required")
+	in, ok := readMessage(body)
+	if !ok || in.InReplyTo != "" {
+		return http.StatusBadRequest, problemBody("author and text are required, and nothing else")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -75,6 +75,7 @@ type webhook struct {
 	mu       sync.Mutex
 	next     chan struct{} // closed when the next event has been delivered, or by wait
 	flushing bool          // wait is running: late events are not held back
+	ids      []string      // every event sent, in order
 	stats    WebhookStats
 }
 
@@ -96,6 +97,7 @@ func (h *webhook) send(id string, body []byte) {
 	mode := h.plan(id)
 	h.mu.Lock()
 	h.stats.Events++
+	h.ids = append(h.ids, id)
 	switch mode {
 	case Twice:
 		h.stats.Duplicated++

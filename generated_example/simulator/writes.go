@@ -292,6 +292,18 @@ func problem(w http.ResponseWriter, status int, title string) {
 	writeJSON(w, status, problemBody(title))
 }
 
+// newMessage is the body of a message posted to either peer.
+type newMessage struct {
+	Author    string `json:"author"`
+	Text      string `json:"text"`
+	InReplyTo string `json:"in_reply_to"` // the chat platform's only
+}
+
+// readMessage decodes a message body; ok is false when it is malformed or has no author.
+func readMessage(body []byte) (m newMessage, ok bool) {
+	return m, decode(body, &m) == nil && m.Author != ""
+}
+
 // decode reads a JSON body strictly.
 func decode(body []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(body))

@@ -123,15 +123,20 @@ func progress(out *os.File, env *scenario.Env, n int, start time.Time, done <-ch
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
+	printed := false
 	for {
 		select {
 		case <-done:
-			if tty {
+			switch {
+			case tty:
 				fmt.Fprint(out, "\r\x1b[K")
+			case printed:
+				fmt.Fprintln(out)
 			}
 			return
 		case <-t.C:
 		}
+		printed = true
 		line := status(env.Figures(), n, time.Since(start))
 		if tty {
 			fmt.Fprint(out, "\r\x1b[K"+line)

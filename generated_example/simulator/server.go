@@ -1,0 +1,42 @@
+package simulator
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"slices"
+)
+
+// server is what both peers are made of: an HTTP server on 127.0.0.1, the idempotent writes it
+// serves and the webhook it sends.
+type server struct {
+	srv     *httptest.Server
+	writes  *writes
+	webhook *webhook
+}
+
+func newServer(h http.Handler, w *writes, hook *webhook) server {
+	return server{srv: httptest.NewServer(h), writes: w, webhook: hook}
+}
+
+// URL is the server's base URL.
+func (s *server) URL() string { return s.srv.URL }
+
+// Wait blocks until every slow commit has finished and every webhook event has been acknowledged
+// or abandoned. Events held back to arrive late are let go at once.
+func (s *server) Wait() {
+	s.writes.slow.Wait()
+	s.webhook.wait()
+}
+
+// Events returns the ids of every webhook event sent so far, in order.
+func (s *server) Events() []string {
+	s.webhook.mu.Lock()
+	defer s.webhook.mu.Unlock()
+	return slices.Clone(s.webhook.ids)
+}
+
+// Close waits as Wait does and stops the server.
+func (s *server) Close() {
+	s.Wait()
+	s.srv.Close()
+}
