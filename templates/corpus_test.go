@@ -3,11 +3,13 @@ package templates
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/writegen/writegen/spec"
 )
+
+// The benchmarks run on the Stripe spec of the shared corpus, which lives beside the repository
+// (the corpus tests of cmd/writegen build and vet the code generated for every corpus spec).
 
 // corpusAnnotations answers every write of a spec at once, through defaults, so that a corpus
 // spec can be generated whole.
@@ -45,26 +47,6 @@ func loadCorpus(tb testing.TB, name string) *spec.API {
 		tb.Fatal(err)
 	}
 	return api
-}
-
-// TestGenerateCorpus generates a client for every spec of the corpus that loads, and vets them
-// all with the go command: real provider specs must give code that compiles.
-func TestGenerateCorpus(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates and vets the corpus")
-	}
-	root := tempRoot(t)
-	for _, name := range []string{"adyen-checkout.json", "intercom.yaml", "paypal-orders.json", "petstore-2.0.json",
-		"petstore-3.0.yaml", "petstore-expanded-2.0.yaml", "stripe.json", "twilio-api-v2010.json"} {
-		api := loadCorpus(t, name)
-		files, err := Generate(api, Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		dir := writePackage(t, root, files, nil)
-		t.Logf("%s: %d types, %d operations in %s", name, len(api.Types), len(api.Operations), strings.TrimPrefix(dir, "./"))
-	}
-	goCmd(t, "vet", root+"/...")
 }
 
 // BenchmarkGenerateStripe measures Generate on the Stripe spec (the loading is not measured).
