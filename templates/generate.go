@@ -75,9 +75,9 @@ func Generate(api *spec.API, opts Options) ([]File, error) {
 		}
 	}
 	build("operations.go", g.operations)
-	// models.go comes last: it holds the helpers the other files turned out to need.
+	// models.go comes last: it also holds the helpers the other files turned out to need.
 	rest := groups[len(groups)-1]
-	if rest.name == "models.go" || g.needUnion || g.needExtra {
+	if len(rest.types) > 0 || g.needUnion || g.needExtra {
 		build("models.go", func(f *jen.File) { g.models(f, rest.types); g.modelHelpers(f) })
 	}
 	if len(g.errs) > 0 {

@@ -26,7 +26,7 @@ type generator struct {
 	needPtrCopy   bool // ptrCopy
 	needCopyMap   bool // copyMap
 	needJSONValue bool // jsonValue
-	needJSONPart  bool // jsonPart
+	needJSONPart  bool // addJSONPart
 }
 
 // newGenerator checks what the IR leaves to the emitters (the names they make up) and computes
@@ -37,7 +37,7 @@ func newGenerator(api *spec.API) (*generator, error) {
 		cyclic: cyclicFields(api.Types),
 		local:  make(map[*spec.Operation]string, len(api.Operations)),
 	}
-	if !token.IsIdentifier(api.Package) || token.IsKeyword(api.Package) {
+	if !token.IsIdentifier(api.Package) || api.Package == "_" {
 		g.fail(spec.Pos{File: api.AnnotFile}, "", "package name %q is not a Go identifier", api.Package)
 	}
 	g.checkNames()

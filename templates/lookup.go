@@ -44,7 +44,8 @@ func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
 //			return nil, nil
 //		}
 //		body := &res.Data[0]
-//		return &runtime.Found[Thread]{ID: body.ID, Body: body}, nil
+//		id := body.ID
+//		return &runtime.Found[Thread]{Body: body, ID: id}, nil
 //	}
 //
 // When the found object is the whole response, a 404 means not found.
