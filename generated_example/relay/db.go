@@ -7,35 +7,39 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/postgres"
 	"github.com/writegen/writegen/runtime/ledger/sqlite"
 )
 
-// DB is the database the relay shares with its ledger, so that its own writes and the outbox
-// obligations they create commit in one transaction. SQLite and Postgres return one.
+// DB is a ledger and the database it is kept in, which the relay's own table shares, so that
+// the relay's writes and the outbox obligations they create commit in one transaction. SQLite
+// and Postgres return one.
 type DB interface {
 	ledger.Querier
 	// InTx runs fn in a transaction, committed when fn returns nil and rolled back otherwise.
 	InTx(ctx context.Context, fn func(tx ledger.Querier) error) error
+	// Ledger returns the ledger.
+	Ledger() *ledger.Ledger
 	// autoID is the column type of a surrogate key.
 	autoID() string
 }
 
-// SQLite returns the relay's DB in the SQLite file of l.
-func SQLite(l *sqlite.Ledger) DB { return sqliteDB{sqlQuerier{l.DB()}, l.DB()} }
+// SQLite returns the ledger l with its SQLite file.
+func SQLite(l *sqlite.Ledger) DB { return sqliteDB{sqlQuerier{l.DB()}, l} }
 
-// Postgres returns the relay's DB in the PostgreSQL database of l.
-func Postgres(l *postgres.Ledger) DB { return pgDB{pgQuerier{l.Pool()}, l.Pool()} }
+// Postgres returns the ledger l with its PostgreSQL database.
+func Postgres(l *postgres.Ledger) DB { return pgDB{pgQuerier{l.Pool()}, l} }
 
 type sqliteDB struct {
 	sqlQuerier
-	db *sql.DB
+	l *sqlite.Ledger
 }
 
+func (d sqliteDB) Ledger() *ledger.Ledger { return d.l.Ledger }
+
 func (d sqliteDB) InTx(ctx context.Context, fn func(ledger.Querier) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+	tx, err := d.l.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -70,11 +74,13 @@ func (q sqlQuerier) Query(ctx context.Context, query string, args ...any) (ledge
 
 type pgDB struct {
 	pgQuerier
-	pool *pgxpool.Pool
+	l *postgres.Ledger
 }
 
+func (d pgDB) Ledger() *ledger.Ledger { return d.l.Ledger }
+
 func (d pgDB) InTx(ctx context.Context, fn func(ledger.Querier) error) error {
-	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(pgQuerier{tx}) })
+	return pgx.BeginFunc(ctx, d.l.Pool(), func(tx pgx.Tx) error { return fn(pgQuerier{tx}) })
 }
 
 func (pgDB) autoID() string { return "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" }

@@ -66,10 +66,9 @@ const (
 
 // Config configures a Relay.
 type Config struct {
-	// DB is the database of Ledger (see SQLite and Postgres).
-	DB     DB
-	Ledger *ledger.Ledger
-	// Support and Chat are the generated clients, built with Ledger.
+	// DB is the ledger and its database (see SQLite and Postgres).
+	DB DB
+	// Support and Chat are the generated clients, built with DB's ledger.
 	Support *support.Client
 	Chat    *chat.Client
 	// ChatSecret and SupportSecret verify the webhooks ("whsec_" and base64).
@@ -84,6 +83,7 @@ type Config struct {
 // Relay relays escalations between the chat platform and the support desk.
 type Relay struct {
 	cfg     Config
+	ledger  *ledger.Ledger
 	chatIn  *ledger.Inbox
 	deskIn  *ledger.Inbox
 	outbox  *ledger.Outbox
@@ -111,8 +111,8 @@ type Stats struct {
 
 // New creates the relay's table if needed and returns a relay.
 func New(ctx context.Context, cfg Config) (*Relay, error) {
-	if cfg.DB == nil || cfg.Ledger == nil || cfg.Support == nil || cfg.Chat == nil {
-		return nil, errors.New("relay: DB, Ledger, Support and Chat are required")
+	if cfg.DB == nil || cfg.Support == nil || cfg.Chat == nil {
+		return nil, errors.New("relay: DB, Support and Chat are required")
 	}
 	if cfg.ResumeEvery <= 0 {
 		cfg.ResumeEvery = time.Minute
@@ -120,7 +120,7 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if err := migrate(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg}
+	r := &Relay{cfg: cfg, ledger: cfg.DB.Ledger()}
 	var err error
 	if r.chatIn, err = r.inbox("chat", cfg.ChatSecret, r.escalate); err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if r.deskIn, err = r.inbox("support", cfg.SupportSecret, r.reply); err != nil {
 		return nil, err
 	}
-	r.outbox = cfg.Ledger.Outbox(r.send, cfg.Workers)
+	r.outbox = r.ledger.Outbox(r.send, cfg.Workers)
 	mux := http.NewServeMux()
 	mux.Handle("POST /webhooks/chat", r.chatIn)
 	mux.Handle("POST /webhooks/support", r.deskIn)
@@ -141,7 +141,7 @@ func (r *Relay) inbox(source, secret string, handle func(context.Context, ledger
 	if err != nil {
 		return nil, fmt.Errorf("relay: %s webhook secret: %w", source, err)
 	}
-	return r.cfg.Ledger.Inbox(ledger.InboxConfig{
+	return r.ledger.Inbox(ledger.InboxConfig{
 		Source:        source,
 		Verifier:      v,
 		Handle:        handle,
@@ -188,13 +188,13 @@ func (r *Relay) Resume(ctx context.Context) error {
 func (r *Relay) Pending(ctx context.Context) (int, error) {
 	n := 0
 	for _, src := range []string{"chat", "support"} {
-		evs, err := r.cfg.Ledger.Events(ctx, src, ledger.EventPending)
+		evs, err := r.ledger.Events(ctx, src, ledger.EventPending)
 		if err != nil {
 			return 0, err
 		}
 		n += len(evs)
 	}
-	items, err := r.cfg.Ledger.OutboxItems(ctx, ledger.OutboxPending)
+	items, err := r.ledger.OutboxItems(ctx, ledger.OutboxPending)
 	return n + len(items), err
 }
 
@@ -308,7 +308,7 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 				s.FromLedger++
 			}
 		})
-		return r.cfg.Ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
 			Operation: opPostMessage,
 			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
 			Payload:   payload,
@@ -386,7 +386,7 @@ func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
 			return err
 		}
 		r.count(func(s *Stats) { s.FirstReplies++ })
-		return r.cfg.Ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
 			Operation: opPostToChat,
 			DedupeKey: firstReplyPref + strconv.FormatInt(id, 10),
 			Payload:   payload,

@@ -84,23 +84,11 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	e := &Env{clock: NewClock(o.Instant), tokens: NewClock(false)}
-	var db relay.DB
-	switch {
-	case strings.HasPrefix(o.Ledger, "sqlite:"):
-		l, err := sqlite.Open(ctx, strings.TrimPrefix(o.Ledger, "sqlite:"))
-		if err != nil {
-			return nil, err
-		}
-		e.ledger, db = l.Ledger, relay.SQLite(l)
-	case strings.HasPrefix(o.Ledger, "postgres://"), strings.HasPrefix(o.Ledger, "postgresql://"):
-		l, err := postgres.Open(ctx, o.Ledger)
-		if err != nil {
-			return nil, err
-		}
-		e.ledger, db = l.Ledger, relay.Postgres(l)
-	default:
-		return nil, fmt.Errorf("scenario: ledger %q: want sqlite:PATH or a postgres:// URL", o.Ledger)
+	db, err := openDB(ctx, o.Ledger)
+	if err != nil {
+		return nil, err
 	}
+	e.ledger = db.Ledger()
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -111,6 +99,11 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			ln.Close()
+		}
+	}()
 	e.hooks = "http://" + ln.Addr().String() + "/webhooks/"
 	hooks := e.hooks
 	e.desk = simulator.NewSupport(simulator.SupportConfig{
@@ -150,7 +143,6 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	}
 	e.relay, err = relay.New(ctx, relay.Config{
 		DB:            db,
-		Ledger:        e.ledger,
 		Support:       deskClient,
 		Chat:          chatClient,
 		ChatSecret:    whsec(chatSecret),
@@ -171,6 +163,25 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	e.running.Go(func() { e.server.Serve(ln) })
 	e.running.Go(func() { e.relay.Run(runCtx) })
 	return e, nil
+}
+
+// openDB opens the ledger named by dsn, as "writegen ledger -db" takes it.
+func openDB(ctx context.Context, dsn string) (relay.DB, error) {
+	switch {
+	case strings.HasPrefix(dsn, "sqlite:"):
+		l, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
+		if err != nil {
+			return nil, err
+		}
+		return relay.SQLite(l), nil
+	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
+		l, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return relay.Postgres(l), nil
+	}
+	return nil, fmt.Errorf("scenario: ledger %q: want sqlite:PATH or a postgres:// URL", dsn)
 }
 
 // Close stops the relay and the simulators and closes the ledger.

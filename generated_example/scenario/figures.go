@@ -27,7 +27,6 @@ type Figures struct {
 	Answers      int // first replies delivered into conversations
 	LaterReplies int // replies after the first, not relayed
 	Openings     int // user requests posted into threads
-	Sent         int // obligations delivered, receipt stored
 
 	// Duplicates avoided, by where.
 	Redeliveries   int // deliveries of a webhook event already stored: answered, not handled again
@@ -79,7 +78,7 @@ func (e *Env) Figures() Figures {
 	f.Threads, f.Replies, f.Openings, f.Lookups, f.Rotations = desk.Threads, desk.Replies, desk.Messages, desk.Lookups, desk.Refreshes
 	f.Answers = chat.Messages
 	f.Recorded, f.FromLookup, f.FromLedger = rel.Threads, rel.FromLookup, rel.FromLedger
-	f.Uncertain, f.Failed, f.LaterReplies, f.Sent = rel.Uncertain, rel.Failed, rel.LaterReplies, rel.Sent
+	f.Uncertain, f.Failed, f.LaterReplies = rel.Uncertain, rel.Failed, rel.LaterReplies
 	f.RepeatRequests = rel.Repeats
 	f.Faults = make(map[simulator.Fault]int)
 	for _, w := range []simulator.WriteStats{desk.Writes, chat.Writes} {
