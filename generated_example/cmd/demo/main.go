@@ -38,7 +38,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	ok, err := run(ctx, os.Stdout, *n, *seed, *rate, *faults, *db)
+	ok, err := run(ctx, os.Stdout, config{n: *n, seed: *seed, rate: *rate, faults: *faults, db: *db})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -48,7 +48,19 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, out *os.File, n int, seed uint64, rate, faults float64, db string) (bool, error) {
+// config is what the flags ask for.
+type config struct {
+	n       int
+	seed    uint64
+	rate    float64
+	faults  float64
+	db      string
+	instant bool // backoff costs no real time (for tests)
+}
+
+// run runs the demo and reports whether every check held.
+func run(ctx context.Context, out *os.File, c config) (bool, error) {
+	n, faults, db := c.n, c.faults, c.db
 	if db == "" {
 		dir, err := os.MkdirTemp("", "writegen-demo-")
 		if err != nil {
@@ -61,7 +73,7 @@ func run(ctx context.Context, out *os.File, n int, seed uint64, rate, faults flo
 		dsn = "sqlite:" + db
 	}
 	s := scenario.Schedule{
-		Seed:        seed,
+		Seed:        c.seed,
 		Escalations: n,
 		Repeat:      0.15,
 		MaxReplies:  3,
@@ -70,12 +82,12 @@ func run(ctx context.Context, out *os.File, n int, seed uint64, rate, faults flo
 		Stubborn:    faults / 8,
 		Pause:       faults / 20,
 		Deliveries:  faults,
-		Rate:        rate,
+		Rate:        c.rate,
 	}
-	fmt.Fprintf(out, "Escalation relay: %d escalations, seed %d, faults %.0f%% of writes, ledger %s\n\n", n, seed, 100*faults, dsn)
+	fmt.Fprintf(out, "Escalation relay: %d escalations, seed %d, faults %.0f%% of writes, ledger %s\n\n", n, c.seed, 100*faults, dsn)
 
 	start := time.Now()
-	env, err := scenario.NewEnv(ctx, scenario.Options{Ledger: dsn})
+	env, err := scenario.NewEnv(ctx, scenario.Options{Ledger: dsn, Instant: c.instant})
 	if err != nil {
 		return false, err
 	}
