@@ -21,7 +21,7 @@ func (g *generator) models(f *jen.File, types []*spec.Type) {
 			g.enumType(f, t)
 		case spec.KindUnion:
 			g.unionType(f, t)
-		case spec.KindAlias:
+		case spec.KindAlias: // type Tags []string
 			typeDoc(f, t, "is "+describe(t.Elem)+".")
 			f.Type().Id(t.Name).Add(goType(t.Elem))
 		default:
