@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -25,6 +26,18 @@ const (
 	// the same or a higher sequence was handled is skipped, not handled.
 	Latest
 )
+
+func (o Order) String() string {
+	switch o {
+	case AnyOrder:
+		return "any"
+	case InOrder:
+		return "in-order"
+	case Latest:
+		return "latest"
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
 
 // EventState is the state of an inbox event.
 type EventState string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -53,10 +54,16 @@ type Delivery struct {
 }
 
 // Sender sends one item, with item.DedupeKey as the provider's idempotency
-// key. An error matching runtime.ErrRejected ends the item as rejected (a
-// *runtime.StatusError's status and body are kept), one matching
-// runtime.ErrUncertain ends it as uncertain; any other error is retried
-// after a backoff.
+// key. Its error decides what becomes of the item:
+//
+//   - one matching runtime.ErrUncertain ends it as uncertain: the runtime
+//     found no safe way to learn or repeat the outcome, and the outbox does
+//     not guess either (a person reconciles the item, as a direct write);
+//   - one matching runtime.ErrRejected ends it as rejected (a
+//     *runtime.StatusError's status and body are kept), except 408, 409,
+//     425 and 429, which say "later";
+//   - any other error, such as runtime.ErrNotSent, is retried after a
+//     backoff, with the same key.
 type Sender func(ctx context.Context, item OutboxItem) (Delivery, error)
 
 // EnqueueOn records ob with the statement runner q, which is meant to be
@@ -127,6 +134,8 @@ func (ob *Outbox) record(ctx context.Context, it OutboxItem, d Delivery, sendErr
 		return ob.retry(ctx, it, sendErr, 0)
 	case errors.Is(sendErr, runtime.ErrUncertain):
 		to = OutboxUncertain
+	case errors.As(sendErr, &se) && later(se.Status):
+		return ob.retry(ctx, it, sendErr, ob.o.Backoff(it.Attempts))
 	case errors.Is(sendErr, runtime.ErrRejected):
 		to = OutboxRejected
 		if errors.As(sendErr, &se) && d.Status == 0 {
@@ -144,6 +153,16 @@ func (ob *Outbox) record(ctx context.Context, it OutboxItem, d Delivery, sendErr
 		return fmt.Errorf("ledger: outbox: record item %d as %s: %w", it.ID, to, err)
 	}
 	return nil
+}
+
+// later reports whether a status asks to try again later: the request was
+// not performed, or not yet.
+func later(status int) bool {
+	switch status {
+	case http.StatusRequestTimeout, http.StatusConflict, http.StatusTooEarly, http.StatusTooManyRequests:
+		return true
+	}
+	return false
 }
 
 func (ob *Outbox) retry(ctx context.Context, it OutboxItem, sendErr error, after time.Duration) error {

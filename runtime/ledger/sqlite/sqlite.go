@@ -16,6 +16,7 @@ import (
 	"embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/writegen/writegen/runtime/ledger"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -45,7 +46,7 @@ func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, err
 	if err != nil {
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
 	}
-	l, err := ledger.New(ctx, conn{querier{db}, db}, dialect, opts...)
+	l, err := ledger.New(ctx, conn{querier{db}, db, new(sync.Mutex)}, dialect, opts...)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
@@ -84,9 +85,49 @@ func (q querier) Query(ctx context.Context, query string, args ...any) (ledger.R
 	return q.q.QueryContext(ctx, query, args...)
 }
 
+// conn is the ledger's own database. Its writes take a process-wide lock
+// first, so that the process's writers queue in Go instead of sleeping in
+// SQLite's busy handler; writers in other processes still meet the busy
+// timeout.
 type conn struct {
 	querier
-	db *sql.DB
+	db     *sql.DB
+	writer *sync.Mutex
+}
+
+// Exec runs a write.
+func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	c.writer.Lock()
+	defer c.writer.Unlock()
+	return c.querier.Exec(ctx, query, args...)
+}
+
+// Query runs a read, or a write that returns rows (INSERT, UPDATE or
+// DELETE ... RETURNING), which holds the lock until its rows are closed.
+func (c conn) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
+	if strings.HasPrefix(query, "SELECT") {
+		return c.querier.Query(ctx, query, args...)
+	}
+	c.writer.Lock()
+	rows, err := c.querier.Query(ctx, query, args...)
+	if err != nil {
+		c.writer.Unlock()
+		return nil, err
+	}
+	return &unlockRows{Rows: rows, unlock: c.writer.Unlock}, nil
+}
+
+// unlockRows releases the writer lock when closed.
+type unlockRows struct {
+	ledger.Rows
+	once   sync.Once
+	unlock func()
+}
+
+func (r *unlockRows) Close() error {
+	err := r.Rows.Close()
+	r.once.Do(r.unlock)
+	return err
 }
 
 func (c conn) Begin(ctx context.Context) (ledger.Tx, error) {

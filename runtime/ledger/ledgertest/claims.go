@@ -1,0 +1,251 @@
+package ledgertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger/ledgercli"
+)
+
+// callers is how many callers write one business key at once.
+const callers = 100
+
+// testConcurrentCallers: 100 concurrent callers of one business key cause
+// exactly one provider call, and all get the same receipt, or all the same
+// uncertain outcome (promise 15), from goroutines or from several OS
+// processes (promise 20).
+func testConcurrentCallers(t *testing.T, b Backend) {
+	for _, tc := range []struct {
+		name     string
+		s        strategy
+		failure  providerFailure
+		wantSame func(outcome) bool
+	}{
+		{"Receipt", withKey, 0, func(o outcome) bool { return o.ID == "thing_1" }},
+		{"Uncertain", withNothing, hangUpAfter, func(o outcome) bool { return o.Uncertain }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := b.NewDSN(t)
+			p := NewProvider(t)
+			if tc.failure != 0 {
+				p.failNext(tc.failure)
+			}
+			outcomes := writeConcurrently(t, b, dsn, p.URL, tc.s, "order:42")
+			if len(outcomes) != callers {
+				t.Fatalf("%d outcomes, want %d", len(outcomes), callers)
+			}
+			for i, o := range outcomes {
+				if !tc.wantSame(o) {
+					t.Fatalf("caller %d got %+v", i, o)
+				}
+			}
+			if n := p.Requests(); n != 1 {
+				t.Fatalf("the provider was called %d times, want once", n)
+			}
+			if e := p.Effects(); len(e) != 1 {
+				t.Fatalf("the provider holds %d effects, want 1", len(e))
+			}
+		})
+	}
+}
+
+// writeConcurrently runs callers writes of one key at once, spread over
+// b.Processes processes, and returns their outcomes.
+func writeConcurrently(t *testing.T, b Backend, dsn, providerURL string, s strategy, k key) []outcome {
+	ctx := context.Background()
+	if b.Processes <= 1 {
+		c, err := runtime.New(providerURL, runtime.WithLedger(open(t, dsn)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes := make([]outcome, callers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range outcomes {
+			wg.Go(func() {
+				<-start
+				outcomes[i] = outcomeOf(writeThing(ctx, c, providerURL, s, k))
+			})
+		}
+		close(start)
+		wg.Wait()
+		return outcomes
+	}
+	open(t, dsn) // migrate once, before the processes start
+	var children []*child
+	for i := range b.Processes {
+		n := callers / b.Processes
+		if i < callers%b.Processes {
+			n++
+		}
+		c := startChild(t, childArgs{Role: "write", DSN: dsn, URL: providerURL, Key: k, Strategy: s, Callers: n})
+		if got := c.line(); got != "ready" {
+			t.Fatalf("child said %q, want ready\n%s", got, c.stderr.String())
+		}
+		children = append(children, c)
+	}
+	for _, c := range children {
+		if _, err := c.stdin.Write([]byte("go\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var outcomes []outcome
+	for _, c := range children {
+		for line := c.line(); line != ""; line = c.line() {
+			var o outcome
+			if err := json.Unmarshal([]byte(line), &o); err != nil {
+				t.Fatalf("child said %q: %v", line, err)
+			}
+			outcomes = append(outcomes, o)
+		}
+		c.finish()
+	}
+	return outcomes
+}
+
+// boundaries are the points of a write at which a crash test kills the
+// process that makes it.
+var boundaries = []string{"before-claim", "after-claim", "after-call", "after-receipt", "after-done"}
+
+// testCrash kills a real process (SIGKILL) at each boundary of a write,
+// for each way of settling an ambiguous attempt; after a restart resumes
+// the rows left claimed and the application writes again, the provider
+// holds exactly one effect and the write returns it, or the row is
+// uncertain and listed by "writegen ledger list" (promise 16).
+func testCrash(t *testing.T, b Backend) {
+	ctx := context.Background()
+	for _, s := range strategies {
+		for _, boundary := range boundaries {
+			t.Run(string(s)+"/"+boundary, func(t *testing.T) {
+				dsn := b.NewDSN(t)
+				p := NewProvider(t)
+				open(t, dsn) // migrate once, before the child starts
+				c := startChild(t, childArgs{Role: "crash", DSN: dsn, URL: p.URL, Key: "order:7", Strategy: s, Boundary: boundary})
+				if got := c.line(); got != "at "+boundary {
+					t.Fatalf("child said %q, want %q\n%s", got, "at "+boundary, c.stderr.String())
+				}
+				c.kill()
+
+				// The restart: resume, then the application's retry.
+				l := open(t, dsn)
+				client, err := runtime.New(p.URL, runtime.WithLedger(l), runtime.WithResumeAfter(0))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := resumeThings(ctx, client, p.URL, s); err != nil {
+					t.Fatalf("resume: %v", err)
+				}
+				r, err := writeThing(ctx, client, p.URL, s, "order:7")
+				effects := p.Effects()
+				uncertain := s == withNothing && (boundary == "after-claim" || boundary == "after-call")
+				if !uncertain {
+					if err != nil || len(effects) != 1 || r.ID != effects[0] {
+						t.Fatalf("after the restart: receipt %+v, %v; provider effects %v; want exactly one effect, returned", r, err, effects)
+					}
+					return
+				}
+				if !errors.Is(err, runtime.ErrUncertain) || len(effects) > 1 {
+					t.Fatalf("after the restart: receipt %+v, %v; provider effects %v; want uncertain", r, err, effects)
+				}
+				rows := listCommand(t, dsn)
+				if len(rows) != 1 || rows[0].BusinessKey != "order:7" || rows[0].Owner != "things-oncall" {
+					t.Fatalf("writegen ledger list shows %+v, want the uncertain row", rows)
+				}
+			})
+		}
+	}
+}
+
+// listedRow is a row as "writegen ledger list -json" prints it.
+type listedRow struct {
+	ID          int64  `json:"id"`
+	Operation   string `json:"operation"`
+	BusinessKey string `json:"business_key"`
+	ProviderKey string `json:"provider_key"`
+	State       string `json:"state"`
+	Owner       string `json:"owner"`
+	Attempts    int    `json:"attempts"`
+	LastError   string `json:"last_error"`
+}
+
+// listCommand runs "writegen ledger list -json" on dsn.
+func listCommand(t testing.TB, dsn string) []listedRow {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := ledgercli.Run(context.Background(), []string{"list", "-db", dsn, "-json"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("writegen ledger list: exit %d: %s", code, stderr.String())
+	}
+	var rows []listedRow
+	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
+		t.Fatalf("writegen ledger list -json printed %q: %v", stdout.String(), err)
+	}
+	return rows
+}
+
+// testCommands runs "writegen ledger list" and "resolve" on uncertain rows.
+func testCommands(t *testing.T, b Backend) {
+	ctx := context.Background()
+	dsn := b.NewDSN(t)
+	l := open(t, dsn)
+	var ids []int64
+	for i := range 3 {
+		rec, _, err := l.Claim(ctx, runtime.Record{Operation: "createThing", BusinessKey: "order:" + strconv.Itoa(i), ProviderKey: "pk", Owner: "ops"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Settle(ctx, rec.ID, runtime.StateUncertain, runtime.Settlement{Attempts: 1, LastError: "context ended after send"}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, rec.ID)
+	}
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := ledgercli.Run(ctx, args, &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	code, out, errOut := run("list", "-db", dsn)
+	if code != 0 || !bytes.Contains([]byte(out), []byte("order:1")) || !bytes.Contains([]byte(out), []byte("context ended after send")) {
+		t.Fatalf("list: exit %d\n%s%s", code, out, errOut)
+	}
+	id := strconv.FormatInt(ids[0], 10)
+	for _, usage := range [][]string{
+		{"resolve", "-db", dsn, "-id", id, "-committed", "-reason", "r"},                                      // no provider id
+		{"resolve", "-db", dsn, "-id", id, "-not-applied"},                                                    // no reason
+		{"resolve", "-db", dsn, "-id", id, "-committed", "-not-applied", "-provider-id", "x", "-reason", "r"}, // both
+		{"resolve", "-db", dsn, "-committed", "-provider-id", "x", "-reason", "r"},                            // no id
+		{"list", "-db", dsn, "-state", "lost"},
+		{"frobnicate"},
+		{},
+	} {
+		if code, _, _ := run(usage...); code != 2 {
+			t.Fatalf("%v: exit %d, want 2", usage, code)
+		}
+	}
+	if code, _, _ := run("list", "-db", "mysql://x"); code != 1 {
+		t.Fatalf("list of an unknown database: exit %d, want 1", code)
+	}
+	if code, out, errOut := run("resolve", "-db", dsn, "-id", id, "-committed", "-provider-id", "thing_9", "-reason", "in the dashboard"); code != 0 {
+		t.Fatalf("resolve -committed: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := run("resolve", "-db", dsn, "-id", id, "-not-applied", "-reason", "again"); code != 1 || !bytes.Contains([]byte(errOut), []byte("is active")) {
+		t.Fatalf("second resolve: exit %d: %s; want a refusal", code, errOut)
+	}
+	if code, _, errOut := run("resolve", "-db", dsn, "-id", strconv.FormatInt(ids[1], 10), "-not-applied", "-reason", "no such thing"); code != 0 {
+		t.Fatalf("resolve -not-applied: exit %d: %s", code, errOut)
+	}
+	rows := listCommand(t, dsn)
+	if len(rows) != 1 || rows[0].ID != ids[2] || rows[0].LastError != "context ended after send" || rows[0].ProviderKey != "pk" {
+		t.Fatalf("list after resolving two rows: %+v", rows)
+	}
+	r0, _ := l.Get(ctx, ids[0])
+	r1, _ := l.Get(ctx, ids[1])
+	if r0.State != runtime.StateActive || r0.ProviderID != "thing_9" || r1.State != runtime.StateRejected {
+		t.Fatalf("resolved rows: %+v, %+v", r0, r1)
+	}
+}

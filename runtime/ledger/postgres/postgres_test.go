@@ -1,0 +1,158 @@
+package postgres_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/writegen/writegen/runtime/ledger"
+	"github.com/writegen/writegen/runtime/ledger/ledgertest"
+	"github.com/writegen/writegen/runtime/ledger/postgres"
+)
+
+// envDSN names the PostgreSQL server the tests use. When it is unset, the
+// tests fail in CI (CI set) and, elsewhere, run on a throwaway cluster
+// started with the repository's .ci/pg, or skip when that cannot start.
+const envDSN = "WRITEGEN_PG_DSN"
+
+func TestMain(m *testing.M) { os.Exit(ledgertest.Main(m, startCluster)) }
+
+// noCluster says why there is no server, when there is none.
+var noCluster string
+
+// startCluster starts a throwaway cluster when there is no server to use
+// outside CI, and returns the function that stops it.
+func startCluster() func() {
+	if os.Getenv(envDSN) != "" {
+		return func() {}
+	}
+	if os.Getenv("CI") != "" {
+		noCluster = envDSN + " is unset in CI: the PostgreSQL ledger tests must run there (start a server with .ci/pg)"
+		return func() {}
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "..", ".ci", "pg"))
+	if err == nil {
+		var out []byte
+		if out, err = exec.Command(script, "start").Output(); err == nil {
+			err = setExports(out)
+		}
+	}
+	if err != nil {
+		noCluster = fmt.Sprintf("%s is unset and .ci/pg start failed (%v): skipping the PostgreSQL ledger tests", envDSN, err)
+		return func() {}
+	}
+	return func() { exec.Command(script, "stop").Run() } //nolint:errcheck // best effort
+}
+
+// setExports sets the variables of lines "export NAME='value'".
+func setExports(out []byte) error {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name, value, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+		if !ok {
+			continue
+		}
+		if err := os.Setenv(name, strings.Trim(value, "'")); err != nil {
+			return err
+		}
+	}
+	if os.Getenv(envDSN) == "" {
+		return fmt.Errorf("no %s in %q", envDSN, out)
+	}
+	return sc.Err()
+}
+
+// server returns the DSN of the server, failing or skipping t without one.
+func server(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv(envDSN)
+	switch {
+	case dsn != "":
+		return dsn
+	case os.Getenv("CI") != "":
+		t.Fatal(noCluster)
+	default:
+		t.Skip(noCluster)
+	}
+	return ""
+}
+
+var (
+	adminOnce sync.Once
+	admin     *pgxpool.Pool
+	adminErr  error
+	schemas   atomic.Int64
+)
+
+// newDSN makes a schema for one test and returns a DSN whose search_path
+// is that schema; the schema is dropped when the test ends.
+func newDSN(t testing.TB) string {
+	t.Helper()
+	base := server(t)
+	adminOnce.Do(func() { admin, adminErr = pgxpool.New(context.Background(), base) })
+	if adminErr != nil {
+		t.Fatal(adminErr)
+	}
+	schema := fmt.Sprintf("ledgertest_%d_%d", os.Getpid(), schemas.Add(1))
+	if _, err := admin.Exec(context.Background(), "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") }) //nolint:errcheck // best effort
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
+
+// backend runs the suite on PostgreSQL, with concurrent callers in four
+// processes.
+var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Processes: 4}
+
+func TestLedger(t *testing.T) { ledgertest.Run(t, backend) }
+
+func BenchmarkLedger(b *testing.B) { ledgertest.Bench(b, backend) }
+
+type raw struct{ l *postgres.Ledger }
+
+func openRaw(ctx context.Context, dsn string) (ledgertest.Raw, error) {
+	l, err := postgres.Open(ctx, dsn)
+	return raw{l}, err
+}
+
+func (r raw) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := r.l.Pool().Exec(ctx, query, args...)
+	return err
+}
+
+func (r raw) EnqueueTx(ctx context.Context, order string, ob ledger.Obligation, commit bool) error {
+	tx, err := r.l.Pool().Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS orders (id TEXT PRIMARY KEY)`); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO orders (id) VALUES ($1) ON CONFLICT DO NOTHING`, order); err != nil {
+		return err
+	}
+	if err := r.l.Enqueue(ctx, tx, ob); err != nil {
+		return err
+	}
+	if commit {
+		return tx.Commit(ctx)
+	}
+	return nil
+}
+
+func (r raw) Close() error { return r.l.Close() }
