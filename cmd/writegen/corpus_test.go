@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -69,19 +70,36 @@ func corpusPackageDir(specFile string) string {
 	return strings.NewReplacer(".", "", "-", "").Replace(strings.TrimSuffix(specFile, filepath.Ext(specFile)))
 }
 
-// scratchPackages returns testdata/_corpus in the module, empty, and removes it when the test
-// ends. Generated packages go there so that they import this module's runtime; the fixed path
-// lets the go command reuse what it compiled for the same files in an earlier test or run.
-func scratchPackages(t *testing.T) string {
+// corpusModule is the module path of the module that corpusModuleDir makes.
+const corpusModule = "writegencorpus"
+
+// corpusModuleDir returns a new module in a temporary directory, for generated packages and the
+// programs that use them: it requires this module, replaced by its root directory, with this
+// module's own requirements and go.sum. The packages have the same import path in every test and
+// run, so with -trimpath the go command reuses what it compiled for the same files before.
+func corpusModuleDir(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(moduleRoot(t), "testdata", "_corpus")
-	if err := os.RemoveAll(dir); err != nil {
+	root := moduleRoot(t)
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	own, rest, ok := bytes.Cut(gomod, []byte("\n"))
+	if !ok || !bytes.HasPrefix(own, []byte("module ")) {
+		t.Fatalf("%s does not start with its module line", filepath.Join(root, "go.mod"))
+	}
+	mod := fmt.Sprintf("module %s\n%s\nrequire %s v0.0.0\n\nreplace %s => %s\n",
+		corpusModule, rest, bytes.TrimPrefix(own, []byte("module ")), bytes.TrimPrefix(own, []byte("module ")), root)
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"go.mod": []byte(mod), "go.sum": gosum} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 
@@ -101,11 +119,11 @@ func generateCorpus(t *testing.T, specsDir, specFile, out string) string {
 	return dir
 }
 
-// goCommand runs the go command in the module root and returns its combined output.
-func goCommand(t *testing.T, args ...string) []byte {
+// goCommand runs the go command in dir and returns its combined output.
+func goCommand(t *testing.T, dir string, args ...string) []byte {
 	t.Helper()
 	cmd := exec.Command("go", args...)
-	cmd.Dir = moduleRoot(t)
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -117,23 +135,17 @@ func goCommand(t *testing.T, args ...string) []byte {
 // packages build and pass go vet.
 func TestCorpus(t *testing.T) {
 	specsDir := corpusDir(t)
-	out := scratchPackages(t)
-	var pkgs []string
+	mod := corpusModuleDir(t)
 	for _, specFile := range corpusSpecs {
-		dir := generateCorpus(t, specsDir, specFile, out)
+		dir := generateCorpus(t, specsDir, specFile, mod)
 		want := specOperations(t, filepath.Join(specsDir, specFile))
 		if got := generatedOperations(t, dir); got != want {
 			t.Errorf("%s: %d operations generated, the spec has %d", specFile, got, want)
 		}
-		leakedPaths(t, dir, specsDir, moduleRoot(t))
-		rel, err := filepath.Rel(moduleRoot(t), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkgs = append(pkgs, "./"+filepath.ToSlash(rel))
+		leakedPaths(t, dir, specsDir, moduleRoot(t), mod)
 	}
-	goCommand(t, append([]string{"build"}, pkgs...)...)
-	goCommand(t, append([]string{"vet"}, pkgs...)...)
+	goCommand(t, mod, "build", "-trimpath", "./...")
+	goCommand(t, mod, "vet", "-trimpath", "./...")
 }
 
 // TestCorpusRefusesSquare checks that the Square spec, which refers to a schema it does not
