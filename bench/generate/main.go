@@ -1,0 +1,254 @@
+// Command generate measures writegen on one spec against two anchors: kin-openapi loading the
+// same spec, and oapi-codegen generating a client for it.
+//
+// Run it from anywhere in the module:
+//
+//	go run ./bench/generate [-spec FILE] [-annotations FILE] [-runs N]
+//
+// By default it measures the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside
+// the module root) with testdata/corpus/stripe.writesafety.yaml. Each measured thing runs as a
+// child process, -runs times: the wall time of the child and its peak resident memory (maximum
+// RSS, from the child's rusage) are reported as the median of the runs, with the ratios between
+// them. Then it counts the lines of generated Go code per operation.
+//
+// The measured things are:
+//   - writegen generate, built from this module first;
+//   - kin-openapi's loader reading the spec and nothing else (this program, run again in its
+//     load mode);
+//   - oapi-codegen, when its binary is on PATH or in GOPATH/bin (install it with
+//     go install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2); it is left
+//     out, with a message, when it is not installed. It generates -oapi-generate (by default
+//     types and client, the part comparable with writegen's output).
+//
+// Only the binaries are used: oapi-codegen is not a dependency of this module.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// loadMode is the first argument that makes this program load a spec with kin-openapi and exit.
+const loadMode = "-kin-load"
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == loadMode {
+		if err := kinLoad(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, "generate:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "generate:", err)
+		os.Exit(1)
+	}
+}
+
+// kinLoad loads a spec with kin-openapi, as writegen does before anything else, and prints the
+// number of operations.
+func kinLoad(path string) error {
+	doc, err := openapi3.NewLoader().LoadFromFile(path)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, item := range doc.Paths.Map() {
+		n += len(item.Operations())
+	}
+	fmt.Println(n)
+	return nil
+}
+
+// sample is one run of a child process.
+type sample struct {
+	wall   time.Duration
+	maxRSS int64 // bytes
+}
+
+// measure runs a command runs times, each after fresh (when not nil), and returns the median
+// wall time and peak RSS, and the standard output of the last run.
+func measure(runs int, fresh func() error, name string, args ...string) (sample, []byte, error) {
+	var walls []time.Duration
+	var rss []int64
+	var out []byte
+	for range runs {
+		if fresh != nil {
+			if err := fresh(); err != nil {
+				return sample{}, nil, err
+			}
+		}
+		cmd := exec.Command(name, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		wall := time.Since(start)
+		if err != nil {
+			return sample{}, nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())
+		}
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			return sample{}, nil, errors.New("no rusage for child processes on this system")
+		}
+		walls = append(walls, wall)
+		rss = append(rss, ru.Maxrss*1024) // kilobytes on Linux
+		out = stdout.Bytes()
+	}
+	slices.Sort(walls)
+	slices.Sort(rss)
+	return sample{wall: walls[len(walls)/2], maxRSS: rss[len(rss)/2]}, out, nil
+}
+
+// moduleRoot asks the go command for the root of the module of the working directory.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("run it inside the writegen module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// findTool finds a binary on PATH or in GOPATH/bin; "" when it is in neither.
+func findTool(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOPATH").Output()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(strings.TrimSpace(string(out)), "bin", name)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// goLines counts the lines of the .go files under dir, and the files.
+func goLines(dir string) (lines, files int, err error) {
+	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines += bytes.Count(data, []byte("\n"))
+		files++
+		return nil
+	})
+	return lines, files, err
+}
+
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	fs := flag.NewFlagSet("generate", flag.ContinueOnError)
+	specPath := fs.String("spec", filepath.Join(root, "..", "shared", "corpus", "specs", "stripe.json"), "the OpenAPI document")
+	annotations := fs.String("annotations", filepath.Join(root, "testdata", "corpus", "stripe.writesafety.yaml"), "its write-safety answers")
+	runs := fs.Int("runs", 3, "runs of each measured command (the median is reported)")
+	oapiGenerate := fs.String("oapi-generate", "types,client", "what oapi-codegen generates (its -generate flag)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *runs < 1 || fs.NArg() > 0 {
+		return errors.New("usage: generate [-spec FILE] [-annotations FILE] [-runs N] [-oapi-generate LIST]")
+	}
+	tmp, err := os.MkdirTemp("", "writegen-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	writegen := filepath.Join(tmp, "writegen")
+	build := exec.CommandContext(ctx, "go", "build", "-o", writegen, "./cmd/writegen")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/writegen: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	kin, out, err := measure(*runs, nil, self, loadMode, *specPath)
+	if err != nil {
+		return err
+	}
+	var ops int
+	if _, err := fmt.Sscan(string(out), &ops); err != nil || ops == 0 {
+		return fmt.Errorf("kin-openapi load printed %q, want the number of operations", out)
+	}
+	wgOut := filepath.Join(tmp, "writegen-out", "api")
+	// Each run writes a new directory, as a first generation does.
+	wg, _, err := measure(*runs, func() error { return os.RemoveAll(wgOut) }, writegen, "generate", "-spec", *specPath, "-annotations", *annotations, "-out", wgOut)
+	if err != nil {
+		return err
+	}
+	wgLines, wgFiles, err := goLines(wgOut)
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintf(stdout, "spec %s: %d operations; median of %d runs, each a child process\n\n", filepath.Base(*specPath), ops, *runs)
+	fmt.Fprintf(stdout, "%-34s %10s %12s\n", "", "wall", "peak RSS")
+	row := func(name string, s sample) {
+		fmt.Fprintf(stdout, "%-34s %9.2fs %8.0f MiB\n", name, s.wall.Seconds(), float64(s.maxRSS)/(1<<20))
+	}
+	row("kin-openapi load (the spec alone)", kin)
+	row("writegen generate", wg)
+
+	oapi := findTool("oapi-codegen")
+	var oc sample
+	var ocLines int
+	if oapi != "" {
+		ocFile := filepath.Join(tmp, "oapi-out", "api.gen.go")
+		if err := os.MkdirAll(filepath.Dir(ocFile), 0o755); err != nil {
+			return err
+		}
+		if oc, _, err = measure(*runs, nil, oapi, "-generate", *oapiGenerate, "-package", "api", "-o", ocFile, *specPath); err != nil {
+			return err
+		}
+		if ocLines, _, err = goLines(filepath.Dir(ocFile)); err != nil {
+			return err
+		}
+		row("oapi-codegen ("+*oapiGenerate+")", oc)
+	}
+
+	ratio := func(a, b sample) string {
+		return fmt.Sprintf("wall %.2fx, peak RSS %.2fx", a.wall.Seconds()/b.wall.Seconds(), float64(a.maxRSS)/float64(b.maxRSS))
+	}
+	fmt.Fprintf(stdout, "\nwritegen / kin-openapi load: %s\n", ratio(wg, kin))
+	if oapi != "" {
+		fmt.Fprintf(stdout, "writegen / oapi-codegen:     %s\n", ratio(wg, oc))
+	}
+	fmt.Fprintf(stdout, "\ngenerated Go lines: writegen %d in %d files, %.0f per operation\n", wgLines, wgFiles, float64(wgLines)/float64(ops))
+	if oapi != "" {
+		fmt.Fprintf(stdout, "                    oapi-codegen %d, %.0f per operation\n", ocLines, float64(ocLines)/float64(ops))
+	} else {
+		fmt.Fprintln(stdout, "\noapi-codegen is not installed: its column is left out "+
+			"(go install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2)")
+	}
+	return nil
+}
