@@ -183,8 +183,8 @@ func testInboxSignature(t *testing.T, b Backend) {
 		"no signature": func(h http.Header) { h.Del("webhook-signature") },
 		"no id":        func(h http.Header) { h.Del("webhook-id") },
 		"another id":   func(h http.Header) { h.Set("webhook-id", "evt_2") },
-		"old timestamp": func(h http.Header) {
-			h.Set("webhook-timestamp", strconv.FormatInt(clock.Now().Add(-time.Hour).Unix(), 10))
+		"another timestamp": func(h http.Header) {
+			h.Set("webhook-timestamp", strconv.FormatInt(clock.Now().Add(-time.Second).Unix(), 10))
 		},
 		"bad signature":    func(h http.Header) { h.Set("webhook-signature", "v1,"+h.Get("webhook-signature")[4:8]+"AAAA") },
 		"another version":  func(h http.Header) { h.Set("webhook-signature", "v2"+h.Get("webhook-signature")[2:]) },
@@ -194,8 +194,19 @@ func testInboxSignature(t *testing.T, b Backend) {
 			t.Errorf("%s: status %d, want 401", name, got)
 		}
 	}
+	// Signed right, but too long ago or ahead (the tolerance is 5 minutes).
+	for _, skew := range []time.Duration{-time.Hour, -6 * time.Minute, 6 * time.Minute} {
+		skewed := newSenderOfWebhooks(t, func() time.Time { return clock.Now().Add(skew) })
+		if got := skewed.deliver(url, "evt_1", body); got != http.StatusUnauthorized {
+			t.Errorf("signed %s from now: status %d, want 401", skew, got)
+		}
+	}
 	if got := events(t, l, ledger.EventPending); len(got) != 0 {
 		t.Fatalf("refused deliveries stored %d events", len(got))
+	}
+	early := newSenderOfWebhooks(t, func() time.Time { return clock.Now().Add(-4 * time.Minute) })
+	if got := early.deliver(url, "evt_0", body); got != http.StatusNoContent {
+		t.Fatalf("signed 4 minutes ago: status %d, want 204", got)
 	}
 	// Several signatures, one of them right, as during a secret rotation.
 	if got := s.post(url, "evt_1", body, func(h http.Header) {
@@ -229,6 +240,15 @@ func testInboxConcurrentDeliveries(t *testing.T, b Backend) {
 	}
 	wg.Wait()
 	waitFor(t, func() bool { return len(events(t, l, ledger.EventDone)) == 1 })
+	// The provider's retries of an event already handled.
+	for range 10 {
+		if s.deliver(url, "evt_1", []byte(`{"n":1}`)) != http.StatusNoContent {
+			t.Fatal("a retry of a handled event was not answered 204")
+		}
+	}
+	if n, err := in.HandleDue(ctx); n != 0 || err != nil {
+		t.Fatalf("retries of a handled event made %d events due (%v)", n, err)
+	}
 	cancel()
 	<-done
 	if n, _ := r.get(); ok.Load() != callers || n["evt_1"] != 1 || len(n) != 1 {
