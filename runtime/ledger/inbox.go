@@ -254,10 +254,7 @@ func (in *Inbox) finish(ctx context.Context, e Event, to EventState, handleErr e
 }
 
 func (in *Inbox) retry(ctx context.Context, e Event, handleErr error, after time.Duration) error {
-	l := in.l
-	now := l.clock.Now()
-	_, err := l.conn.Exec(ctx, inboxRetry, e.ID, in.cfg.Name, errorText(handleErr), micros(now.Add(after)), micros(now))
-	if err != nil {
+	if err := in.l.reschedule(ctx, inboxRetry, e.ID, in.cfg.Name, handleErr, after); err != nil {
 		return fmt.Errorf("ledger: inbox %s: reschedule event %q: %w", in.cfg.Source, e.EventID, err)
 	}
 	return nil

@@ -166,10 +166,7 @@ func later(status int) bool {
 }
 
 func (ob *Outbox) retry(ctx context.Context, it OutboxItem, sendErr error, after time.Duration) error {
-	l := ob.l
-	now := l.clock.Now()
-	_, err := l.conn.Exec(ctx, outboxRetry, it.ID, ob.o.Name, errorText(sendErr), micros(now.Add(after)), micros(now))
-	if err != nil {
+	if err := ob.l.reschedule(ctx, outboxRetry, it.ID, ob.o.Name, sendErr, after); err != nil {
 		return fmt.Errorf("ledger: outbox: reschedule item %d: %w", it.ID, err)
 	}
 	return nil

@@ -108,3 +108,12 @@ func drain(ctx context.Context, step func(context.Context) (bool, error)) (int, 
 		n++
 	}
 }
+
+// reschedule releases the lease that owner holds on an outbox item or an
+// inbox event (statement outboxRetry or inboxRetry) and makes it due again
+// after a wait, recording the cause of the failed attempt.
+func (l *Ledger) reschedule(ctx context.Context, statement string, id int64, owner string, cause error, after time.Duration) error {
+	now := l.clock.Now()
+	_, err := l.conn.Exec(ctx, statement, id, owner, errorText(cause), micros(now.Add(after)), micros(now))
+	return err
+}

@@ -64,6 +64,17 @@ func serve(h http.Handler) (string, func(), error) {
 	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
+// serveTest serves h on 127.0.0.1 until the test ends and returns its URL.
+func serveTest(t testing.TB, h http.Handler) string {
+	t.Helper()
+	url, stop, err := serve(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return url
+}
+
 // sender signs deliveries as a provider would.
 type sender struct {
 	t   testing.TB
@@ -132,12 +143,7 @@ func countingInbox(t testing.TB, l *ledger.Ledger, cfg ledger.InboxConfig) (*led
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, stop, err := serve(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(stop)
-	return in, url, r
+	return in, serveTest(t, in), r
 }
 
 // runs counts handler runs per event id, in order.
@@ -485,13 +491,8 @@ func testInboxNodes(t *testing.T, b Backend) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			url, stop, err := serve(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(stop)
 			wg.Go(func() { in.Run(ctx) }) //nolint:errcheck // ends with ctx
-			urls = append(urls, url)
+			urls = append(urls, serveTest(t, in))
 		}
 	} else {
 		for range b.Processes {

@@ -44,6 +44,23 @@ func obligation(i int) ledger.Obligation {
 	return ledger.Obligation{Operation: "createThing", DedupeKey: fmt.Sprintf("order:%d", i), Payload: []byte(`{"order":1}`)}
 }
 
+// withObligations records n obligations in the outbox of a new database
+// as the application does (each with a row of its own, in a transaction,
+// in real time), then opens the ledger on a test clock that starts after
+// them.
+func withObligations(t testing.TB, b Backend, n int) (string, *ledger.Ledger, *Clock) {
+	t.Helper()
+	dsn := b.NewDSN(t)
+	r := raw(t, b, dsn)
+	for i := range n {
+		if err := r.EnqueueTx(context.Background(), fmt.Sprint(i), obligation(i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock := NewClock()
+	return dsn, open(t, dsn, ledger.WithClock(clock)), clock
+}
+
 func items(t testing.TB, l *ledger.Ledger, state ledger.OutboxState) []ledger.OutboxItem {
 	t.Helper()
 	its, err := l.OutboxItems(context.Background(), state)
@@ -85,13 +102,7 @@ func testOutboxTransaction(t *testing.T, b Backend) {
 // the item is marked sent (promise 18).
 func testOutboxDeliversOnce(t *testing.T, b Backend) {
 	ctx := context.Background()
-	dsn := b.NewDSN(t)
-	// Recorded by the application (real time), before the clock starts.
-	if err := raw(t, b, dsn).EnqueueTx(ctx, "o1", obligation(1), true); err != nil {
-		t.Fatal(err)
-	}
-	clock := NewClock()
-	l := open(t, dsn, ledger.WithClock(clock))
+	_, l, clock := withObligations(t, b, 1)
 	p := NewProvider(t)
 	// 429 (nothing done, retried later), then a commit whose answer is
 	// lost (the runtime retries it at once with the same key).
@@ -133,15 +144,7 @@ func testOutboxDeliversOnce(t *testing.T, b Backend) {
 // ends the item; it is not sent again.
 func testOutboxFinal(t *testing.T, b Backend) {
 	ctx := context.Background()
-	dsn := b.NewDSN(t)
-	r := raw(t, b, dsn)
-	for i := range 2 {
-		if err := r.EnqueueTx(ctx, fmt.Sprint(i), obligation(i), true); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clock := NewClock()
-	l := open(t, dsn, ledger.WithClock(clock))
+	_, l, clock := withObligations(t, b, 2)
 	p := NewProvider(t)
 	// Item 0 is refused; item 1 commits and fails with a 500, which the
 	// operation does not retry: the runtime cannot tell.
@@ -170,13 +173,7 @@ func testOutboxFinal(t *testing.T, b Backend) {
 // sent by another once the lease has passed, with the same key.
 func testOutboxLease(t *testing.T, b Backend) {
 	ctx := context.Background()
-	dsn := b.NewDSN(t)
-	// Recorded by the application (real time), before the clock starts.
-	if err := raw(t, b, dsn).EnqueueTx(ctx, "o1", obligation(1), true); err != nil {
-		t.Fatal(err)
-	}
-	clock := NewClock()
-	l := open(t, dsn, ledger.WithClock(clock))
+	_, l, clock := withObligations(t, b, 1)
 	p := NewProvider(t)
 	send := newSender(t, p.URL, clock)
 	leased, release := make(chan struct{}), make(chan struct{})
@@ -217,13 +214,7 @@ func testOutboxCrash(t *testing.T, b Backend) {
 	ctx := context.Background()
 	for _, boundary := range []string{"after-lease", "after-call"} {
 		t.Run(boundary, func(t *testing.T) {
-			dsn := b.NewDSN(t)
-			// Recorded by the application (real time), before the clock starts.
-			if err := raw(t, b, dsn).EnqueueTx(ctx, "o1", obligation(1), true); err != nil {
-				t.Fatal(err)
-			}
-			clock := NewClock()
-			l := open(t, dsn, ledger.WithClock(clock))
+			dsn, l, clock := withObligations(t, b, 1)
 			p := NewProvider(t)
 			c := startChild(t, childArgs{Role: "outbox", DSN: dsn, URL: p.URL, Boundary: boundary})
 			if got := c.line(); got != "at "+boundary {
@@ -254,14 +245,7 @@ const outboxItems = 60
 // the database allows it, send every item exactly once.
 func testOutboxWorkers(t *testing.T, b Backend) {
 	ctx := context.Background()
-	dsn := b.NewDSN(t)
-	l := open(t, dsn)
-	r := raw(t, b, dsn)
-	for i := range outboxItems {
-		if err := r.EnqueueTx(ctx, fmt.Sprint(i), obligation(i), true); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dsn, l, _ := withObligations(t, b, outboxItems)
 	p := NewProvider(t)
 	workers := max(b.Processes, 4)
 	counts := make([]int, workers)
