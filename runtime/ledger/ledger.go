@@ -69,6 +69,9 @@ func New(ctx context.Context, c Conn, d Dialect, opts ...Option) (*Ledger, error
 // Close closes the database.
 func (l *Ledger) Close() error { return l.conn.Close() }
 
+// Dialect returns the name of the ledger's database: "sqlite" or "postgres".
+func (l *Ledger) Dialect() string { return l.dialect.Name }
+
 func (l *Ledger) migrate(ctx context.Context) error {
 	tx, err := l.conn.Begin(ctx)
 	if err != nil {
