@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -175,7 +176,9 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Run handles due events until ctx ends, and prunes events older than the
 // retention every hour; it returns ctx.Err().
 func (in *Inbox) Run(ctx context.Context) error {
-	go func() {
+	var pruner sync.WaitGroup
+	defer pruner.Wait()
+	pruner.Go(func() {
 		t := time.NewTicker(time.Hour)
 		defer t.Stop()
 		for {
@@ -188,7 +191,7 @@ func (in *Inbox) Run(ctx context.Context) error {
 				return
 			}
 		}
-	}()
+	})
 	return run(ctx, in.cfg.WorkerOptions, in.wake, in.handleOne)
 }
 

@@ -152,7 +152,7 @@ func (l *Ledger) Claim(ctx context.Context, rec runtime.Record) (runtime.Record,
 
 // Await returns the row of (operation, businessKey) once it has left state
 // claimed. When ctx ends first it returns an error matching
-// runtime.ErrInProgress, with the row as last seen.
+// runtime.ErrInProgress, with the row as last seen (if it was read).
 func (l *Ledger) Await(ctx context.Context, operation, businessKey string) (runtime.Record, error) {
 	delay := time.Millisecond
 	for {
