@@ -21,10 +21,11 @@ func newServer(h http.Handler, w *writes, hook *webhook) server {
 // URL is the server's base URL.
 func (s *server) URL() string { return s.srv.URL }
 
-// Wait blocks until every slow commit has finished and every webhook event has been acknowledged
-// or abandoned. Events held back to arrive late are let go at once.
+// Wait blocks until a moment when no slow commit is running and every webhook event sent has
+// been acknowledged or abandoned (work that starts meanwhile may still run when it returns).
+// Events held back to arrive late are let go at once.
 func (s *server) Wait() {
-	s.writes.slow.Wait()
+	s.writes.slow.wait()
 	s.webhook.wait()
 }
 

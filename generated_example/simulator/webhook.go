@@ -70,7 +70,7 @@ type webhook struct {
 	secret []byte
 	plan   DeliveryFunc
 	client *http.Client
-	wg     sync.WaitGroup // events not yet acknowledged or abandoned
+	wg     inflight // events not yet acknowledged or abandoned
 
 	mu       sync.Mutex
 	next     chan struct{} // closed when the next event has been delivered, or by wait
@@ -113,9 +113,9 @@ func (h *webhook) send(id string, body []byte) {
 	next := h.next
 	h.mu.Unlock()
 
-	h.wg.Add(1)
+	h.wg.add()
 	go func() {
-		defer h.wg.Done()
+		defer h.wg.done()
 		var acked bool
 		switch mode {
 		case Late:
@@ -161,7 +161,7 @@ func (h *webhook) wait() {
 	h.flushing = true
 	h.release()
 	h.mu.Unlock()
-	h.wg.Wait()
+	h.wg.wait()
 	h.mu.Lock()
 	h.flushing = false
 	h.mu.Unlock()

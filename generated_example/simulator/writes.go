@@ -72,7 +72,7 @@ type commitFunc func(body []byte) (status int, resp any)
 type writes struct {
 	faults FaultFunc
 	rotate func(ctx context.Context) error // nil: rotation faults are ignored
-	slow   sync.WaitGroup                  // slow commits still running
+	slow   inflight                        // slow commits still running
 
 	mu       sync.Mutex
 	keys     map[string]*keyed // by operation + " " + key
@@ -153,9 +153,9 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		s.rotateDuring(w, r)
 		return
 	case SlowCommit:
-		s.slow.Add(1)
+		s.slow.add()
 		go func() {
-			defer s.slow.Done()
+			defer s.slow.done()
 			if k != nil {
 				select {
 				case <-k.release:
