@@ -308,7 +308,14 @@ func fromRecord[T any](op *Operation, row Record) (outcome[T], error) {
 // decode decodes a JSON response body; an empty body gives a zero T.
 func decode[T any](op *Operation, b []byte) (*T, error) {
 	v := new(T)
-	if _, empty := any(v).(*Empty); empty || len(b) == 0 {
+	switch p := any(v).(type) {
+	case *Empty:
+		return v, nil
+	case *[]byte: // a response that is not JSON (a PDF, plain text) is returned as it came
+		*p = append([]byte(nil), b...) // b may be a pooled buffer
+		return v, nil
+	}
+	if len(b) == 0 {
 		return v, nil
 	}
 	if err := json.Unmarshal(b, v); err != nil {

@@ -69,11 +69,12 @@ func ProviderKey(op *Operation, businessKey string, secret []byte) string {
 	return k
 }
 
-// printable reports whether s holds only printable ASCII without spaces, so
-// that it can travel unchanged in a header, a query or a JSON string.
+// printable reports whether s holds only printable ASCII without spaces or
+// quotes, so that it can travel unchanged in a header, a query, a JSON string
+// or a quoted search term (such as Stripe's metadata['ref']:'value').
 func printable(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\\' {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '\\' {
 			return false
 		}
 	}

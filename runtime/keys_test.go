@@ -76,7 +76,7 @@ func TestPromise02_LongKeyHashedNotCut(t *testing.T) {
 	if short := ProviderKey(op, "x", nil); short != "createThing:x" {
 		t.Errorf("short key = %q, want it unchanged", short)
 	}
-	for _, bk := range []string{"naïve", "a b", "line\nbreak"} {
+	for _, bk := range []string{"naïve", "a b", "line\nbreak", "o'brien"} {
 		if k := ProviderKey(op, bk, nil); !printable(k) || k == ProviderKey(op, "naive", nil) {
 			t.Errorf("ProviderKey(%q) = %q: want a printable hash", bk, k)
 		}

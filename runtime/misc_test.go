@@ -60,6 +60,21 @@ func TestReadRetries(t *testing.T) {
 	}
 }
 
+// TestReadBytes: a response that is not JSON is returned as it came.
+func TestReadBytes(t *testing.T) {
+	const pdf = "%PDF-1.7 not json"
+	p := newProvider(t)
+	p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Write([]byte(pdf))
+	})
+	c := newTestClient(t, p.URL, newTestClock())
+	b, err := Read[[]byte](context.Background(), c, listOp, NewRequest("GET", "/things"))
+	if err != nil || string(*b) != pdf {
+		t.Fatalf("body %q, err %v", b, err)
+	}
+}
+
 // TestNarrowing: client options narrow retries, never widen them.
 func TestNarrowing(t *testing.T) {
 	for name, opt := range map[string]Option{
