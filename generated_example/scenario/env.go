@@ -61,7 +61,8 @@ type Env struct {
 	clock     *Clock // the clients'
 	tokens    *Clock // the refresher's
 	refresher *runtime.Refresher
-	hooks     string // base URL of the relay's webhooks
+	tokenLife time.Duration // of the desk's access tokens
+	hooks     string        // base URL of the relay's webhooks
 	stop      context.CancelFunc
 	running   sync.WaitGroup
 
@@ -123,6 +124,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	})
 
 	access, refresh, life := e.desk.Credentials()
+	e.tokenLife = life
 	e.token = runtime.Token{Access: access, Refresh: refresh, Expiry: e.tokens.Now().Add(life)}
 	e.refresher = runtime.NewRefresher(e.token, e.refreshToken, e.persistToken, runtime.WithRefreshClock(e.tokens))
 
@@ -224,12 +226,9 @@ func (e *Env) fault(op, key string, n int) simulator.Fault {
 }
 
 // rotate makes the refresher refresh now, as a concurrent request of the client would when it
-// finds the token expired.
+// finds the token expired: the refresher's clock moves past any token's expiry first.
 func (e *Env) rotate(ctx context.Context) error {
-	e.mu.Lock()
-	expiry := e.token.Expiry
-	e.mu.Unlock()
-	e.tokens.Jump(expiry.Sub(e.tokens.Now()))
+	e.tokens.Jump(2 * e.tokenLife)
 	_, _, err := e.refresher.Token(ctx)
 	return err
 }

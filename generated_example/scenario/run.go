@@ -172,6 +172,12 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 	if desk.BadRefresh > 0 {
 		fail("%d token refreshes were refused: a refresh token was used twice", desk.BadRefresh)
 	}
+	e.mu.Lock()
+	saved := e.token.Refresh
+	e.mu.Unlock()
+	if _, current, _ := e.desk.Credentials(); saved != current {
+		fail("the refresh token persisted is %s, the desk's is %s: a restart would lose the credential", saved, current)
+	}
 	return v, nil
 }
 
