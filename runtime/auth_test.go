@@ -222,6 +222,14 @@ func TestPromise21_Credentials(t *testing.T) {
 			t.Errorf("err %v, %d effects; want the write retried with the new token", err, p.effectCount())
 		}
 	})
+	t.Run("rotated, provider declared rotation-safe", func(t *testing.T) {
+		op := thingOp(withKey)
+		op.RotationSafe = true
+		p, err := rotating(t, op, true)
+		if !errors.Is(err, ErrRejected) || p.effectCount() != 0 {
+			t.Errorf("err = %v, %d effects; want a plain 401 rejection", err, p.effectCount())
+		}
+	})
 	t.Run("not rotated", func(t *testing.T) {
 		_, err := rotating(t, thingOp(withKey), false)
 		if !errors.Is(err, ErrRejected) || errors.Is(err, ErrUncertain) {

@@ -48,6 +48,10 @@ type Operation struct {
 	Lookup       Consistency   // the lookup's consistency, NoLookup when there is none
 	Dedupe       bool          // claim the business key in the ledger before calling
 	Owner        string        // who is told when an outcome is uncertain
+	// RotationSafe is set when the provider's token refresh leaves tokens in
+	// flight valid, so a 401 or 403 is a rejection even while the token
+	// rotates. By default such an auth failure is ambiguous.
+	RotationSafe bool
 }
 
 // Empty is the body type of operations whose response has no body.

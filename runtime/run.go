@@ -93,7 +93,7 @@ func (x *logical) classify(r response) failure {
 	write := x.mode != modeRead
 	keyed := x.mode == modeWrite && x.op.Keyed
 	switch {
-	case write && (s == 401 || s == 403) && x.c.cfg.tokens != nil && x.c.cfg.tokens.Rotated(r.gen):
+	case write && (s == 401 || s == 403) && !x.op.RotationSafe && x.c.cfg.tokens != nil && x.c.cfg.tokens.Rotated(r.gen):
 		f.class, f.allowed, f.committed, f.what = ClassAmbiguous, x.set.Has(RetryAmbiguous), true, "ambiguous"
 		f.cause = fmt.Errorf("credential rotated during the attempt: %w", se)
 	case keyed && s == 409:

@@ -450,7 +450,7 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 		case "dedupe":
 			a.dedupe, _ = p.oneOf(v, "ledger")
 		case "uncertain":
-			a.uncertain, _ = p.oneOf(v, "reconcile", "fail")
+			a.uncertain, _ = p.oneOf(v, "reconcile")
 		case "owner":
 			a.owner, _ = p.str(v)
 		case "credentials":

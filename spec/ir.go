@@ -221,7 +221,7 @@ type Safety struct {
 	Attempts    int        // >= 1; 3 when a retry set is given without attempts, 1 without retry
 	Compensate  *Operation // resolved, annotated
 	Dedupe      string     // "ledger" or ""
-	Uncertain   string     // "reconcile" (default) or "fail"
+	Uncertain   string     // "reconcile": recorded for a person and the owner told
 	Owner       string
 	Credentials *Credentials
 	Inbox       *Inbox

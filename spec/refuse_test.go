@@ -167,6 +167,12 @@ ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format 
     key: {fields: {escalation_id: uuid}, format: "{escalation_id}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:6:35: operation "createThread": "uuid" is not one of: string, int64`},
+		{"uncertain guessed away", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "{escalation_id}"}
+    response: {is: receipt, id: /id}
+    uncertain: fail
+` + okRest), `ws.yaml:8:16: operation "createThread": "fail" is not one of: reconcile`},
 		{"key missing", annot(`  createThread:
     effect: ambiguous
     response: {is: receipt, id: /id}

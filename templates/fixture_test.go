@@ -152,7 +152,7 @@ func sampleAPI() *spec.API {
 			Key: &spec.Key{TypeName: "SendMessageKey", Fields: []spec.KeyField{reqField}, Format: "{request_id}",
 				Parts: []spec.KeyPart{{Field: &reqField}}},
 			Idempotency: &spec.Idempotency{Query: "idempotency_key"},
-			Retry:       []string{"not_sent"}, Attempts: 2, Uncertain: "fail",
+			Retry:       []string{"not_sent"}, Attempts: 2, Uncertain: "reconcile",
 			Inbox: &spec.Inbox{Source: "chat", Retention: 72 * time.Hour, Order: "any"},
 		}}
 	uploadFile := &spec.Operation{ID: "uploadFile", GoName: "UploadFile", Method: "POST", Path: "/files", Pos: pos(260),

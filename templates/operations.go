@@ -249,6 +249,9 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		if s.Owner != "" {
 			fields = append(fields, field{"Owner", jen.Lit(s.Owner)})
 		}
+		if c := s.Credentials; c != nil && !c.RotationInvalidates {
+			fields = append(fields, field{"RotationSafe", jen.True()})
+		}
 	}
 	items := make([]jen.Code, len(fields))
 	for i, fl := range fields {

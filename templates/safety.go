@@ -220,14 +220,11 @@ func credentialsAnswer(c *spec.Credentials) string {
 	case c.RotationInvalidates:
 		return "yes: an auth failure while the token rotates is ambiguous, not a rejection"
 	}
-	return "no"
+	return "no: an auth failure is a rejection, even while the token rotates"
 }
 
 func uncertainAnswer(s *spec.Safety) string {
-	a := "reconcile: an uncertain outcome is recorded for a person to reconcile"
-	if s.Uncertain == "fail" {
-		a = "fail: an uncertain outcome is returned as an error"
-	}
+	a := "reconcile: an uncertain outcome is returned as runtime.ErrUncertain and recorded for a person to reconcile"
 	if s.Owner != "" {
 		return a + "; owner " + code(s.Owner)
 	}

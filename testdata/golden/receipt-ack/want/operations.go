@@ -145,15 +145,16 @@ const submitJobRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // submitJobOp describes SubmitJob to the runtime.
 var submitJobOp = &runtime.Operation{
-	Name:      "submitJob",
-	Method:    "POST",
-	Path:      "/jobs",
-	Effect:    runtime.EffectAmbiguous,
-	Retry:     submitJobRetry,
-	Attempts:  3,
-	KeyHeader: "X-Idempotency-Key",
-	Keyed:     true,
-	KeyWindow: 1 * time.Hour,
+	Name:         "submitJob",
+	Method:       "POST",
+	Path:         "/jobs",
+	Effect:       runtime.EffectAmbiguous,
+	Retry:        submitJobRetry,
+	Attempts:     3,
+	KeyHeader:    "X-Idempotency-Key",
+	Keyed:        true,
+	KeyWindow:    1 * time.Hour,
+	RotationSafe: true,
 }
 
 // SubmitJob calls POST /jobs.
