@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,7 @@ type Env struct {
 	refresher *runtime.Refresher
 	tokenLife time.Duration // of the desk's access tokens
 	hooks     string        // base URL of the relay's webhooks
+	prefix    string        // of the conversation ids, unique to the Env (a ledger may be reused)
 	stop      context.CancelFunc
 	running   sync.WaitGroup
 
@@ -84,7 +86,11 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Env{clock: NewClock(o.Instant), tokens: NewClock(false)}
+	e := &Env{
+		clock:  NewClock(o.Instant),
+		tokens: NewClock(false),
+		prefix: "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
+	}
 	db, err := openDB(ctx, o.Ledger)
 	if err != nil {
 		return nil, err

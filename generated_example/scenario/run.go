@@ -31,7 +31,7 @@ func (e *Env) Run(ctx context.Context, s Schedule) (violations []string, err err
 				return nil, err
 			}
 		}
-		c := "conv-" + strconv.Itoa(run) + "-" + strconv.Itoa(i+1)
+		c := e.prefix + strconv.Itoa(run) + "-" + strconv.Itoa(i+1)
 		convs[i] = c
 		e.chat.RequestEscalation(c, "I would like to talk to a person about order "+strconv.Itoa(1000+i)+".")
 		n := 1

@@ -89,7 +89,7 @@ func (c *Chat) RequestEscalation(conversationID, text string) string {
 	c.mu.Lock()
 	c.events++
 	e := EscalationEvent{
-		EventID:        fmt.Sprintf("evc_%06d", c.events),
+		EventID:        c.eventID("evc", c.events),
 		Type:           "escalation.requested",
 		ConversationID: conversationID,
 		Text:           text,

@@ -1,6 +1,9 @@
 package simulator
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -9,13 +12,21 @@ import (
 // server is what both peers are made of: an HTTP server on 127.0.0.1, the idempotent writes it
 // serves and the webhook it sends.
 type server struct {
-	srv     *httptest.Server
-	writes  *writes
-	webhook *webhook
+	srv      *httptest.Server
+	writes   *writes
+	webhook  *webhook
+	instance string // makes event ids unique across servers, as a provider's are
 }
 
 func newServer(h http.Handler, w *writes, hook *webhook) server {
-	return server{srv: httptest.NewServer(h), writes: w, webhook: hook}
+	var b [4]byte
+	rand.Read(b[:])
+	return server{srv: httptest.NewServer(h), writes: w, webhook: hook, instance: hex.EncodeToString(b[:])}
+}
+
+// eventID returns the id of the server's n-th event: "evc_1f2e3d4c_000001".
+func (s *server) eventID(kind string, n int) string {
+	return fmt.Sprintf("%s_%s_%06d", kind, s.instance, n)
 }
 
 // URL is the server's base URL.

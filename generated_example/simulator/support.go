@@ -224,7 +224,7 @@ func (s *Support) createThread(body []byte) (int, any) {
 		s.stats.Replies++
 		s.events++
 		events[i] = ReplyEvent{
-			EventID:        fmt.Sprintf("evs_%06d", s.events),
+			EventID:        s.eventID("evs", s.events),
 			Type:           "reply.created",
 			ThreadID:       t.ID,
 			ConversationID: t.ConversationID,
