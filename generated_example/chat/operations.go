@@ -54,6 +54,7 @@ var postConversationMessageOp = &runtime.Operation{
 	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
+	RotationSafe: true,
 }
 
 // PostConversationMessage calls POST /conversations/{conversation_id}/messages: Post a message

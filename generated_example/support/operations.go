@@ -103,13 +103,14 @@ const deleteThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtim
 
 // deleteThreadOp describes DeleteThread to the runtime.
 var deleteThreadOp = &runtime.Operation{
-	Name:     "deleteThread",
-	Method:   "DELETE",
-	Path:     "/threads/{thread_id}",
-	Effect:   runtime.EffectIdempotent,
-	Retry:    deleteThreadRetry,
-	Attempts: 3,
-	Owner:    "support-ops",
+	Name:         "deleteThread",
+	Method:       "DELETE",
+	Path:         "/threads/{thread_id}",
+	Effect:       runtime.EffectIdempotent,
+	Retry:        deleteThreadRetry,
+	Attempts:     3,
+	Owner:        "support-ops",
+	RotationSafe: true,
 }
 
 // DeleteThread calls DELETE /threads/{thread_id}: Delete a thread (deleting a deleted thread
