@@ -49,7 +49,9 @@
 // AdoptedLedger) or the same error without calling the provider. A claimed
 // row is never turned back into permission to create: rows left claimed by
 // a crash are driven on by Resume, with the stored request and key, through
-// the lookup, or to uncertain.
+// the lookup, or to uncertain. The one exception is a call that reached
+// nobody (every attempt not_sent): its row settles not_sent, and a later
+// call may claim the key again, since nothing can have happened.
 //
 // # Outcomes
 //

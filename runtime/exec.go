@@ -261,8 +261,8 @@ func settle[T any](ctx context.Context, x *logical, id int64, res result, err er
 		}
 	case errors.As(err, &se):
 		to, s.Body, s.LastError = StateRejected, se.Body, err.Error()
-	default: // not sent, or failed before sending
-		to, s.LastError = StateRejected, err.Error()
+	default: // not sent, or failed before sending: a later call may claim the key again
+		to, s.LastError = StateNotSent, err.Error()
 	}
 	o, err := complete(x, res, err, found)
 	// The outcome is recorded even if ctx ended: the provider call is done.
@@ -288,10 +288,9 @@ func fromRecord[T any](op *Operation, row Record) (outcome[T], error) {
 		var err error
 		o.body, err = decode[T](op, row.Body)
 		return o, err
+	case StateNotSent:
+		return o, fmt.Errorf("runtime: operation %q key %q: %w by the concurrent call: %s", op.Name, row.BusinessKey, ErrNotSent, row.LastError)
 	case StateRejected:
-		if row.Status == 0 {
-			return o, fmt.Errorf("runtime: operation %q key %q: %w by an earlier call: %s", op.Name, row.BusinessKey, ErrNotSent, row.LastError)
-		}
 		return o, &StatusError{Operation: op.Name, Status: row.Status, Body: row.Body, Attempts: row.Attempts}
 	case StateUncertain:
 		reason, cause, _ := strings.Cut(row.LastError, ": ")

@@ -9,11 +9,13 @@ import (
 type State string
 
 // The states of a ledger row. A row is claimed before the provider is
-// called and moves once to one of the other states.
+// called and moves once to one of the other states. Only a not_sent row,
+// whose call certainly reached nobody, may be claimed again.
 const (
 	StateClaimed     State = "claimed"     // the provider is being called
 	StateActive      State = "active"      // the receipt is stored
-	StateRejected    State = "rejected"    // the provider refused, or nothing was sent
+	StateRejected    State = "rejected"    // the provider refused: nothing happened
+	StateNotSent     State = "not_sent"    // no attempt reached the provider; the key may be claimed again
 	StateUncertain   State = "uncertain"   // a person must reconcile it
 	StateCompensated State = "compensated" // the effect was undone
 )
@@ -41,9 +43,10 @@ type Record struct {
 // share one provider call per business key. Implementations live in
 // sub-packages of runtime/ledger.
 type Ledger interface {
-	// Claim inserts (operation, business key) in state claimed if absent.
-	// won reports whether this caller made the row. The record returned is
-	// the row as stored: the caller's, with its ID, or the one already there.
+	// Claim inserts (operation, business key) in state claimed if absent,
+	// or claims a not_sent row again. won reports whether this caller holds
+	// the claim. The record returned is the row as stored: the caller's,
+	// with its ID, or the one already there.
 	Claim(ctx context.Context, rec Record) (existing Record, won bool, err error)
 	// Await blocks until the row leaves state claimed, or ctx ends (then it
 	// returns an error matching ErrInProgress).

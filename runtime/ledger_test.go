@@ -92,6 +92,21 @@ func TestLedgerOneCallPerKey(t *testing.T) {
 			}
 		}
 	})
+	t.Run("not sent, then sent", func(t *testing.T) {
+		// A call that reached nobody does not spend its business key.
+		p := newProvider(t)
+		op := thingOp(ledgerOnly)
+		l := newMemLedger()
+		down := newTestClient(t, "http://"+refusedAddr(t), newTestClock(), WithLedger(l))
+		if _, err := Write(context.Background(), down, op, thingKey{"1"}, thingCall(down, op, "x")); !errors.Is(err, ErrNotSent) {
+			t.Fatalf("err = %v, want ErrNotSent", err)
+		}
+		up := newTestClient(t, p.URL, newTestClock(), WithLedger(l))
+		r, err := Write(context.Background(), up, op, thingKey{"1"}, thingCall(up, op, "x"))
+		if err != nil || r.Source != Created || p.effectCount() != 1 {
+			t.Fatalf("receipt %+v, err %v, %d effects; want the key claimed again and one effect", r, err, p.effectCount())
+		}
+	})
 	t.Run("no ledger", func(t *testing.T) {
 		p := newProvider(t)
 		c := newTestClient(t, p.URL, newTestClock())

@@ -24,7 +24,12 @@ func (m *memLedger) Claim(_ context.Context, rec Record) (Record, bool, error) {
 	defer m.mu.Unlock()
 	k := [2]string{rec.Operation, rec.BusinessKey}
 	if id, ok := m.byKey[k]; ok {
-		return m.rows[id-1], false, nil
+		if m.rows[id-1].State != StateNotSent {
+			return m.rows[id-1], false, nil
+		}
+		rec.ID, rec.State = id, StateClaimed
+		m.rows[id-1] = rec
+		return rec, true, nil
 	}
 	rec.ID, rec.State = int64(len(m.rows)+1), StateClaimed
 	m.rows = append(m.rows, rec)

@@ -134,7 +134,15 @@ func (l *Ledger) Claim(ctx context.Context, rec runtime.Record) (runtime.Record,
 	if err != nil {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s %q: %w", rec.Operation, rec.BusinessKey, err)
 	}
-	ids, err := scanAll(rows, func(s scanner) (id int64, err error) { return id, s.Scan(&id) })
+	ids, err := scanAll(rows, scanID)
+	if err == nil && len(ids) == 0 {
+		// Taken: by a row that may be claimed again only if its call reached nobody.
+		rows, err = l.conn.Query(ctx, claimRetake, rec.Operation, rec.BusinessKey, rec.ProviderKey, rec.Owner,
+			bytes(rec.Request), bytes(nil), micros(now))
+		if err == nil {
+			ids, err = scanAll(rows, scanID)
+		}
+	}
 	if err != nil {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s %q: %w", rec.Operation, rec.BusinessKey, err)
 	}
@@ -176,12 +184,12 @@ func (l *Ledger) Await(ctx context.Context, operation, businessKey string) (runt
 	}
 }
 
-// Settle moves the claimed row id to state to (active, rejected, uncertain
-// or compensated) and records s. It fails with a *TransitionError when the
+// Settle moves the claimed row id to state to (active, rejected, not_sent,
+// uncertain or compensated) and records s. It fails with a *TransitionError when the
 // row is not claimed: a settled row stays settled.
 func (l *Ledger) Settle(ctx context.Context, id int64, to runtime.State, s runtime.Settlement) error {
 	switch to {
-	case runtime.StateActive, runtime.StateRejected, runtime.StateUncertain, runtime.StateCompensated:
+	case runtime.StateActive, runtime.StateRejected, runtime.StateNotSent, runtime.StateUncertain, runtime.StateCompensated:
 	default:
 		return &TransitionError{ID: id, From: runtime.StateClaimed, To: to}
 	}

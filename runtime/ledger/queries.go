@@ -26,6 +26,13 @@ VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $6)
 ON CONFLICT (operation, business_key) DO NOTHING
 RETURNING id`
 
+	// claimRetake claims again a row whose call reached nobody.
+	claimRetake = `UPDATE writegen_claims
+SET state = 'claimed', provider_key = $3, owner = $4, request = $5, status = 0, body = $6,
+	attempts = 0, last_error = '', updated_at = $7
+WHERE operation = $1 AND business_key = $2 AND state = 'not_sent'
+RETURNING id`
+
 	claimByKey = `SELECT ` + recordColumns + ` FROM writegen_claims
 WHERE operation = $1 AND business_key = $2`
 

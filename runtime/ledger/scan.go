@@ -23,6 +23,9 @@ func scanAll[T any](rows Rows, scan func(scanner) (T, error)) ([]T, error) {
 	return out, rows.Err()
 }
 
+// scanID reads a row of one id column.
+func scanID(s scanner) (id int64, err error) { return id, s.Scan(&id) }
+
 // queryRow runs a query that returns one row and scans it.
 func queryRow(ctx context.Context, q Querier, query string, args ...any) func(dest ...any) error {
 	return func(dest ...any) error {

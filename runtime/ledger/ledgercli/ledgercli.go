@@ -161,15 +161,15 @@ type row struct {
 
 func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, db := flags("list", stderr)
-	state := fs.String("state", string(runtime.StateUncertain), "the state of the rows to list: claimed, active, rejected, uncertain or compensated")
+	state := fs.String("state", string(runtime.StateUncertain), "the state of the rows to list: claimed, active, rejected, not_sent, uncertain or compensated")
 	asJSON := fs.Bool("json", false, "print a JSON array for scripts")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	switch runtime.State(*state) {
-	case runtime.StateClaimed, runtime.StateActive, runtime.StateRejected, runtime.StateUncertain, runtime.StateCompensated:
+	case runtime.StateClaimed, runtime.StateActive, runtime.StateRejected, runtime.StateNotSent, runtime.StateUncertain, runtime.StateCompensated:
 	default:
-		return fmt.Errorf("%w: -state %q: want claimed, active, rejected, uncertain or compensated", errUsage, *state)
+		return fmt.Errorf("%w: -state %q: want claimed, active, rejected, not_sent, uncertain or compensated", errUsage, *state)
 	}
 	l, err := open(ctx, *db)
 	if err != nil {

@@ -53,6 +53,7 @@ func Run(t *testing.T, b Backend) {
 		{"Schema", testSchema},
 		{"Claim", testClaim},
 		{"SettleRefusesSettledRows", testSettleRefuses},
+		{"NotSentClaimedAgain", testNotSentClaimedAgain},
 		{"Await", testAwait},
 		{"Pending", testPending},
 		{"Resolve", testResolve},
@@ -201,6 +202,34 @@ func testSettleRefuses(t *testing.T, b Backend) {
 	}
 	if err := l.Settle(ctx, 99999, runtime.StateActive, runtime.Settlement{}); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("settle of a missing row: %v, want ErrNotFound", err)
+	}
+}
+
+// testNotSentClaimedAgain: a row whose call reached nobody is the only
+// settled row that a later call may claim again, and only one caller wins it.
+func testNotSentClaimedAgain(t *testing.T, b Backend) {
+	ctx := context.Background()
+	l := open(t, b.NewDSN(t))
+	first, won, err := l.Claim(ctx, runtime.Record{Operation: "op", BusinessKey: "k", ProviderKey: "op:k", Request: []byte("one")})
+	if err != nil || !won {
+		t.Fatalf("claim: won=%v, %v", won, err)
+	}
+	if _, won, _ := l.Claim(ctx, runtime.Record{Operation: "op", BusinessKey: "k"}); won {
+		t.Fatal("a claimed row was claimed again")
+	}
+	if err := l.Settle(ctx, first.ID, runtime.StateNotSent, runtime.Settlement{Attempts: 2, LastError: "connection refused"}); err != nil {
+		t.Fatal(err)
+	}
+	again, won, err := l.Claim(ctx, runtime.Record{Operation: "op", BusinessKey: "k", ProviderKey: "op:k", Request: []byte("two")})
+	if err != nil || !won || again.ID != first.ID || again.State != runtime.StateClaimed {
+		t.Fatalf("claim of a not_sent row: %+v won=%v, %v; want the same row claimed again", again, won, err)
+	}
+	row, err := l.Get(ctx, first.ID)
+	if err != nil || row.State != runtime.StateClaimed || string(row.Request) != "two" || row.Attempts != 0 || row.LastError != "" {
+		t.Fatalf("row after the second claim: %+v, %v", row, err)
+	}
+	if _, won, _ := l.Claim(ctx, runtime.Record{Operation: "op", BusinessKey: "k"}); won {
+		t.Fatal("the row claimed again was claimed a third time")
 	}
 }
 
