@@ -222,6 +222,26 @@ func TestPromise21_Credentials(t *testing.T) {
 			t.Errorf("err %v, %d effects; want the write retried with the new token", err, p.effectCount())
 		}
 	})
+	t.Run("rotated under a read", func(t *testing.T) {
+		p := newProvider(t)
+		clk := newTestClock()
+		var cr credential
+		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, cr.refresh, cr.persist, WithRefreshClock(clk))
+		var refused atomic.Int64
+		p.auth = func(tok string) int {
+			if tok != "access-1" {
+				return 0
+			}
+			refused.Add(1)
+			clk.advance(2 * time.Hour)
+			ts.Token(context.Background())
+			return 401
+		}
+		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
+		if _, err := Read[thingList](context.Background(), c, listOp, NewRequest("GET", "/things")); err != nil || refused.Load() != 1 {
+			t.Errorf("err %v after %d refusals; want the read asked again with the new token", err, refused.Load())
+		}
+	})
 	t.Run("rotated, provider declared rotation-safe", func(t *testing.T) {
 		op := thingOp(withKey)
 		op.RotationSafe = true

@@ -163,16 +163,21 @@ func newProvider(t *testing.T, script ...step) *provider {
 // finishSlowCommit lets a slow commit finish.
 func (p *provider) finishSlowCommit() { p.releaseMu.Do(func() { close(p.release) }) }
 
-func (p *provider) create(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
+// refused answers the status p.auth gives the request's token, if any.
+func (p *provider) refused(w http.ResponseWriter, r *http.Request) bool {
 	if p.auth != nil {
 		if s := p.auth(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")); s != 0 {
 			w.WriteHeader(s)
-			return
+			return true
 		}
+	}
+	return false
+}
+
+func (p *provider) create(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil || p.refused(w, r) {
+		return
 	}
 	key := r.Header.Get("Idempotency-Key")
 	p.mu.Lock()
@@ -266,6 +271,9 @@ func formValue(body []byte, name string) string {
 }
 
 func (p *provider) list(w http.ResponseWriter, r *http.Request) {
+	if p.refused(w, r) {
+		return
+	}
 	ref := r.URL.Query().Get("reference")
 	p.mu.Lock()
 	p.lookups++

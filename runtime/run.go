@@ -93,8 +93,10 @@ func (x *logical) classify(r response) failure {
 	write := x.mode != modeRead
 	keyed := x.mode == modeWrite && x.op.Keyed
 	switch {
-	case write && (s == 401 || s == 403) && !x.op.RotationSafe && x.c.cfg.tokens != nil && x.c.cfg.tokens.Rotated(r.gen):
-		f.class, f.allowed, f.committed, f.what = ClassAmbiguous, x.set.Has(RetryAmbiguous), true, "ambiguous"
+	case (s == 401 || s == 403) && !x.op.RotationSafe && x.c.cfg.tokens != nil && x.c.cfg.tokens.Rotated(r.gen):
+		// The token was replaced under the request: for a write the provider
+		// may have acted before refusing it; a read is simply asked again.
+		f.class, f.allowed, f.committed, f.what = ClassAmbiguous, x.set.Has(RetryAmbiguous), write, "ambiguous"
 		f.cause = fmt.Errorf("credential rotated during the attempt: %w", se)
 	case keyed && s == 409:
 		f.committed, f.what = true, "still in progress (409)"
