@@ -66,9 +66,10 @@ const (
 
 // Config configures a Relay.
 type Config struct {
-	// DB is the ledger and its database (see SQLite and Postgres).
-	DB DB
-	// Support and Chat are the generated clients, built with DB's ledger.
+	// Ledger is the ledger; the relay keeps its own table in the ledger's database, so that its
+	// writes and the outbox obligations they create commit in one transaction.
+	Ledger *ledger.Ledger
+	// Support and Chat are the generated clients, built with Ledger.
 	Support *support.Client
 	Chat    *chat.Client
 	// ChatSecret and SupportSecret verify the webhooks ("whsec_" and base64).
@@ -111,16 +112,16 @@ type Stats struct {
 
 // New creates the relay's table if needed and returns a relay.
 func New(ctx context.Context, cfg Config) (*Relay, error) {
-	if cfg.DB == nil || cfg.Support == nil || cfg.Chat == nil {
-		return nil, errors.New("relay: DB, Support and Chat are required")
+	if cfg.Ledger == nil || cfg.Support == nil || cfg.Chat == nil {
+		return nil, errors.New("relay: Ledger, Support and Chat are required")
 	}
 	if cfg.ResumeEvery <= 0 {
 		cfg.ResumeEvery = time.Minute
 	}
-	if err := migrate(ctx, cfg.DB); err != nil {
+	if err := migrate(ctx, cfg.Ledger); err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg, ledger: cfg.DB.Ledger()}
+	r := &Relay{cfg: cfg, ledger: cfg.Ledger}
 	var err error
 	if r.chatIn, err = r.inbox("chat", cfg.ChatSecret, r.escalate); err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ type Escalation struct {
 
 // Escalation returns the escalation of a conversation; found is false when it has none.
 func (r *Relay) Escalation(ctx context.Context, conversationID string) (e Escalation, found bool, err error) {
-	found, err = queryRow(ctx, r.cfg.DB, selectEscalationFull, []any{conversationID},
+	found, err = queryRow(ctx, r.ledger.Querier(), selectEscalationFull, []any{conversationID},
 		&e.ID, &e.Status, &e.ThreadID, &e.FirstReplyID, &e.LastError)
 	return e, found, err
 }
@@ -245,7 +246,7 @@ func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 		r.logger().WarnContext(ctx, "relay: unreadable escalation event", "event", e.EventID, "err", err)
 		return nil // a retry cannot make it readable
 	}
-	db := r.cfg.DB
+	db := r.ledger.Querier()
 	if _, err := db.Exec(ctx, insertEscalation, ev.ConversationID, ev.Text, r.now()); err != nil {
 		return fmt.Errorf("relay: record escalation of %s: %w", ev.ConversationID, err)
 	}
@@ -281,7 +282,7 @@ func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 // recordThread stores the thread on the escalation and, in the same transaction, the obligation
 // to post the user's request into it.
 func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread]) error {
-	return r.cfg.DB.InTx(ctx, func(tx ledger.Querier) error {
+	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
 		n, err := tx.Exec(ctx, recordThread, id, rec.ID, r.now())
 		if err != nil {
 			return err
@@ -318,7 +319,7 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 
 // setStatus records why an escalation has no thread; counted runs when the status changed.
 func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, counted func(*Stats)) error {
-	n, err := r.cfg.DB.Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
+	n, err := r.ledger.Querier().Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
 	if err != nil {
 		return fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
 	}
@@ -371,7 +372,7 @@ func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
 		return nil
 	}
 	r.count(func(s *Stats) { s.Replies++ })
-	return r.cfg.DB.InTx(ctx, func(tx ledger.Querier) error {
+	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
 		var id int64
 		first, err := queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
 		if err != nil {

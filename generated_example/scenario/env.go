@@ -22,8 +22,7 @@ import (
 	"github.com/writegen/writegen/generated_example/support"
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
-	"github.com/writegen/writegen/runtime/ledger/postgres"
-	"github.com/writegen/writegen/runtime/ledger/sqlite"
+	"github.com/writegen/writegen/runtime/ledger/ledgercli"
 )
 
 // Options configure an Env.
@@ -91,11 +90,10 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		tokens: NewClock(false),
 		prefix: "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
 	}
-	db, err := openDB(ctx, o.Ledger)
+	e.ledger, err = ledgercli.Open(ctx, o.Ledger)
 	if err != nil {
 		return nil, err
 	}
-	e.ledger = db.Ledger()
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -150,7 +148,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		return nil, err
 	}
 	e.relay, err = relay.New(ctx, relay.Config{
-		DB:            db,
+		Ledger:        e.ledger,
 		Support:       deskClient,
 		Chat:          chatClient,
 		ChatSecret:    whsec(chatSecret),
@@ -171,25 +169,6 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	e.running.Go(func() { e.server.Serve(ln) })
 	e.running.Go(func() { e.relay.Run(runCtx) })
 	return e, nil
-}
-
-// openDB opens the ledger named by dsn, as "writegen ledger -db" takes it.
-func openDB(ctx context.Context, dsn string) (relay.DB, error) {
-	switch {
-	case strings.HasPrefix(dsn, "sqlite:"):
-		l, err := sqlite.Open(ctx, strings.TrimPrefix(dsn, "sqlite:"))
-		if err != nil {
-			return nil, err
-		}
-		return relay.SQLite(l), nil
-	case strings.HasPrefix(dsn, "postgres://"), strings.HasPrefix(dsn, "postgresql://"):
-		l, err := postgres.Open(ctx, dsn)
-		if err != nil {
-			return nil, err
-		}
-		return relay.Postgres(l), nil
-	}
-	return nil, fmt.Errorf("scenario: ledger %q: want sqlite:PATH or a postgres:// URL", dsn)
 }
 
 // Close stops the relay and the simulators and closes the ledger.

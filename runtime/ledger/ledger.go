@@ -72,6 +72,26 @@ func (l *Ledger) Close() error { return l.conn.Close() }
 // Dialect returns the name of the ledger's database: "sqlite" or "postgres".
 func (l *Ledger) Dialect() string { return l.dialect.Name }
 
+// Querier returns the ledger's database, for statements on the caller's own
+// tables kept beside the ledger's.
+func (l *Ledger) Querier() Querier { return l.conn }
+
+// InTx runs fn in a transaction of the ledger's database, committed when fn
+// returns nil and rolled back otherwise. The caller's own statements and
+// EnqueueOn share it, so an outbox obligation commits or vanishes with the
+// work that created it.
+func (l *Ledger) InTx(ctx context.Context, fn func(tx Querier) error) error {
+	tx, err := l.conn.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("ledger: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback(ctx)
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
 func (l *Ledger) migrate(ctx context.Context) error {
 	tx, err := l.conn.Begin(ctx)
 	if err != nil {

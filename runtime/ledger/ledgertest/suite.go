@@ -54,6 +54,7 @@ func Run(t *testing.T, b Backend) {
 		{"Claim", testClaim},
 		{"SettleRefusesSettledRows", testSettleRefuses},
 		{"NotSentClaimedAgain", testNotSentClaimedAgain},
+		{"InTx", testInTx},
 		{"Await", testAwait},
 		{"Pending", testPending},
 		{"Resolve", testResolve},
@@ -231,6 +232,55 @@ func testNotSentClaimedAgain(t *testing.T, b Backend) {
 	if _, won, _ := l.Claim(ctx, runtime.Record{Operation: "op", BusinessKey: "k"}); won {
 		t.Fatal("the row claimed again was claimed a third time")
 	}
+}
+
+// testInTx: what a caller writes in InTx, its own rows and outbox
+// obligations alike, commits or vanishes together.
+func testInTx(t *testing.T, b Backend) {
+	ctx := context.Background()
+	l := open(t, b.NewDSN(t))
+	if _, err := l.Querier().Exec(ctx, `CREATE TABLE mine (k TEXT PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	write := func(k string, fail error) error {
+		return l.InTx(ctx, func(tx ledger.Querier) error {
+			if _, err := tx.Exec(ctx, `INSERT INTO mine (k) VALUES ($1)`, k); err != nil {
+				return err
+			}
+			if err := l.EnqueueOn(ctx, tx, ledger.Obligation{Operation: "op", DedupeKey: k}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	failed := errors.New("the caller's work failed")
+	if err := write("rolled-back", failed); !errors.Is(err, failed) {
+		t.Fatalf("InTx returned %v, want the caller's error", err)
+	}
+	if err := write("committed", nil); err != nil {
+		t.Fatal(err)
+	}
+	items, err := l.OutboxItems(ctx, ledger.OutboxPending)
+	if err != nil || len(items) != 1 || items[0].DedupeKey != "committed" {
+		t.Fatalf("pending obligations %+v, %v; want only the committed one", items, err)
+	}
+	var n int
+	if err := scanOne(l.Querier(), `SELECT COUNT(*) FROM mine`, &n); err != nil || n != 1 {
+		t.Fatalf("%d rows of the caller's own, %v; want 1", n, err)
+	}
+}
+
+// scanOne runs a query of one row and scans it.
+func scanOne(q ledger.Querier, query string, dest ...any) error {
+	rows, err := q.Query(context.Background(), query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return errors.New("no row")
+	}
+	return rows.Scan(dest...)
 }
 
 func testAwait(t *testing.T, b Backend) {
