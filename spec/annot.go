@@ -153,7 +153,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	}
 	if kv, ok := top["operations"]; ok {
 		for _, e := range p.pairs(kv[1]) {
-			id, _ := p.str(e[0])
+			id, _ := p.opName(e[0])
 			p.op = id
 			a.entries = append(a.entries, p.answers(e[0], e[1], id))
 			p.op = ""
@@ -162,7 +162,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	if kv, ok := top["exclude"]; ok {
 		for _, e := range p.pairs(kv[1]) {
 			x := &exclusion{node: e[0]}
-			x.id, _ = p.str(e[0])
+			x.id, _ = p.opName(e[0])
 			p.op = x.id
 			if r, ok := p.str(e[1]); ok {
 				x.reason = strings.TrimSpace(r)
@@ -318,6 +318,16 @@ func (p *annotParser) str(n *yaml.Node) (string, bool) {
 	return n.Value, true
 }
 
+// opName reads the name of an operation: its operationId or "METHOD /path", never empty.
+func (p *annotParser) opName(n *yaml.Node) (string, bool) {
+	s, ok := p.str(n)
+	if ok && strings.TrimSpace(s) == "" {
+		p.errorf(n, "empty operation name (name it by operationId or as \"POST /path\")")
+		return "", false
+	}
+	return s, ok
+}
+
 func (p *annotParser) integer(n *yaml.Node) (int, bool) {
 	if n.Kind == yaml.ScalarNode && !hasTODO(n.Value) {
 		if v, err := strconv.Atoi(n.Value); err == nil {
@@ -396,7 +406,7 @@ func (p *annotParser) include(n *yaml.Node) *include {
 	in := &include{node: n}
 	if kv, ok := m["operations"]; ok {
 		for _, item := range p.list(kv[1]) {
-			if _, ok := p.str(item); ok {
+			if _, ok := p.opName(item); ok {
 				in.operations = append(in.operations, item)
 			}
 		}
@@ -445,7 +455,7 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 		case "retry":
 			p.retry(v, a)
 		case "compensate":
-			a.compensate, _ = p.str(v)
+			a.compensate, _ = p.opName(v)
 			a.compensateNode = v
 		case "dedupe":
 			a.dedupe, _ = p.oneOf(v, "ledger")
@@ -681,8 +691,11 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	case hasFn == hasOp:
 		p.errorf(n, "lookup needs exactly one of func or operation")
 	case hasFn:
-		if l.fn, _ = p.str(fn[1]); l.fn != "" && (!token.IsIdentifier(l.fn) || token.IsKeyword(l.fn)) {
-			p.errorf(fn[1], "lookup func %q is not a Go identifier", l.fn)
+		if name, ok := p.str(fn[1]); ok {
+			if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
+				p.errorf(fn[1], "lookup func %q is not a Go identifier", name)
+			}
+			l.fn = name
 		}
 		for _, k := range []string{"params", "found"} {
 			if kv, ok := m[k]; ok {
@@ -690,7 +703,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			}
 		}
 	default:
-		l.op, _ = p.str(op[1])
+		l.op, _ = p.opName(op[1])
 		l.opNode = op[1]
 	}
 	if kv, ok := m["params"]; ok {

@@ -133,6 +133,29 @@ ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong or eventual
 ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
+		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: strong}
+  deleteThread:
+    effect: idempotent
+    response: {is: acknowledgement}
+    lookup: {func: _, consistency: strong}
+exclude:
+  "POST /threads/{thread_id}/messages": not used
+  searchThreads: not used
+`), `ws.yaml:9:20: operation "createThread": lookup func "" is not a Go identifier
+ws.yaml:13:20: operation "deleteThread": lookup func "_" is not a Go identifier`},
+		{"empty operation names", `version: 1
+package: threads
+include: {operations: [createThread, ""]}
+operations:
+` + okCreate + `    lookup: {operation: "", params: {q: "{ref}"}, consistency: strong}
+    compensate: " "
+  "":
+    effect: idempotent
+` + okRest + "  \"\": not used\n", `ws.yaml:3:38: empty operation name (name it by operationId or as "POST /path")
+ws.yaml:10:25: operation "createThread": empty operation name (name it by operationId or as "POST /path")
+ws.yaml:11:17: operation "createThread": empty operation name (name it by operationId or as "POST /path")
+ws.yaml:12:3: empty operation name (name it by operationId or as "POST /path")
+ws.yaml:18:3: empty operation name (name it by operationId or as "POST /path")`},
 		{"compensation missing", annot(okCreate + `    compensate: removeThread
 ` + okRest), `ws.yaml:9:17: operation "createThread": compensation "removeThread" is not in the spec`},
 		{"compensation excluded", annot(okCreate + `    compensate: deleteThread

@@ -203,6 +203,9 @@ func TestGenerateRefuses(t *testing.T) {
 		{"lookup func collides", func(api *spec.API) {
 			find(api, "createCharge").Safety.Lookup.Func = "GetThread"
 		}, `writesafety.yaml:60:3: operation "createCharge": lookup func GetThread collides with method GetThread at openapi.yaml:200:5`},
+		{"lookup func is the client's field", func(api *spec.API) {
+			find(api, "createCharge").Safety.Lookup.Func = "rt"
+		}, `writesafety.yaml:60:3: operation "createCharge": lookup func rt collides with the field rt at openapi.yaml`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api := sampleAPI()

@@ -81,9 +81,10 @@ func (g *generator) checkNames() {
 	none := spec.Pos{File: g.api.SpecFile}
 	pkg.declare(none, "", "Client", "the client type")
 	pkg.declare(none, "", "NewClient", "the client constructor")
-	methods.declare(none, "", "Runtime", "the method Runtime")
+	methods.declare(none, "", "Runtime", "the method")
+	methods.declare(none, "", "rt", "the field")
 	if g.api.NeedsLedger {
-		methods.declare(none, "", "Resume", "the method Resume")
+		methods.declare(none, "", "Resume", "the method")
 	}
 	for _, t := range g.api.Types {
 		pkg.declare(t.Pos, "", t.Name, "type")
