@@ -7,7 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -111,7 +114,9 @@ type Error struct {
 	Msg       string
 }
 
-// Error formats the defect as `file:line:col: operation "x": msg`.
+// Error formats the defect as `file:line:col: operation "x": msg`, on one line: a control or
+// format character, a line break or a byte that is not UTF-8 (a message may quote the inputs as
+// they are) is written as an escape.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Pos.String())
@@ -120,7 +125,34 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
+	return printable(b.String())
+}
+
+// printable returns s with every rune that could make it read other than it is on a terminal
+// written as a Go escape: \x05, \u202e, \n.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unprintable(r):
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
 	return b.String()
+}
+
+// unprintable reports whether r is a control or format character or a line break.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 // ErrorList is every defect found, sorted by position.

@@ -202,6 +202,21 @@ paths:
       parameters: 5
       responses: {"204": {description: ok}}
 `, `types.yaml:6:19: cannot construct !!int ` + "`5`" + ` into openapi3.Parameters in /paths/~1a/get/parameters`},
+		{"paths.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a/{b:
+    get: {responses: {"204": {description: ok}}}
+  /a/{b{c}:
+    get: {responses: {"204": {description: ok}}}
+  /a}:
+    get: {responses: {"204": {description: ok}}}
+  /a/{}:
+    get: {responses: {"204": {description: ok}}}
+`, `paths.yaml:4:3: path "/a/{b": a { without }
+paths.yaml:6:3: path "/a/{b{c}": a { without }
+paths.yaml:8:3: path "/a}": a } without {
+paths.yaml:10:3: path "/a/{}": {} names no parameter`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -214,6 +229,20 @@ paths:
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestErrorOnOneLine checks that an error quoting the inputs as they are prints on one line,
+// without the characters that would make a terminal show something else.
+func TestErrorOnOneLine(t *testing.T) {
+	e := &Error{Pos: Pos{File: "a.yaml", Line: 3, Col: 1}, Operation: "x\ny", Msg: "path /a\x1b[2J\u202e{b}\nnext \xff line\u2028\ufffd é\t"}
+	want := `a.yaml:3:1: operation "x\ny": path /a\x1b[2J\u202e{b}\nnext \xff line\u2028� é\t`
+	if got := e.Error(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	plain := &Error{Pos: Pos{File: "a.yaml"}, Msg: "café \"quoted\""}
+	if got := plain.Error(); got != `a.yaml: café "quoted"` {
+		t.Errorf("got %s", got)
 	}
 }
 

@@ -40,6 +40,10 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 	for _, path := range sortedKeys(paths.Map()) {
 		item := paths.Value(path)
 		pk, pn := b.d.child(pathsNode, path)
+		if msg := templateDefect(path); msg != "" {
+			errs = append(errs, b.d.errorf(pk, "", "path %q: %s", path, msg))
+			continue
+		}
 		pathAt := site{ptr: "#/paths/" + escapePointer(path), key: pk, node: pn}
 		for _, m := range methods {
 			raw := item.GetOperation(m)
@@ -103,6 +107,28 @@ func (b *builder) convert(so *specOp) {
 }
 
 var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
+
+// templateDefect says what is wrong with a path template, or "" when every { is closed by a }
+// before the next { and the braces enclose a name.
+func templateDefect(path string) string {
+	for rest := path; ; {
+		open := strings.IndexAny(rest, "{}")
+		if open < 0 {
+			return ""
+		}
+		if rest[open] == '}' {
+			return "a } without {"
+		}
+		end := strings.IndexAny(rest[open+1:], "{}")
+		switch {
+		case end < 0 || rest[open+1+end] == '{':
+			return "a { without }"
+		case end == 0:
+			return "{} names no parameter"
+		}
+		rest = rest[open+1+end+1:]
+	}
+}
 
 // params merges the path item's and the operation's parameters (the operation's win) and orders
 // them: path parameters in template order, then query, header and cookie, each by name. A
