@@ -404,13 +404,18 @@ func enumBase(s *openapi3.Schema) string {
 	return "string"
 }
 
-// enumValue converts a decoded enum member to the enum's base type.
+// enumValue converts a decoded enum member to the enum's base type. It refuses a member the type
+// cannot hold: a fraction or a number out of range for int64, an infinity or NaN (which no Go
+// constant spells).
 func enumValue(base string, v any) (any, bool) {
 	var f float64
 	switch x := v.(type) {
 	case string:
 		if base == "string" {
 			return x, true
+		}
+		if i, err := strconv.ParseInt(x, 10, 64); err == nil && base == "int64" {
+			return i, true
 		}
 		var err error
 		if f, err = strconv.ParseFloat(x, 64); err != nil {
@@ -432,11 +437,14 @@ func enumValue(base string, v any) (any, bool) {
 	default:
 		return nil, false
 	}
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, false
+	}
 	switch base {
 	case "string":
 		return strconv.FormatFloat(f, 'f', -1, 64), true
 	case "int64":
-		if f != math.Trunc(f) {
+		if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
 			return nil, false
 		}
 		return int64(f), true

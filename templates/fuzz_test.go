@@ -112,6 +112,7 @@ func FuzzNames(f *testing.F) {
 		{"名前", "123", "", "\u2028//line x.go:1\u2029"},
 		{"id", "ID", "Id", "ids"},
 		{"Client", "NewClient", "Runtime", "Resume"},
+		{"Infinity", "NaN", "1e30", "-9223372036854775809"},
 		{"MarshalJSON", "UnmarshalJSON", "BusinessKey", "x"},
 	} {
 		for mode := range uint8(8) {
@@ -166,6 +167,8 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 			}},
 			a: m{"type": "object", "description": d, "required": []string{"id"}, "properties": m{
 				"id": str,
+				"n":  m{"type": "number", "enum": []string{a, b, c, d}},
+				"i":  m{"type": "integer", "enum": []string{a, b, c, d}},
 				b:    m{"type": "object", "additionalProperties": m{"type": "integer"}},
 			}},
 			b: m{"type": "string", "enum": []string{a, b, c}},
@@ -433,6 +436,7 @@ func codeTokens(src []byte) []string {
 // Go names that collide or are not identifiers.
 var hostileSeeds = []struct{ spec, annot string }{
 	{hostileSpec, hostileAnnot},
+	{numbersSpec, "version: 1\npackage: p\n"},
 	{`openapi: 3.0.3
 info: {title: "t\u0007\u001b[2Jx\u202e", version: "1*/"}
 paths:
@@ -494,6 +498,21 @@ operations:
     response: {is: acknowledgement}
 `},
 }
+
+const numbersSpec = `openapi: 3.0.3
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/N"}}}}}
+components:
+  schemas:
+    N:
+      type: object
+      properties:
+        f: {type: number, enum: ["Infinity", "NaN", "-inf", 2.5]}
+        i: {type: integer, enum: [1e30, -1e30, "9223372036854775807", 1.5, 3]}
+`
 
 const hostileSpec = `openapi: 3.0.3
 info: {title: "a */ b", version: "\n// injected\n"}
