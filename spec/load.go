@@ -54,15 +54,17 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	if api.Package = a.pkg; opts.Package != "" {
 		api.Package = opts.Package
 	}
+	pkgPos := Pos{File: annotName} // of the package's name: the annotation file's, or the flag's
+	if opts.Package == "" && a.pkgNode != nil {
+		pkgPos.Line, pkgPos.Col = a.pkgNode.Line, a.pkgNode.Column
+	}
 	switch {
 	case api.Package == "" && a.pkgNode == nil:
 		errs = append(errs, &Error{Pos: Pos{File: annotName, Line: 1, Col: 1}, Msg: "package is required (package: name, or the -package flag)"})
 	case !token.IsIdentifier(api.Package) || api.Package == "_":
-		pos := Pos{File: annotName}
-		if opts.Package == "" && a.pkgNode != nil {
-			pos.Line, pos.Col = a.pkgNode.Line, a.pkgNode.Column
-		}
-		errs = append(errs, &Error{Pos: pos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
+		errs = append(errs, &Error{Pos: pkgPos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
+	case api.Package == "main":
+		errs = append(errs, &Error{Pos: pkgPos, Msg: "package main is a command, which nothing can import: name the client's package"})
 	}
 
 	b := newBuilder(d)

@@ -275,6 +275,7 @@ ws.yaml:9:61: operation "createThread": attempts must be at least 1`},
 ` + okRest), `ws.yaml:9:3: operation "getThread": GET is a read: only writes take write-safety answers`},
 		{"version and package", "version: 2\npackage: 9lives\noperations:\n" + okCreate + okRest, `ws.yaml:1:10: unsupported version 2 (want 1)
 ws.yaml:2:10: package "9lives" is not a Go package name`},
+		{"package main", "version: 1\npackage: main\noperations:\n" + okCreate + okRest, `ws.yaml:2:10: package main is a command, which nothing can import: name the client's package`},
 		{"version missing", "package: threads\noperations:\n" + okCreate + okRest, `ws.yaml:1:1: version is required (version: 1)`},
 		{"defaults fill in", `version: 1
 package: threads
