@@ -99,9 +99,10 @@ func checkGenerate(t *testing.T, specName string, specData, annotData []byte) {
 }
 
 // FuzzNames puts four strings of the fuzzer in every place of a small spec that takes a name
-// (operation ids, schema, property and parameter names, enum values, the key format) or a
-// description, so that they reach the emitters far more often than through byte mutations of
-// a whole file. mode % 4 adds a lookup: 1 generated, 2 written by hand; bit 2 adds the ledger.
+// (operation ids, schema, property and parameter names, enum values, discriminator values, the
+// key format) or a description, so that they reach the emitters far more often than through
+// byte mutations of a whole file. mode picks variants of the spec and its annotations (see
+// namedSpec).
 //
 //	go test ./templates -run '^$' -fuzz FuzzNames -fuzztime 5m
 func FuzzNames(f *testing.F) {
@@ -115,7 +116,7 @@ func FuzzNames(f *testing.F) {
 		{"Infinity", "NaN", "1e30", "-9223372036854775809"},
 		{"MarshalJSON", "UnmarshalJSON", "BusinessKey", "x"},
 	} {
-		for mode := range uint8(8) {
+		for _, mode := range []uint8{0, 1, 2, 3, 4, 5, 6, 8, 16, 26} {
 			f.Add(seed[0], seed[1], seed[2], seed[3], mode)
 		}
 	}
@@ -126,13 +127,17 @@ func FuzzNames(f *testing.F) {
 }
 
 // namedSpec returns a spec in JSON and its annotations with a, b and c as names and d as
-// descriptions.
+// descriptions. mode%4 adds a lookup (1 generated, 2 written by hand); bit 2 adds the ledger;
+// bit 3 sends the request body as a form; bit 4 puts the provider key in the body.
 func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	type m = map[string]any
-	ref := func(name string) m {
-		return m{"$ref": "#/components/schemas/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name)}
-	}
+	ptr := strings.NewReplacer("~", "~0", "/", "~1").Replace
+	ref := func(name string) m { return m{"$ref": "#/components/schemas/" + ptr(name)} }
 	content := func(v any) m { return m{"application/json": m{"schema": v}} }
+	body := content(ref(c))
+	if mode&8 != 0 {
+		body = m{"application/x-www-form-urlencoded": m{"schema": ref(c)}}
+	}
 	str := m{"type": "string", "description": d}
 	doc := m{
 		"openapi": "3.0.3",
@@ -146,7 +151,7 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 						{"name": b, "in": "query", "schema": str, "description": d},
 						{"name": c, "in": "header", "schema": m{"type": "integer"}},
 					},
-					"requestBody": m{"required": true, "content": content(ref(c))},
+					"requestBody": m{"required": true, "content": body},
 					"responses":   m{"201": m{"description": d, "content": content(ref(a))}},
 				},
 				"get": m{
@@ -169,9 +174,17 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 				"id": str,
 				"n":  m{"type": "number", "enum": []string{a, b, c, d}},
 				"i":  m{"type": "integer", "enum": []string{a, b, c, d}},
+				"u":  ref("U"),
 				b:    m{"type": "object", "additionalProperties": m{"type": "integer"}},
 			}},
 			b: m{"type": "string", "enum": []string{a, b, c}},
+			"U": m{
+				"oneOf": []m{ref(c), ref("Other")},
+				"discriminator": m{"propertyName": a, "mapping": m{
+					b: "#/components/schemas/" + ptr(c), d: "#/components/schemas/Other",
+				}},
+			},
+			"Other": m{"type": "object", "required": []string{a}, "properties": m{a: str}},
 		}},
 	}
 	specData, err := jsonMarshal(doc)
@@ -183,10 +196,14 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	annot := "version: 1\npackage: p\noperations:\n  " + q(a) + ":\n" +
 		"    effect: ambiguous\n" +
 		"    key: {fields: {ref: string}, format: " + q(format) + "}\n" +
-		"    idempotency: {header: Idempotency-Key}\n" +
 		"    response: {is: receipt, id: /id}\n" +
 		"    retry: {on: [not_sent, ambiguous]}\n" +
 		"    owner: " + q(d) + "\n"
+	if mode&16 != 0 {
+		annot += "    idempotency: {body: " + q("/"+ptr(a)) + "}\n"
+	} else {
+		annot += "    idempotency: {header: Idempotency-Key}\n"
+	}
 	switch mode % 4 {
 	case 1:
 		annot += "    lookup: {operation: " + q(b) + ", params: {" + q(b) + ": \"ref:{ref}\", " + q(a) + ": \"x\"}, found: \"\", consistency: strong}\n"
