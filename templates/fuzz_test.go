@@ -48,6 +48,10 @@ func FuzzGenerate(f *testing.F) {
 	for _, s := range hostileSeeds {
 		f.Add([]byte(s.spec), []byte(s.annot))
 	}
+	for mode := range uint8(3) { // JSON, read by writegen's own parser
+		specData, annotData := namedSpec("createThing", "getThing", "Thing", "*/ a\n//go:build x", mode)
+		f.Add(specData, annotData)
+	}
 	f.Fuzz(func(t *testing.T, specData, annotData []byte) {
 		checkGenerate(t, "openapi.yaml", specData, annotData)
 	})
@@ -454,6 +458,8 @@ func codeTokens(src []byte) []string {
 var hostileSeeds = []struct{ spec, annot string }{
 	{hostileSpec, hostileAnnot},
 	{numbersSpec, "version: 1\npackage: p\n"},
+	{swaggerSpec, swaggerAnnot},
+	{openapi31Spec, "version: 1\npackage: p\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"},
 	{`openapi: 3.0.3
 info: {title: "t\u0007\u001b[2Jx\u202e", version: "1*/"}
 paths:
@@ -515,6 +521,86 @@ operations:
     response: {is: acknowledgement}
 `},
 }
+
+const swaggerSpec = `swagger: "2.0"
+info: {title: "*/ swagger", version: "1"}
+basePath: /v1
+consumes: [application/json]
+produces: [application/json]
+paths:
+  /pets/{id}:
+    parameters:
+      - {name: id, in: path, required: true, type: string}
+    post:
+      operationId: "func"
+      description: "*/ func init() {} /*"
+      parameters:
+        - {name: body, in: body, required: true, schema: {$ref: "#/definitions/Pet"}}
+        - {name: "x-b", in: header, type: integer}
+      responses:
+        "201": {description: ok, schema: {$ref: "#/definitions/Pet"}}
+    put:
+      operationId: upload
+      consumes: [multipart/form-data]
+      parameters:
+        - {name: file, in: formData, type: file}
+        - {name: "type", in: formData, type: string}
+      responses:
+        "204": {description: ok}
+definitions:
+  Pet:
+    type: object
+    required: [id]
+    properties:
+      id: {type: string}
+      kind: {type: string, enum: ["a b", "a-b", "*/"]}
+      tags: {type: array, items: {type: string}}
+      extra: {type: object, additionalProperties: {type: integer}}
+`
+
+const swaggerAnnot = `version: 1
+package: pets
+operations:
+  func:
+    effect: ambiguous
+    key: {fields: {id: string}, format: "{id}"}
+    idempotency: {header: Idempotency-Key}
+    response: {is: receipt, id: /id}
+  upload:
+    effect: idempotent
+    response: {is: acknowledgement}
+`
+
+const openapi31Spec = `openapi: 3.1.0
+info: {title: "3.1 */", version: "1"}
+paths:
+  /nodes:
+    patch:
+      operationId: "chan"
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: {type: [string, "null"], const: "x"}
+                kids: {type: array, items: {$ref: "#/components/schemas/Node"}}
+                any: {}
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Node"}
+components:
+  schemas:
+    Node:
+      type: object
+      required: [next]
+      properties:
+        next: {$ref: "#/components/schemas/Node"}
+        value: {oneOf: [{type: string}, {type: integer}, {type: "null"}]}
+`
 
 const numbersSpec = `openapi: 3.0.3
 info: {title: x, version: "1"}
