@@ -118,10 +118,10 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		d := &document{file: file}
-		return nil, d.treeError(err)
+		return nil, d.treeError(err, data)
 	}
 	if len(doc.Content) == 0 {
-		p.errorf(nil, "empty annotation file: want version: 1")
+		p.errs = append(p.errs, &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty annotation file: want version: 1"})
 		return nil, p.errs
 	}
 	root := doc.Content[0]

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -32,14 +33,20 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 	d := &document{file: file, index: make(map[*yaml.Node]map[string]int)}
 	tree, isJSON, err := parseTree(data)
 	if err != nil {
-		return nil, d.treeError(err)
+		return nil, d.treeError(err, data)
 	}
-	if tree == nil || len(tree.Content) == 0 || tree.Content[0].Kind != yaml.MappingNode {
+	if tree == nil || len(tree.Content) == 0 {
+		return nil, ErrorList{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "not an OpenAPI document: the file is empty"}}
+	}
+	if tree.Content[0].Kind != yaml.MappingNode {
 		return nil, ErrorList{d.errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
 	}
 	d.root = tree.Content[0]
 	if err := d.checkVersion(); err != nil {
 		return nil, ErrorList{err}
+	}
+	if errs := d.checkKeys(); len(errs) > 0 {
+		return nil, errs
 	}
 	if errs := d.checkRefs(); len(errs) > 0 {
 		return nil, errs
@@ -62,7 +69,7 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 		d.api, err = loader.LoadFromData(data)
 	}
 	if err != nil {
-		return nil, d.treeError(err)
+		return nil, d.treeError(err, data)
 	}
 	return d, nil
 }
@@ -110,9 +117,10 @@ func (d *document) pos(n *yaml.Node) Pos {
 	return Pos{File: d.file, Line: n.Line, Col: n.Column}
 }
 
-// treeError turns a parser or kin-openapi error into positioned Errors: the parsers know the
-// position, and a message naming a reference is placed where the reference is written.
-func (d *document) treeError(err error) ErrorList {
+// treeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
+// know the position (the YAML reader's, of a character it cannot read, is found again), and a
+// message naming a reference is placed where the reference is written.
+func (d *document) treeError(err error, data []byte) ErrorList {
 	var syn *jsonSyntaxError
 	if errors.As(err, &syn) {
 		return ErrorList{{Pos: Pos{File: d.file, Line: syn.Line, Col: syn.Col}, Msg: syn.Msg}}
@@ -128,7 +136,11 @@ func (d *document) treeError(err error) ErrorList {
 	}
 	var le *yaml.LoadError
 	if errors.As(err, &le) {
-		return ErrorList{{Pos: Pos{File: d.file, Line: le.Mark.Line, Col: le.Mark.Column}, Msg: le.Message}}
+		e := &Error{Pos: Pos{File: d.file, Line: le.Mark.Line, Col: le.Mark.Column}, Msg: le.Message}
+		if e.Pos.Line == 0 {
+			e.Pos.Line, e.Pos.Col = unreadable(data)
+		}
+		return ErrorList{e}
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
 	if m := quotedRef.FindStringSubmatch(e.Msg); m != nil && d.root != nil {
@@ -137,6 +149,31 @@ func (d *document) treeError(err error) ErrorList {
 		}
 	}
 	return ErrorList{e}
+}
+
+// unreadable returns the line and column of the first character of UTF-8 data that YAML does not
+// read (a byte that is not UTF-8, a control character), or zeros.
+func unreadable(data []byte) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1, !yamlPrintable(r):
+			return line, col
+		case r == '\n':
+			line, col = line+1, 1
+		default:
+			col++
+		}
+		i += n
+	}
+	return 0, 0
+}
+
+// yamlPrintable reports whether r is in YAML's printable set, which a file may hold.
+func yamlPrintable(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0x7e || r == 0x85 ||
+		r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 }
 
 var quotedRef = regexp.MustCompile(`"(#/[^"]*)"`)
@@ -162,6 +199,27 @@ func (d *document) findRef(n *yaml.Node, ref string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// checkKeys reports every mapping key that is null (written ~, null or not at all), directly or
+// through an alias: it names nothing.
+func (d *document) checkKeys() ErrorList {
+	var errs ErrorList
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i, c := range n.Content {
+			key := c
+			if c.Kind == yaml.AliasNode && c.Alias != nil {
+				key = c.Alias
+			}
+			if n.Kind == yaml.MappingNode && i%2 == 0 && key.Kind == yaml.ScalarNode && key.Tag == "!!null" {
+				errs = append(errs, d.errorf(c, "", "a mapping key is null: it names nothing"))
+			}
+			walk(c)
+		}
+	}
+	walk(d.root)
+	return errs
 }
 
 // checkRefs reports every $ref that leaves the file or names nothing in it.

@@ -166,6 +166,12 @@ func TestSpecDefects(t *testing.T) {
 		{"none.yaml", "title: x\n", `none.yaml:1:1: not an OpenAPI document: neither "openapi" nor "swagger" is set`},
 		{"old.yaml", "swagger: \"1.2\"\n", `old.yaml:1:10: unsupported swagger version "1.2" (want 2.0)`},
 		{"list.yaml", "- a\n", `list.yaml:1:1: not an OpenAPI document: the top level is not a mapping`},
+		{"nullkey.yaml", "openapi: 3.0.0\ninfo: {title: x, version: \"1\"}\npaths:\n  ~: {}\n  /a: {get: {responses: {\"204\": {description: ok, x-a: {: 1}}}}}\n",
+			`nullkey.yaml:4:3: a mapping key is null: it names nothing
+nullkey.yaml:5:57: a mapping key is null: it names nothing`},
+		{"empty.yaml", "# nothing\n", `empty.yaml:1:1: not an OpenAPI document: the file is empty`},
+		{"control.yaml", "openapi: 3.0.0\ninfo: {title: \"é\x00\", version: \"1\"}\n", `control.yaml:2:17: control characters are not allowed (value: 0)`},
+		{"latin1.yaml", "openapi: 3.0.0\ninfo: {title: caf\xe9, version: \"1\"}\n", `latin1.yaml:2:18: invalid trailing UTF-8 octet (value: 44)`},
 		{"refs.yaml", `openapi: 3.0.0
 info: {title: x, version: "1"}
 paths:

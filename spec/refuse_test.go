@@ -371,7 +371,8 @@ defaults:
     retry: {on: [not_sent, ambiguous]}
 ` + okRest), ""},
 		{"not yaml", "version: 1\noperations: [\n", `ws.yaml:3:1: did not find expected node content`},
-		{"empty", "", `ws.yaml: empty annotation file: want version: 1`},
+		{"empty", "", `ws.yaml:1:1: empty annotation file: want version: 1`},
+		{"unreadable", "version: 1\npackage: threads\noperations:\n  createThread:\n    owner: \"a\x1b[2Jb\"\n", `ws.yaml:5:14: control characters are not allowed (value: 27)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
