@@ -51,6 +51,11 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 	if errs := d.checkRefs(); len(errs) > 0 {
 		return nil, errs
 	}
+	if d.v2 {
+		if errs := d.checkSwagger(); len(errs) > 0 {
+			return nil, errs
+		}
+	}
 
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false

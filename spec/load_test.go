@@ -169,6 +169,35 @@ func TestSpecDefects(t *testing.T) {
 		{"nullkey.yaml", "openapi: 3.0.0\ninfo: {title: x, version: \"1\"}\npaths:\n  ~: {}\n  /a: {get: {responses: {\"204\": {description: ok, x-a: {: 1}}}}}\n",
 			`nullkey.yaml:4:3: a mapping key is null: it names nothing
 nullkey.yaml:5:57: a mapping key is null: it names nothing`},
+		{"swagger.yaml", `swagger: "2.0"
+info: {title: x, version: "1"}
+host: https://api.example.com/v1
+securityDefinitions:
+  oauth: {type: oauth2, flow: device}
+parameters:
+  payload: {name: payload, in: body, schema: {type: object}}
+paths:
+  /a:
+    parameters:
+      - {name: note, in: formData, type: string}
+    post:
+      operationId: twoBodies
+      parameters:
+        - {name: a, in: body, schema: {type: object}}
+        - $ref: "#/parameters/payload"
+      responses: {"204": {description: ok}}
+    put:
+      parameters:
+        - {name: a, in: body, schema: {type: object}}
+      responses: {"204": {description: ok}}
+    patch:
+      parameters:
+        - {name: note, in: query, type: string}
+      responses: {"204": {description: ok}}
+`, `swagger.yaml:3:7: host "https://api.example.com/v1" must be a host name, without a scheme or a path
+swagger.yaml:5:31: security scheme "oauth": unknown OAuth2 flow "device"
+swagger.yaml:12:5: operation "twoBodies": Swagger 2.0 allows one body parameter, not 2
+swagger.yaml:18:5: operation "PUT /a": Swagger 2.0 allows a body parameter or formData parameters, not both`},
 		{"empty.yaml", "# nothing\n", `empty.yaml:1:1: not an OpenAPI document: the file is empty`},
 		{"control.yaml", "openapi: 3.0.0\ninfo: {title: \"é\x00\", version: \"1\"}\n", `control.yaml:2:17: control characters are not allowed (value: 0)`},
 		{"latin1.yaml", "openapi: 3.0.0\ninfo: {title: caf\xe9, version: \"1\"}\n", `latin1.yaml:2:18: invalid trailing UTF-8 octet (value: 44)`},

@@ -66,7 +66,7 @@ func checkGenerate(t *testing.T, specName string, specData, annotData []byte) {
 		if api != nil {
 			t.Error("LoadBytes returned an API with its error")
 		}
-		checkErrorList(t, "LoadBytes", err, false)
+		checkErrorList(t, "LoadBytes", err)
 		return
 	}
 	files, err := templates.Generate(api, templates.Options{})
@@ -78,7 +78,7 @@ func checkGenerate(t *testing.T, specName string, specData, annotData []byte) {
 		if errors.As(err, &fe) {
 			t.Fatalf("the emitters wrote Go that does not parse: %v", err)
 		}
-		checkErrorList(t, "Generate", err, true)
+		checkErrorList(t, "Generate", err)
 		return
 	}
 	checkPackage(t, api, files)
@@ -221,8 +221,8 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 }
 
 // checkErrorList checks that err is a non-empty spec.ErrorList whose every defect has a file, a
-// message, and one line of printable text; positioned also requires a line.
-func checkErrorList(t *testing.T, what string, err error, positioned bool) {
+// line, a message, and one line of printable text.
+func checkErrorList(t *testing.T, what string, err error) {
 	t.Helper()
 	var list spec.ErrorList
 	if !errors.As(err, &list) {
@@ -237,7 +237,7 @@ func checkErrorList(t *testing.T, what string, err error, positioned bool) {
 			t.Errorf("%s: %v: empty message", what, e)
 		case e.Pos.File == "":
 			t.Errorf("%s: %q: no file", what, e)
-		case positioned && e.Pos.Line == 0:
+		case e.Pos.Line == 0:
 			t.Errorf("%s: %q: no line", what, e)
 		}
 		if bad := unsafeRune(e.Error(), false); bad >= 0 {
