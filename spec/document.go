@@ -76,6 +76,9 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 	if err != nil {
 		return nil, d.treeError(err, data)
 	}
+	if d.api.Info == nil {
+		d.api.Info = &openapi3.Info{} // required by OpenAPI, but only ever read for the docs
+	}
 	return d, nil
 }
 

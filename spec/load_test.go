@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -288,4 +289,21 @@ func mustRead(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestNoInfo checks that a document without info, which OpenAPI requires but writegen only
+// reads for the docs, loads and scaffolds.
+func TestNoInfo(t *testing.T) {
+	const doc = "openapi: 3.0.0\npaths: {}\n"
+	api, err := LoadBytes("bare.yaml", []byte(doc), "ws.yaml", []byte("version: 1\npackage: bare\n"), Options{})
+	if err != nil || api.Title != "" || api.Version != "" {
+		t.Fatalf("LoadBytes = %+v, %v", api, err)
+	}
+	path := filepath.Join(t.TempDir(), "bare.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scaffold(path, ""); err != nil {
+		t.Fatal(err)
+	}
 }
