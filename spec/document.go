@@ -279,6 +279,9 @@ func (d *document) refDefect(ref string) string {
 	if !ok {
 		return fmt.Sprintf("reference %q leaves the file (only references inside it are allowed)", ref)
 	}
+	if _, err := url.Parse(ref); err != nil {
+		return fmt.Sprintf("reference %q is not a URI (a %% starts an escape like %%2F; no control characters)", ref)
+	}
 	if _, ok := d.resolvePointer(frag); !ok {
 		return fmt.Sprintf("unresolved reference %q: nothing in the file is at that path", ref)
 	}

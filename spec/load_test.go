@@ -226,10 +226,13 @@ components:
       properties:
         $ref: {type: string}
         example: {$ref: "#/components/schemas/Nope"}
+        escape: {$ref: "#/components/schemas/100%"}
       example: {$ref: "#/not/checked"}
+    100%: {type: string}
 `, `refs.yaml:11:30: unresolved reference "#/components/schemas/Missing": nothing in the file is at that path
 refs.yaml:16:28: reference "other.yaml#/Thing" leaves the file (only references inside it are allowed)
-refs.yaml:24:25: unresolved reference "#/components/schemas/Nope": nothing in the file is at that path`},
+refs.yaml:24:25: unresolved reference "#/components/schemas/Nope": nothing in the file is at that path
+refs.yaml:25:24: reference "#/components/schemas/100%" is not a URI (a % starts an escape like %2F; no control characters)`},
 		{"types.yaml", `openapi: 3.0.0
 info: {title: x, version: "1"}
 paths:
