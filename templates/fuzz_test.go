@@ -119,8 +119,10 @@ func FuzzNames(f *testing.F) {
 		{"Client", "NewClient", "Runtime", "Resume"},
 		{"Infinity", "NaN", "1e30", "-9223372036854775809"},
 		{"MarshalJSON", "UnmarshalJSON", "BusinessKey", "x"},
+		{"createThing", "getThing", "Thing", "Other"},
+		{"createThing", "getThing", "Thing", "CreateThingParams"},
 	} {
-		for _, mode := range []uint8{0, 1, 2, 3, 4, 5, 6, 8, 16, 26} {
+		for _, mode := range []uint8{0, 1, 2, 3, 4, 5, 6, 8, 16, 26, 32} {
 			f.Add(seed[0], seed[1], seed[2], seed[3], mode)
 		}
 	}
@@ -132,7 +134,8 @@ func FuzzNames(f *testing.F) {
 
 // namedSpec returns a spec in JSON and its annotations with a, b and c as names and d as
 // descriptions. mode%4 adds a lookup (1 generated, 2 written by hand); bit 2 adds the ledger;
-// bit 3 sends the request body as a form; bit 4 puts the provider key in the body.
+// bit 3 sends the request body as a form; bit 4 puts the provider key in the body; bit 5 names
+// schema b d.
 func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	type m = map[string]any
 	ptr := strings.NewReplacer("~", "~0", "/", "~1").Replace
@@ -216,6 +219,9 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	}
 	if mode&4 != 0 {
 		annot += "    dedupe: ledger\n"
+	}
+	if mode&32 != 0 {
+		annot += "names:\n  " + q("#/components/schemas/"+ptr(b)) + ": " + q(d) + "\n"
 	}
 	return specData, []byte(annot)
 }
