@@ -52,6 +52,7 @@ func FuzzGenerate(f *testing.F) {
 		specData, annotData := namedSpec("createThing", "getThing", "Thing", "*/ a\n//go:build x", mode)
 		f.Add(specData, annotData)
 	}
+	warmImporter(f)
 	f.Fuzz(func(t *testing.T, specData, annotData []byte) {
 		checkGenerate(t, "openapi.yaml", specData, annotData)
 	})
@@ -126,6 +127,7 @@ func FuzzNames(f *testing.F) {
 			f.Add(seed[0], seed[1], seed[2], seed[3], mode)
 		}
 	}
+	warmImporter(f)
 	f.Fuzz(func(t *testing.T, a, b, c, d string, mode uint8) {
 		specData, annotData := namedSpec(a, b, c, d, mode)
 		checkGenerate(t, "openapi.json", specData, annotData)
@@ -415,6 +417,17 @@ func checkType(t *testing.T, ty *spec.Type, decl ast.Node) {
 	for _, fl := range ty.Fields {
 		if got, ok := tags[fl.GoName]; !ok || got != fl.Name {
 			t.Errorf("type %s: field %s has json name %q, want %q", ty.Name, fl.GoName, got, fl.Name)
+		}
+	}
+}
+
+// warmImporter imports what generated code imports before any input runs: from source, the
+// runtime and its dependencies take seconds, and each fuzzing process would otherwise spend
+// them on its first input, which counts as a hang when it runs over 10s.
+func warmImporter(f *testing.F) {
+	for _, path := range []string{"github.com/writegen/writegen/runtime", "bytes", "context", "encoding/json", "errors", "fmt", "maps", "net/http", "strconv", "time"} {
+		if _, err := sourceImporter().Import(path); err != nil {
+			f.Fatal(err)
 		}
 	}
 }
