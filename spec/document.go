@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -151,12 +152,68 @@ func (d *document) treeError(err error, data []byte) ErrorList {
 		return ErrorList{e}
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
-	if m := quotedRef.FindStringSubmatch(e.Msg); m != nil && d.root != nil {
+	if d.root == nil {
+		return ErrorList{e}
+	}
+	if m := quotedRef.FindStringSubmatch(e.Msg); m != nil {
 		if n := d.findRef(d.root, m[1]); n != nil {
+			e.Pos = d.pos(n)
+		}
+	} else if m := notObject.FindStringSubmatch(e.Msg); m != nil {
+		if n := d.findNull(d.root, "", "", m[1]); n != nil {
 			e.Pos = d.pos(n)
 		}
 	}
 	return ErrorList{e}
+}
+
+// notObject matches kin-openapi's message for a null where an object must be, and names what
+// must be there.
+var notObject = regexp.MustCompile(`^invalid (callback|example|header|link|parameter|path item|requestBody|response|schema|securityScheme): value MUST be an object$`)
+
+// nullHolders are, for each thing kin-openapi names in that message, the keys whose mapping
+// values or list items must be one, and the keys whose own value must be one.
+var nullHolders = map[string]struct{ in, at []string }{
+	"callback":       {in: []string{"callbacks"}},
+	"example":        {in: []string{"examples"}},
+	"header":         {in: []string{"headers"}},
+	"link":           {in: []string{"links"}},
+	"parameter":      {in: []string{"parameters"}},
+	"path item":      {in: []string{"paths"}},
+	"requestBody":    {in: []string{"requestBodies"}, at: []string{"requestBody"}},
+	"response":       {in: []string{"responses"}},
+	"securityScheme": {in: []string{"securitySchemes"}},
+	"schema": {
+		in: []string{"schemas", "properties", "patternProperties", "allOf", "oneOf", "anyOf", "prefixItems", "$defs", "dependentSchemas"},
+		at: []string{"schema", "items", "not", "additionalProperties", "contains", "if", "then", "else", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"},
+	},
+}
+
+// findNull returns the first null node, in document order and outside literal data, where a
+// thing of the kind must be: n is under key, in the mapping or list under holder.
+func (d *document) findNull(n *yaml.Node, holder, key, kind string) *yaml.Node {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if h := nullHolders[kind]; n.Tag == "!!null" && (slices.Contains(h.in, holder) || key != "" && slices.Contains(h.at, key)) {
+			return n
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if key == "properties" || !literalValue(k.Value, v) {
+				if r := d.findNull(v, key, k.Value, kind); r != nil {
+					return r
+				}
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if r := d.findNull(c, key, "", kind); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // unreadable returns the line and column of the first character of UTF-8 data that YAML does not

@@ -199,6 +199,24 @@ paths:
 swagger.yaml:5:31: security scheme "oauth": unknown OAuth2 flow "device"
 swagger.yaml:12:5: operation "twoBodies": Swagger 2.0 allows one body parameter, not 2
 swagger.yaml:18:5: operation "PUT /a": Swagger 2.0 allows a body parameter or formData parameters, not both`},
+		{"nullresponse.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      responses:
+        "200": {description: ok, content: {application/json: {example: {responses: {"1": ~}}}}}
+        "404":
+`, `nullresponse.yaml:8:15: invalid response: value MUST be an object`},
+		{"nullschema.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths: {}
+components:
+  schemas:
+    A:
+      properties:
+        example: ~
+`, `nullschema.yaml:8:18: invalid schema: value MUST be an object`},
 		{"empty.yaml", "# nothing\n", `empty.yaml:1:1: not an OpenAPI document: the file is empty`},
 		{"control.yaml", "openapi: 3.0.0\ninfo: {title: \"é\x00\", version: \"1\"}\n", `control.yaml:2:17: control characters are not allowed (value: 0)`},
 		{"latin1.yaml", "openapi: 3.0.0\ninfo: {title: caf\xe9, version: \"1\"}\n", `latin1.yaml:2:18: invalid trailing UTF-8 octet (value: 44)`},
