@@ -128,7 +128,7 @@ func (d *document) pos(n *yaml.Node) Pos {
 
 // treeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
 // know the position (the YAML reader's, of a character it cannot read, is found again), and a
-// message naming a reference is placed where the reference is written.
+// kin-openapi message is placed at its culprit.
 func (d *document) treeError(err error, data []byte) ErrorList {
 	var syn *jsonSyntaxError
 	if errors.As(err, &syn) {
@@ -152,19 +152,36 @@ func (d *document) treeError(err error, data []byte) ErrorList {
 		return ErrorList{e}
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
-	if d.root == nil {
-		return ErrorList{e}
-	}
-	if m := quotedRef.FindStringSubmatch(e.Msg); m != nil {
-		if n := d.findRef(d.root, m[1]); n != nil {
-			e.Pos = d.pos(n)
-		}
-	} else if m := notObject.FindStringSubmatch(e.Msg); m != nil {
-		if n := d.findNull(d.root, "", "", m[1]); n != nil {
-			e.Pos = d.pos(n)
-		}
+	if n := d.culprit(e.Msg); n != nil {
+		e.Pos = d.pos(n)
 	}
 	return ErrorList{e}
+}
+
+// culprit returns the node a kin-openapi message that names no place is about, or nil: the
+// reference it quotes, the first null where the object it names must be, the first parameter
+// with both a schema and content.
+func (d *document) culprit(msg string) *yaml.Node {
+	if d.root == nil {
+		return nil
+	}
+	if m := quotedRef.FindStringSubmatch(msg); m != nil {
+		return d.findRef(d.root, m[1])
+	}
+	if m := notObject.FindStringSubmatch(msg); m != nil {
+		h := nullHolders[m[1]]
+		return d.find(d.root, "", "", func(n *yaml.Node, holder, key string) bool {
+			return n.Tag == "!!null" && (slices.Contains(h.in, holder) || key != "" && slices.Contains(h.at, key))
+		})
+	}
+	if msg == "cannot contain both schema and content in a parameter" {
+		return d.find(d.root, "", "", func(n *yaml.Node, holder, _ string) bool {
+			_, schema := d.child(n, "schema")
+			_, content := d.child(n, "content")
+			return holder == "parameters" && schema != nil && content != nil
+		})
+	}
+	return nil
 }
 
 // notObject matches kin-openapi's message for a null where an object must be, and names what
@@ -189,26 +206,25 @@ var nullHolders = map[string]struct{ in, at []string }{
 	},
 }
 
-// findNull returns the first null node, in document order and outside literal data, where a
-// thing of the kind must be: n is under key, in the mapping or list under holder.
-func (d *document) findNull(n *yaml.Node, holder, key, kind string) *yaml.Node {
+// find returns the first node, in document order and outside literal data, that match accepts:
+// n is under key, in the mapping or list under holder.
+func (d *document) find(n *yaml.Node, holder, key string, match func(n *yaml.Node, holder, key string) bool) *yaml.Node {
+	if match(n, holder, key) {
+		return n
+	}
 	switch n.Kind {
-	case yaml.ScalarNode:
-		if h := nullHolders[kind]; n.Tag == "!!null" && (slices.Contains(h.in, holder) || key != "" && slices.Contains(h.at, key)) {
-			return n
-		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if key == "properties" || !literalValue(k.Value, v) {
-				if r := d.findNull(v, key, k.Value, kind); r != nil {
+				if r := d.find(v, key, k.Value, match); r != nil {
 					return r
 				}
 			}
 		}
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
-			if r := d.findNull(c, key, "", kind); r != nil {
+			if r := d.find(c, key, "", match); r != nil {
 				return r
 			}
 		}

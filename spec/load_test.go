@@ -217,6 +217,16 @@ components:
       properties:
         example: ~
 `, `nullschema.yaml:8:18: invalid schema: value MUST be an object`},
+		{"schemacontent.yaml", `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      parameters:
+        - {name: q, in: query, schema: {type: string}}
+        - {name: r, in: query, schema: {type: string}, content: {application/json: {schema: {type: string}}}}
+      responses: {"204": {description: ok}}
+`, `schemacontent.yaml:8:11: cannot contain both schema and content in a parameter`},
 		{"empty.yaml", "# nothing\n", `empty.yaml:1:1: not an OpenAPI document: the file is empty`},
 		{"control.yaml", "openapi: 3.0.0\ninfo: {title: \"é\x00\", version: \"1\"}\n", `control.yaml:2:17: control characters are not allowed (value: 0)`},
 		{"latin1.yaml", "openapi: 3.0.0\ninfo: {title: caf\xe9, version: \"1\"}\n", `latin1.yaml:2:18: invalid trailing UTF-8 octet (value: 44)`},
