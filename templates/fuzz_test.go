@@ -499,6 +499,7 @@ var hostileSeeds = []struct{ spec, annot string }{
 	{hostileSpec, hostileAnnot},
 	{numbersSpec, "version: 1\npackage: p\n"},
 	{swaggerSpec, swaggerAnnot},
+	{cyclesSpec, "version: 1\npackage: p\n"},
 	{openapi31Spec, "version: 1\npackage: p\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"},
 	{`openapi: 3.0.3
 info: {title: "t\u0007\u001b[2Jx\u202e", version: "1*/"}
@@ -640,6 +641,40 @@ components:
       properties:
         next: {$ref: "#/components/schemas/Node"}
         value: {oneOf: [{type: string}, {type: integer}, {type: "null"}]}
+`
+
+const cyclesSpec = `openapi: 3.0.3
+info: {title: cycles, version: "1"}
+paths:
+  /a:
+    get:
+      parameters: [{$ref: "#/components/parameters/p"}]
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                type: object
+                properties:
+                  alias: {$ref: "#/components/schemas/A"}
+                  list: {$ref: "#/components/schemas/L"}
+                  all: {$ref: "#/components/schemas/S"}
+                  one: {$ref: "#/components/schemas/O"}
+                  map: {$ref: "#/components/schemas/M"}
+                  pair: {$ref: "#/components/schemas/P"}
+components:
+  parameters:
+    p: {$ref: "#/components/parameters/p"}
+  schemas:
+    A: {$ref: "#/components/schemas/B"}
+    B: {$ref: "#/components/schemas/A"}
+    L: {type: array, items: {$ref: "#/components/schemas/L"}}
+    S: {allOf: [{$ref: "#/components/schemas/S"}]}
+    O: {oneOf: [{$ref: "#/components/schemas/O"}, {type: string}]}
+    M: {type: object, additionalProperties: {$ref: "#/components/schemas/M"}}
+    P: {type: object, required: [q], properties: {q: {$ref: "#/components/schemas/Q"}}}
+    Q: {type: object, required: [p], properties: {p: {$ref: "#/components/schemas/P"}}}
 `
 
 const numbersSpec = `openapi: 3.0.3
