@@ -338,3 +338,37 @@ func TestNoInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestNullMediaType checks that a media type written as null, like one written {}, declares no
+// schema: the parameter, body and response hold any JSON.
+func TestNullMediaType(t *testing.T) {
+	const doc = `openapi: 3.0.0
+info: {title: x, version: "1"}
+paths:
+  /a:
+    put:
+      operationId: put
+      parameters:
+        - {name: f, in: query, content: {application/json: ~}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+      responses:
+        "200":
+          description: ok
+          content: {application/json: ~}
+`
+	api, err := LoadBytes("null.yaml", []byte(doc), "ws.yaml", []byte(hostileAnnot), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `op Put = put PUT /a write=true at null.yaml:5:5
+  param F query "f" any required=false style=form explode=true
+  body json application/json any required=true
+  response 200 "application/json" any
+`
+	if got := dumpAPI(api); !strings.Contains(got, want) {
+		t.Errorf("got:\n%s\nwant it to hold:\n%s", got, want)
+	}
+}

@@ -192,7 +192,7 @@ func (b *builder) param(p *openapi3.Parameter, at site) *Param {
 		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))
 	case len(p.Content) > 0:
 		ct := sortedKeys(p.Content)[0]
-		out.Type = b.schemaRef(p.Content[ct].Schema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
+		out.Type = b.schemaRef(mediaSchema(p.Content, ct), b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
 	default:
 		out.Type = refString
 	}
@@ -240,6 +240,15 @@ func pickMedia(content openapi3.Content) (string, BodyEncoding) {
 	return best, bestEnc
 }
 
+// mediaSchema returns the schema of media type ct in content: nil when the media type declares
+// none, or is written as null.
+func mediaSchema(content openapi3.Content, ct string) *openapi3.SchemaRef {
+	if m := content[ct]; m != nil {
+		return m.Schema
+	}
+	return nil
+}
+
 func (b *builder) body(so *specOp) *Body {
 	rb := so.raw.RequestBody
 	if rb == nil || rb.Value == nil || len(rb.Value.Content) == 0 {
@@ -250,7 +259,7 @@ func (b *builder) body(so *specOp) *Body {
 		at = b.refSite(rb.Ref)
 	}
 	ct, enc := pickMedia(rb.Value.Content)
-	if !rb.Value.Required && holdsNothing(rb.Value.Content[ct].Schema) {
+	if !rb.Value.Required && holdsNothing(mediaSchema(rb.Value.Content, ct)) {
 		return nil // Stripe declares such a body on every GET and DELETE: it carries nothing
 	}
 	body := &Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
@@ -258,7 +267,7 @@ func (b *builder) body(so *specOp) *Body {
 		body.Type = refBytes
 		return body
 	}
-	so.bodySchema = rb.Value.Content[ct].Schema
+	so.bodySchema = mediaSchema(rb.Value.Content, ct)
 	body.Type = b.schemaRef(so.bodySchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
 	return body
 }
@@ -323,7 +332,7 @@ func (b *builder) response(so *specOp) *Response {
 		out.Type = refBytes
 		return out
 	}
-	so.respSchema = rr.Value.Content[ct].Schema
+	so.respSchema = mediaSchema(rr.Value.Content, ct)
 	out.Type = b.schemaRef(so.respSchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
 	return out
 }
