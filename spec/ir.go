@@ -26,6 +26,9 @@ type API struct {
 	// NeedsLedger is true when an operation in scope has Dedupe == "ledger": the generated
 	// constructor then takes a runtime.Ledger as a required parameter.
 	NeedsLedger bool
+	// Warnings are the defects of the spec that do not stop generation, sorted by position:
+	// those in parts no operation in scope reaches (left out), and what was read another way.
+	Warnings ErrorList
 }
 
 // Excluded is an operation left out on purpose (usually a write), with the person's reason.

@@ -24,10 +24,14 @@ type specOp struct {
 	// schemas of the chosen request body and success response, once converted
 	bodySchema, respSchema *openapi3.SchemaRef
 	converted              bool
+	// errs and warnings are the defects its conversion found: errors only the operation has
+	// (it cannot be generated), and what it is generated without.
+	errs, warnings ErrorList
 }
 
 // listOperations returns every operation of the spec, in path order then method order, with its
-// ID and Go name resolved. Two operations with one operationId are an error.
+// ID and Go name resolved. Two operations with one operationId are an error. A malformed path
+// template is a defect of its path: an error when an operation of it is in scope.
 func (b *builder) listOperations() ([]*specOp, ErrorList) {
 	var errs ErrorList
 	var ops []*specOp
@@ -41,8 +45,8 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 		item := paths.Value(path)
 		pk, pn := b.d.child(pathsNode, path)
 		if msg := templateDefect(path); msg != "" {
-			errs = append(errs, b.d.errorf(pk, "", "path %q: %s", path, msg))
-			continue
+			e := b.d.errorf(pk, "", "path %q: %s", path, msg)
+			b.d.defects = append(b.d.defects, &defect{err: e, holder: pn})
 		}
 		pathAt := site{ptr: "#/paths/" + escapePointer(path), key: pk, node: pn}
 		for _, m := range methods {

@@ -164,7 +164,7 @@ func TestCorpusRefusesSquare(t *testing.T) {
 	if code != exitRefused {
 		t.Errorf("exit status %d, want %d", code, exitRefused)
 	}
-	first := "writegen: " + square + `:9946:21: unresolved reference "#/components/schemas/CatalogModifierToggleOverrideType": nothing in the file is at that path`
+	first := "writegen: " + square + `:9946:21: operation "BatchRetrieveCatalogObjects": unresolved reference "#/components/schemas/CatalogModifierToggleOverrideType": nothing in the file is at that path; correct the spec, or leave the operation out of scope`
 	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
 	if lines[0] != first {
 		t.Errorf("first line of stderr:\n%s\nwant:\n%s", lines[0], first)
