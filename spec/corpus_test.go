@@ -122,7 +122,7 @@ func TestCorpus(t *testing.T) {
 			for _, w := range api.Warnings {
 				t.Logf("warning: %v", w)
 			}
-			t.Logf("%d operations, %d types, %d warnings", len(api.Operations), len(api.Types), len(api.Warnings))
+			t.Logf("%d operations, %d types, %d warnings, base URL %q", len(api.Operations), len(api.Types), len(api.Warnings), api.DefaultBaseURL)
 		})
 	}
 }

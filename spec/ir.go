@@ -26,6 +26,10 @@ type API struct {
 	// NeedsLedger is true when an operation in scope has Dedupe == "ledger": the generated
 	// constructor then takes a runtime.Ledger as a required parameter.
 	NeedsLedger bool
+	// DefaultBaseURL is the spec's first server (servers[0], or Swagger 2.0's first scheme, host
+	// and basePath) with its variables at their defaults; "" when the spec declares none. A
+	// relative URL ("/v1") is kept as it is written.
+	DefaultBaseURL string
 	// Warnings are the defects of the spec that do not stop generation, sorted by position:
 	// those in parts no operation in scope reaches (left out), and what was read another way.
 	Warnings ErrorList

@@ -97,6 +97,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	if len(errs) > 0 {
 		return nil, sorted(errs)
 	}
+	api.DefaultBaseURL, warnings = d.baseURL(warnings)
 	sortErrors(warnings)
 	api.Warnings = warnings
 
