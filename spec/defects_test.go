@@ -165,7 +165,7 @@ paths:
     get:
       parameters: 5
       responses: {"204": {description: ok}}
-`, errs: `types.yaml:6:19: operation "GET /a": cannot construct !!int ` + "`5`" + ` into openapi3.Parameters; correct the spec, or leave the operation out of scope`},
+`, errs: `types.yaml:6:19: operation "GET /a": parameters is an integer (5) where a list of parameters must be; correct the spec, or leave the operation out of scope`},
 		{name: "paths.yaml", spec: `openapi: 3.0.0
 info: {title: x, version: "1"}
 paths:
@@ -182,7 +182,7 @@ paths.yaml:6:3: operation "GET /a/{b{c}": path "/a/{b{c}": a { without }; correc
 paths.yaml:8:3: operation "GET /a}": path "/a}": a } without {; correct the spec, or leave the operation out of scope
 paths.yaml:10:3: operation "GET /a/{}": path "/a/{}": {} names no parameter; correct the spec, or leave the operation out of scope`},
 		{name: "info.yaml", spec: "openapi: 3.0.0\ninfo: {title: [x], version: \"1\"}\npaths: {}\n",
-			errs: `info.yaml:2:15: cannot construct !!seq into string`},
+			errs: `info.yaml:2:15: title is a list where a string must be`},
 		{name: "inf.yaml", spec: "openapi: 3.0.0\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {parameters: [{name: q, in: query, schema: {maximum: .inf}}], responses: {\"204\": {description: ok}}}}}\n",
 			errs: `inf.yaml:3:72: operation "GET /a": .inf has no JSON representation: write a number; correct the spec, or leave the operation out of scope`},
 	})
@@ -241,24 +241,24 @@ func TestUnreachableDefects(t *testing.T) {
 		{name: "only-fine.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ninclude: {operations: [fine]}\n",
 			warnings: `only-fine.yaml:4:3: a mapping key is null: it names nothing (quote it, or remove the entry); no operation in scope reaches it, so it is left out
 only-fine.yaml:19:23: unresolved reference "#/components/responses/Missing": nothing in the file is at that path; no operation in scope reaches it, so it is left out
-only-fine.yaml:22:19: cannot construct !!int ` + "`5`" + ` into openapi3.Parameters; no operation in scope reaches it, so it is left out
+only-fine.yaml:22:19: parameters is an integer (5) where a list of parameters must be; no operation in scope reaches it, so it is left out
 only-fine.yaml:24:53: reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); no operation in scope reaches it, so it is left out
 only-fine.yaml:26:3: path "/bad/{x": a { without }; no operation in scope reaches it, so it is left out
 only-fine.yaml:35:19: unresolved reference "#/components/schemas/Missing": nothing in the file is at that path; no operation in scope reaches it, so it is left out
-only-fine.yaml:36:37: cannot construct !!bool ` + "`true`" + ` into []string; no operation in scope reaches it, so it is left out
+only-fine.yaml:36:37: required: true on a schema: OpenAPI lists the required properties in the object's required list (required: [name]); no operation in scope reaches it, so it is left out
 only-fine.yaml:37:12: a schema is null here: write the object, or remove the entry; no operation in scope reaches it, so it is left out
 only-fine.yaml:38:19: a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref; no operation in scope reaches it, so it is left out
-only-fine.yaml:39:19: bad data in "#/info/title" (expecting ref to schema object); no operation in scope reaches it, so it is left out
+only-fine.yaml:39:19: reference "#/info/title" names something else than a schema object: point it at one; no operation in scope reaches it, so it is left out
 only-fine.yaml:41:53: a parameter has a schema or content, not both: remove one; no operation in scope reaches it, so it is left out`},
 		{name: "all.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\nexclude: {badPath: malformed}\n",
 			errs: `all.yaml:19:23: operation "broken": unresolved reference "#/components/responses/Missing": nothing in the file is at that path; correct the spec, or leave the operation out of scope
-all.yaml:22:19: operation "brokenWrite": cannot construct !!int ` + "`5`" + ` into openapi3.Parameters; correct the spec, or leave the operation out of scope
+all.yaml:22:19: operation "brokenWrite": parameters is an integer (5) where a list of parameters must be; correct the spec, or leave the operation out of scope
 all.yaml:24:53: operation "brokenWrite": reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); correct the spec, or leave the operation out of scope
 all.yaml:35:19: operation "broken": unresolved reference "#/components/schemas/Missing": nothing in the file is at that path; correct the spec, or leave the operation out of scope
-all.yaml:36:37: operation "broken": cannot construct !!bool ` + "`true`" + ` into []string; correct the spec, or leave the operation out of scope
+all.yaml:36:37: operation "broken": required: true on a schema: OpenAPI lists the required properties in the object's required list (required: [name]); correct the spec, or leave the operation out of scope
 all.yaml:37:12: operation "broken": a schema is null here: write the object, or remove the entry; correct the spec, or leave the operation out of scope
 all.yaml:38:19: operation "broken": a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref; correct the spec, or leave the operation out of scope
-all.yaml:39:19: operation "broken": bad data in "#/info/title" (expecting ref to schema object); correct the spec, or leave the operation out of scope`},
+all.yaml:39:19: operation "broken": reference "#/info/title" names something else than a schema object: point it at one; correct the spec, or leave the operation out of scope`},
 	})
 }
 

@@ -190,6 +190,7 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 			out = append(out, pe)
 			if d.root != nil {
 				if at, _, ok := d.locate(e.Mark.Line, e.Mark.Column); ok {
+					pe.Msg = typeMessage(at.key, e.Message)
 					cuts = append(cuts, d.cutOut(at, pe))
 				}
 			}
@@ -206,13 +207,81 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 		return ErrorList{e}, nil
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
-	if n := d.culprit(e.Msg); n != nil {
+	n := d.culprit(e.Msg)
+	if m := badData.FindStringSubmatch(e.Msg); m != nil {
+		e.Msg = fmt.Sprintf("reference %q names something else than a %s: point it at one", m[1], m[2])
+	}
+	if n != nil {
 		e.Pos = d.pos(n)
 		if at, ok := d.locateNode(n); ok {
 			cuts = append(cuts, d.cutOut(at, e))
 		}
 	}
 	return ErrorList{e}, cuts
+}
+
+// badData matches kin-openapi's message for a reference to a thing of another kind.
+var badData = regexp.MustCompile(`^bad data in "(.*)" \(expecting (?:ref to )?(.+)\)$`)
+
+// cannotConstruct matches the YAML decoder's message for a value of the wrong type.
+var cannotConstruct = regexp.MustCompile("^cannot construct (!!\\w+)(?: `(.*)`)? into (.+)$")
+
+// typeMessage says what the YAML decoder's message about a value of the wrong type under key
+// means in the words of the spec: what the value is, and what must be there.
+func typeMessage(key, msg string) string {
+	m := cannotConstruct.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	tag, value, goType := m[1], m[2], m[3]
+	if key == "required" && tag == "!!bool" {
+		return "required: " + value + " on a schema: OpenAPI lists the required properties in the object's required list (required: [name])"
+	}
+	what := map[string]string{"!!bool": "a boolean", "!!int": "an integer", "!!float": "a number", "!!str": "a string",
+		"!!seq": "a list", "!!map": "a mapping", "!!null": "null", "!!timestamp": "a date", "!!binary": "binary data"}[tag]
+	if what == "" {
+		what = tag
+	}
+	if value != "" && tag != "!!null" {
+		what += " (" + value + ")"
+	}
+	if key != "" {
+		what = key + " is " + what
+	}
+	return what + " where " + goWords(goType) + " must be"
+}
+
+// goWords names a Go type of kin-openapi's in the words of the spec: []string is a list of
+// strings, openapi3.RequestBody a request body object.
+func goWords(t string) string {
+	t = strings.TrimPrefix(t, "*")
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint") || strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "[]string":
+		return "a list of strings"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	}
+	name, ok := strings.CutPrefix(t, "openapi3.")
+	if !ok {
+		return t
+	}
+	if plural, ok := strings.CutSuffix(name, "s"); ok && plural != "" && name != "Paths" && name != "Types" {
+		return "a list of " + strings.ToLower(strings.Join(words(plural), " ")) + "s"
+	}
+	w := strings.ToLower(strings.Join(words(name), " "))
+	article := "a "
+	if strings.ContainsRune("aeiou", rune(w[0])) {
+		article = "an "
+	}
+	return article + w + " object"
 }
 
 // culprit returns the node a kin-openapi message that names no place is about, or nil: the
