@@ -73,11 +73,15 @@ func usageError(fs *flag.FlagSet, msg string) int {
 	return exitUsage
 }
 
-// generate loads the inputs and returns the generated files.
-func (f genFlags) generate() ([]templates.File, error) {
+// generate loads the inputs and returns the generated files. It prints the spec's warnings
+// (defects that do not stop generation) to stderr, one "writegen: warning: " line each.
+func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg})
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range api.Warnings {
+		fmt.Fprintf(stderr, "writegen: warning: %v\n", w)
 	}
 	return templates.Generate(api, templates.Options{})
 }
@@ -88,7 +92,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	files, err := f.generate()
+	files, err := f.generate(stderr)
 	if err == nil {
 		err = writePackage(f.out, files)
 	}
@@ -105,7 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	files, err := f.generate()
+	files, err := f.generate(stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
