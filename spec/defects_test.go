@@ -520,3 +520,28 @@ tuple2.yaml:15:42: items is a list of schemas (a tuple, which OpenAPI does not h
 		}
 	}
 }
+
+// FuzzLoadDefects loads specs with defects anywhere, in scope or not: Load must end, without a
+// panic, with the API or errors, and every error and warning about the spec must have a line.
+func FuzzLoadDefects(f *testing.F) {
+	f.Add(unreachableSpec, "version: 1\npackage: x\ninclude: {operations: [fine]}\n")
+	f.Add(unreachableSpec, answerAll)
+	f.Add("swagger: \"2.0\"\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {responses: {\"200\": {description: ok, schema: {items: [{type: string}, {}]}}}}}}\n", answerAll)
+	f.Add("openapi: 3.1.0\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {responses: {\"200\": {description: ok, content: {application/json: {schema: {$ref: \"#a\"}}}}}}}}\ncomponents: {schemas: {A: {$anchor: a, $id: \"b/c\", properties: {x: {$ref: \"c#a\"}}}}}\n", answerAll)
+	f.Add("{\"openapi\": \"3.0.0\", \"paths\": {\"/a\": {\"post\": {\"requestBody\": {\"content\": {\"multipart/form-data\": {\"schema\": {\"type\": \"string\"}}, \"*/*\": {}}}, \"responses\": {\"204\": {\"description\": \"ok\"}}}}}}", answerAll)
+	f.Fuzz(func(t *testing.T, spec, annot string) {
+		api, err := LoadBytes("fuzz.yaml", []byte(spec), "ws.yaml", []byte(annot), Options{})
+		var list ErrorList
+		switch {
+		case err == nil:
+			list = api.Warnings
+		case !errors.As(err, &list):
+			return // the annotation file or the spec could not be read at all
+		}
+		for _, e := range list {
+			if e.Pos.File == "fuzz.yaml" && e.Pos.Line == 0 && !strings.Contains(e.Msg, "failed to unmarshal") {
+				t.Errorf("no line: %v", e)
+			}
+		}
+	})
+}
