@@ -181,6 +181,12 @@ paths:
 paths.yaml:6:3: operation "GET /a/{b{c}": path "/a/{b{c}": a { without }; correct the spec, or leave the operation out of scope
 paths.yaml:8:3: operation "GET /a}": path "/a}": a } without {; correct the spec, or leave the operation out of scope
 paths.yaml:10:3: operation "GET /a/{}": path "/a/{}": {} names no parameter; correct the spec, or leave the operation out of scope`},
+		{name: "swagger-types.json", spec: `{"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {"/a": {"get": {
+  "parameters": [{"name": "q", "in": "query", "type": "string", "required": "yes"}],
+  "responses": {"200": {"description": 5}}}}},
+ "definitions": {"A": {"properties": {"a": {"type": "string", "required": true}}}}}`,
+			errs: `swagger-types.json:2:77: operation "GET /a": required is a string where true or false must be; correct the spec, or leave the operation out of scope
+swagger-types.json:3:40: operation "GET /a": description is an integer where a string must be; correct the spec, or leave the operation out of scope`},
 		{name: "info.yaml", spec: "openapi: 3.0.0\ninfo: {title: [x], version: \"1\"}\npaths: {}\n",
 			errs: `info.yaml:2:15: title is a list where a string must be`},
 		{name: "inf.yaml", spec: "openapi: 3.0.0\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {parameters: [{name: q, in: query, schema: {maximum: .inf}}], responses: {\"204\": {description: ok}}}}}\n",

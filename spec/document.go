@@ -37,7 +37,7 @@ type document struct {
 
 // maxRounds bounds how many times kin-openapi reads a document whose defects it finds one at a
 // time (each one is cut out, and the rest read again).
-const maxRounds = 8
+const maxRounds = 32
 
 // loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. References must stay
 // inside the file. The errors it returns are those that leave no document to read; the defects
@@ -211,6 +211,9 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 	if m := badData.FindStringSubmatch(e.Msg); m != nil {
 		e.Msg = fmt.Sprintf("reference %q names something else than a %s: point it at one", m[1], m[2])
 	}
+	if m := jsonType.FindStringSubmatch(e.Msg); m != nil && n != nil {
+		e.Msg = typeMessage(m[3], fmt.Sprintf("cannot construct %s into %s", jsonKinds[m[1]].tag+quoteValue(m[2]), m[4]))
+	}
 	if n != nil {
 		e.Pos = d.pos(n)
 		if at, ok := d.locateNode(n); ok {
@@ -260,7 +263,9 @@ func goWords(t string) string {
 		return "a string"
 	case t == "bool":
 		return "true or false"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint") || strings.HasPrefix(t, "float"):
+	case strings.HasPrefix(t, "uint"):
+		return "a whole number of 0 or more"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "float"):
 		return "a number"
 	case t == "[]string":
 		return "a list of strings"
@@ -284,12 +289,36 @@ func goWords(t string) string {
 	return article + w + " object"
 }
 
+// jsonType matches encoding/json's message for a value of the wrong type, which kin-openapi's
+// Swagger 2.0 reader reports without a place: the kind, the value (for a number), the field.
+var jsonType = regexp.MustCompile(`cannot unmarshal (bool|number|string|array|object)(?: (\S+))? into (?:Go struct )?field (?:\w+\.)*([^ .]+) of type ([^\s,]+)`)
+
+// jsonKinds are the YAML tags of encoding/json's kinds of values.
+var jsonKinds = map[string]struct{ tag, alt string }{
+	"bool": {"!!bool", ""}, "number": {"!!int", "!!float"}, "string": {"!!str", ""}, "array": {"!!seq", ""}, "object": {"!!map", ""},
+}
+
+// quoteValue writes a value for cannotConstruct's pattern, or nothing.
+func quoteValue(v string) string {
+	if v == "" {
+		return ""
+	}
+	return " `" + v + "`"
+}
+
 // culprit returns the node a kin-openapi message that names no place is about, or nil: the
 // reference it quotes, the first null where the object it names must be, the first parameter
-// with both a schema and content.
+// with both a schema and content, the first value of the wrong kind under the field named.
 func (d *document) culprit(msg string) *yaml.Node {
 	if d.root == nil {
 		return nil
+	}
+	if m := jsonType.FindStringSubmatch(msg); m != nil {
+		kind := jsonKinds[m[1]]
+		return d.find(func(n *yaml.Node, at place) bool {
+			return at.key == m[3] && at.parentRole == roleObject && (n.Tag == kind.tag || kind.alt != "" && n.Tag == kind.alt) &&
+				(m[2] == "" || n.Value == m[2])
+		})
 	}
 	if m := quotedRef.FindStringSubmatch(msg); m != nil {
 		return d.findRef(m[1])
