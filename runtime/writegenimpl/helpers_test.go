@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // testClock is a Clock that never sleeps: Sleep records the wait, moves
@@ -349,11 +351,11 @@ func refuseFirst(t *testing.T, n int) *http.Client {
 // attempts records the attempts a client reports.
 type attempts struct {
 	mu   sync.Mutex
-	list []Attempt
+	list []runtime.Attempt
 }
 
-func (a *attempts) hooks() Hooks {
-	return Hooks{AttemptDone: func(_ context.Context, _ *Operation, at Attempt) {
+func (a *attempts) hooks() runtime.Hooks {
+	return runtime.Hooks{AttemptDone: func(_ context.Context, _ *runtime.CallInfo, at runtime.Attempt) {
 		a.mu.Lock()
 		a.list = append(a.list, at)
 		a.mu.Unlock()
@@ -378,10 +380,10 @@ func (a *attempts) classes() string {
 // notes records the uncertain outcomes a client reports.
 type notes struct {
 	mu   sync.Mutex
-	list []*UncertainError
+	list []*runtime.UncertainError
 }
 
-func (n *notes) Uncertain(_ context.Context, e *UncertainError) {
+func (n *notes) Uncertain(_ context.Context, e *runtime.UncertainError) {
 	n.mu.Lock()
 	n.list = append(n.list, e)
 	n.mu.Unlock()
@@ -404,15 +406,15 @@ func (s strategy) String() string {
 // thingOp describes POST /things protected by s.
 func thingOp(s strategy) *Operation {
 	op := &Operation{
-		Name: "createThing", Method: "POST", Path: "/things", Effect: EffectAmbiguous,
-		Retry:    RetryNotSent | RetryAmbiguous | Retry409 | Retry429 | Retry503,
-		Attempts: 4, Receipt: true, IDPointer: "/id", Owner: "support-ops",
+		ID: "createThing", Scope: "create-thing", Method: "POST", Path: "/things", Effect: runtime.EffectAmbiguous,
+		Retry:    runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry429 | runtime.Retry503,
+		Attempts: 4, Receipt: true, Owner: "support-ops",
 	}
 	switch s {
 	case withKey:
 		op.KeyHeader, op.Keyed, op.KeyMaxLength, op.KeyWindow = "Idempotency-Key", true, 255, 24*time.Hour
 	case withLookup:
-		op.Lookup = Strong
+		op.Lookup = runtime.Strong
 	case ledgerOnly:
 		op.Dedupe = true
 	}
@@ -423,43 +425,67 @@ type thingKey struct{ id string }
 
 func (k thingKey) BusinessKey() (string, error) {
 	if k.id == "" {
-		return "", &EmptyKeyError{Operation: "createThing", Field: "ID"}
+		return "", &runtime.EmptyKeyError{Operation: "createThing", Field: "ID"}
 	}
 	return "thing:" + k.id, nil
 }
 
-var listOp = &Operation{Name: "listThings", Method: "GET", Path: "/things", Effect: EffectReadOnly, Retry: RetryReads, Attempts: 3}
+var listOp = &Operation{ID: "listThings", Method: "GET", Path: "/things", Effect: runtime.EffectReadOnly, Retry: runtime.RetryReads, Attempts: 3}
 
 // thingCall creates a thing titled title, with the provider key as its
 // reference; with a lookup through GET /things when the operation has one.
 func thingCall(c *Client, op *Operation, title string) Call[thing] {
-	call := Call[thing]{Request: func(pk string) (*Request, error) {
-		r := NewRequest("POST", "/things")
-		return r, r.JSON(thing{Title: title, Reference: pk})
-	}}
-	if op.Lookup != NoLookup {
-		lag := op.Lookup == Eventual
-		call.Lookup = func(ctx context.Context, ref string) (*Found[thing], error) {
-			r := NewRequest("GET", "/things")
-			r.AddQuery("reference", ref, "form", true)
-			if lag {
-				r.AddQuery("lag", 1, "form", true)
-			}
-			l, err := Read[thingList](ctx, c, listOp, r)
-			if err != nil || len(l.Data) == 0 {
-				return nil, err
-			}
-			return &Found[thing]{ID: l.Data[0].ID, Body: &l.Data[0]}, nil
-		}
+	call := Call[thing]{
+		Request: func(pk, ref string) (*Request, error) {
+			r := NewRequest("POST", "/things")
+			return r, r.JSON(thing{Title: title, Reference: ref})
+		},
+		ID: thingID,
+	}
+	if op.Lookup != runtime.NoLookup {
+		call.Lookup = lookupThings(c, op.Lookup == runtime.Eventual)
 	}
 	return call
 }
 
+// thingID is the id accessor of a thing.
+func thingID(t *thing) string { return t.ID }
+
+// lookupThings finds things by reference through GET /things; lag makes
+// the provider's index lag behind, as an eventually consistent one does.
+func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+	return func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+		r := NewRequest("GET", "/things")
+		r.AddQuery("reference", ref, "form", true)
+		if lag {
+			r.AddQuery("lag", 1, "form", true)
+		}
+		l, err := Read[thingList](ctx, c, listOp, r)
+		if err != nil {
+			return nil, err
+		}
+		var out []runtime.Found[thing]
+		for i := range l.Data {
+			out = append(out, runtime.Found[thing]{ID: l.Data[i].ID, Body: &l.Data[i]})
+		}
+		return out, nil
+	}
+}
+
+// testScope is the provider scope of the test clients.
+const testScope = "things"
+
+// pkOf returns the provider key of business key bk of op in the test
+// scope, without a tenant or secret.
+func pkOf(op *Operation, bk string) string {
+	return runtime.ProviderKey(runtime.Identity{Scope: testScope, Operation: op.keyScope(), BusinessKey: bk}, op.KeyMaxLength, nil)
+}
+
 // newTestClient returns a client of url on clk with a generous retry
 // budget.
-func newTestClient(t *testing.T, url string, clk Clock, opts ...Option) *Client {
+func newTestClient(t *testing.T, url string, clk runtime.Clock, opts ...runtime.Option) *Client {
 	t.Helper()
-	c, err := New(url, append([]Option{WithClock(clk), WithRetryBudget(1, 1000)}, opts...)...)
+	c, err := NewClient(testScope, url, append([]runtime.Option{runtime.WithClock(clk), runtime.WithRetryBudget(1, 1000)}, opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,9 +496,9 @@ func newTestClient(t *testing.T, url string, clk Clock, opts ...Option) *Client 
 // test when err is not one.
 func uncertainReason(t *testing.T, err error) string {
 	t.Helper()
-	var ue *UncertainError
-	if !errors.As(err, &ue) || !errors.Is(err, ErrUncertain) {
-		t.Fatalf("err = %v, want an *UncertainError", err)
+	var ue *runtime.UncertainError
+	if !errors.As(err, &ue) || !errors.Is(err, runtime.ErrUncertain) {
+		t.Fatalf("err = %v, want an *runtime.UncertainError", err)
 	}
 	return ue.Reason
 }

@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // BenchmarkWrite compares one keyed write through the executor with the
 // same write made with plain net/http, on loopback in the same run.
 func BenchmarkWrite(b *testing.B) {
-	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"createThing:thing:42"}`)
+	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -26,7 +28,7 @@ func BenchmarkWrite(b *testing.B) {
 	op := thingOp(withKey)
 
 	b.Run("executor", func(b *testing.B) {
-		c, err := New(srv.URL, WithHTTPClient(hc))
+		c, err := NewClient(testScope, srv.URL, []runtime.Option{runtime.WithHTTPClient(hc)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -42,7 +44,7 @@ func BenchmarkWrite(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			body, err := json.Marshal(thing{Title: "printer jammed", Reference: "createThing:thing:42"})
+			body, err := json.Marshal(thing{Title: "printer jammed", Reference: "things/create-thing:thing:42"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -51,7 +53,7 @@ func BenchmarkWrite(b *testing.B) {
 				b.Fatal(err)
 			}
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Idempotency-Key", "createThing:thing:42")
+			req.Header.Set("Idempotency-Key", "things/create-thing:thing:42")
 			res, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)
