@@ -72,13 +72,16 @@ const (
 	closeResponse             // commit, then close the connection (FIN) without answering
 	hang                      // signal provider.read, then wait until the client leaves
 	slowCommit                // hold the key in progress, reset; commit when provider.release closes
+	held                      // signal provider.read, wait for provider.release, commit (or replay the key's answer) and answer
+	heldLost                  // as held, then reset the connection without answering
 )
 
 // step is what the provider does with one write.
 type step struct {
-	loss   loss
-	status int // answer this status without committing
-	header map[string]string
+	loss    loss
+	status  int // answer this status without committing
+	header  map[string]string
+	release chan struct{} // what a held write waits for; nil: provider.release
 }
 
 // seen is one write the provider read completely.
@@ -220,6 +223,21 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		p.read <- struct{}{}
 		<-r.Context().Done()
 		return
+	case st.loss == held || st.loss == heldLost:
+		p.read <- struct{}{}
+		if st.release != nil {
+			<-st.release
+		} else {
+			<-p.release
+		}
+		resp := p.commitOnce(key, body)
+		if st.loss == heldLost {
+			drop(w, true)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		w.Write(resp)
+		return
 	case st.loss == slowCommit:
 		p.mu.Lock()
 		p.keys[key] = &keyState{body: body}
@@ -242,6 +260,18 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		w.Write(resp)
 	}
+}
+
+// commitOnce commits, unless an earlier request with the same key has
+// committed: then it returns that request's answer.
+func (p *provider) commitOnce(key string, body []byte) []byte {
+	p.mu.Lock()
+	if ks := p.keys[key]; key != "" && ks != nil && ks.done {
+		p.mu.Unlock()
+		return ks.resp
+	}
+	p.mu.Unlock()
+	return p.commit(key, body)
 }
 
 // commit records one effect and returns its answer.
@@ -501,4 +531,67 @@ func uncertainReason(t *testing.T, err error) string {
 		t.Fatalf("err = %v, want an *runtime.UncertainError", err)
 	}
 	return ue.Reason
+}
+
+// beats makes a client's lease heartbeats renew when the test says so,
+// instead of every Lease/3 of real time, and counts the heartbeats that
+// are running.
+type beats struct {
+	ch      chan chan struct{} // a beat: closed when the heartbeat is back waiting
+	running atomic.Int32
+
+	mu   sync.Mutex    // guards last
+	last chan struct{} // the beat to close when the heartbeat waits again
+}
+
+// manualBeats installs beats on c.
+func manualBeats(c *Client) *beats {
+	b := &beats{ch: make(chan chan struct{})}
+	c.beat = func(ctx context.Context, _ time.Duration) error {
+		b.running.Add(1)
+		defer b.running.Add(-1)
+		b.mu.Lock()
+		if b.last != nil {
+			close(b.last)
+			b.last = nil
+		}
+		b.mu.Unlock()
+		select {
+		case done := <-b.ch:
+			b.mu.Lock()
+			b.last = done
+			b.mu.Unlock()
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return b
+}
+
+// beat lets one heartbeat renew its lease, and returns when it has.
+func (b *beats) beat() {
+	done := make(chan struct{})
+	b.ch <- done
+	<-done
+}
+
+// sentinels returns the outcome sentinels err matches.
+func sentinels(err error) []error {
+	var out []error
+	for _, s := range []error{runtime.ErrUncertain, runtime.ErrRejected, runtime.ErrNotApplied, runtime.ErrInProgress,
+		runtime.ErrKeyConflict, runtime.ErrCompensated, runtime.ErrEmptyKey} {
+		if errors.Is(err, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// only fails the test unless err matches want and no other sentinel.
+func only(t *testing.T, err, want error) {
+	t.Helper()
+	if got := sentinels(err); len(got) != 1 || got[0] != want {
+		t.Errorf("err = %v matches %v, want %v only", err, got, want)
+	}
 }

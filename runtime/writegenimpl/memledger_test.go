@@ -19,10 +19,11 @@ type memLedger struct {
 	claims  map[runtime.Identity]int64 // the claim row of each identity
 	changed chan struct{}              // closed and replaced when a row leaves state claimed
 
-	// Hooks for tests, called without mu held: settle answers Settle
-	// before the row is touched (a non-nil error fails it), renewed is told
-	// of every successful Renew.
+	// Hooks for tests, set before use and called without mu held: settle
+	// and renew answer Settle and Renew before the row is touched (a
+	// non-nil error fails them), renewed is told of every successful Renew.
 	settle  func(id int64, to runtime.State) error
+	renew   func(id int64) error
 	renewed func(id int64, until time.Time)
 }
 
@@ -61,6 +62,11 @@ func (m *memLedger) Claim(_ context.Context, rec runtime.Record, owner string, u
 }
 
 func (m *memLedger) Renew(_ context.Context, id, fence int64, until time.Time) error {
+	if m.renew != nil {
+		if err := m.renew(id); err != nil {
+			return err
+		}
+	}
 	m.mu.Lock()
 	r := &m.rows[id-1]
 	if r.State != runtime.StateClaimed || r.Fence != fence {
@@ -68,20 +74,16 @@ func (m *memLedger) Renew(_ context.Context, id, fence int64, until time.Time) e
 		return fmt.Errorf("ledger: renew row %d with fence %d: %w", id, fence, runtime.ErrLeaseLost)
 	}
 	r.LeaseUntil = until
-	hook := m.renewed
 	m.mu.Unlock()
-	if hook != nil {
-		hook(id, until)
+	if m.renewed != nil {
+		m.renewed(id, until)
 	}
 	return nil
 }
 
 func (m *memLedger) Settle(_ context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
-	m.mu.Lock()
-	hook := m.settle
-	m.mu.Unlock()
-	if hook != nil {
-		if err := hook(id, to); err != nil {
+	if m.settle != nil {
+		if err := m.settle(id, to); err != nil {
 			return err
 		}
 	}

@@ -322,7 +322,9 @@ func (x *logical) superseded(ctx context.Context, o outcome, err, serr error) (o
 		x.finish(ctx, o, nil, runtime.StateActive, true)
 		return o, nil
 	case aerr != nil:
-		ue := x.uncertain(reasonSuperseded, errors.Join(serr, aerr))
+		// The cause names the wait's end without wrapping it: the outcome is
+		// uncertain, not in progress.
+		ue := x.uncertain(reasonSuperseded, fmt.Errorf("%w; its outcome was not known in time: %v", serr, aerr))
 		x.finish(ctx, o, ue, runtime.StateUncertain, true)
 		return o, ue
 	case err == nil && row.State == runtime.StateActive && x.receipt && row.ProviderID != o.id:
