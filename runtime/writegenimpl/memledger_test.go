@@ -21,10 +21,12 @@ type memLedger struct {
 
 	// Hooks for tests, set before use and called without mu held: settle
 	// and renew answer Settle and Renew before the row is touched (a
-	// non-nil error fails them), renewed is told of every successful Renew.
+	// non-nil error fails them), renewed is told of every successful Renew,
+	// waiting of every Await that blocks.
 	settle  func(id int64, to runtime.State) error
 	renew   func(id int64) error
 	renewed func(id int64, until time.Time)
+	waiting func(id int64) // Await is about to wait for row id
 }
 
 // memRow is a row with what a Record does not show.
@@ -113,6 +115,9 @@ func (m *memLedger) Await(ctx context.Context, id int64) (runtime.Record, error)
 		m.mu.Unlock()
 		if rec.State != runtime.StateClaimed {
 			return rec, nil
+		}
+		if m.waiting != nil {
+			m.waiting(id)
 		}
 		select {
 		case <-ch:

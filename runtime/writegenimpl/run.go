@@ -203,6 +203,9 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 		}
 	}
 	if !write || !x.sent {
+		if na := (*runtime.NotAppliedError)(nil); why != "" && errors.As(f.err, &na) {
+			na.Reason += "; not retried: " + why
+		}
 		return 0, false, f.err
 	}
 	if why == "" {
