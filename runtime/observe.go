@@ -47,7 +47,7 @@ type Attempt struct {
 	Class  Class
 	Status int           // the HTTP status, 0 when none arrived
 	Err    error         // the transport error, if any
-	Delay  time.Duration // the wait before the next attempt, 0 if none follows
+	Delay  time.Duration // the wait before the next attempt, 0 if none follows or a lookup decides first
 	// Conns counts the connections the attempt used. More than one means
 	// the transport tried again below the runtime; an attempt whose
 	// request was written more than once is ambiguous whatever its status.

@@ -59,6 +59,7 @@ type logical struct {
 
 	compensated int             // duplicates compensated
 	actx        context.Context // the context AttemptStart gave the last attempt, nil if none
+	ending      bool            // the last attempt's AttemptDone is still to be told
 
 	// Storage for req, allocated with x.
 	hreq  http.Request

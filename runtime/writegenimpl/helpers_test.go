@@ -124,6 +124,7 @@ type provider struct {
 	effects []thing
 	keys    map[string]*keyState
 	lookups int
+	deleted []string // ids of effects deleted (compensated)
 }
 
 type thing struct {
@@ -147,6 +148,12 @@ func newProvider(t *testing.T, script ...step) *provider {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /things", p.create)
 	mux.HandleFunc("GET /things", p.list)
+	mux.HandleFunc("DELETE /things/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.deleted = append(p.deleted, r.PathValue("id"))
+		p.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("POST /redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/things", http.StatusTemporaryRedirect)
 	})
@@ -342,6 +349,18 @@ func (p *provider) seenWrites() []seen {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]seen(nil), p.writes...)
+}
+
+// seed records an effect as an earlier write would have.
+func (p *provider) seed(title, reference string) {
+	body, _ := json.Marshal(thing{Title: title, Reference: reference})
+	p.commit("", body)
+}
+
+func (p *provider) deletions() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.deleted...)
 }
 
 func (p *provider) lookupCount() int {

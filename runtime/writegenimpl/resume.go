@@ -21,26 +21,29 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 		return rep, fmt.Errorf("writegen: operation %q: resume needs a ledger (WithLedger)", op.ID)
 	}
 	var errs []error
-	seen := map[int64]bool{} // rows driven by this Resume
+	// The rows this Resume drove and settled uncertain and re-drivable come
+	// back from TakeOver: they are given back and left to the next Resume,
+	// and each batch asks for as many more rows, so that the others are
+	// reached.
+	driven := map[int64]bool{}
+	back := 0
 	for ctx.Err() == nil {
 		now := c.s.Clock.Now()
-		rows, err := l.TakeOver(ctx, c.scope, c.s.Tenant, op.keyScope(), now, c.owner, now.Add(c.s.Lease), resumeBatch)
+		limit := resumeBatch + back
+		rows, err := l.TakeOver(ctx, c.scope, c.s.Tenant, op.keyScope(), now, c.owner, now.Add(c.s.Lease), limit)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("writegen: operation %q: take over rows: %w", op.ID, err))
 			break
 		}
-		again := false
+		fresh := 0
 		for _, row := range rows {
-			if seen[row.ID] {
-				// Driven once by this Resume and re-drivable again: leave it
-				// to the next Resume.
-				again = true
+			if driven[row.ID] {
 				if err := c.release(ctx, op, cd, row); err != nil {
 					errs = append(errs, err)
 				}
 				continue
 			}
-			seen[row.ID] = true
+			fresh++
 			rep.Taken++
 			to, compensated, err := c.drive(ctx, op, cd, row)
 			rep.Compensated += compensated
@@ -53,11 +56,13 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 				rep.NotApplied++
 			case runtime.StateUncertain:
 				rep.Uncertain++
+				driven[row.ID] = true
+				back++
 			case "":
 				errs = append(errs, err)
 			}
 		}
-		if again || len(rows) < resumeBatch {
+		if fresh == 0 || len(rows) < limit {
 			break
 		}
 	}
@@ -131,8 +136,8 @@ func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime
 	return to, x.compensated, err
 }
 
-// release settles a row this Resume drove already and got back as it was:
-// uncertain, re-drivable by a later Resume.
+// release settles a row this Resume drove already and got back as it left
+// it: uncertain, re-drivable by a later Resume.
 func (c *Client) release(ctx context.Context, op *Operation, cd codec, row runtime.Record) error {
 	x, _ := c.resumed(op, cd, row)
 	if x == nil {

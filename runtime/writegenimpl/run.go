@@ -36,10 +36,9 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 	f, pending := first, resumed
 	for {
 		if pending {
+			x.ending = x.attempts > 0
 			d, adopted, err := x.decide(ctx, f)
-			if x.attempts > 0 {
-				x.attemptDone(ctx, f.class, x.status, f.cause, d, f.conns)
-			}
+			x.attemptDone(ctx, f, d)
 			if err != nil || adopted {
 				return result{adopted: adopted}, err
 			}
@@ -63,7 +62,8 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 		r := x.send(ctx, x.attempts)
 		x.status = r.status
 		if r.class == runtime.ClassOK {
-			x.attemptDone(ctx, r.class, r.status, nil, 0, r.conns)
+			x.ending = true
+			x.attemptDone(ctx, failure{class: r.class, conns: r.conns}, 0)
 			return result{resp: r}, nil
 		}
 		f, pending = x.classify(r), true
@@ -188,6 +188,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 		}
 	}
 	if write && x.sent && x.lookups {
+		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
 		found, err := x.look(ctx)
 		switch {
 		case err != nil:
@@ -332,12 +333,18 @@ func (x *logical) uncertain(reason string, cause error) *runtime.UncertainError 
 	}
 }
 
-func (x *logical) attemptDone(ctx context.Context, c runtime.Class, status int, err error, d time.Duration, conns int) {
+// attemptDone tells the hooks how the last attempt ended, once: d is the
+// wait before the next attempt.
+func (x *logical) attemptDone(ctx context.Context, f failure, d time.Duration) {
+	if !x.ending {
+		return
+	}
+	x.ending = false
 	if h := x.c.s.Hooks.AttemptDone; h != nil {
 		if x.actx != nil {
 			ctx = x.actx // the attempt's own, as AttemptStart made it
 		}
-		h(ctx, &x.info, runtime.Attempt{Number: x.attempts, Class: c, Status: status, Err: err, Delay: d, Conns: conns})
+		h(ctx, &x.info, runtime.Attempt{Number: x.attempts, Class: f.class, Status: x.status, Err: f.cause, Delay: d, Conns: f.conns})
 	}
 }
 
