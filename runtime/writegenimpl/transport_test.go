@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -263,5 +264,31 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 	}
 	if want := "[ok ok ok]"; strings.Join(rw.seen, " ") != "ok ok ok" {
 		t.Errorf("write requests: %v, want %s", rw.seen, want)
+	}
+}
+
+// connOnly is a RoundTripper that obtains a connection and fails before
+// writing anything, as a transport does when the connection it took from
+// the pool turns out dead.
+type connOnly struct{ next http.RoundTripper }
+
+func (co connOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+	if tr := httptrace.ContextClientTrace(r.Context()); tr != nil && tr.GotConn != nil {
+		tr.GotConn(httptrace.GotConnInfo{Reused: true})
+	}
+	return nil, errors.New("connection reset before the request was written")
+}
+
+// TestPromise26_ConnectionWithoutWriteIsNotSent: an attempt that obtained
+// a connection but never wrote the request's headers sent nothing.
+func TestPromise26_ConnectionWithoutWriteIsNotSent(t *testing.T) {
+	op := thingOp(unprotected)
+	var a attempts
+	c := newTestClient(t, "http://127.0.0.1:1", newTestClock(), runtime.WithHooks(a.hooks()),
+		runtime.WithHTTPClient(&http.Client{Transport: connOnly{}}))
+	_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+	only(t, err, runtime.ErrNotApplied)
+	if got := a.classes(); got != "not_sent, not_sent, not_sent, not_sent" || a.list[0].Conns != 1 {
+		t.Errorf("attempts %s (%d connections), want not_sent on a connection", got, a.list[0].Conns)
 	}
 }
