@@ -209,8 +209,12 @@ func (x *logical) send(ctx context.Context, n int) response {
 		r = &cp
 	}
 	t := newAttemptTrace()
-	ctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, &t.trace), x.c.s.AttemptTimeout)
-	defer cancel()
+	ctx = httptrace.WithClientTrace(ctx, &t.trace)
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > x.c.s.AttemptTimeout {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, x.c.s.AttemptTimeout)
+		defer cancel()
+	}
 	r = r.WithContext(ctx)
 	switch {
 	case x.mode != modeRead:

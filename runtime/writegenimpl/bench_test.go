@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
@@ -65,6 +66,58 @@ func BenchmarkWrite(b *testing.B) {
 			}
 			var out thing
 			if err := json.Unmarshal(data, &out); err != nil || out.ID != "th_1" {
+				b.Fatal(out, err)
+			}
+		}
+	})
+}
+
+// BenchmarkRead compares one read through the executor with the same read
+// made with plain net/http, on loopback in the same run.
+func BenchmarkRead(b *testing.B) {
+	resp := []byte(`{"data":[{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}]}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(resp)
+	}))
+	defer srv.Close()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	ctx := context.Background()
+
+	b.Run("executor", func(b *testing.B) {
+		c, err := NewClient(testScope, srv.URL, []runtime.Option{runtime.WithHTTPClient(hc)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			r := NewRequest("GET", "/things")
+			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
+			l, err := Read[thingList](ctx, c, listOp, r)
+			if err != nil || len(l.Data) != 1 {
+				b.Fatal(l, err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			q := url.Values{"reference": {"things/create-thing:thing:42"}}
+			req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/things?"+q.Encode(), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil || res.StatusCode != http.StatusOK {
+				b.Fatal(res.StatusCode, err)
+			}
+			var out thingList
+			if err := json.Unmarshal(data, &out); err != nil || len(out.Data) != 1 {
 				b.Fatal(out, err)
 			}
 		}

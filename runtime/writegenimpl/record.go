@@ -18,11 +18,18 @@ func (x *logical) finish(ctx context.Context, o outcome, err error, to runtime.S
 	if own && len(x.found) > 1 {
 		x.duplicates(ctx)
 	}
-	if ue := (*runtime.UncertainError)(nil); own && errors.As(err, &ue) {
-		x.recordUncertain(ctx, ue, "")
+	if own && err != nil {
+		x.recordIfUncertain(ctx, err)
 	}
 	if h := x.c.s.Hooks.CallDone; h != nil {
 		h(ctx, &x.info, runtime.Outcome{Attempts: x.attempts, Source: o.source, State: to, Err: err})
+	}
+}
+
+// recordIfUncertain records err when it is uncertain.
+func (x *logical) recordIfUncertain(ctx context.Context, err error) {
+	if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
+		x.recordUncertain(ctx, ue, "")
 	}
 }
 

@@ -199,11 +199,18 @@ func (x *logical) typed(err error) error {
 
 // stateOf returns the ledger state an outcome settles in.
 func stateOf(err error) runtime.State {
+	if err == nil {
+		return runtime.StateActive
+	}
+	return errorState(err)
+}
+
+// errorState is stateOf of an error; apart so that a success allocates no
+// target for errors.As.
+func errorState(err error) runtime.State {
 	var ue *runtime.UncertainError
 	var na *runtime.NotAppliedError
 	switch {
-	case err == nil:
-		return runtime.StateActive
 	case errors.As(err, &ue):
 		return runtime.StateUncertain
 	case errors.As(err, &na):
