@@ -4,28 +4,65 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
+// testClock is a Clock that never sleeps: Sleep moves the time on.
+type testClock struct {
+	mu  sync.Mutex // guards now
+	now time.Time
+}
+
+func newTestClock() *testClock {
+	return &testClock{now: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.advance(d)
+	return ctx.Err()
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
 // credential is a provider's token endpoint: it rotates the refresh token
-// on every refresh.
+// on every refresh. Its tokens live for life (a year by default).
 type credential struct {
-	mu        sync.Mutex
-	refreshes []string // refresh tokens presented
-	saved     []Token  // tokens persisted
-	failSave  int      // persist fails this many times
+	clk  Clock
+	life time.Duration
+
+	mu        sync.Mutex // guards the fields below
+	refreshes []string   // refresh tokens presented
+	saved     []Token    // tokens persisted
+	failSave  int        // persist fails this many times
+	fail      error      // refresh fails with this error
 }
 
 func (cr *credential) refresh(_ context.Context, rt string) (Token, error) {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	cr.refreshes = append(cr.refreshes, rt)
+	if cr.fail != nil {
+		return Token{}, cr.fail
+	}
 	n := len(cr.refreshes) + 1
-	return Token{Access: fmt.Sprint("access-", n), Refresh: fmt.Sprint("refresh-", n), Expiry: time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)}, nil
+	expiry := time.Date(2031, 1, 1, 0, 0, 0, 0, time.UTC)
+	if cr.life != 0 {
+		expiry = cr.clk.Now().Add(cr.life)
+	}
+	return Token{Access: fmt.Sprint("access-", n), Refresh: fmt.Sprint("refresh-", n), Expiry: expiry}, nil
 }
 
 func (cr *credential) persist(_ context.Context, t Token) error {
@@ -37,6 +74,12 @@ func (cr *credential) persist(_ context.Context, t Token) error {
 	}
 	cr.saved = append(cr.saved, t)
 	return nil
+}
+
+func (cr *credential) counts() (refreshes, saved int) {
+	cr.mu.Lock()
+	defer cr.mu.Unlock()
+	return len(cr.refreshes), len(cr.saved)
 }
 
 // isSaved reports whether an access token was persisted.
@@ -55,62 +98,30 @@ func expired(clk Clock) Token {
 	return Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(-time.Minute)}
 }
 
-// TestPromise21_Credentials: one refresh for many callers of an expired
-// credential; a rotated token persisted before use; an auth failure caused
-// by a concurrent rotation is ambiguous.
-func TestPromise21_Credentials(t *testing.T) {
-	t.Run("one refresh", func(t *testing.T) {
-		p := newProvider(t)
-		clk := newTestClock()
-		var cr credential
-		var unsavedUse atomic.Int64
-		p.auth = func(tok string) int {
-			if tok != "access-1" && !cr.isSaved(tok) {
-				unsavedUse.Add(1)
-			}
-			return 0
-		}
-		ts := NewRefresher(expired(clk), cr.refresh, cr.persist, WithRefreshClock(clk))
-		op := thingOp(withKey)
-		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
-		const n = 100
-		var started, done sync.WaitGroup
-		started.Add(n)
-		errs := make(chan error, n)
-		for i := range n {
-			done.Add(1)
-			go func() {
-				defer done.Done()
-				started.Done()
-				started.Wait()
-				_, err := Write(context.Background(), c, op, thingKey{fmt.Sprint(i)}, thingCall(c, op, "x"))
-				errs <- err
-			}()
-		}
-		done.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(cr.refreshes) != 1 || cr.refreshes[0] != "refresh-1" {
-			t.Errorf("refreshes %q, want one with refresh-1", cr.refreshes)
-		}
-		for _, w := range p.seenWrites() {
-			if w.auth != "Bearer access-2" {
-				t.Fatalf("a write used %q, want the refreshed token", w.auth)
-			}
-		}
-		if unsavedUse.Load() != 0 {
-			t.Errorf("%d writes used a token before it was persisted", unsavedUse.Load())
-		}
-	})
+// countingClock closes reached when Now has been called at times.
+type countingClock struct {
+	*testClock
+	calls   atomic.Int64
+	at      int64
+	reached chan struct{}
+}
+
+func (c *countingClock) Now() time.Time {
+	if c.calls.Add(1) == c.at {
+		close(c.reached)
+	}
+	return c.testClock.Now()
+}
+
+// TestPromise21_Refresher: many callers of an expired credential share one
+// refresh; a rotated token is persisted before it is used.
+func TestPromise21_Refresher(t *testing.T) {
 	t.Run("one refresh, all waiting", func(t *testing.T) {
 		// The refresh returns only once every caller has found the token
-		// expired, so each caller either waits for it or refreshes too.
+		// expired (NewRefresher reads the clock once too), so each caller
+		// either waits for it or refreshes too.
 		const n = 100
-		clk := &countingClock{testClock: newTestClock(), at: n, reached: make(chan struct{})}
+		clk := &countingClock{testClock: newTestClock(), at: n + 1, reached: make(chan struct{})}
 		var cr credential
 		refresh := func(ctx context.Context, rt string) (Token, error) {
 			<-clk.reached
@@ -137,8 +148,8 @@ func TestPromise21_Credentials(t *testing.T) {
 				t.Fatalf("token %q, want access-2", tok)
 			}
 		}
-		if len(cr.refreshes) != 1 || len(cr.saved) != 1 {
-			t.Errorf("%d refreshes, %d tokens persisted; want 1 and 1", len(cr.refreshes), len(cr.saved))
+		if r, s := cr.counts(); r != 1 || s != 1 {
+			t.Errorf("%d refreshes, %d tokens persisted; want 1 and 1", r, s)
 		}
 	})
 	t.Run("persisted before use", func(t *testing.T) {
@@ -152,130 +163,145 @@ func TestPromise21_Credentials(t *testing.T) {
 		if err != nil || tok != "access-2" || !cr.isSaved("access-2") {
 			t.Fatalf("token %q, err %v, saved %v: want access-2 once persisted", tok, err, cr.saved)
 		}
-		if len(cr.refreshes) != 1 {
-			t.Errorf("refreshed %d times: the rotated refresh token was thrown away", len(cr.refreshes))
+		if r, _ := cr.counts(); r != 1 {
+			t.Errorf("refreshed %d times: the rotated refresh token was thrown away", r)
 		}
 		if ts.Rotated(gen) || !ts.Rotated(gen-1) {
 			t.Errorf("Rotated(%d) = %v, Rotated(%d) = %v", gen, ts.Rotated(gen), gen-1, ts.Rotated(gen-1))
 		}
 	})
-	// rotating answers 401 to a write made with access-1 after rotating the
-	// credential underneath it, as a concurrent refresh would.
-	rotating := func(t *testing.T, op *Operation, rotate bool) (*provider, error) {
-		p := newProvider(t)
+}
+
+// TestPromise32_RefreshBounded: a token that lives shorter than the refresh
+// margin is refreshed once in its lifetime, not on every call; a failing
+// refresh is not hammered.
+func TestPromise32_RefreshBounded(t *testing.T) {
+	t.Run("short-lived tokens", func(t *testing.T) {
+		clk := newTestClock()
+		cr := credential{clk: clk, life: 10 * time.Second} // the margin is 30s
+		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(10 * time.Second)},
+			cr.refresh, cr.persist, WithRefreshClock(clk))
+		const calls = 190_000
+		for range calls { // 190 seconds of calls, one a millisecond
+			if _, _, err := ts.Token(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			clk.advance(time.Millisecond)
+		}
+		// Each token is refreshed half-way through its 10s life.
+		r, _ := cr.counts()
+		if max := 190/5 + 1; r > max || r == 0 {
+			t.Errorf("%d refreshes in 190s of 10s tokens, want between 1 and %d", r, max)
+		}
+	})
+	t.Run("tokens that expire before they arrive", func(t *testing.T) {
+		clk := newTestClock()
+		cr := credential{clk: clk, life: -time.Second}
+		ts := NewRefresher(expired(clk), cr.refresh, cr.persist, WithRefreshClock(clk))
+		for range 10_000 { // ten seconds of calls
+			ts.Token(context.Background())
+			clk.advance(time.Millisecond)
+		}
+		if r, _ := cr.counts(); r > 11 {
+			t.Errorf("%d refreshes in 10s, want at most one a second", r)
+		}
+	})
+	t.Run("failing refresh", func(t *testing.T) {
+		clk := newTestClock()
+		cr := credential{fail: errors.New("invalid_grant")}
+		ts := NewRefresher(expired(clk), cr.refresh, cr.persist, WithRefreshClock(clk))
+		for range 1000 {
+			if _, _, err := ts.Token(context.Background()); err == nil {
+				t.Fatal("a token although the refresh fails")
+			}
+		}
+		if r, _ := cr.counts(); r != 1 {
+			t.Errorf("%d refreshes at one instant, want 1", r)
+		}
+		clk.advance(time.Second)
+		ts.Token(context.Background())
+		if r, _ := cr.counts(); r != 2 {
+			t.Errorf("%d refreshes after a second, want 2", r)
+		}
+	})
+}
+
+// TestPromise32_RefreshDetached: the shared refresh runs on its own context
+// with its own deadline: a caller that gives up fails neither the refresh
+// nor the other callers, and a rotated refresh token is persisted even when
+// every caller has given up.
+func TestPromise32_RefreshDetached(t *testing.T) {
+	t.Run("one caller gives up", func(t *testing.T) {
 		clk := newTestClock()
 		var cr credential
-		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, cr.refresh, cr.persist, WithRefreshClock(clk))
-		p.auth = func(tok string) int {
-			if tok != "access-1" {
-				return 0
-			}
-			if rotate {
-				clk.advance(2 * time.Hour)
-				ts.Token(context.Background())
-			}
-			return 401
+		started, release := make(chan struct{}), make(chan struct{})
+		var refreshErr atomic.Value
+		var deadline atomic.Value
+		refresh := func(ctx context.Context, rt string) (Token, error) {
+			close(started)
+			<-release
+			refreshErr.Store(fmt.Sprint(ctx.Err()))
+			dl, _ := ctx.Deadline()
+			deadline.Store(dl)
+			return cr.refresh(ctx, rt)
 		}
-		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
-		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
-		return p, err
-	}
-	t.Run("rotated under a keyed write", func(t *testing.T) {
-		p, err := rotating(t, thingOp(withKey), true)
-		if err != nil || p.effectCount() != 1 {
-			t.Errorf("err %v, %d effects; want the write retried with its key and the new token", err, p.effectCount())
+		ts := NewRefresher(expired(clk), refresh, cr.persist, WithRefreshClock(clk), WithRefreshTimeout(time.Hour))
+		first, cancel := context.WithCancel(context.Background())
+		firstErr := make(chan error)
+		go func() { _, _, err := ts.Token(first); firstErr <- err }()
+		<-started
+		other := make(chan string)
+		go func() {
+			tok, _, err := ts.Token(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			other <- tok
+		}()
+		cancel() // the first caller's 5ms deadline, as it were
+		if err := <-firstErr; !errors.Is(err, context.Canceled) {
+			t.Errorf("first caller: err %v, want its own context's", err)
+		}
+		close(release)
+		if tok := <-other; tok != "access-2" {
+			t.Errorf("other caller got %q, want access-2", tok)
+		}
+		if e := refreshErr.Load(); e != "<nil>" {
+			t.Errorf("the refresh ran on a context that ended: %v", e)
+		}
+		if dl := deadline.Load().(time.Time); dl.IsZero() || time.Until(dl) < 50*time.Minute {
+			t.Errorf("refresh deadline %v, want the refresh timeout's (an hour)", dl)
 		}
 	})
-	t.Run("rotated under an unkeyed write", func(t *testing.T) {
-		_, err := rotating(t, thingOp(unprotected), true)
-		if r := uncertainReason(t, err); r != "ambiguous without key or lookup" || errors.Is(err, ErrRejected) {
-			t.Errorf("reason %q, err %v", r, err)
-		}
-	})
-	t.Run("refresh in flight under a keyed write", func(t *testing.T) {
-		// The 401 arrives while another caller's refresh has not returned:
-		// the provider may already have invalidated the token.
-		p := newProvider(t)
+	t.Run("every caller gives up", func(t *testing.T) {
 		clk := newTestClock()
 		var cr credential
 		release := make(chan struct{})
+		persisted := make(chan struct{})
 		refresh := func(ctx context.Context, rt string) (Token, error) {
 			<-release
 			return cr.refresh(ctx, rt)
 		}
-		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, refresh, cr.persist, WithRefreshClock(clk))
-		p.auth = func(tok string) int {
-			if tok != "access-1" {
-				return 0
+		persist := func(ctx context.Context, tok Token) error {
+			defer close(persisted)
+			return cr.persist(ctx, tok)
+		}
+		ts := NewRefresher(expired(clk), refresh, persist, WithRefreshClock(clk))
+		for range 3 {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if _, _, err := ts.Token(ctx); err == nil {
+				t.Fatal("a token for a caller that gave up")
 			}
-			clk.advance(2 * time.Hour)
-			go ts.Token(context.Background())
-			for !ts.refreshing() {
-				goruntime.Gosched()
-			}
-			return 401
 		}
-		clk.onSleep = func(int) { close(release) }
-		op := thingOp(withKey)
-		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
-		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || p.effectCount() != 1 {
-			t.Errorf("err %v, %d effects; want the write retried with the new token", err, p.effectCount())
+		close(release)
+		<-persisted
+		if !cr.isSaved("access-2") {
+			t.Fatalf("the rotated token was not persisted: %v", cr.saved)
+		}
+		tok, _, err := ts.Token(context.Background())
+		if r, _ := cr.counts(); err != nil || tok != "access-2" || r != 1 {
+			t.Errorf("token %q, err %v after %d refreshes; want access-2 from the one refresh", tok, err, r)
 		}
 	})
-	t.Run("rotated under a read", func(t *testing.T) {
-		p := newProvider(t)
-		clk := newTestClock()
-		var cr credential
-		ts := NewRefresher(Token{Access: "access-1", Refresh: "refresh-1", Expiry: clk.Now().Add(time.Hour)}, cr.refresh, cr.persist, WithRefreshClock(clk))
-		var refused atomic.Int64
-		p.auth = func(tok string) int {
-			if tok != "access-1" {
-				return 0
-			}
-			refused.Add(1)
-			clk.advance(2 * time.Hour)
-			ts.Token(context.Background())
-			return 401
-		}
-		c := newTestClient(t, p.URL, clk, WithTokenSource(ts))
-		if _, err := Read[thingList](context.Background(), c, listOp, NewRequest("GET", "/things")); err != nil || refused.Load() != 1 {
-			t.Errorf("err %v after %d refusals; want the read asked again with the new token", err, refused.Load())
-		}
-	})
-	t.Run("rotated, provider declared rotation-safe", func(t *testing.T) {
-		op := thingOp(withKey)
-		op.RotationSafe = true
-		p, err := rotating(t, op, true)
-		if !errors.Is(err, ErrRejected) || p.effectCount() != 0 {
-			t.Errorf("err = %v, %d effects; want a plain 401 rejection", err, p.effectCount())
-		}
-	})
-	t.Run("not rotated", func(t *testing.T) {
-		_, err := rotating(t, thingOp(withKey), false)
-		if !errors.Is(err, ErrRejected) || errors.Is(err, ErrUncertain) {
-			t.Errorf("err = %v, want a plain 401 rejection", err)
-		}
-	})
-}
-
-// countingClock closes reached when Now has been called at times.
-type countingClock struct {
-	*testClock
-	calls   atomic.Int64
-	at      int64
-	reached chan struct{}
-}
-
-func (c *countingClock) Now() time.Time {
-	if c.calls.Add(1) == c.at {
-		close(c.reached)
-	}
-	return c.testClock.Now()
-}
-
-// refreshing reports whether a refresh is under way.
-func (r *Refresher) refreshing() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.flight != nil
 }

@@ -1,64 +1,105 @@
-// Package runtime is linked by every client writegen generates. It sends a
-// provider's writes so that each logical write has one effect, or ends in
-// an outcome of its own type, *UncertainError, that a person reconciles; it
-// uses the standard library only.
+// Package runtime holds what programs that use writegen's generated
+// clients call and see: business keys, options, receipts, the errors an
+// outcome ends in, the Ledger interface, hooks and credentials. The clients
+// themselves send each logical write so that it has one effect, or ends in
+// an outcome of its own type, *UncertainError, that a person reconciles.
+// The package uses the standard library only. (Generated code also imports
+// runtime/writegenimpl, its executor; programs never need to.)
 //
-// # Keys
+// # Keys and identity
 //
-// A write method takes a typed business key (a Key): "escalation:42"
-// names the caller's intent, not an attempt. ProviderKey derives the
-// provider's idempotency key from it, scoped to the operation and
-// optionally hidden behind an HMAC (WithKeySecret), so the same intent
-// gives the same key after a retry, a restart or on another machine. An
-// empty key is refused before anything is sent. The request is built once
-// and every attempt, including one made by Resume after a crash, sends the
-// same bytes.
+// A write method takes a typed business key (a Key): "escalation:42" names
+// the caller's intent, not an attempt. Together with the provider scope of
+// the annotation file, the tenant (WithTenant) and the operation's key
+// scope it makes the write's Identity, which ProviderKey turns into the
+// provider's idempotency key, optionally behind an HMAC (WithKeySecret).
+// The same intent gives the same key after a retry, a restart, on another
+// machine and after the operationId is renamed; another provider, tenant or
+// operation never shares it. An empty key is refused before anything is
+// sent. The request is built once and every attempt, including one made by
+// Resume in another process, sends the same bytes.
 //
 // # Classification
 //
-// Each attempt is classified with net/http/httptrace: not_sent when no
-// connection was obtained (nothing reached the provider), ambiguous when a
-// connection was obtained but no response arrived (the write may or may not
-// have happened), or by its status. Writes never follow redirects, and the
-// idempotency header, which net/http replays by itself on a broken reused
-// connection, is only sent to providers that honour it.
+// Each attempt is classified with net/http/httptrace: not_sent when the
+// request's headers were never written (nothing reached the provider),
+// ambiguous when they were and no complete response arrived (the write may
+// or may not have happened), or by its status. Nothing below the runtime
+// sends a write again: write bodies cannot be rewound, so neither
+// HTTP/1.1's replay on a broken reused connection nor HTTP/2's retry after
+// RST_STREAM or GOAWAY can happen, and an attempt whose headers were
+// written more than once is ambiguous whatever its status. Writes never
+// follow redirects, the idempotency header is only sent to providers that
+// honour it, and every attempt has a deadline (WithAttemptTimeout).
 //
 // # Retries
 //
-// An Operation's Retry set is a constant in generated code; options such as
-// WithRetryMask and WithMaxAttempts can only narrow it. Once an attempt may
-// have taken effect (ambiguous, 5xx, or 409 "still running"), a write is
-// sent again only while re-sending cannot make a second effect: its key is
-// inside the provider's window (Operation.KeyWindow) or its effect is
-// idempotent. Otherwise the operation's lookup is asked: what it finds is
-// adopted (Receipt.Source is AdoptedLookup); a strongly consistent lookup's
-// "not found" allows another attempt, an eventually consistent one's never
-// does. Without key or lookup the call ends uncertain, as it does when the
-// context ends after a send or the provider reports the key reused with
-// another payload. Backoff uses full jitter and honours Retry-After;
-// provider hints (Stripe-Should-Retry: false) can stop a retry, never add
-// one; a retry budget shared by the client stops retry storms. Reads are
-// retried on not_sent, ambiguous, 408, 425, 429 and 5xx.
-//
-// # Ledger
-//
-// An operation with Dedupe claims its business key in a Ledger before
-// calling. The caller that wins the claim calls the provider and settles
-// the row: active with the receipt, rejected, or uncertain. Every other
-// caller waits for the row and returns the same receipt (Source
-// AdoptedLedger) or the same error without calling the provider. A claimed
-// row is never turned back into permission to create: rows left claimed by
-// a crash are driven on by Resume, with the stored request and key, through
-// the lookup, or to uncertain. The one exception is a call that reached
-// nobody (every attempt not_sent): its row settles not_sent, and a later
-// call may claim the key again, since nothing can have happened.
+// An operation's retry set is a constant in generated code; WithRetryMask
+// and WithMaxAttempts can only narrow it. Once an attempt may have taken
+// effect (ambiguous, 5xx, or 409 "still running"), a write is sent again
+// only while re-sending cannot make a second effect: its key is inside the
+// provider's window or its effect is idempotent. Otherwise the operation's
+// lookup is asked: what it finds is adopted (Receipt.Source is
+// AdoptedLookup), and further effects it finds for the same reference are
+// duplicates, compensated where the annotation says how; a strongly
+// consistent lookup's "not found" allows another attempt, an eventually
+// consistent one's never does. Without key or lookup the call ends
+// uncertain, as it does when the context ends after a send or the provider
+// reports the key reused with another payload. Backoff uses full jitter
+// and honours Retry-After up to WithMaxRetryAfter (a longer one ends the
+// call instead of waiting); provider hints (Stripe-Should-Retry: false) can
+// stop a retry, never add one; a retry budget shared by the client stops
+// retry storms. Reads are retried on not_sent, ambiguous, 408, 425, 429 and
+// 5xx.
 //
 // # Outcomes
 //
-// Write returns a *Receipt, the proof of a durable effect; Submit returns an
-// *Ack, which only says the provider accepted the request. Errors are found
-// with errors.Is: ErrUncertain (the Notifier tells the operation's Owner),
-// ErrRejected (a 4xx: nothing happened), ErrNotSent, ErrEmptyKey and
-// ErrInProgress. Hooks observe attempts without tying the runtime to a
-// logging or tracing library.
+// A receipt write returns a *Receipt, the proof of a durable effect with
+// its id; an acknowledgement write returns an *Ack. A 2xx that does not
+// decode, or a receipt without an id, is uncertain, with the raw body kept.
+// Every other outcome matches exactly one sentinel with errors.Is:
+//
+//   - ErrUncertain: it may have happened; recorded (UncertainError.Recorded
+//     says where) and told to the Notifier;
+//   - ErrRejected: a definite answer about this request, such as a 400;
+//   - ErrNotApplied: nothing happened and the key is free: nothing was
+//     sent, or the provider answered 429, 408, 425, or 401/403 outside a
+//     credential rotation before anything may have committed;
+//   - ErrKeyConflict: the business key was used before with another
+//     request; nothing is sent;
+//   - ErrInProgress: another caller holds the key and the context ended;
+//   - ErrCompensated: the key's effect was compensated.
+//
+// A write that may have committed never ends in a plain error.
+//
+// # Ledger
+//
+// An operation with "dedupe: ledger" claims its identity in a Ledger
+// before calling, with the request's digest. The claim is held under a
+// lease (WithLease) that a heartbeat renews while the call runs, and is
+// settled with the claim's fence. Every other caller waits for the row and
+// returns the same receipt (Source AdoptedLedger) or the same error
+// without calling the provider; a caller with another request for the same
+// key gets a *KeyConflictError. A claimed row is never turned back into
+// permission to create: only a row whose lease expired (its caller died or
+// stalled) is taken over, by the generated client's Resume in any process,
+// with a new fence, and driven on with the stored request and key, through
+// the lookup, or to uncertain; the caller that stalled then learns the
+// other's outcome, or ends uncertain. Resume also drives uncertain rows
+// whose key is still inside its window, or whose strong lookup can answer.
+// Rows that ended not applied may be claimed again. A write whose receipt
+// the ledger could not record still returns it (Hooks.LedgerFailed is
+// told) and its row stays claimed for Resume. Uncertain outcomes of writes
+// without dedupe are recorded with Ledger.Record when the client has a
+// ledger, else only told to the Notifier, else logged with log/slog.
+//
+// # Credentials and hooks
+//
+// WithTokenSource authenticates each attempt; a Refresher shares one
+// bounded refresh of a credential between all callers, on its own context,
+// and persists a rotated token before anyone uses it. An auth failure while
+// the token rotated under the request is ambiguous, not a rejection. Hooks
+// observe calls, attempts, lookups and the ledger without tying the
+// runtime to a logging or tracing library; their contexts make one span
+// per logical write with a child per attempt.
 package runtime

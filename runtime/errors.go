@@ -6,31 +6,61 @@ import (
 	"strconv"
 )
 
-// ErrUncertain is matched by every *UncertainError.
-var ErrUncertain = errors.New("runtime: outcome uncertain")
+// The outcomes of a call that did not end in a receipt or an
+// acknowledgement. Each error a write returns, and each outcome replayed
+// from the ledger, matches exactly one of them (or ErrEmptyKey, or is a
+// plain error about something that happened before anything was sent).
+var (
+	// ErrUncertain is matched by every *UncertainError: the write may or
+	// may not have taken effect.
+	ErrUncertain = errors.New("writegen: outcome uncertain")
+	// ErrRejected is matched by a *StatusError holding a definite answer
+	// about this request (a 4xx such as 400, 404 or 422): nothing happened,
+	// and the same request will be refused again.
+	ErrRejected = errors.New("writegen: rejected by provider")
+	// ErrNotApplied is matched when nothing happened and the business key
+	// is free to be used again: no attempt was sent, or the provider
+	// answered 429, 408, 425, or 401/403 outside a credential rotation,
+	// with no earlier attempt that may have committed, or a person resolved
+	// the row "not applied". *NotAppliedError carries why.
+	ErrNotApplied = errors.New("writegen: not applied")
+	// ErrInProgress is matched when another caller holds the ledger claim
+	// of the same business key and the context ended before it settled.
+	ErrInProgress = errors.New("writegen: call in progress elsewhere")
+	// ErrKeyConflict is matched by every *KeyConflictError: the business
+	// key was used before with a different request. Nothing is sent.
+	ErrKeyConflict = errors.New("writegen: business key used with another request")
+	// ErrCompensated is matched when the ledger row of the business key
+	// records an effect that was compensated (undone): the key is settled.
+	ErrCompensated = errors.New("writegen: effect compensated")
+)
 
 // UncertainError reports a write whose outcome cannot be settled: it may or
-// may not have taken effect. It is recorded for a person to reconcile and
-// never retried automatically.
+// may not have taken effect. It is recorded for a person to reconcile
+// (Recorded says where), its Owner is notified, and it is never retried
+// automatically, except by Resume while the provider key is inside its
+// window or a strongly consistent lookup can answer.
 type UncertainError struct {
-	Operation   string // operationId
-	BusinessKey string
+	Identity           // Scope, Tenant, Operation (key scope), BusinessKey
+	OperationID string // the operationId, for messages
 	ProviderKey string
 	Owner       string // who is told
 	Attempts    int
-	Reason      string // "ambiguous without key or lookup", "key window expired", ...
+	Reason      string // a short phrase: "ambiguous without key or lookup", "superseded by another caller", ...
+	Status      int    // the last HTTP status (a 2xx that could not be read), 0 if none
+	Body        []byte // the raw 2xx body, kept when it did not decode or had no id
+	Recorded    string // where the outcome is recorded: "ledger row 42", "notifier" or "log"
 	Cause       error  // the last cause, if any
 }
 
 func (e *UncertainError) Error() string {
-	s := "runtime: operation " + quote(e.Operation) + " key " + quote(e.BusinessKey) +
-		": outcome uncertain after " + strconv.Itoa(e.Attempts) + " attempt"
-	if e.Attempts != 1 {
-		s += "s"
-	}
-	s += ": " + e.Reason
+	s := "writegen: operation " + quote(e.OperationID) + keyPhrase(e.Identity) +
+		": outcome uncertain after " + plural(e.Attempts, "attempt") + ": " + e.Reason
 	if e.Cause != nil {
 		s += ": " + e.Cause.Error()
+	}
+	if e.Recorded != "" {
+		s += " (recorded in " + e.Recorded + ")"
 	}
 	return s
 }
@@ -41,31 +71,29 @@ func (e *UncertainError) Is(target error) bool { return target == ErrUncertain }
 // Unwrap returns the last cause.
 func (e *UncertainError) Unwrap() error { return e.Cause }
 
-// ErrRejected is matched by a *StatusError with a 4xx status: the provider
-// answered that it did not perform the operation.
-var ErrRejected = errors.New("runtime: rejected by provider")
-
-// ErrNotSent is matched by the error of a call that ended before any
-// attempt obtained a connection: nothing reached the provider.
-var ErrNotSent = errors.New("runtime: request not sent")
-
-// ErrInProgress is returned when another caller holds the ledger claim for
-// the same business key and the context ended before it settled.
-var ErrInProgress = errors.New("runtime: call in progress elsewhere")
-
 // StatusError reports a response whose status is not a success.
+//
+// It matches ErrRejected when the status settled the call as rejected (a
+// definite 4xx answer about this request), and ErrNotApplied when it left
+// the key free (429, 408, 425, 401 or 403 outside a rotation, with no
+// earlier attempt that may have committed). As the cause of an
+// *UncertainError it matches neither.
 type StatusError struct {
-	Operation string
+	Operation string // operationId
 	Status    int
 	Header    http.Header
 	Body      []byte // the response body, as received
 	Attempts  int
 
-	unsettled bool // the cause of an uncertain outcome: not a rejection
+	// State is how the status settled the call: StateRejected,
+	// StateNotApplied, or StateUncertain when the status is the cause of an
+	// *UncertainError. "" (a StatusError built by hand) lets Status decide:
+	// 408, 425 and 429 are not applied, other 4xx rejected.
+	State State
 }
 
 func (e *StatusError) Error() string {
-	s := "runtime: operation " + quote(e.Operation) + ": status " + strconv.Itoa(e.Status)
+	s := "writegen: operation " + quote(e.Operation) + ": status " + strconv.Itoa(e.Status)
 	if t := http.StatusText(e.Status); t != "" {
 		s += " " + t
 	}
@@ -79,10 +107,78 @@ func (e *StatusError) Error() string {
 	return s
 }
 
-// Is reports whether target is ErrRejected and the status is a 4xx that
-// settled the call (not the cause of an *UncertainError).
+// Is reports whether target is the sentinel the status settled the call
+// with: ErrRejected or ErrNotApplied.
 func (e *StatusError) Is(target error) bool {
-	return target == ErrRejected && e.Status >= 400 && e.Status <= 499 && !e.unsettled
+	st := e.State
+	if st == "" {
+		switch {
+		case e.Status == 408 || e.Status == 425 || e.Status == 429:
+			st = StateNotApplied
+		case e.Status >= 400 && e.Status <= 499:
+			st = StateRejected
+		}
+	}
+	return st == StateRejected && target == ErrRejected || st == StateNotApplied && target == ErrNotApplied
+}
+
+// NotAppliedError reports a write that did not happen: the business key is
+// free to be used again.
+type NotAppliedError struct {
+	Operation string // operationId
+	Reason    string // "not sent", "status 429 Too Many Requests", "resolved not applied", ...
+	Cause     error  // what happened, if anything: a dial error, the *StatusError, ctx.Err()
+}
+
+func (e *NotAppliedError) Error() string {
+	s := "writegen: operation " + quote(e.Operation) + ": not applied: " + e.Reason
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+// Is reports whether target is ErrNotApplied.
+func (e *NotAppliedError) Is(target error) bool { return target == ErrNotApplied }
+
+// Unwrap returns the cause.
+func (e *NotAppliedError) Unwrap() error { return e.Cause }
+
+// KeyConflictError reports a business key used with a request other than
+// the one its ledger row holds: the caller's bug (or two intents sharing a
+// key). Nothing is sent, and the first call's receipt is not returned.
+type KeyConflictError struct {
+	Identity
+	OperationID string
+	RowID       int64 // the ledger row that holds the other request
+}
+
+func (e *KeyConflictError) Error() string {
+	return "writegen: operation " + quote(e.OperationID) + keyPhrase(e.Identity) +
+		": used before with another request (ledger row " + strconv.FormatInt(e.RowID, 10) + "); nothing was sent"
+}
+
+// Is reports whether target is ErrKeyConflict.
+func (e *KeyConflictError) Is(target error) bool { return target == ErrKeyConflict }
+
+// keyPhrase names the business key (and tenant) of an error message.
+func keyPhrase(id Identity) string {
+	s := ""
+	if id.Tenant != "" {
+		s += " tenant " + quote(id.Tenant)
+	}
+	if id.BusinessKey != "" {
+		s += " key " + quote(id.BusinessKey)
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	s := strconv.Itoa(n) + " " + what
+	if n != 1 {
+		s += "s"
+	}
+	return s
 }
 
 func quote(s string) string { return strconv.Quote(s) }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -17,7 +18,7 @@ import (
 // uncertain outcome is handed to its owner.
 func ExampleHooks() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable) // the provider is down; 503 may have committed
+		w.WriteHeader(http.StatusServiceUnavailable) // the provider is down; a 503 may have committed
 	}))
 	defer srv.Close()
 
@@ -30,35 +31,89 @@ func ExampleHooks() {
 		},
 	}))
 	hooks := runtime.Hooks{
-		AttemptDone: func(ctx context.Context, op *runtime.Operation, a runtime.Attempt) {
-			log.InfoContext(ctx, "attempt", "op", op.Name, "n", a.Number, "class", a.Class.String(), "status", a.Status)
+		AttemptDone: func(ctx context.Context, c *runtime.CallInfo, a runtime.Attempt) {
+			log.InfoContext(ctx, "attempt", "op", c.OperationID, "n", a.Number, "class", a.Class.String(), "status", a.Status)
 		},
-		Outcome: func(ctx context.Context, op *runtime.Operation, attempts int, err error) {
-			log.InfoContext(ctx, "outcome", "op", op.Name, "attempts", attempts, "uncertain", errors.Is(err, runtime.ErrUncertain))
+		CallDone: func(ctx context.Context, c *runtime.CallInfo, o runtime.Outcome) {
+			log.InfoContext(ctx, "outcome", "op", c.OperationID, "attempts", o.Attempts, "state", o.State,
+				"uncertain", errors.Is(o.Err, runtime.ErrUncertain))
 		},
 	}
-	c, err := runtime.New(srv.URL, runtime.WithHooks(hooks), runtime.WithBackoff(0, 0), runtime.WithNotifier(pager{}))
+	c, err := NewSupportClient(srv.URL, runtime.WithHooks(hooks), runtime.WithBackoff(0, 0), runtime.WithNotifier(pager{}))
 	if err != nil {
 		panic(err)
 	}
-	op := &runtime.Operation{
-		Name: "createThread", Method: "POST", Path: "/threads", Effect: runtime.EffectAmbiguous,
-		Retry: runtime.RetryNotSent | runtime.Retry503, Attempts: 3, Receipt: true, IDPointer: "/id", Owner: "support-ops",
-	}
-	call := runtime.Call[struct{}]{Request: func(string) (*runtime.Request, error) {
-		r := runtime.NewRequest("POST", "/threads")
-		return r, r.JSON(map[string]string{"subject": "printer on fire"})
-	}}
-	runtime.Write(context.Background(), c, op, escalation{7}, call)
+	c.CreateThread(context.Background(), CreateThreadKey{EscalationID: 7}, "printer on fire")
 	// Output:
 	// level=INFO msg=attempt op=createThread n=1 class=status status=503
-	// page support-ops: createThread escalation:7 (status 503 without key or lookup)
-	// level=INFO msg=outcome op=createThread attempts=1 uncertain=true
+	// level=INFO msg=attempt op=createThread n=2 class=status status=503
+	// level=INFO msg=attempt op=createThread n=3 class=status status=503
+	// level=INFO msg=attempt op=createThread n=4 class=status status=503
+	// page support-ops: createThread escalation:7 (attempts exhausted), recorded in notifier
+	// level=INFO msg=outcome op=createThread attempts=4 state=uncertain uncertain=true
 }
 
 // pager tells an operation's owner about an uncertain outcome.
 type pager struct{}
 
 func (pager) Uncertain(_ context.Context, e *runtime.UncertainError) {
-	fmt.Printf("page %s: %s %s (%s)\n", e.Owner, e.Operation, e.BusinessKey, e.Reason)
+	fmt.Printf("page %s: %s %s (%s), recorded in %s\n", e.Owner, e.OperationID, e.BusinessKey, e.Reason, e.Recorded)
+}
+
+// span is what a tracer keeps in a context: here only its name and its
+// parent's.
+type span struct {
+	name   string
+	parent *span
+}
+
+type spanKey struct{}
+
+func start(ctx context.Context, name string) context.Context {
+	parent, _ := ctx.Value(spanKey{}).(*span)
+	return context.WithValue(ctx, spanKey{}, &span{name: name, parent: parent})
+}
+
+func end(ctx context.Context, status string) {
+	s := ctx.Value(spanKey{}).(*span)
+	var path []string
+	for p := s; p != nil; p = p.parent {
+		path = append([]string{p.name}, path...)
+	}
+	fmt.Println(strings.Join(path, " > "), status)
+}
+
+// The hooks that start a call, an attempt or a lookup may return a context:
+// an OpenTelemetry adapter begins a span there, so that a logical write is
+// one span with a child per attempt, and the attempt's HTTP request (and
+// so an instrumented transport) runs inside its span.
+func ExampleHooks_spans() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"id": "th_1"}`)
+	}))
+	defer srv.Close()
+
+	hooks := runtime.Hooks{
+		CallStart: func(ctx context.Context, c *runtime.CallInfo) context.Context {
+			return start(ctx, c.OperationID+" "+c.BusinessKey)
+		},
+		AttemptStart: func(ctx context.Context, c *runtime.CallInfo, n int) context.Context {
+			return start(ctx, fmt.Sprint("attempt ", n))
+		},
+		AttemptDone: func(ctx context.Context, c *runtime.CallInfo, a runtime.Attempt) {
+			end(ctx, fmt.Sprint(a.Class, " ", a.Status))
+		},
+		CallDone: func(ctx context.Context, c *runtime.CallInfo, o runtime.Outcome) {
+			end(ctx, fmt.Sprint(o.State, " ", o.Source))
+		},
+	}
+	c, err := NewSupportClient(srv.URL, runtime.WithHooks(hooks))
+	if err != nil {
+		panic(err)
+	}
+	c.CreateThread(context.Background(), CreateThreadKey{EscalationID: 7}, "printer on fire")
+	// Output:
+	// createThread escalation:7 > attempt 1 ok 201
+	// createThread escalation:7 active created
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // A provider that commits a thread and then loses the answer: the runtime
@@ -41,26 +42,11 @@ func Example() {
 	}))
 	defer srv.Close()
 
-	// What writegen generates for createThread.
-	op := &runtime.Operation{
-		Name: "createThread", Method: "POST", Path: "/threads", Effect: runtime.EffectAmbiguous,
-		Retry: runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409, Attempts: 4,
-		KeyHeader: "Idempotency-Key", Keyed: true, KeyMaxLength: 255, KeyWindow: 24 * time.Hour,
-		Receipt: true, IDPointer: "/id", Owner: "support-ops",
-	}
-	type Thread struct {
-		ID string `json:"id"`
-	}
-	call := runtime.Call[Thread]{Request: func(providerKey string) (*runtime.Request, error) {
-		r := runtime.NewRequest("POST", "/threads")
-		return r, r.JSON(map[string]string{"subject": "printer on fire", "external_reference": providerKey})
-	}}
-
-	c, err := runtime.New(srv.URL, runtime.WithBackoff(time.Millisecond, 10*time.Millisecond))
+	c, err := NewSupportClient(srv.URL, runtime.WithBackoff(time.Millisecond, 10*time.Millisecond))
 	if err != nil {
 		panic(err)
 	}
-	r, err := runtime.Write(context.Background(), c, op, escalation{42}, call)
+	r, err := c.CreateThread(context.Background(), CreateThreadKey{EscalationID: 42}, "printer on fire")
 	if errors.Is(err, runtime.ErrUncertain) {
 		fmt.Println("reconcile:", err)
 		return
@@ -71,15 +57,54 @@ func Example() {
 	mu.Lock()
 	defer mu.Unlock()
 	fmt.Println(r.ID, r.ProviderKey, r.Attempts, "attempts,", len(threads), "thread")
-	// Output: th_1 createThread:escalation:42 2 attempts, 1 thread
+	// Output: th_1 support-desk/create-thread:escalation:42 2 attempts, 1 thread
 }
 
-// escalation is the business key of createThread.
-type escalation struct{ ID int64 }
+// What follows is, in short, what writegen generates for one write of a
+// support desk's API.
 
-func (k escalation) BusinessKey() (string, error) {
-	if k.ID == 0 {
-		return "", &runtime.EmptyKeyError{Operation: "createThread", Field: "ID"}
+// CreateThreadKey is the business key of CreateThread.
+type CreateThreadKey struct{ EscalationID int64 }
+
+// BusinessKey formats the key as "escalation:{escalation_id}".
+func (k CreateThreadKey) BusinessKey() (string, error) {
+	if k.EscalationID == 0 {
+		return "", &runtime.EmptyKeyError{Operation: "createThread", Field: "EscalationID"}
 	}
-	return fmt.Sprintf("escalation:%d", k.ID), nil
+	return fmt.Sprintf("escalation:%d", k.EscalationID), nil
+}
+
+// Thread is the receipt of CreateThread.
+type Thread struct {
+	ID string `json:"id"`
+}
+
+var createThreadOp = &writegenimpl.Operation{
+	ID: "createThread", Scope: "create-thread", Method: "POST", Path: "/threads", Effect: runtime.EffectAmbiguous,
+	Retry: runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry503, Attempts: 4,
+	KeyHeader: "Idempotency-Key", Keyed: true, KeyMaxLength: 255, KeyWindow: 24 * time.Hour,
+	Receipt: true, Owner: "support-ops",
+}
+
+// SupportClient calls the support desk.
+type SupportClient struct{ rt *writegenimpl.Client }
+
+// NewSupportClient returns a client of the support desk at baseURL.
+func NewSupportClient(baseURL string, opts ...runtime.Option) (*SupportClient, error) {
+	rt, err := writegenimpl.NewClient("support-desk", baseURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &SupportClient{rt: rt}, nil
+}
+
+// CreateThread opens a thread for an escalation.
+func (c *SupportClient) CreateThread(ctx context.Context, key CreateThreadKey, subject string) (*runtime.Receipt[Thread], error) {
+	return writegenimpl.Write(ctx, c.rt, createThreadOp, key, writegenimpl.Call[Thread]{
+		Request: func(providerKey, reference string) (*writegenimpl.Request, error) {
+			r := writegenimpl.NewRequest("POST", "/threads")
+			return r, r.JSON(map[string]string{"subject": subject, "external_reference": reference})
+		},
+		ID: func(t *Thread) string { return t.ID },
+	})
 }

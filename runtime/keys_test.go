@@ -1,170 +1,100 @@
 package runtime
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"strings"
 	"testing"
 )
 
-// TestPromise01_SameBusinessKeySameProviderKey: the same business key gives
-// the same provider key across attempts, restarts and machines; different
-// operations give different keys.
+var (
+	createThread = Identity{Scope: "support-desk", Operation: "create-thread", BusinessKey: "escalation:42"}
+	closeThread  = Identity{Scope: "support-desk", Operation: "close-thread", BusinessKey: "escalation:42"}
+	acmeThread   = Identity{Scope: "support-desk", Tenant: "acme", Operation: "create-thread", BusinessKey: "escalation:42"}
+	otherDesk    = Identity{Scope: "other-desk", Operation: "create-thread", BusinessKey: "escalation:42"}
+)
+
+// TestPromise01_SameBusinessKeySameProviderKey: the provider key depends on
+// the identity, the maximum length and the secret only; different
+// operations, scopes and tenants give different keys for one business key.
+// (TestPromise01_SameKeyAcrossClients shows it across clients.)
 func TestPromise01_SameBusinessKeySameProviderKey(t *testing.T) {
-	create, other := thingOp(withKey), thingOp(withKey)
-	other.Name = "closeThing"
-	// Pinned values (the HMAC ones checked with another implementation): a
+	// Pinned values, the hashed ones computed with another implementation
+	// (Python's hmac and hashlib over the same length-prefixed parts): a
 	// change here would re-send old writes under new keys.
 	for _, tc := range []struct {
-		op     *Operation
+		id     Identity
+		max    int
 		secret []byte
 		want   string
 	}{
-		{create, nil, "createThing:thing:42"},
-		{other, nil, "closeThing:thing:42"},
-		{create, []byte("s3cret"), "1KqVl90uZNqbbVrQ-hEGzoItXMkSFNl1cm1458_8M3A"},
-		{other, []byte("s3cret"), "467yKBQ4iiryGCznvoVupikn6NXE6EcOaKgeb1jey6s"},
+		{createThread, 0, nil, "support-desk/create-thread:escalation:42"},
+		{closeThread, 0, nil, "support-desk/close-thread:escalation:42"},
+		{acmeThread, 0, nil, "support-desk/acme/create-thread:escalation:42"},
+		{createThread, 0, []byte("s3cret"), "nm8Ag7SAdjOsPUcamzC0sunZp90GdncMwe0_fBMdPrE"},
+		{closeThread, 0, []byte("s3cret"), "jUruIezdJOOYw8MnLmC_w6E-aFA7-KfHJDPTUCBTI8k"},
+		{acmeThread, 0, []byte("s3cret"), "MpXJJ9pp4cVL27uZqF51KNaHIeM7ztQYO20w7iHSS_A"},
+		{createThread, 30, nil, "k6Mo0t8PBjwd5adwHJ_qiXYf5nKFbh"},
+		{acmeThread, 40, nil, "52asDBuYBDOuymYAPDXUY0WqpuOULXbbw8cjXwSn"},
 	} {
-		if got := ProviderKey(tc.op, "thing:42", tc.secret); got != tc.want {
-			t.Errorf("ProviderKey(%s, secret %q) = %q, want %q", tc.op.Name, tc.secret, got, tc.want)
+		if got := ProviderKey(tc.id, tc.max, tc.secret); got != tc.want {
+			t.Errorf("ProviderKey(%+v, %d, %q) = %q, want %q", tc.id, tc.max, tc.secret, got, tc.want)
 		}
 	}
-	if k := ProviderKey(create, "thing:42", []byte("s3cret")); strings.Contains(k, "42") || strings.Contains(k, "thing") {
+	if k := ProviderKey(createThread, 0, []byte("s3cret")); strings.Contains(k, "42") || strings.Contains(k, "escalation") {
 		t.Errorf("keyed provider key %q carries business data", k)
 	}
-
-	// Two clients, as two processes would be: the second sends the same key
-	// and the provider replays the first write instead of making another.
-	p := newProvider(t)
-	var keys []string
-	for range 2 {
-		c := newTestClient(t, p.URL, newTestClock(), WithKeySecret([]byte("s3cret")))
-		r, err := Write(context.Background(), c, create, thingKey{"42"}, thingCall(c, create, "printer jammed"))
-		if err != nil {
-			t.Fatal(err)
+	seen := map[string]Identity{}
+	for _, id := range []Identity{createThread, closeThread, acmeThread, otherDesk} {
+		for _, secret := range [][]byte{nil, []byte("s3cret")} {
+			k := ProviderKey(id, 0, secret)
+			if o, dup := seen[k]; dup {
+				t.Errorf("%+v and %+v share the provider key %q", id, o, k)
+			}
+			seen[k] = id
 		}
-		keys = append(keys, r.ProviderKey)
 	}
-	w := p.seenWrites()
-	if len(w) != 2 || w[0].key != keys[0] || w[1].key != keys[0] || keys[1] != keys[0] {
-		t.Errorf("keys sent %q, %q; receipts %q", w[0].key, w[1].key, keys)
-	}
-	if n := p.effectCount(); n != 1 {
-		t.Errorf("provider has %d effects, want 1", n)
+	// The length prefixes keep the parts apart: moving a character from
+	// one part to the next changes the key.
+	a := Identity{Scope: "s", Tenant: "t/x", Operation: "o", BusinessKey: "k"}
+	b := Identity{Scope: "s", Tenant: "t", Operation: "x/o", BusinessKey: "k"}
+	if ProviderKey(a, 0, nil) == ProviderKey(b, 0, nil) || ProviderKey(a, 0, []byte("s")) == ProviderKey(b, 0, []byte("s")) {
+		t.Errorf("identities %+v and %+v share a provider key", a, b)
 	}
 }
 
 // TestPromise02_LongKeyHashedNotCut: a key over the provider's maximum is
 // replaced by a hash, so keys that share a long prefix stay distinct.
 func TestPromise02_LongKeyHashedNotCut(t *testing.T) {
-	op := thingOp(withKey)
-	op.KeyMaxLength = 40
+	const maxLen = 40
 	prefix := strings.Repeat("escalation-", 10)
-	a, b := ProviderKey(op, prefix+"a", nil), ProviderKey(op, prefix+"b", nil)
+	id := func(bk string) Identity { return Identity{Scope: "desk", Operation: "create", BusinessKey: bk} }
+	a, b := ProviderKey(id(prefix+"a"), maxLen, nil), ProviderKey(id(prefix+"b"), maxLen, nil)
 	if a == b {
 		t.Fatalf("keys differing after the maximum length collide: %q", a)
 	}
 	for _, k := range []string{a, b} {
-		if len(k) > op.KeyMaxLength || !printable(k) {
-			t.Errorf("key %q: length %d over %d or not printable", k, len(k), op.KeyMaxLength)
+		if len(k) > maxLen || !printable(k) {
+			t.Errorf("key %q: length %d over %d or not printable", k, len(k), maxLen)
 		}
 	}
-	if again := ProviderKey(op, prefix+"a", nil); again != a {
+	if again := ProviderKey(id(prefix+"a"), maxLen, nil); again != a {
 		t.Errorf("hashed key not deterministic: %q then %q", a, again)
 	}
-	if short := ProviderKey(op, "x", nil); short != "createThing:x" {
+	if short := ProviderKey(id("x"), maxLen, nil); short != "desk/create:x" {
 		t.Errorf("short key = %q, want it unchanged", short)
 	}
 	for _, bk := range []string{"naïve", "a b", "line\nbreak", "o'brien"} {
-		if k := ProviderKey(op, bk, nil); !printable(k) || k == ProviderKey(op, "naive", nil) {
+		if k := ProviderKey(id(bk), maxLen, nil); !printable(k) || k == ProviderKey(id("naive"), maxLen, nil) {
 			t.Errorf("ProviderKey(%q) = %q: want a printable hash", bk, k)
 		}
 	}
-	op.KeyMaxLength = 0
-	if k := ProviderKey(op, prefix+"a", nil); k != "createThing:"+prefix+"a" {
+	if k := ProviderKey(id(prefix+"a"), 0, nil); k != "desk/create:"+prefix+"a" {
 		t.Errorf("without a maximum the key is %q", k)
 	}
-}
-
-type emptyKey struct{}
-
-func (emptyKey) BusinessKey() (string, error) { return "", nil }
-
-// TestPromise03_EmptyKeyRefusedBeforeSend: an empty or zero business key is
-// an error before any byte is sent.
-func TestPromise03_EmptyKeyRefusedBeforeSend(t *testing.T) {
-	p := newProvider(t)
-	op := thingOp(withKey)
-	c := newTestClient(t, p.URL, newTestClock())
-	built := false
-	call := thingCall(c, op, "x")
-	inner := call.Request
-	call.Request = func(pk string) (*Request, error) { built = true; return inner(pk) }
-	for name, key := range map[string]Key{"empty field": thingKey{}, "empty key": emptyKey{}, "nil key": nil} {
-		_, err := Write(context.Background(), c, op, key, call)
-		var ek *EmptyKeyError
-		if !errors.Is(err, ErrEmptyKey) || !errors.As(err, &ek) || ek.Operation != "createThing" {
-			t.Errorf("%s: err = %v, want an *EmptyKeyError for createThing", name, err)
-		}
+	if k := ProviderKey(id(prefix+"a"), 10, nil); len(k) != minHashLength {
+		t.Errorf("a hash cut for a maximum of 10 has %d characters, want %d", len(k), minHashLength)
 	}
-	if _, err := Submit(context.Background(), c, op, thingKey{}, call); !errors.Is(err, ErrEmptyKey) {
-		t.Errorf("Submit: err = %v, want ErrEmptyKey", err)
-	}
-	if built || p.conns.Load() != 0 {
-		t.Errorf("request built %v, %d connections: want nothing before the key is checked", built, p.conns.Load())
-	}
-}
-
-// TestPromise04_RetriesAreByteIdentical: every attempt of one logical write
-// sends the same body and key, also after a restart (EncodeRequest).
-func TestPromise04_RetriesAreByteIdentical(t *testing.T) {
-	p := newProvider(t, step{loss: lostRequest}, step{status: 503}, step{loss: lostResponse})
-	op := thingOp(withKey)
-	c := newTestClient(t, p.URL, newTestClock())
-	builds := 0
-	call := Call[thing]{Request: func(pk string) (*Request, error) {
-		builds++
-		r := NewRequest("POST", "/things")
-		return r, r.Form(map[string]any{"title": "printer", "reference": pk, "tags": []string{"b", "a"}, "meta": map[string]any{"z": 1, "a": true}})
-	}}
-	r, err := Write(context.Background(), c, op, thingKey{"7"}, call)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := p.seenWrites()
-	if len(w) != 4 || builds != 1 {
-		t.Fatalf("%d writes seen, request built %d times; want 4 and 1", len(w), builds)
-	}
-	for i, s := range w[1:] {
-		if s.key != w[0].key || !bytes.Equal(s.body, w[0].body) {
-			t.Errorf("attempt %d sent key %q body %q; attempt 1 sent %q %q", i+2, s.key, s.body, w[0].key, w[0].body)
-		}
-	}
-	if want := "meta%5Ba%5D=true&meta%5Bz%5D=1&reference=createThing%3Athing%3A7&tags%5B0%5D=b&tags%5B1%5D=a&title=printer"; string(w[0].body) != want {
-		t.Errorf("form body = %s, want %s", w[0].body, want)
-	}
-	if r.ID != "th_1" || p.effectCount() != 1 {
-		t.Errorf("receipt %q, %d effects; want th_1 and 1", r.ID, p.effectCount())
-	}
-
-	// The stored form of a request decodes to the same bytes.
-	req := NewRequest("POST", "/things/a%2Fb")
-	req.AddQuery("expand", []string{"x", "y"}, "form", true)
-	req.SetHeader("Stripe-Version", "2024-06-20")
-	if err := req.Multipart([]Part{{Name: "file", FileName: "a.txt", ContentType: "text/plain", Data: []byte("hello")}, {Name: "purpose", Data: []byte("dispute")}}); err != nil {
-		t.Fatal(err)
-	}
-	again := NewRequest("POST", "/things/a%2Fb")
-	again.Multipart([]Part{{Name: "file", FileName: "a.txt", ContentType: "text/plain", Data: []byte("hello")}, {Name: "purpose", Data: []byte("dispute")}})
-	if !bytes.Equal(req.Body, again.Body) || req.ContentType != again.ContentType {
-		t.Errorf("multipart encoding differs between two builds")
-	}
-	dec, err := DecodeRequest(EncodeRequest(req))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(EncodeRequest(dec), EncodeRequest(req)) || !bytes.Equal(dec.Body, req.Body) || dec.Query.Encode() != "expand=x&expand=y" {
-		t.Errorf("decoded request %+v differs from %+v", dec, req)
+	slash := Identity{Scope: "desk", Tenant: "a/b", Operation: "create", BusinessKey: "x"}
+	if k := ProviderKey(slash, 0, nil); strings.Contains(k, "a/b") {
+		t.Errorf("a tenant with a slash is readable in %q", k)
 	}
 }

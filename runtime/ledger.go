@@ -2,61 +2,48 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
 // State is the state of a ledger row.
 type State string
 
-// The states of a ledger row. A row is claimed before the provider is
-// called and moves once to one of the other states. Only a not_sent row,
-// whose call certainly reached nobody, may be claimed again.
+// The states of a ledger row. A claim is inserted claimed and moves once to
+// one of the other states; only a not_applied row, whose call certainly
+// made no effect, may be claimed again, and only an uncertain row that
+// Resume may drive on (Settlement.Redrive) is claimed once more, by Resume.
 const (
-	StateClaimed     State = "claimed"     // the provider is being called
-	StateActive      State = "active"      // the receipt is stored
-	StateRejected    State = "rejected"    // the provider refused: nothing happened
-	StateNotSent     State = "not_sent"    // no attempt reached the provider; the key may be claimed again
-	StateUncertain   State = "uncertain"   // a person must reconcile it
-	StateCompensated State = "compensated" // the effect was undone
+	StateClaimed     State = "claimed"     // a caller holds the lease and is calling
+	StateActive      State = "active"      // the receipt (or acknowledgement) is stored
+	StateRejected    State = "rejected"    // a definite answer about this request: nothing happened, final
+	StateNotApplied  State = "not_applied" // nothing happened; the key may be claimed again
+	StateUncertain   State = "uncertain"   // a person reconciles it, unless Resume can drive it on
+	StateCompensated State = "compensated" // a duplicate effect that was compensated
 )
 
-// Record is one ledger row: one logical write, identified by operation and
-// business key. The provider's identifiers are attributes, never identity.
+// Record is one ledger row: one logical write, identified by its Identity.
+// The provider's identifiers are attributes, never identity.
 type Record struct {
-	ID          int64
-	Operation   string
-	BusinessKey string
+	ID int64
+	Identity
+	OperationID string // the operationId when the row was written (informational)
 	ProviderKey string
-	Owner       string
+	Reference   string // what the lookup searches for ("" = ProviderKey)
+	Owner       string // who is told when the outcome is uncertain
 	State       State
-	ProviderID  string // the durable id the provider gave the effect
+	ProviderID  string // the provider's durable id of the effect
 	Status      int    // the last HTTP status, 0 if none
-	Body        []byte // the receipt body or the provider's rejection
-	Request     []byte // EncodeRequest of the request, so a resume re-sends the same bytes
+	Body        []byte // receipt body, rejection body, or the raw 2xx kept with an uncertain row
+	Request     []byte // writegenimpl.EncodeRequest bytes: Resume re-sends exactly these
+	Digest      []byte // SHA-256 of Request: the same key with another request is refused
 	Attempts    int
 	LastError   string
+	Fence       int64     // incremented by every claim and takeover; Settle and Renew must present it
+	LeaseOwner  string    // the process holding the claim
+	LeaseUntil  time.Time // when the claim may be taken over unless renewed
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
-}
-
-// Ledger is the durable record of logical writes that lets many callers
-// share one provider call per business key. Implementations live in
-// sub-packages of runtime/ledger.
-type Ledger interface {
-	// Claim inserts (operation, business key) in state claimed if absent,
-	// or claims a not_sent row again. won reports whether this caller holds
-	// the claim. The record returned is the row as stored: the caller's,
-	// with its ID, or the one already there.
-	Claim(ctx context.Context, rec Record) (existing Record, won bool, err error)
-	// Await blocks until the row leaves state claimed, or ctx ends (then it
-	// returns an error matching ErrInProgress).
-	Await(ctx context.Context, operation, businessKey string) (Record, error)
-	// Settle moves a claimed row to its final state; it fails if the row is
-	// not claimed (a claimed row is never turned back into permission to
-	// create).
-	Settle(ctx context.Context, id int64, to State, s Settlement) error
-	// Pending lists the rows of operation left claimed since before olderThan.
-	Pending(ctx context.Context, operation string, olderThan time.Time) ([]Record, error)
 }
 
 // Settlement is what Settle records about the outcome of a claimed row.
@@ -66,4 +53,55 @@ type Settlement struct {
 	Body       []byte
 	Attempts   int
 	LastError  string
+	// Redrive marks an uncertain row that Resume may drive on: its
+	// provider key is inside its window, or a strongly consistent lookup
+	// can still answer.
+	Redrive bool
+	// RedriveUntil is when the provider key's window ends (Resume leaves
+	// the row to a person after it); zero means no limit.
+	RedriveUntil time.Time
+}
+
+// ErrLeaseLost is returned by Renew and Settle when the fence presented is
+// no longer the row's: another caller took the row over.
+var ErrLeaseLost = errors.New("writegen: ledger lease lost")
+
+// Ledger is the durable record of logical writes that lets many callers,
+// processes and machines share one provider call per business key.
+// runtime/ledger implements it on SQLite and PostgreSQL.
+//
+// A caller claims an identity under a lease, renews the lease while its
+// call runs and settles the row with the fence its claim returned. A row
+// whose lease has expired is taken over by Resume (TakeOver) with a new
+// fence, so the first caller's late Renew or Settle fails with
+// ErrLeaseLost instead of overwriting the outcome.
+type Ledger interface {
+	// Claim inserts rec (Identity, OperationID, ProviderKey, Reference,
+	// Owner, Request, Digest) in state claimed with lease (owner, until), or
+	// claims a not_applied row of the same identity again. won reports
+	// whether this caller holds the claim; the Record is the row as stored
+	// (with its Fence when won). The caller compares Digest when !won.
+	Claim(ctx context.Context, rec Record, owner string, until time.Time) (row Record, won bool, err error)
+	// Renew extends the lease of row id held with fence to until. It fails
+	// with ErrLeaseLost when the row is no longer claimed with that fence.
+	Renew(ctx context.Context, id, fence int64, until time.Time) error
+	// Settle moves row id, claimed with fence, to its final state. It fails
+	// with ErrLeaseLost when the fence is stale (someone took the row
+	// over), and with another error when the row is not claimed.
+	Settle(ctx context.Context, id, fence int64, to State, s Settlement) error
+	// Await blocks until row id leaves state claimed, or ctx ends (then
+	// its error matches ErrInProgress).
+	Await(ctx context.Context, id int64) (Record, error)
+	// TakeOver hands the caller the rows of scope (and tenant, and
+	// operation when not "") that need driving on: rows claimed whose lease
+	// expired before now, and uncertain rows marked re-drivable whose
+	// RedriveUntil has not passed. Each row returned is claimed by owner
+	// with a new fence and a lease until `until`; no two callers get the
+	// same row. Age alone never hands a row over.
+	TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]Record, error)
+	// Record inserts a row that is already settled, such as the uncertain
+	// outcome of a write without dedupe, so that it is listed for a
+	// person. Its identity may repeat: rows written by Record are not
+	// claims and never block a Claim of the same identity.
+	Record(ctx context.Context, rec Record) (id int64, err error)
 }

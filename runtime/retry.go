@@ -86,30 +86,3 @@ func ParseRetry(name string) (Retry, bool) {
 	}
 	return 0, false
 }
-
-// status reports whether r allows a retry after HTTP status code s.
-func (r Retry) status(s int) bool {
-	var k Retry
-	switch s {
-	case 408:
-		k = Retry408
-	case 409:
-		k = Retry409
-	case 425:
-		k = Retry425
-	case 429:
-		k = Retry429
-	case 500:
-		k = Retry500
-	case 502:
-		k = Retry502
-	case 503:
-		k = Retry503
-	case 504:
-		k = Retry504
-	}
-	if k != 0 && r.Has(k) {
-		return true
-	}
-	return s >= 500 && s <= 599 && r.Has(Retry5xx)
-}

@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func NewRequest(method, path string) *Request {
 func (r *Request) JSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("runtime: encode json body: %w", err)
+		return fmt.Errorf("writegen: encode json body: %w", err)
 	}
 	r.Body, r.ContentType = b, "application/json"
 	return nil
@@ -57,16 +57,16 @@ func (r *Request) Form(v any) error {
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("runtime: encode form body: %w", err)
+		return fmt.Errorf("writegen: encode form body: %w", err)
 	}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var tree any
 	if err := d.Decode(&tree); err != nil {
-		return fmt.Errorf("runtime: encode form body: %w", err)
+		return fmt.Errorf("writegen: encode form body: %w", err)
 	}
 	if _, ok := tree.(map[string]any); !ok && tree != nil {
-		return fmt.Errorf("runtime: encode form body: %T is not an object", v)
+		return fmt.Errorf("writegen: encode form body: %T is not an object", v)
 	}
 	vals = flattenForm(vals, "", tree)
 	r.Body, r.ContentType = []byte(strings.Join(vals, "&")), "application/x-www-form-urlencoded"
@@ -127,7 +127,7 @@ func (r *Request) Multipart(parts []Part) error {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
 	if err := w.SetBoundary("wg" + hex.EncodeToString(h.Sum(nil))[:40]); err != nil {
-		return fmt.Errorf("runtime: encode multipart body: %w", err)
+		return fmt.Errorf("writegen: encode multipart body: %w", err)
 	}
 	for _, p := range parts {
 		disp := "form-data; name=" + strconv.Quote(p.Name)
@@ -140,14 +140,14 @@ func (r *Request) Multipart(parts []Part) error {
 		}
 		pw, err := w.CreatePart(ph)
 		if err != nil {
-			return fmt.Errorf("runtime: encode multipart body: %w", err)
+			return fmt.Errorf("writegen: encode multipart body: %w", err)
 		}
 		if _, err := pw.Write(p.Data); err != nil {
-			return fmt.Errorf("runtime: encode multipart body: %w", err)
+			return fmt.Errorf("writegen: encode multipart body: %w", err)
 		}
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("runtime: encode multipart body: %w", err)
+		return fmt.Errorf("writegen: encode multipart body: %w", err)
 	}
 	r.Body, r.ContentType = buf.Bytes(), w.FormDataContentType()
 	return nil
@@ -366,7 +366,7 @@ type encodedRequest struct {
 func EncodeRequest(r *Request) []byte {
 	b, err := json.Marshal(encodedRequest{1, r.Method, r.Path, r.Query, r.Header, r.ContentType, r.Body})
 	if err != nil { // unreachable: every field encodes
-		panic("runtime: encode request: " + err.Error())
+		panic("writegen: encode request: " + err.Error())
 	}
 	return b
 }
@@ -375,10 +375,10 @@ func EncodeRequest(r *Request) []byte {
 func DecodeRequest(b []byte) (*Request, error) {
 	var e encodedRequest
 	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("runtime: decode request: %w", err)
+		return nil, fmt.Errorf("writegen: decode request: %w", err)
 	}
 	if e.V != 1 {
-		return nil, errors.New("runtime: decode request: unknown version " + strconv.Itoa(e.V))
+		return nil, errors.New("writegen: decode request: unknown version " + strconv.Itoa(e.V))
 	}
 	return &Request{e.Method, e.Path, e.Query, e.Header, e.ContentType, e.Body}, nil
 }

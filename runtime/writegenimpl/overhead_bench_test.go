@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // fixedRT answers every request with body, without a network: it isolates
@@ -24,12 +26,12 @@ func (f fixedRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // BenchmarkWriteOverhead measures what the executor adds to a plain
 // net/http write, without the network (see BenchmarkWrite for loopback).
 func BenchmarkWriteOverhead(b *testing.B) {
-	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"createThing:thing:42"}`)
+	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}`)
 	hc := &http.Client{Transport: fixedRT{resp}}
 	ctx := context.Background()
 	op := thingOp(withKey)
 	b.Run("executor", func(b *testing.B) {
-		c, _ := New("http://127.0.0.1:1", WithHTTPClient(hc))
+		c, _ := NewClient(testScope, "http://127.0.0.1:1", []runtime.Option{runtime.WithHTTPClient(hc)})
 		call := thingCall(c, op, "printer jammed")
 		b.ReportAllocs()
 		for b.Loop() {
@@ -41,10 +43,10 @@ func BenchmarkWriteOverhead(b *testing.B) {
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			body, _ := json.Marshal(thing{Title: "printer jammed", Reference: "createThing:thing:42"})
+			body, _ := json.Marshal(thing{Title: "printer jammed", Reference: "things/create-thing:thing:42"})
 			req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:1/things", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Idempotency-Key", "createThing:thing:42")
+			req.Header.Set("Idempotency-Key", "things/create-thing:thing:42")
 			res, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)

@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // TestPromise13_RetryHints: Retry-After (seconds or a date) sets the least
@@ -14,20 +16,20 @@ import (
 // retries what the set does not allow.
 func TestPromise13_RetryHints(t *testing.T) {
 	clk := newTestClock()
-	date := clk.Now().Add(90 * time.Second).Format(http.TimeFormat)
+	date := clk.Now().Add(50 * time.Second).Format(http.TimeFormat)
 	for _, tc := range []struct {
 		name   string
 		header map[string]string
 		want   time.Duration
 	}{
 		{"seconds", map[string]string{"Retry-After": "7"}, 7 * time.Second},
-		{"date", map[string]string{"Retry-After": date}, 90 * time.Second},
+		{"date", map[string]string{"Retry-After": date}, 50 * time.Second},
 	} {
 		t.Run("Retry-After "+tc.name, func(t *testing.T) {
 			p := newProvider(t, step{status: 503, header: tc.header})
 			op := thingOp(withKey)
 			clk := newTestClock()
-			c := newTestClient(t, p.URL, clk, WithBackoff(time.Millisecond, time.Second))
+			c := newTestClient(t, p.URL, clk, runtime.WithBackoff(time.Millisecond, time.Second))
 			if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil {
 				t.Fatal(err)
 			}
@@ -40,12 +42,12 @@ func TestPromise13_RetryHints(t *testing.T) {
 		name   string
 		status int
 		header map[string]string
-		retry  Retry
+		retry  runtime.Retry
 	}{
-		{"Should-Retry false", 503, map[string]string{"Stripe-Should-Retry": "false"}, Retry503},
-		{"Should-Retry true outside the set", 500, map[string]string{"Stripe-Should-Retry": "true", "Retry-After": "1"}, Retry503},
-		{"Retry-After on a 400", 400, map[string]string{"Retry-After": "1"}, RetryReads},
-		{"429 outside the set", 429, map[string]string{"Retry-After": "1"}, Retry503},
+		{"Should-Retry false", 503, map[string]string{"Stripe-Should-Retry": "false"}, runtime.Retry503},
+		{"Should-Retry true outside the set", 500, map[string]string{"Stripe-Should-Retry": "true", "Retry-After": "1"}, runtime.Retry503},
+		{"Retry-After on a 400", 400, map[string]string{"Retry-After": "1"}, runtime.RetryReads},
+		{"429 outside the set", 429, map[string]string{"Retry-After": "1"}, runtime.Retry503},
 	}
 	for _, tc := range stops {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestPromise13_RetryHints(t *testing.T) {
 			if n := len(p.seenWrites()); n != 1 || err == nil {
 				t.Errorf("%d writes, err %v; want 1 write and an error", n, err)
 			}
-			var se *StatusError
+			var se *runtime.StatusError
 			if !errors.As(err, &se) || se.Status != tc.status {
 				t.Errorf("err = %v, want it to carry the %d", err, tc.status)
 			}
@@ -85,7 +87,7 @@ func TestPromise14_ContextEnds(t *testing.T) {
 		p := newProvider(t, step{loss: hang})
 		op := thingOp(withKey) // would be retried with its key
 		var a attempts
-		c := newTestClient(t, p.URL, newTestClock(), WithHooks(a.hooks()))
+		c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(a.hooks()))
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-p.read; cancel() }()
 		_, err := Write(ctx, c, op, thingKey{"1"}, thingCall(c, op, "x"))
@@ -119,10 +121,10 @@ func TestPromise14_ContextEnds(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		clk.onSleep = func(int) { cancel() }
 		var a attempts
-		c := newTestClient(t, "http://"+refusedAddr(t), clk, WithHooks(a.hooks()))
+		c := newTestClient(t, "http://"+refusedAddr(t), clk, runtime.WithHooks(a.hooks()))
 		_, err := Write(ctx, c, op, thingKey{"1"}, thingCall(c, op, "x"))
-		if !errors.Is(err, ErrNotSent) || errors.Is(err, ErrUncertain) || !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want ErrNotSent and context.Canceled", err)
+		if !errors.Is(err, runtime.ErrNotApplied) || errors.Is(err, runtime.ErrUncertain) || !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want ErrNotApplied and context.Canceled", err)
 		}
 		if got := a.classes(); got != "not_sent" {
 			t.Errorf("attempts: %s, want one not_sent", got)
@@ -135,7 +137,7 @@ func TestPromise14_ContextEnds(t *testing.T) {
 		ctx, cancel := context.WithDeadline(context.Background(), time.Unix(0, 0))
 		defer cancel()
 		_, err := Write(ctx, c, op, thingKey{"1"}, thingCall(c, op, "x"))
-		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrNotSent) || p.conns.Load() != 0 {
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, runtime.ErrNotApplied) || p.conns.Load() != 0 {
 			t.Errorf("err = %v after %d connections, want DeadlineExceeded and none", err, p.conns.Load())
 		}
 	})

@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"context"
@@ -8,21 +8,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
-func TestRetryNames(t *testing.T) {
-	if got := (RetryNotSent | RetryAmbiguous | Retry429).String(); got != "not_sent|ambiguous|status_429" {
-		t.Errorf("String() = %q", got)
-	}
-	for _, n := range retryNames {
-		if k, ok := ParseRetry(n.name); !ok || k != n.kind || k.String() != n.name {
-			t.Errorf("ParseRetry(%q) = %v, %v", n.name, k, ok)
-		}
-	}
-	if _, ok := ParseRetry("status_418"); ok {
-		t.Error("ParseRetry accepted status_418")
-	}
-	if !RetryReads.status(502) || !Retry5xx.status(599) || Retry503.status(502) || RetryReads.status(409) || Retry(0).Has(0) {
+// TestRetryOn: the statuses each retry kind allows.
+func TestRetryOn(t *testing.T) {
+	if !retryOn(runtime.RetryReads, 502) || !retryOn(runtime.Retry5xx, 599) || retryOn(runtime.Retry503, 502) ||
+		retryOn(runtime.RetryReads, 409) || !retryOn(runtime.Retry429, 429) || retryOn(runtime.Retry429, 503) {
 		t.Error("status sets")
 	}
 }
@@ -46,7 +39,7 @@ func TestReadRetries(t *testing.T) {
 	var a attempts
 	op := *listOp
 	op.Attempts = 5
-	c := newTestClient(t, p.URL, newTestClock(), WithHooks(a.hooks()))
+	c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(a.hooks()))
 	l, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things"))
 	if err != nil || len(l.Data) != 1 || l.Data[0].ID != "th_9" {
 		t.Fatalf("list %+v, err %v", l, err)
@@ -55,7 +48,7 @@ func TestReadRetries(t *testing.T) {
 		t.Errorf("attempts: %s, want %s", got, want)
 	}
 	statuses, n = []int{404}, atomic.Int64{}
-	if _, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things")); !errors.Is(err, ErrRejected) || n.Load() != 1 {
+	if _, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things")); !errors.Is(err, runtime.ErrRejected) || n.Load() != 1 {
 		t.Errorf("404: err %v after %d requests", err, n.Load())
 	}
 }
@@ -77,15 +70,15 @@ func TestReadBytes(t *testing.T) {
 
 // TestNarrowing: client options narrow retries, never widen them.
 func TestNarrowing(t *testing.T) {
-	for name, opt := range map[string]Option{
-		"mask":         WithRetryMask(Retry429),
-		"max attempts": WithMaxAttempts(1),
-		"budget":       WithRetryBudget(0, 0),
+	for name, opt := range map[string]runtime.Option{
+		"mask":         runtime.WithRetryMask(runtime.Retry429),
+		"max attempts": runtime.WithMaxAttempts(1),
+		"budget":       runtime.WithRetryBudget(0, 0),
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := newProvider(t, step{status: 503})
 			op := thingOp(withKey)
-			c, err := New(p.URL, WithClock(newTestClock()), opt)
+			c, err := NewClient(testScope, p.URL, []runtime.Option{runtime.WithClock(newTestClock()), opt})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +90,7 @@ func TestNarrowing(t *testing.T) {
 	t.Run("budget refills with calls", func(t *testing.T) {
 		p := newProvider(t, step{status: 503}, step{}, step{status: 503})
 		op := thingOp(withKey)
-		c, _ := New(p.URL, WithClock(newTestClock()), WithRetryBudget(1, 0))
+		c, _ := NewClient(testScope, p.URL, []runtime.Option{runtime.WithClock(newTestClock()), runtime.WithRetryBudget(1, 0)})
 		for i, key := range []string{"1", "2"} {
 			if _, err := Write(context.Background(), c, op, thingKey{key}, thingCall(c, op, "x")); err != nil {
 				t.Errorf("call %d: %v", i, err)
@@ -109,17 +102,17 @@ func TestNarrowing(t *testing.T) {
 // TestDo: an idempotent write without a key is re-sent after an ambiguous
 // attempt; any other write without a key is not.
 func TestDo(t *testing.T) {
-	for _, e := range []Effect{EffectIdempotent, EffectAmbiguous} {
+	for _, e := range []runtime.Effect{runtime.EffectIdempotent, runtime.EffectAmbiguous} {
 		p := newProvider(t, step{loss: lostResponse})
-		op := &Operation{Name: "putThing", Method: "POST", Effect: e, Retry: RetryNotSent | RetryAmbiguous, Attempts: 3}
+		op := &Operation{ID: "putThing", Method: "POST", Effect: e, Retry: runtime.RetryNotSent | runtime.RetryAmbiguous, Attempts: 3}
 		c := newTestClient(t, p.URL, newTestClock())
 		r := NewRequest("POST", "/things")
 		r.JSON(thing{Title: "x"})
 		got, err := Do[thing](context.Background(), c, op, r)
 		switch {
-		case e == EffectIdempotent && (err != nil || got.ID != "th_2" || len(p.seenWrites()) != 2):
+		case e == runtime.EffectIdempotent && (err != nil || got.ID != "th_2" || len(p.seenWrites()) != 2):
 			t.Errorf("idempotent: %+v, %v after %d writes", got, err, len(p.seenWrites()))
-		case e == EffectAmbiguous && (!errors.Is(err, ErrUncertain) || len(p.seenWrites()) != 1):
+		case e == runtime.EffectAmbiguous && (!errors.Is(err, runtime.ErrUncertain) || len(p.seenWrites()) != 1):
 			t.Errorf("ambiguous: %v after %d writes", err, len(p.seenWrites()))
 		}
 	}
@@ -162,25 +155,6 @@ func TestParameters(t *testing.T) {
 	}
 }
 
-func TestPointerValue(t *testing.T) {
-	doc := []byte(` {"a": {"x": [1, {"id": "no"}]}, "we\"ird": 2, "data": [ {"id": "ch_\u00e91", "n": 7.5}, {"id": "b"} ], "a/b": {"~": true}, "nil": null}`)
-	for ptr, want := range map[string]string{
-		"/data/0/id": "ch_é1", "/data/1/id": "b", "/data/0/n": "7.5", "/we\"ird": "2", "/a~1b/~0": "true", "/a/x/0": "1",
-	} {
-		if got, ok := pointerValue(doc, ptr); !ok || got != want {
-			t.Errorf("%s = %q, %v; want %q", ptr, got, ok, want)
-		}
-	}
-	for _, ptr := range []string{"/data/2/id", "/missing", "/a", "/nil", "data", "/data/x"} {
-		if got, ok := pointerValue(doc, ptr); ok {
-			t.Errorf("%s = %q, want not found", ptr, got)
-		}
-	}
-	if _, ok := pointerValue([]byte(`{"id": "unterminated`), "/id"); ok {
-		t.Error("found a value in broken JSON")
-	}
-}
-
 // TestRequestURL: paths are joined to the base path, escapes kept.
 func TestRequestURL(t *testing.T) {
 	var got atomic.Value
@@ -192,7 +166,7 @@ func TestRequestURL(t *testing.T) {
 	c := newTestClient(t, p.URL+"/v1/", newTestClock())
 	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
 	r.AddQuery("q", "ä&", "form", true)
-	if _, err := Read[Empty](context.Background(), c, listOp, r); err != nil {
+	if _, err := Read[runtime.Empty](context.Background(), c, listOp, r); err != nil {
 		t.Fatal(err)
 	}
 	if want := "GET /v1/things/a%2Fb%20c/x?q=%C3%A4%26"; got.Load() != want {
@@ -200,13 +174,30 @@ func TestRequestURL(t *testing.T) {
 	}
 }
 
-func TestNew(t *testing.T) {
+func TestNewClient(t *testing.T) {
 	for _, u := range []string{"ftp://x", "http://", "http://x/?q=1", "::"} {
-		if _, err := New(u); err == nil {
-			t.Errorf("New(%q) accepted", u)
+		if _, err := NewClient(testScope, u, nil); err == nil {
+			t.Errorf("NewClient(%q) accepted", u)
 		}
 	}
-	if _, err := New("http://127.0.0.1/v1/", WithBackoff(time.Millisecond, time.Second)); err != nil {
+	if _, err := NewClient(testScope, "http://127.0.0.1/v1/", []runtime.Option{runtime.WithBackoff(time.Millisecond, time.Second)}); err != nil {
 		t.Error(err)
+	}
+	// A lease must outlast an attempt and its renewal.
+	for _, tc := range []struct {
+		lease, attempt time.Duration
+		ok             bool
+	}{
+		{time.Minute, 30 * time.Second, true},
+		{time.Minute, 50 * time.Second, true},
+		{time.Minute, 51 * time.Second, false},
+		{time.Minute, 0, false},
+		{0, time.Second, false},
+	} {
+		_, err := NewClient(testScope, "http://127.0.0.1", []runtime.Option{runtime.WithLedger(newMemLedger()),
+			runtime.WithLease(tc.lease), runtime.WithAttemptTimeout(tc.attempt)})
+		if (err == nil) != tc.ok {
+			t.Errorf("lease %v, attempt timeout %v: err %v", tc.lease, tc.attempt, err)
+		}
 	}
 }

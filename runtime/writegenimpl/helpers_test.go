@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // testClock is a Clock that never sleeps: Sleep records the wait, moves
@@ -70,13 +72,16 @@ const (
 	closeResponse             // commit, then close the connection (FIN) without answering
 	hang                      // signal provider.read, then wait until the client leaves
 	slowCommit                // hold the key in progress, reset; commit when provider.release closes
+	held                      // signal provider.read, wait for provider.release, commit (or replay the key's answer) and answer
+	heldLost                  // as held, then reset the connection without answering
 )
 
 // step is what the provider does with one write.
 type step struct {
-	loss   loss
-	status int // answer this status without committing
-	header map[string]string
+	loss    loss
+	status  int // answer this status without committing
+	header  map[string]string
+	release chan struct{} // what a held write waits for; nil: provider.release
 }
 
 // seen is one write the provider read completely.
@@ -119,6 +124,7 @@ type provider struct {
 	effects []thing
 	keys    map[string]*keyState
 	lookups int
+	deleted []string // ids of effects deleted (compensated)
 }
 
 type thing struct {
@@ -142,6 +148,12 @@ func newProvider(t *testing.T, script ...step) *provider {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /things", p.create)
 	mux.HandleFunc("GET /things", p.list)
+	mux.HandleFunc("DELETE /things/{id}", func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.deleted = append(p.deleted, r.PathValue("id"))
+		p.mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	})
 	mux.HandleFunc("POST /redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/things", http.StatusTemporaryRedirect)
 	})
@@ -218,6 +230,21 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		p.read <- struct{}{}
 		<-r.Context().Done()
 		return
+	case st.loss == held || st.loss == heldLost:
+		p.read <- struct{}{}
+		if st.release != nil {
+			<-st.release
+		} else {
+			<-p.release
+		}
+		resp := p.commitOnce(key, body)
+		if st.loss == heldLost {
+			drop(w, true)
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		w.Write(resp)
+		return
 	case st.loss == slowCommit:
 		p.mu.Lock()
 		p.keys[key] = &keyState{body: body}
@@ -240,6 +267,18 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		w.Write(resp)
 	}
+}
+
+// commitOnce commits, unless an earlier request with the same key has
+// committed: then it returns that request's answer.
+func (p *provider) commitOnce(key string, body []byte) []byte {
+	p.mu.Lock()
+	if ks := p.keys[key]; key != "" && ks != nil && ks.done {
+		p.mu.Unlock()
+		return ks.resp
+	}
+	p.mu.Unlock()
+	return p.commit(key, body)
 }
 
 // commit records one effect and returns its answer.
@@ -312,6 +351,18 @@ func (p *provider) seenWrites() []seen {
 	return append([]seen(nil), p.writes...)
 }
 
+// seed records an effect as an earlier write would have.
+func (p *provider) seed(title, reference string) {
+	body, _ := json.Marshal(thing{Title: title, Reference: reference})
+	p.commit("", body)
+}
+
+func (p *provider) deletions() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.deleted...)
+}
+
 func (p *provider) lookupCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -349,11 +400,11 @@ func refuseFirst(t *testing.T, n int) *http.Client {
 // attempts records the attempts a client reports.
 type attempts struct {
 	mu   sync.Mutex
-	list []Attempt
+	list []runtime.Attempt
 }
 
-func (a *attempts) hooks() Hooks {
-	return Hooks{AttemptDone: func(_ context.Context, _ *Operation, at Attempt) {
+func (a *attempts) hooks() runtime.Hooks {
+	return runtime.Hooks{AttemptDone: func(_ context.Context, _ *runtime.CallInfo, at runtime.Attempt) {
 		a.mu.Lock()
 		a.list = append(a.list, at)
 		a.mu.Unlock()
@@ -378,10 +429,10 @@ func (a *attempts) classes() string {
 // notes records the uncertain outcomes a client reports.
 type notes struct {
 	mu   sync.Mutex
-	list []*UncertainError
+	list []*runtime.UncertainError
 }
 
-func (n *notes) Uncertain(_ context.Context, e *UncertainError) {
+func (n *notes) Uncertain(_ context.Context, e *runtime.UncertainError) {
 	n.mu.Lock()
 	n.list = append(n.list, e)
 	n.mu.Unlock()
@@ -404,15 +455,15 @@ func (s strategy) String() string {
 // thingOp describes POST /things protected by s.
 func thingOp(s strategy) *Operation {
 	op := &Operation{
-		Name: "createThing", Method: "POST", Path: "/things", Effect: EffectAmbiguous,
-		Retry:    RetryNotSent | RetryAmbiguous | Retry409 | Retry429 | Retry503,
-		Attempts: 4, Receipt: true, IDPointer: "/id", Owner: "support-ops",
+		ID: "createThing", Scope: "create-thing", Method: "POST", Path: "/things", Effect: runtime.EffectAmbiguous,
+		Retry:    runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry429 | runtime.Retry503,
+		Attempts: 4, Receipt: true, Owner: "support-ops",
 	}
 	switch s {
 	case withKey:
 		op.KeyHeader, op.Keyed, op.KeyMaxLength, op.KeyWindow = "Idempotency-Key", true, 255, 24*time.Hour
 	case withLookup:
-		op.Lookup = Strong
+		op.Lookup = runtime.Strong
 	case ledgerOnly:
 		op.Dedupe = true
 	}
@@ -423,43 +474,67 @@ type thingKey struct{ id string }
 
 func (k thingKey) BusinessKey() (string, error) {
 	if k.id == "" {
-		return "", &EmptyKeyError{Operation: "createThing", Field: "ID"}
+		return "", &runtime.EmptyKeyError{Operation: "createThing", Field: "ID"}
 	}
 	return "thing:" + k.id, nil
 }
 
-var listOp = &Operation{Name: "listThings", Method: "GET", Path: "/things", Effect: EffectReadOnly, Retry: RetryReads, Attempts: 3}
+var listOp = &Operation{ID: "listThings", Method: "GET", Path: "/things", Effect: runtime.EffectReadOnly, Retry: runtime.RetryReads, Attempts: 3}
 
 // thingCall creates a thing titled title, with the provider key as its
 // reference; with a lookup through GET /things when the operation has one.
 func thingCall(c *Client, op *Operation, title string) Call[thing] {
-	call := Call[thing]{Request: func(pk string) (*Request, error) {
-		r := NewRequest("POST", "/things")
-		return r, r.JSON(thing{Title: title, Reference: pk})
-	}}
-	if op.Lookup != NoLookup {
-		lag := op.Lookup == Eventual
-		call.Lookup = func(ctx context.Context, ref string) (*Found[thing], error) {
-			r := NewRequest("GET", "/things")
-			r.AddQuery("reference", ref, "form", true)
-			if lag {
-				r.AddQuery("lag", 1, "form", true)
-			}
-			l, err := Read[thingList](ctx, c, listOp, r)
-			if err != nil || len(l.Data) == 0 {
-				return nil, err
-			}
-			return &Found[thing]{ID: l.Data[0].ID, Body: &l.Data[0]}, nil
-		}
+	call := Call[thing]{
+		Request: func(pk, ref string) (*Request, error) {
+			r := NewRequest("POST", "/things")
+			return r, r.JSON(thing{Title: title, Reference: ref})
+		},
+		ID: thingID,
+	}
+	if op.Lookup != runtime.NoLookup {
+		call.Lookup = lookupThings(c, op.Lookup == runtime.Eventual)
 	}
 	return call
 }
 
+// thingID is the id accessor of a thing.
+func thingID(t *thing) string { return t.ID }
+
+// lookupThings finds things by reference through GET /things; lag makes
+// the provider's index lag behind, as an eventually consistent one does.
+func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+	return func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+		r := NewRequest("GET", "/things")
+		r.AddQuery("reference", ref, "form", true)
+		if lag {
+			r.AddQuery("lag", 1, "form", true)
+		}
+		l, err := Read[thingList](ctx, c, listOp, r)
+		if err != nil {
+			return nil, err
+		}
+		var out []runtime.Found[thing]
+		for i := range l.Data {
+			out = append(out, runtime.Found[thing]{ID: l.Data[i].ID, Body: &l.Data[i]})
+		}
+		return out, nil
+	}
+}
+
+// testScope is the provider scope of the test clients.
+const testScope = "things"
+
+// pkOf returns the provider key of business key bk of op in the test
+// scope, without a tenant or secret.
+func pkOf(op *Operation, bk string) string {
+	return runtime.ProviderKey(runtime.Identity{Scope: testScope, Operation: op.keyScope(), BusinessKey: bk}, op.KeyMaxLength, nil)
+}
+
 // newTestClient returns a client of url on clk with a generous retry
 // budget.
-func newTestClient(t *testing.T, url string, clk Clock, opts ...Option) *Client {
+func newTestClient(t *testing.T, url string, clk runtime.Clock, opts ...runtime.Option) *Client {
 	t.Helper()
-	c, err := New(url, append([]Option{WithClock(clk), WithRetryBudget(1, 1000)}, opts...)...)
+	c, err := NewClient(testScope, url, append([]runtime.Option{runtime.WithClock(clk), runtime.WithRetryBudget(1, 1000)}, opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,9 +545,72 @@ func newTestClient(t *testing.T, url string, clk Clock, opts ...Option) *Client 
 // test when err is not one.
 func uncertainReason(t *testing.T, err error) string {
 	t.Helper()
-	var ue *UncertainError
-	if !errors.As(err, &ue) || !errors.Is(err, ErrUncertain) {
-		t.Fatalf("err = %v, want an *UncertainError", err)
+	var ue *runtime.UncertainError
+	if !errors.As(err, &ue) || !errors.Is(err, runtime.ErrUncertain) {
+		t.Fatalf("err = %v, want an *runtime.UncertainError", err)
 	}
 	return ue.Reason
+}
+
+// beats makes a client's lease heartbeats renew when the test says so,
+// instead of every Lease/3 of real time, and counts the heartbeats that
+// are running.
+type beats struct {
+	ch      chan chan struct{} // a beat: closed when the heartbeat is back waiting
+	running atomic.Int32
+
+	mu   sync.Mutex    // guards last
+	last chan struct{} // the beat to close when the heartbeat waits again
+}
+
+// manualBeats installs beats on c.
+func manualBeats(c *Client) *beats {
+	b := &beats{ch: make(chan chan struct{})}
+	c.beat = func(ctx context.Context, _ time.Duration) error {
+		b.running.Add(1)
+		defer b.running.Add(-1)
+		b.mu.Lock()
+		if b.last != nil {
+			close(b.last)
+			b.last = nil
+		}
+		b.mu.Unlock()
+		select {
+		case done := <-b.ch:
+			b.mu.Lock()
+			b.last = done
+			b.mu.Unlock()
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return b
+}
+
+// beat lets one heartbeat renew its lease, and returns when it has.
+func (b *beats) beat() {
+	done := make(chan struct{})
+	b.ch <- done
+	<-done
+}
+
+// sentinels returns the outcome sentinels err matches.
+func sentinels(err error) []error {
+	var out []error
+	for _, s := range []error{runtime.ErrUncertain, runtime.ErrRejected, runtime.ErrNotApplied, runtime.ErrInProgress,
+		runtime.ErrKeyConflict, runtime.ErrCompensated, runtime.ErrEmptyKey} {
+		if errors.Is(err, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// only fails the test unless err matches want and no other sentinel.
+func only(t *testing.T, err, want error) {
+	t.Helper()
+	if got := sentinels(err); len(got) != 1 || got[0] != want {
+		t.Errorf("err = %v matches %v, want %v only", err, got, want)
+	}
 }

@@ -1,4 +1,4 @@
-package runtime
+package writegenimpl
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // TestPromise08_RequestLost: in world 1 the write is retried and the
@@ -16,7 +18,7 @@ func TestPromise08_RequestLost(t *testing.T) {
 			p := newProvider(t)
 			op := thingOp(s)
 			var a attempts
-			c := newTestClient(t, p.URL, newTestClock(), WithHTTPClient(refuseFirst(t, 2)), WithLedger(newMemLedger()), WithHooks(a.hooks()))
+			c := newTestClient(t, p.URL, newTestClock(), runtime.WithHTTPClient(refuseFirst(t, 2)), runtime.WithLedger(newMemLedger()), runtime.WithHooks(a.hooks()))
 			r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 			if err != nil {
 				t.Fatal(err)
@@ -24,7 +26,7 @@ func TestPromise08_RequestLost(t *testing.T) {
 			if got, want := a.classes(), "not_sent, not_sent, ok 201"; got != want {
 				t.Errorf("attempts: %s, want %s", got, want)
 			}
-			if n := p.effectCount(); n != 1 || r.ID != "th_1" || r.Source != Created || r.Attempts != 3 {
+			if n := p.effectCount(); n != 1 || r.ID != "th_1" || r.Source != runtime.Created || r.Attempts != 3 {
 				t.Errorf("%d effects, receipt %+v; want 1 effect, th_1 created in 3 attempts", n, r)
 			}
 		})
@@ -40,7 +42,7 @@ func TestPromise08_RequestLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 2 || r.Source != Created {
+			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 2 || r.Source != runtime.Created {
 				t.Errorf("%d effects from %d writes, source %d; want 1 from 2, created", n, w, r.Source)
 			}
 			if want := map[strategy]int{withKey: 0, withLookup: 1}[s]; p.lookupCount() != want {
@@ -57,11 +59,11 @@ func TestPromise09_ResponseLost(t *testing.T) {
 	cases := []struct {
 		s       strategy
 		writes  int
-		source  Source
+		source  runtime.Source
 		uncertn bool
 	}{
-		{withKey, 2, Created, false},
-		{withLookup, 1, AdoptedLookup, false},
+		{withKey, 2, runtime.Created, false},
+		{withLookup, 1, runtime.AdoptedLookup, false},
 		{ledgerOnly, 1, 0, true},
 		{unprotected, 1, 0, true},
 	}
@@ -71,7 +73,7 @@ func TestPromise09_ResponseLost(t *testing.T) {
 			op := thingOp(tc.s)
 			var n notes
 			l := newMemLedger()
-			c := newTestClient(t, p.URL, newTestClock(), WithLedger(l), WithNotifier(&n))
+			c := newTestClient(t, p.URL, newTestClock(), runtime.WithLedger(l), runtime.WithNotifier(&n))
 			r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 			if e, w := p.effectCount(), len(p.seenWrites()); e != 1 || w != tc.writes {
 				t.Errorf("%d effects from %d writes, want 1 from %d", e, w, tc.writes)
@@ -86,7 +88,7 @@ func TestPromise09_ResponseLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.ID != "th_1" || r.Source != tc.source || r.Body.Title != "x" || r.Adopted() != (tc.source != Created) {
+			if r.ID != "th_1" || r.Source != tc.source || r.Body.Title != "x" || r.Adopted() != (tc.source != runtime.Created) {
 				t.Errorf("receipt %+v, want th_1 from source %d", r, tc.source)
 			}
 		})
@@ -109,7 +111,7 @@ func TestPromise10_SlowCommit(t *testing.T) {
 			}
 		}
 		var a attempts
-		c := newTestClient(t, p.URL, clk, WithHooks(a.hooks()))
+		c := newTestClient(t, p.URL, clk, runtime.WithHooks(a.hooks()))
 		r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +126,7 @@ func TestPromise10_SlowCommit(t *testing.T) {
 	t.Run("409 without retry", func(t *testing.T) {
 		p := newProvider(t, step{loss: slowCommit})
 		op := thingOp(withKey)
-		op.Retry &^= Retry409
+		op.Retry &^= runtime.Retry409
 		c := newTestClient(t, p.URL, newTestClock())
 		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 		if r := uncertainReason(t, err); r != "still in progress (409) is not in the retry set" {
@@ -137,7 +139,7 @@ func TestPromise10_SlowCommit(t *testing.T) {
 	t.Run("eventual lookup", func(t *testing.T) {
 		p := newProvider(t, step{loss: lostResponse})
 		op := thingOp(unprotected)
-		op.Lookup = Eventual
+		op.Lookup = runtime.Eventual
 		c := newTestClient(t, p.URL, newTestClock())
 		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 		if r := uncertainReason(t, err); r != "not found by an eventually consistent lookup" {
@@ -152,26 +154,27 @@ func TestPromise10_SlowCommit(t *testing.T) {
 // TestPromise11_KeyWindowExpired: a provider key older than its window is
 // not relied on: the lookup decides, or the call ends uncertain.
 func TestPromise11_KeyWindowExpired(t *testing.T) {
-	for _, lookup := range []Consistency{NoLookup, Strong} {
+	for _, lookup := range []runtime.Consistency{runtime.NoLookup, runtime.Strong} {
 		t.Run(fmt.Sprint("lookup ", lookup), func(t *testing.T) {
 			p := newProvider(t, step{loss: lostResponse})
 			op := thingOp(withKey)
 			op.KeyWindow, op.Lookup = time.Hour, lookup
 			clk := newTestClock()
-			c := newTestClient(t, p.URL, clk, WithHooks(Hooks{AttemptStart: func(context.Context, *Operation, int) {
+			c := newTestClient(t, p.URL, clk, runtime.WithHooks(runtime.Hooks{AttemptStart: func(context.Context, *runtime.CallInfo, int) context.Context {
 				clk.advance(2 * time.Hour) // the attempt outlives the window
+				return nil
 			}}))
 			r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 			if n := len(p.seenWrites()); n != 1 {
 				t.Errorf("%d writes, want 1: an expired key was sent again", n)
 			}
-			if lookup == NoLookup {
+			if lookup == runtime.NoLookup {
 				if reason := uncertainReason(t, err); reason != "key window expired" {
 					t.Errorf("reason %q", reason)
 				}
 				return
 			}
-			if err != nil || r.Source != AdoptedLookup || r.ID != "th_1" {
+			if err != nil || r.Source != runtime.AdoptedLookup || r.ID != "th_1" {
 				t.Errorf("receipt %+v, err %v; want th_1 adopted from the lookup", r, err)
 			}
 		})
@@ -180,7 +183,7 @@ func TestPromise11_KeyWindowExpired(t *testing.T) {
 		p := newProvider(t, step{status: 503, header: map[string]string{"Retry-After": "7200"}})
 		op := thingOp(withKey)
 		op.KeyWindow = time.Hour
-		c := newTestClient(t, p.URL, newTestClock())
+		c := newTestClient(t, p.URL, newTestClock(), runtime.WithMaxRetryAfter(3*time.Hour))
 		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 		if r := uncertainReason(t, err); r != "key window ends before the next attempt" || len(p.seenWrites()) != 1 {
 			t.Errorf("reason %q after %d writes", r, len(p.seenWrites()))
@@ -216,7 +219,7 @@ func TestPromise12_KeyReuseFailsClosed(t *testing.T) {
 			p := newProvider(t)
 			p.reuseStatus, p.reuseBody = tc.status, tc.body
 			op := thingOp(withKey)
-			op.Retry = RetryReads | Retry409 // everything that could be retried
+			op.Retry = runtime.RetryReads | runtime.Retry409 // everything that could be retried
 			c := newTestClient(t, p.URL, newTestClock())
 			if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "first")); err != nil {
 				t.Fatal(err)
@@ -227,7 +230,7 @@ func TestPromise12_KeyReuseFailsClosed(t *testing.T) {
 				if r := uncertainReason(t, err); r != "key reused with another payload" {
 					t.Errorf("reason %q", r)
 				}
-			} else if se := (*StatusError)(nil); !errors.As(err, &se) || !errors.Is(err, ErrRejected) || string(se.Body) != tc.body {
+			} else if se := (*runtime.StatusError)(nil); !errors.As(err, &se) || !errors.Is(err, runtime.ErrRejected) || string(se.Body) != tc.body {
 				t.Errorf("err = %v, want the provider's rejection", err)
 			}
 			if w, e := len(p.seenWrites()), p.effectCount(); w != 2 || e != 1 {
@@ -244,11 +247,8 @@ func TestPromise12_KeyReuseFailsClosed(t *testing.T) {
 		// provider refuses the retry, which must not be read as "nothing
 		// happened".
 		first := true
-		call := Call[thing]{Request: func(pk string) (*Request, error) {
-			r := NewRequest("POST", "/things")
-			return r, r.JSON(thing{Title: "x", Reference: pk})
-		}}
-		c.cfg.hooks.AttemptStart = func(_ context.Context, _ *Operation, n int) {
+		call := thingCall(c, op, "x")
+		c.s.Hooks.AttemptStart = func(_ context.Context, _ *runtime.CallInfo, n int) context.Context {
 			if n == 2 && first {
 				p.mu.Lock()
 				for _, ks := range p.keys {
@@ -256,6 +256,7 @@ func TestPromise12_KeyReuseFailsClosed(t *testing.T) {
 				}
 				p.mu.Unlock()
 			}
+			return nil
 		}
 		_, err := Write(context.Background(), c, op, thingKey{"1"}, call)
 		if r := uncertainReason(t, err); r != "key reused with another payload" {

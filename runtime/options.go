@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Option configures a generated client: pass options to its NewClient.
+type Option func(*Settings)
+
+// Settings is what the options set. Generated clients build it from their
+// defaults (given with each field) and the options; build it with options,
+// not by hand.
+type Settings struct {
+	HTTPClient     *http.Client  // default: net/http's default transport, no client timeout
+	KeySecret      []byte        // HMAC secret of provider keys; nil: readable keys (see ProviderKey)
+	Tenant         string        // the tenant or account of the provider the client writes to
+	Clock          Clock         // default: the system clock
+	BackoffBase    time.Duration // default 100ms
+	BackoffMax     time.Duration // default 10s
+	BudgetRatio    float64       // default 0.2
+	BudgetMin      int           // default 10
+	MaxAttempts    int           // 0: the operations' own limits
+	RetryMask      Retry         // default: every kind (^Retry(0))
+	AttemptTimeout time.Duration // default 30s: every attempt has a deadline
+	MaxRetryAfter  time.Duration // default 60s: a longer Retry-After ends the call instead of waiting
+	Lease          time.Duration // default 60s: the ledger claim's lease, renewed every Lease/3 while the call runs
+	Ledger         Ledger
+	Tokens         TokenSource
+	Hooks          Hooks
+	Notifier       Notifier
+	Header         http.Header // static headers of every request
+}
+
+// WithHTTPClient sets the HTTP client. The runtime uses a copy whose
+// CheckRedirect stops writes at any redirect, so a write never follows a
+// 307/308 that would re-send its body; reads follow redirects as hc does.
+// A client Timeout, if set, bounds each attempt besides AttemptTimeout.
+func WithHTTPClient(hc *http.Client) Option { return func(s *Settings) { s.HTTPClient = hc } }
+
+// WithKeySecret derives provider keys with HMAC-SHA256 keyed with secret,
+// so no business data reaches the provider (see ProviderKey). Every process
+// that writes the same business keys must use the same secret.
+func WithKeySecret(secret []byte) Option {
+	return func(s *Settings) { s.KeySecret = append([]byte(nil), secret...) }
+}
+
+// WithTenant names the tenant or account of the provider that the client
+// writes to. The tenant is part of every write's identity, in the ledger
+// and in the provider key: clients of two tenants sharing one ledger never
+// see each other's rows.
+func WithTenant(tenant string) Option { return func(s *Settings) { s.Tenant = tenant } }
+
+// WithClock sets the clock used for backoff, key windows, leases and the
+// retry budget. Tests inject one so that nothing sleeps for real; the
+// heartbeat that renews a lease waits on real time, so a test clock never
+// makes it spin.
+func WithClock(clk Clock) Option { return func(s *Settings) { s.Clock = clk } }
+
+// WithBackoff sets the backoff between attempts: a random wait between 0
+// and min(max, base·2ⁿ⁻¹) before attempt n+1 ("full jitter"). Defaults:
+// 100ms and 10s.
+func WithBackoff(base, max time.Duration) Option {
+	return func(s *Settings) { s.BackoffBase, s.BackoffMax = base, max }
+}
+
+// WithRetryBudget limits retries across the client: each call earns ratio
+// retries, at least min retries per second are always allowed, and at most
+// ten seconds' worth are saved up. Defaults: 0.2 and 10.
+func WithRetryBudget(ratio float64, min int) Option {
+	return func(s *Settings) { s.BudgetRatio, s.BudgetMin = ratio, min }
+}
+
+// WithMaxAttempts caps every operation's attempts at n (values below 1 mean
+// 1); it never raises an operation's own limit.
+func WithMaxAttempts(n int) Option { return func(s *Settings) { s.MaxAttempts = max(n, 1) } }
+
+// WithRetryMask intersects every operation's retry set with mask: it can
+// only narrow what generated code declares.
+func WithRetryMask(mask Retry) Option { return func(s *Settings) { s.RetryMask = mask } }
+
+// WithAttemptTimeout bounds each attempt (default 30s). An attempt that
+// times out after its request was written is ambiguous and follows the
+// rules of any other ambiguous attempt.
+func WithAttemptTimeout(d time.Duration) Option { return func(s *Settings) { s.AttemptTimeout = d } }
+
+// WithMaxRetryAfter sets the longest Retry-After the runtime waits for
+// (default 60s). A longer one ends the call by the rules: not applied when
+// nothing may have committed, uncertain otherwise. A claimed write is never
+// held while waiting an hour.
+func WithMaxRetryAfter(d time.Duration) Option { return func(s *Settings) { s.MaxRetryAfter = d } }
+
+// WithLease sets the lease of a ledger claim (default 60s). While the call
+// runs, its lease is renewed every d/3; a row whose lease has expired may be
+// taken over by Resume in this or another process. The lease must exceed
+// the attempt timeout by a sixth of itself (d ≥ 1.2 × AttemptTimeout).
+func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d } }
+
+// WithLedger sets the ledger in which operations marked "dedupe: ledger"
+// claim their business key before calling, and in which the uncertain
+// outcomes of other writes are recorded for a person.
+func WithLedger(l Ledger) Option { return func(s *Settings) { s.Ledger = l } }
+
+// WithTokenSource authenticates every attempt with
+// "Authorization: Bearer <token>" from ts.
+func WithTokenSource(ts TokenSource) Option { return func(s *Settings) { s.Tokens = ts } }
+
+// WithHooks sets the hooks that observe calls, attempts and lookups.
+func WithHooks(h Hooks) Option { return func(s *Settings) { s.Hooks = h } }
+
+// WithNotifier sets who is told about uncertain outcomes.
+func WithNotifier(n Notifier) Option { return func(s *Settings) { s.Notifier = n } }
+
+// WithHeader adds a static header to every request (API version, user
+// agent).
+func WithHeader(name, value string) Option {
+	return func(s *Settings) {
+		if s.Header == nil {
+			s.Header = http.Header{}
+		}
+		s.Header.Add(name, value)
+	}
+}
+
+// Clock tells the time and waits. Tests inject one so that no test sleeps
+// for real backoff.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d or until ctx ends, then returns ctx.Err().
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// systemClock is the Clock of the operating system.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,88 @@
+package runtime
+
+// Source says where a receipt or an acknowledgement came from.
+type Source uint8
+
+// The sources of a receipt or an acknowledgement.
+const (
+	Created       Source = iota // the write took effect during this call
+	AdoptedLookup               // a lookup found the effect of an earlier attempt
+	AdoptedLedger               // the ledger held the outcome of an earlier call
+)
+
+func (s Source) String() string {
+	switch s {
+	case Created:
+		return "created"
+	case AdoptedLookup:
+		return "adopted_lookup"
+	case AdoptedLedger:
+		return "adopted_ledger"
+	}
+	return "unknown"
+}
+
+// Receipt is the provider's proof of a durable effect.
+type Receipt[T any] struct {
+	ID          string // the durable id of the effect, never ""
+	Body        *T
+	Raw         []byte // the 2xx body as received, or as stored in the ledger
+	Source      Source
+	Attempts    int // attempts this caller made
+	ProviderKey string
+	Status      int // the 2xx status, 0 when adopted from a lookup
+}
+
+// Adopted reports whether the receipt records an effect made before this
+// call rather than by it.
+func (r *Receipt[T]) Adopted() bool { return r.Source != Created }
+
+// Ack is the provider's acknowledgement that it accepted a write; the
+// effect may happen later and has no durable id yet.
+type Ack[T any] struct {
+	Status      int
+	Body        *T
+	Raw         []byte
+	Source      Source // Created, or AdoptedLedger when an earlier call was acknowledged
+	Attempts    int
+	ProviderKey string
+}
+
+// Found is what a lookup found: the effect of an earlier attempt. A lookup
+// that finds more than one effect for one reference returns them all, in
+// the provider's order: the first is adopted and the others are
+// duplicates, compensated where the operation declares how. Hand-written
+// lookups (lookup: {func: name}) have the signature
+//
+//	func (c *Client) name(ctx context.Context, reference string) ([]runtime.Found[T], error)
+type Found[T any] struct {
+	ID   string
+	Body *T
+}
+
+// Empty is the body type of operations whose response has no body.
+type Empty struct{}
+
+// ResumeReport counts what a Resume did: the rows it took over and the
+// states it settled them in. Rows it could not settle are counted in Taken
+// only (they stay claimed for a later Resume).
+type ResumeReport struct {
+	Taken       int // rows taken over: expired leases and re-drivable uncertain rows
+	Active      int // settled active: sent now, or adopted from a lookup
+	Rejected    int
+	NotApplied  int
+	Uncertain   int
+	Compensated int // duplicates a lookup found and compensation undid
+}
+
+// Add returns the sum of r and o.
+func (r ResumeReport) Add(o ResumeReport) ResumeReport {
+	return ResumeReport{
+		Taken:       r.Taken + o.Taken,
+		Active:      r.Active + o.Active,
+		Rejected:    r.Rejected + o.Rejected,
+		NotApplied:  r.NotApplied + o.NotApplied,
+		Uncertain:   r.Uncertain + o.Uncertain,
+		Compensated: r.Compensated + o.Compensated,
+	}
+}

@@ -1,0 +1,32 @@
+// Package writegenimpl is imported by code that writegen generates, and by
+// nothing else: its API may change with every SupportPackageIsVersionN, and
+// a program calls a generated client instead. Users' types (keys,
+// receipts, errors, options, the Ledger interface) live in package
+// runtime.
+//
+// It holds the executor of generated clients: Operation descriptors, the
+// Request builder, and Write, Submit, Read, Do and Resume. These generic
+// functions are thin wrappers: each adapts its type parameter (decoding a
+// body, the generated id accessor, the lookup and the compensation) to a
+// small interface and calls one non-generic executor, so a package with
+// thousands of operations compiles the executor once.
+//
+// The executor's rules, in short (package runtime's documentation gives
+// them in full):
+//
+//   - A keyed write derives its provider key from its runtime.Identity
+//     (scope, tenant, key scope, business key), builds its request once and
+//     sends the same bytes on every attempt. Its request body has no
+//     GetBody, so neither HTTP/1.1 nor HTTP/2 can re-send it below the
+//     runtime; an attempt whose headers were written more than once is
+//     ambiguous whatever its status.
+//   - An attempt whose request headers were never written is not_sent;
+//     one written without a complete answer is ambiguous. Every attempt
+//     has a deadline.
+//   - With dedupe, the key is claimed in the ledger under a lease that a
+//     heartbeat renews while the call runs; settling presents the claim's
+//     fence, and a caller whose row was taken over learns the other's
+//     outcome or ends uncertain.
+//   - Resume takes over rows whose lease expired and uncertain rows marked
+//     re-drivable, and drives each with its stored request.
+package writegenimpl

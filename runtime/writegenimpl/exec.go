@@ -1,0 +1,177 @@
+package writegenimpl
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// Call holds the generated parts of one keyed write.
+type Call[T any] struct {
+	// Request builds the request once from the provider key and the
+	// reference.
+	Request func(providerKey, reference string) (*Request, error)
+	// Reference is the value the write stores at the provider for its
+	// lookup when it is not the provider key (a template over the key's
+	// fields); "" means the provider key.
+	Reference string
+	// ID returns the durable id of a decoded 2xx body ("" if absent): a
+	// generated accessor.
+	ID func(*T) string
+	// Lookup finds what committed, by reference; nil when the operation has
+	// none. It returns every effect found for the reference, in the
+	// provider's order (usually zero or one). The first is adopted; each
+	// further one is a duplicate: compensated when Compensate is set (and
+	// recorded compensated), else recorded uncertain for a person and
+	// notified.
+	Lookup func(ctx context.Context, reference string) ([]runtime.Found[T], error)
+	// Compensate undoes one duplicate effect (found by Lookup beyond the
+	// first); nil when the operation declares no compensation.
+	Compensate func(ctx context.Context, duplicate runtime.Found[T]) error
+}
+
+// Write runs one logical write whose 2xx is a receipt.
+//
+// The business key is checked, the provider key derived and the request
+// built once; every attempt sends the same bytes. A failed attempt is
+// retried when the operation's retry set allows it and re-sending cannot
+// make a second effect (the key is in its window, or a strongly consistent
+// lookup found nothing); a lookup that finds the effect is adopted; what
+// cannot be settled ends in a *runtime.UncertainError, recorded and
+// notified. A 2xx that does not decode or carries no id is uncertain too.
+// With op.Dedupe the business key is first claimed in the client's ledger,
+// and only the caller that holds the claim calls the provider.
+func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, calls[T]{&call}, true)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := o.body.(*T)
+	return &runtime.Receipt[T]{ID: o.id, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
+		ProviderKey: o.pk, Status: o.status}, nil
+}
+
+// Submit runs one logical write whose 2xx is only an acknowledgement, by
+// the rules of Write; the acknowledgement needs no id.
+func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, calls[T]{&call}, false)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := o.body.(*T)
+	return &runtime.Ack[T]{Status: o.status, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
+		ProviderKey: o.pk}, nil
+}
+
+// Read runs a read, following redirects, retried within op.Retry
+// (runtime.RetryReads when op.Retry is empty) on any failure the set names.
+func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
+	v, err := c.direct(ctx, op, req, modeRead, bodies[T]{})
+	b, _ := v.(*T)
+	return b, err
+}
+
+// Do runs a write without a business key, such as an idempotent PUT. Its
+// retry set applies as declared, but once an attempt may have taken effect
+// it is re-sent only when op.Effect is EffectIdempotent; otherwise the call
+// ends uncertain, recorded (in the ledger, when the client has one) and
+// notified.
+func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
+	v, err := c.direct(ctx, op, req, modeDo, bodies[T]{})
+	b, _ := v.(*T)
+	return b, err
+}
+
+// Resume takes over the rows of op that need driving on (expired leases;
+// re-drivable uncertain rows) and drives each with its stored request and
+// provider key: re-sent while the key is inside its window, else looked
+// up, else settled uncertain. call.Request is unused: the stored request is
+// sent.
+func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
+	return c.resume(ctx, op, calls[T]{&call})
+}
+
+// codec is what the executor knows of a response type: how to decode a 2xx
+// body, read its durable id, look effects up and compensate them. The
+// generic functions above hand it to the executor, which is not generic.
+type codec interface {
+	decode(b []byte) (any, error)
+	hasID() bool
+	id(body any) string
+	hasLookup() bool
+	lookup(ctx context.Context, reference string) ([]found, error)
+	hasCompensate() bool
+	compensate(ctx context.Context, duplicate found) error
+}
+
+// found is a runtime.Found with its type erased.
+type found struct {
+	id   string
+	body any // a *T
+}
+
+// calls is the codec of a Call[T].
+type calls[T any] struct{ call *Call[T] }
+
+func (a calls[T]) decode(b []byte) (any, error) { return decodeAs[T](b) }
+func (a calls[T]) hasID() bool                  { return a.call.ID != nil }
+func (a calls[T]) hasLookup() bool              { return a.call.Lookup != nil }
+func (a calls[T]) hasCompensate() bool          { return a.call.Compensate != nil }
+
+func (a calls[T]) id(body any) string {
+	b, _ := body.(*T)
+	if b == nil || a.call.ID == nil {
+		return ""
+	}
+	return a.call.ID(b)
+}
+
+func (a calls[T]) lookup(ctx context.Context, reference string) ([]found, error) {
+	fs, err := a.call.Lookup(ctx, reference)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]found, len(fs))
+	for i, f := range fs {
+		out[i] = found{id: f.ID, body: f.Body}
+	}
+	return out, nil
+}
+
+func (a calls[T]) compensate(ctx context.Context, d found) error {
+	b, _ := d.body.(*T)
+	return a.call.Compensate(ctx, runtime.Found[T]{ID: d.id, Body: b})
+}
+
+// bodies is the codec of a call that only decodes: a read or an unkeyed
+// write.
+type bodies[T any] struct{}
+
+func (bodies[T]) decode(b []byte) (any, error)                    { return decodeAs[T](b) }
+func (bodies[T]) hasID() bool                                     { return false }
+func (bodies[T]) id(any) string                                   { return "" }
+func (bodies[T]) hasLookup() bool                                 { return false }
+func (bodies[T]) lookup(context.Context, string) ([]found, error) { return nil, nil }
+func (bodies[T]) hasCompensate() bool                             { return false }
+func (bodies[T]) compensate(context.Context, found) error         { return nil }
+
+// decodeAs decodes a JSON body into a new *T; an empty body gives a zero T.
+// A *[]byte receives the body as it came (a PDF, plain text).
+func decodeAs[T any](b []byte) (any, error) {
+	v := new(T)
+	switch p := any(v).(type) {
+	case *runtime.Empty:
+		return v, nil
+	case *[]byte:
+		*p = append([]byte(nil), b...) // b may be a pooled buffer
+		return v, nil
+	}
+	if len(b) == 0 {
+		return v, nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

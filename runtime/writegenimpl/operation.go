@@ -1,0 +1,46 @@
+package writegenimpl
+
+import (
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// SupportPackageIsVersion2 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion2) so that code generated
+// for a newer runtime fails to compile against an older one.
+const SupportPackageIsVersion2 = true
+
+// Operation describes one API operation. Generated code declares one per
+// operation as an unexported package-level variable; the runtime never
+// modifies it.
+type Operation struct {
+	ID           string         // operationId, for messages and hooks
+	Scope        string         // key scope (stable across operationId renames), "" for reads and unkeyed writes
+	Method       string         // "POST"
+	Path         string         // path template, "/threads/{id}"
+	Effect       runtime.Effect // what repeating it does
+	Retry        runtime.Retry  // the compile-time retry set
+	Attempts     int            // maximum attempts including the first (values below 1 mean 1)
+	KeyHeader    string         // idempotency header the provider honours, "" if none
+	Keyed        bool           // the provider honours a key (header, body or query)
+	KeyMaxLength int            // longest key the provider accepts; 0 = no limit
+	KeyWindow    time.Duration  // how long the provider remembers a key; 0 = forever
+	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
+	Lookup       runtime.Consistency
+	Dedupe       bool   // claim the business key in the ledger before calling
+	Owner        string // who is told when an outcome is uncertain
+	// RotationSafe is set when the provider's token refresh leaves tokens in
+	// flight valid, so a 401 or 403 is a plain auth failure even while the
+	// token rotates. By default such an auth failure is ambiguous then.
+	RotationSafe bool
+}
+
+// keyScope returns the Operation part of the operation's identity: its key
+// scope, or its operationId when it declares none.
+func (op *Operation) keyScope() string {
+	if op.Scope != "" {
+		return op.Scope
+	}
+	return op.ID
+}

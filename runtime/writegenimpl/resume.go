@@ -1,0 +1,154 @@
+package writegenimpl
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// resumeBatch is how many rows one TakeOver hands over.
+const resumeBatch = 64
+
+// resume takes over and drives on the rows of op that need it.
+func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.ResumeReport, error) {
+	var rep runtime.ResumeReport
+	l := c.s.Ledger
+	if l == nil {
+		return rep, fmt.Errorf("writegen: operation %q: resume needs a ledger (WithLedger)", op.ID)
+	}
+	var errs []error
+	// The rows this Resume drove and settled uncertain and re-drivable come
+	// back from TakeOver: they are given back and left to the next Resume,
+	// and each batch asks for as many more rows, so that the others are
+	// reached.
+	driven := map[int64]bool{}
+	back := 0
+	for ctx.Err() == nil {
+		now := c.s.Clock.Now()
+		limit := resumeBatch + back
+		rows, err := l.TakeOver(ctx, c.scope, c.s.Tenant, op.keyScope(), now, c.owner, now.Add(c.s.Lease), limit)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("writegen: operation %q: take over rows: %w", op.ID, err))
+			break
+		}
+		fresh := 0
+		for _, row := range rows {
+			if driven[row.ID] {
+				if err := c.release(ctx, op, cd, row); err != nil {
+					errs = append(errs, err)
+				}
+				continue
+			}
+			fresh++
+			rep.Taken++
+			to, compensated, err := c.drive(ctx, op, cd, row)
+			rep.Compensated += compensated
+			switch to {
+			case runtime.StateActive:
+				rep.Active++
+			case runtime.StateRejected:
+				rep.Rejected++
+			case runtime.StateNotApplied:
+				rep.NotApplied++
+			case runtime.StateUncertain:
+				rep.Uncertain++
+				driven[row.ID] = true
+				back++
+			case "":
+				errs = append(errs, err)
+			}
+		}
+		if fresh == 0 || len(rows) < limit {
+			break
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		errs = append(errs, err)
+	}
+	return rep, errors.Join(errs...)
+}
+
+// resumed prepares the call that drives row on, with its stored request,
+// identity and keys. The row must belong to the client's scope and tenant
+// and to op: a row of anyone else is never sent.
+func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical, error) {
+	if row.Scope != c.scope || row.Tenant != c.s.Tenant || row.Operation != op.keyScope() {
+		return nil, fmt.Errorf("writegen: operation %q: the ledger handed over row %d of another scope (%q, tenant %q, operation %q); it was not sent",
+			op.ID, row.ID, row.Scope, row.Tenant, row.Operation)
+	}
+	r, err := DecodeRequest(row.Request)
+	if err == nil && len(row.Digest) > 0 {
+		if sum := sha256.Sum256(row.Request); !bytes.Equal(sum[:], row.Digest) {
+			err = errors.New("the stored request does not match its digest")
+		}
+	}
+	if err != nil {
+		r = NewRequest(op.Method, op.Path) // only to carry the identity to the outcome
+	}
+	x, perr := c.prepare(op, modeWrite, r)
+	if perr != nil {
+		return nil, perr
+	}
+	ref := row.Reference
+	if ref == "" {
+		ref = row.ProviderKey
+	}
+	x.setKey(row.Identity, row.ProviderKey, ref)
+	x.codec, x.receipt = cd, op.Receipt
+	x.lookups = cd.hasLookup() && op.Lookup != runtime.NoLookup
+	x.keyTime, x.rowID = row.CreatedAt, row.ID
+	x.enc, x.digest = row.Request, row.Digest
+	return x, err
+}
+
+// drive drives one row taken over and returns the state it settled the row
+// in, "" if none, and how many duplicates it compensated.
+func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime.Record) (runtime.State, int, error) {
+	x, err := c.resumed(op, cd, row)
+	if x == nil {
+		return "", 0, err // left claimed: its lease expires
+	}
+	ctx = x.callStart(ctx)
+	x.lease = c.hold(ctx, row.ID, row.Fence, row.LeaseUntil)
+	if err != nil {
+		_, to, err := x.settle(ctx, outcome{}, x.uncertain("stored request unreadable", err))
+		return to, 0, err
+	}
+	// The row's last attempt may have committed: it starts as ambiguous. A
+	// row that holds a 2xx nobody could read is not sent again (the provider
+	// would give the same answer): only its lookup can settle it.
+	first := failure{class: runtime.ClassAmbiguous, allowed: x.set.Has(runtime.RetryAmbiguous), committed: true,
+		what: "ambiguous", cause: errResumed}
+	if row.Status >= 200 && row.Status <= 299 {
+		first.allowed, first.what, first.cause = false, "a 2xx that could not be read", errorText(row.LastError)
+	}
+	res, err := x.run(ctx, true, first)
+	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
+		x.lease.release()
+		return "", 0, err // nothing done: the row stays claimed until its lease expires
+	}
+	o, err := x.complete(res, err)
+	_, to, err := x.settle(ctx, o, err)
+	return to, x.compensated, err
+}
+
+// release settles a row this Resume drove already and got back as it left
+// it: uncertain, re-drivable by a later Resume.
+func (c *Client) release(ctx context.Context, op *Operation, cd codec, row runtime.Record) error {
+	x, _ := c.resumed(op, cd, row)
+	if x == nil {
+		return nil
+	}
+	s := runtime.Settlement{ProviderID: row.ProviderID, Status: row.Status, Body: row.Body, Attempts: row.Attempts,
+		LastError: row.LastError}
+	s.Redrive, s.RedriveUntil = x.redrive(&runtime.UncertainError{Status: row.Status})
+	err := c.s.Ledger.Settle(context.WithoutCancel(ctx), row.ID, row.Fence, runtime.StateUncertain, s)
+	if err != nil {
+		return fmt.Errorf("writegen: operation %q: give back ledger row %d: %w", op.ID, row.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,391 @@
+package writegenimpl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// errResumed is the cause recorded for a row resumed after its lease
+// expired: its last attempt may or may not have reached the provider.
+var errResumed = errors.New("claimed by a caller whose lease expired")
+
+// Reasons of uncertain outcomes that the executor tests for.
+const (
+	reasonKeyReused  = "key reused with another payload"
+	reasonUndecoded  = "the 2xx response could not be decoded"
+	reasonNoID       = "the 2xx response has no id"
+	reasonSuperseded = "superseded by another caller"
+	reasonLease      = "lease could not be renewed"
+)
+
+// run sends x until it succeeds, a lookup adopts an earlier effect, or the
+// rules stop it. A resumed call starts from the failure first, as if its
+// previous attempt had just failed so. On success the caller owns res.resp
+// and must release it.
+func (x *logical) run(ctx context.Context, resumed bool, first failure) (result, error) {
+	x.budgeted = !resumed
+	x.c.budget.call()
+	f, pending := first, resumed
+	for {
+		if pending {
+			x.ending = x.attempts > 0
+			d, adopted, err := x.decide(ctx, f)
+			x.attemptDone(ctx, f, d)
+			if err != nil || adopted {
+				return result{adopted: adopted}, err
+			}
+			if err := x.c.s.Clock.Sleep(ctx, d); err != nil {
+				return result{}, x.ended(err)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return result{}, x.ended(err)
+		}
+		if x.lease != nil {
+			need := x.c.s.AttemptTimeout + x.c.s.Lease/6
+			if err := x.lease.ensure(ctx, need); err != nil {
+				if x.sent {
+					return result{}, x.uncertain(reasonLease, err)
+				}
+				return result{}, x.notApplied(reasonLease, err)
+			}
+		}
+		x.attempts++
+		r := x.send(ctx, x.attempts)
+		x.status = r.status
+		if r.class == runtime.ClassOK {
+			x.ending = true
+			x.attemptDone(ctx, failure{class: r.class, conns: r.conns}, 0)
+			return result{resp: r}, nil
+		}
+		f, pending = x.classify(r), true
+		r.release()
+	}
+}
+
+// result is how a logical call ended when it did not fail.
+type result struct {
+	resp    response // the 2xx response, unless adopted
+	adopted bool     // a lookup found the effect of an earlier attempt (x.found[0])
+}
+
+// failure describes a failed attempt.
+type failure struct {
+	class     runtime.Class
+	allowed   bool          // the retry set (narrowed by provider hints) allows another attempt
+	committed bool          // the provider may have acted on it
+	what      string        // the kind, for messages: "ambiguous", "status 503"
+	cause     error         // the error of the attempt
+	err       error         // what the call returns if it stops here with nothing possibly committed
+	after     time.Duration // the provider's Retry-After
+	hinted    bool          // the provider advised against retrying
+	uncertain string        // if set: stop at once, uncertain for this reason
+	conns     int           // connections the attempt used
+}
+
+// classify turns a failed attempt into a failure.
+func (x *logical) classify(r response) failure {
+	write := x.mode != modeRead
+	switch r.class {
+	case runtime.ClassNotSent:
+		return failure{class: r.class, allowed: x.set.Has(runtime.RetryNotSent), what: "not sent", cause: r.err,
+			err: x.notApplied("not sent", r.err), conns: r.conns}
+	case runtime.ClassAmbiguous: // written, and no complete answer
+		return failure{class: r.class, allowed: x.set.Has(runtime.RetryAmbiguous), committed: true, what: "ambiguous",
+			cause: r.err, err: fmt.Errorf("writegen: operation %q: %w", x.op.ID, r.err), conns: r.conns}
+	}
+	s := r.status
+	body := append([]byte(nil), r.bytes()...)
+	se := &runtime.StatusError{Operation: x.op.ID, Status: s, Header: r.header, Body: body, Attempts: x.attempts}
+	f := failure{class: runtime.ClassStatus, what: "status " + strconv.Itoa(s), cause: se, allowed: retryOn(x.set, s), conns: r.conns}
+	f.after = retryAfter(r.header, x.c.s.Clock.Now())
+	f.hinted = r.header.Get("Stripe-Should-Retry") == "false" || r.header.Get("X-Should-Retry") == "false"
+	keyed := x.mode == modeWrite && x.op.Keyed
+	notApplied := false
+	switch {
+	case r.wrote > 1:
+		// The transport wrote the request more than once: an earlier copy
+		// may have committed, whatever this status says about the last.
+		f.class, f.allowed, f.committed, f.what = runtime.ClassAmbiguous, x.set.Has(runtime.RetryAmbiguous), write, "sent twice by the transport"
+		f.cause = fmt.Errorf("the transport wrote the request %d times: %w", r.wrote, se)
+	case (s == 401 || s == 403) && !x.op.RotationSafe && x.c.s.Tokens != nil && x.c.s.Tokens.Rotated(r.gen):
+		// The token was replaced under the request: for a write the provider
+		// may have acted before refusing it; a read is simply asked again.
+		f.class, f.allowed, f.committed, f.what = runtime.ClassAmbiguous, x.set.Has(runtime.RetryAmbiguous), write, "ambiguous"
+		f.cause = fmt.Errorf("credential rotated during the attempt: %w", se)
+	case s == 401 || s == 403:
+		notApplied = true // refused before anything was done
+	case keyed && s == 409:
+		f.committed, f.what = true, "still in progress (409)"
+	case keyed && keyReused(s, body, x.sent):
+		f.uncertain = reasonKeyReused
+	case s == 408 || s == 425 || s == 429:
+		notApplied = true
+	case s >= 500 && s <= 599:
+		f.committed = write
+	case s == 409:
+		f.allowed = false // only a keyed write reads 409 as "still running"
+	}
+	if f.hinted {
+		f.allowed = false
+	}
+	switch {
+	case notApplied:
+		se.State = runtime.StateNotApplied
+		f.err = x.notApplied(f.what+" "+http.StatusText(s), se)
+	case write || s >= 400 && s <= 499:
+		se.State = runtime.StateRejected
+		f.err = se
+	default:
+		f.err = se
+	}
+	return f
+}
+
+// keyReused reports whether a status answers a keyed write with the
+// provider's "this key was used with another payload": 422, or any 4xx but
+// 409 whose body speaks of idempotency (Stripe's idempotency_error). A 422 on
+// the first send of a key is read as a plain rejection unless its body says
+// so.
+func keyReused(status int, body []byte, sentBefore bool) bool {
+	if status < 400 || status > 499 {
+		return false
+	}
+	if bytes.Contains(bytes.ToLower(body), []byte("idempoten")) {
+		return true
+	}
+	return status == 422 && sentBefore
+}
+
+// decide applies the rules after a failed attempt: the delay before the
+// next attempt, or adopted when a lookup found the effect, or the error the
+// call ends with.
+func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, adopted bool, err error) {
+	if f.committed {
+		x.sent = true
+	}
+	write := x.mode != modeRead
+	if f.uncertain != "" {
+		return 0, false, x.uncertain(f.uncertain, f.cause)
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, false, x.ended(err)
+	}
+	more := f.allowed && x.attempts < x.limit
+	safe := !write || !x.sent || x.resendSafe()
+	why := ""
+	if more && safe {
+		if delay, why = x.wait(ctx, f.after, write && x.sent && !x.idempotent()); why == "" {
+			return delay, false, nil
+		}
+	}
+	if write && x.sent && x.lookups {
+		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
+		found, err := x.look(ctx)
+		switch {
+		case err != nil:
+			return 0, false, x.uncertain("lookup failed", err)
+		case found:
+			return 0, true, nil
+		case x.op.Lookup != runtime.Strong:
+			return 0, false, x.uncertain("not found by an eventually consistent lookup", f.cause)
+		case more && !safe:
+			if delay, why = x.wait(ctx, f.after, false); why == "" {
+				return delay, false, nil
+			}
+		}
+	}
+	if !write || !x.sent {
+		if na := (*runtime.NotAppliedError)(nil); why != "" && errors.As(f.err, &na) {
+			na.Reason += "; not retried: " + why
+		}
+		return 0, false, f.err
+	}
+	if why == "" {
+		why = x.stopReason(f)
+	}
+	return 0, false, x.uncertain(why, f.cause)
+}
+
+// look asks the operation's lookup for the effects of earlier attempts.
+func (x *logical) look(ctx context.Context) (bool, error) {
+	lctx := ctx
+	if h := x.c.s.Hooks.LookupStart; h != nil {
+		if c := h(ctx, &x.info); c != nil {
+			lctx = c
+		}
+	}
+	fs, err := x.codec.lookup(lctx, x.ref)
+	if h := x.c.s.Hooks.LookupDone; h != nil {
+		h(lctx, &x.info, len(fs), err)
+	}
+	if err != nil {
+		return false, err
+	}
+	x.found = fs
+	return len(fs) > 0, nil
+}
+
+// stopReason says why a possibly committed write was not sent again.
+func (x *logical) stopReason(f failure) string {
+	switch {
+	case f.hinted:
+		return "provider advised against retrying"
+	case x.op.Keyed && x.mode == modeWrite && !x.inWindow() && !x.lookups:
+		return "key window expired"
+	case !(x.op.Keyed && x.mode == modeWrite) && !x.lookups && !x.idempotent():
+		return f.what + " without key or lookup"
+	case !f.allowed:
+		return f.what + " is not in the retry set"
+	}
+	return "attempts exhausted"
+}
+
+// wait returns the delay before the next attempt, or why there is none: the
+// backoff with full jitter, at least the provider's Retry-After (up to the
+// client's MaxRetryAfter), within the context's deadline and the client's
+// retry budget, and, when the next attempt relies on the key (byKey),
+// within the key's window.
+func (x *logical) wait(ctx context.Context, after time.Duration, byKey bool) (time.Duration, string) {
+	if limit := x.c.s.MaxRetryAfter; after > limit {
+		return 0, "Retry-After " + after.String() + " is longer than the longest wait (" + limit.String() + ")"
+	}
+	d := max(x.c.backoff(x.attempts), after)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return 0, "context deadline before the next attempt"
+	}
+	now := x.c.s.Clock.Now()
+	if byKey && x.op.KeyWindow > 0 && now.Add(d).Sub(x.keyTime) >= x.op.KeyWindow {
+		return 0, "key window ends before the next attempt"
+	}
+	if x.budgeted && !x.c.budget.retry(now) {
+		return 0, "retry budget exhausted"
+	}
+	x.budgeted = true
+	return d, ""
+}
+
+// backoff returns a random wait before the attempt after attempt n.
+func (c *Client) backoff(n int) time.Duration {
+	base := c.s.BackoffBase
+	if n < 1 || base <= 0 {
+		return 0
+	}
+	ceil := c.s.BackoffMax
+	if n < 32 && base<<(n-1) < ceil && base<<(n-1) > 0 {
+		ceil = base << (n - 1)
+	}
+	if ceil <= 0 {
+		return 0
+	}
+	return rand.N(ceil + 1)
+}
+
+// resendSafe reports whether sending the request again cannot make a
+// second effect.
+func (x *logical) resendSafe() bool {
+	return x.idempotent() || x.op.Keyed && x.mode == modeWrite && x.inWindow()
+}
+
+func (x *logical) idempotent() bool {
+	return x.op.Effect == runtime.EffectIdempotent || x.op.Effect == runtime.EffectReadOnly
+}
+
+// inWindow reports whether the provider still remembers the key: its window
+// is counted from the first send (or the ledger claim), which is never later
+// than when the provider first saw it.
+func (x *logical) inWindow() bool {
+	return x.op.KeyWindow <= 0 || x.c.s.Clock.Now().Sub(x.keyTime) < x.op.KeyWindow
+}
+
+// ended is the error of a call whose context ended.
+func (x *logical) ended(err error) error {
+	switch {
+	case x.sent && x.mode != modeRead:
+		return x.uncertain("context ended after send", err)
+	case x.sent:
+		return fmt.Errorf("writegen: operation %q: %w", x.op.ID, err)
+	}
+	return x.notApplied("context ended before anything was sent", err)
+}
+
+func (x *logical) notApplied(reason string, cause error) error {
+	return &runtime.NotAppliedError{Operation: x.op.ID, Reason: reason, Cause: cause}
+}
+
+// uncertain returns the uncertain outcome of x for reason; a status that is
+// its cause settles nothing.
+func (x *logical) uncertain(reason string, cause error) *runtime.UncertainError {
+	if se := (*runtime.StatusError)(nil); errors.As(cause, &se) {
+		se.State = runtime.StateUncertain
+	}
+	return &runtime.UncertainError{
+		Identity: x.info.Identity, OperationID: x.op.ID, ProviderKey: x.info.ProviderKey, Owner: x.op.Owner,
+		Attempts: x.attempts, Reason: reason, Status: x.status, Cause: cause,
+	}
+}
+
+// attemptDone tells the hooks how the last attempt ended, once: d is the
+// wait before the next attempt.
+func (x *logical) attemptDone(ctx context.Context, f failure, d time.Duration) {
+	if !x.ending {
+		return
+	}
+	x.ending = false
+	if h := x.c.s.Hooks.AttemptDone; h != nil {
+		if x.actx != nil {
+			ctx = x.actx // the attempt's own, as AttemptStart made it
+		}
+		h(ctx, &x.info, runtime.Attempt{Number: x.attempts, Class: f.class, Status: x.status, Err: f.cause, Delay: d, Conns: f.conns})
+	}
+}
+
+// retryOn reports whether r allows a retry after HTTP status code s.
+func retryOn(r runtime.Retry, s int) bool {
+	var k runtime.Retry
+	switch s {
+	case 408:
+		k = runtime.Retry408
+	case 409:
+		k = runtime.Retry409
+	case 425:
+		k = runtime.Retry425
+	case 429:
+		k = runtime.Retry429
+	case 500:
+		k = runtime.Retry500
+	case 502:
+		k = runtime.Retry502
+	case 503:
+		k = runtime.Retry503
+	case 504:
+		k = runtime.Retry504
+	}
+	if k != 0 && r.Has(k) {
+		return true
+	}
+	return s >= 500 && s <= 599 && r.Has(runtime.Retry5xx)
+}
+
+// retryAfter parses a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(s, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}

@@ -1,0 +1,454 @@
+package writegenimpl
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// outcome is what a write returns, before it becomes a receipt or an
+// acknowledgement.
+type outcome struct {
+	id       string
+	body     any // a *T
+	raw      []byte
+	source   runtime.Source
+	attempts int
+	status   int
+	pk       string
+}
+
+// keyed runs a keyed write, through the ledger when op.Dedupe. receipt says
+// whether its 2xx must carry a durable id (Write) or not (Submit).
+func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, build func(pk, ref string) (*Request, error),
+	reference string, cd codec, receipt bool) (outcome, error) {
+	if key == nil {
+		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
+	}
+	bk, err := key.BusinessKey()
+	if err != nil {
+		return outcome{}, err
+	}
+	if bk == "" {
+		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
+	}
+	if build == nil {
+		return outcome{}, fmt.Errorf("writegen: operation %q: no request builder", op.ID)
+	}
+	if receipt && !cd.hasID() {
+		return outcome{}, fmt.Errorf("writegen: operation %q: a receipt needs an id accessor", op.ID)
+	}
+	id := runtime.Identity{Scope: c.scope, Tenant: c.s.Tenant, Operation: op.keyScope(), BusinessKey: bk}
+	pk := runtime.ProviderKey(id, op.KeyMaxLength, c.s.KeySecret)
+	ref := reference
+	if ref == "" {
+		ref = pk
+	}
+	r, err := build(pk, ref)
+	if err != nil {
+		return outcome{}, fmt.Errorf("writegen: operation %q: build request: %w", op.ID, err)
+	}
+	x, err := c.prepare(op, modeWrite, r)
+	if err != nil {
+		return outcome{}, err
+	}
+	x.setKey(id, pk, ref)
+	x.codec, x.receipt = cd, receipt
+	x.lookups = cd.hasLookup() && op.Lookup != runtime.NoLookup
+	ctx = x.callStart(ctx)
+	if !op.Dedupe {
+		res, err := x.run(ctx, false, failure{})
+		o, err := x.complete(res, err)
+		x.finish(ctx, o, err, stateOf(err), true)
+		return o, err
+	}
+	l := c.s.Ledger
+	if l == nil {
+		err := fmt.Errorf("writegen: operation %q dedupes in a ledger but the client has none (WithLedger)", op.ID)
+		x.finish(ctx, outcome{}, err, "", false)
+		return outcome{}, err
+	}
+	x.encode()
+	now := c.s.Clock.Now()
+	row, won, err := l.Claim(ctx, runtime.Record{
+		Identity: id, OperationID: op.ID, ProviderKey: pk, Reference: reference, Owner: op.Owner,
+		State: runtime.StateClaimed, Request: x.enc, Digest: x.digest, CreatedAt: now, UpdatedAt: now,
+	}, c.owner, now.Add(c.s.Lease))
+	if err != nil {
+		err = x.notApplied("the ledger could not claim the key", err)
+		x.finish(ctx, outcome{}, err, runtime.StateNotApplied, false)
+		return outcome{}, err
+	}
+	if !won {
+		o, err := x.fromLedger(ctx, row)
+		x.finish(ctx, o, err, stateOf(err), false)
+		return o, err
+	}
+	x.keyTime, x.rowID = now, row.ID
+	x.lease = c.hold(ctx, row.ID, row.Fence, now.Add(c.s.Lease))
+	res, err := x.run(ctx, false, failure{})
+	o, err := x.complete(res, err)
+	o, _, err = x.settle(ctx, o, err)
+	return o, err
+}
+
+// direct runs a read or a write without a key and decodes its body.
+func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode, cd codec) (any, error) {
+	x, err := c.prepare(op, m, req)
+	if err != nil {
+		return nil, err
+	}
+	x.codec = cd
+	ctx = x.callStart(ctx)
+	res, err := x.run(ctx, false, failure{})
+	if m == modeRead {
+		var body any
+		if err == nil {
+			if body, err = cd.decode(res.resp.bytes()); err != nil {
+				err = fmt.Errorf("writegen: operation %q: decode response: %w", op.ID, err)
+			}
+			res.resp.release()
+		}
+		x.finish(ctx, outcome{attempts: x.attempts}, err, "", true)
+		return body, err
+	}
+	o, err := x.complete(res, err)
+	x.finish(ctx, o, err, stateOf(err), true)
+	return o.body, err
+}
+
+// callStart tells the hooks that the call starts and returns its context.
+func (x *logical) callStart(ctx context.Context) context.Context {
+	if h := x.c.s.Hooks.CallStart; h != nil {
+		if c := h(ctx, &x.info); c != nil {
+			return c
+		}
+	}
+	return ctx
+}
+
+// encode stores the encoded request and its digest in x.
+func (x *logical) encode() {
+	if x.enc == nil {
+		x.enc = EncodeRequest(x.request)
+		d := sha256.Sum256(x.enc)
+		x.digest = d[:]
+	}
+}
+
+// complete turns the end of a write's attempts into its outcome and
+// releases the response. A 2xx that does not decode, or that is a receipt
+// without an id, is uncertain: the write may well have committed.
+func (x *logical) complete(res result, err error) (outcome, error) {
+	o := outcome{attempts: x.attempts, pk: x.info.ProviderKey}
+	if err != nil {
+		return o, x.typed(err)
+	}
+	if res.adopted {
+		f := x.found[0]
+		o.id, o.body, o.source = f.id, f.body, runtime.AdoptedLookup
+		o.raw, _ = json.Marshal(f.body)
+		if x.receipt && o.id == "" {
+			return o, x.uncertain("the lookup found an effect without an id", nil)
+		}
+		return o, nil
+	}
+	o.raw = append([]byte(nil), res.resp.bytes()...)
+	o.status = res.resp.status
+	res.resp.release()
+	body, err := x.codec.decode(o.raw)
+	if err != nil {
+		ue := x.uncertain(reasonUndecoded, err)
+		ue.Body = o.raw
+		return o, ue
+	}
+	o.body = body
+	if x.receipt {
+		if o.id = x.codec.id(body); o.id == "" {
+			ue := x.uncertain(reasonNoID, nil)
+			ue.Body = o.raw
+			return o, ue
+		}
+	}
+	return o, nil
+}
+
+// typed makes sure a write's error is one of the outcomes: an error the
+// rules did not produce is uncertain once an attempt may have committed,
+// and not applied before.
+func (x *logical) typed(err error) error {
+	var ue *runtime.UncertainError
+	var na *runtime.NotAppliedError
+	var se *runtime.StatusError
+	switch {
+	case x.mode == modeRead, errors.As(err, &ue), errors.As(err, &na), errors.As(err, &se) && se.State == runtime.StateRejected:
+		return err
+	case x.sent:
+		return x.uncertain("failed after send", err)
+	}
+	return x.notApplied("failed before sending", err)
+}
+
+// stateOf returns the ledger state an outcome settles in.
+func stateOf(err error) runtime.State {
+	if err == nil {
+		return runtime.StateActive
+	}
+	return errorState(err)
+}
+
+// errorState is stateOf of an error; apart so that a success allocates no
+// target for errors.As.
+func errorState(err error) runtime.State {
+	var ue *runtime.UncertainError
+	var na *runtime.NotAppliedError
+	switch {
+	case errors.As(err, &ue):
+		return runtime.StateUncertain
+	case errors.As(err, &na):
+		return runtime.StateNotApplied
+	case errors.Is(err, runtime.ErrRejected):
+		return runtime.StateRejected
+	case errors.Is(err, runtime.ErrCompensated):
+		return runtime.StateCompensated
+	case errors.Is(err, runtime.ErrInProgress):
+		return runtime.StateClaimed
+	}
+	return ""
+}
+
+// settlement returns what the ledger records of an outcome.
+func (x *logical) settlement(o outcome, err error) (runtime.State, runtime.Settlement) {
+	to := stateOf(err)
+	s := runtime.Settlement{Attempts: x.attempts, Status: x.status}
+	var ue *runtime.UncertainError
+	var se *runtime.StatusError
+	switch {
+	case err == nil:
+		s.ProviderID, s.Body, s.Status = o.id, o.raw, o.status
+	case errors.As(err, &ue):
+		s.LastError, s.Body, s.Status = ue.Reason, ue.Body, ue.Status
+		if ue.Cause != nil {
+			s.LastError += ": " + ue.Cause.Error()
+		}
+		s.Redrive, s.RedriveUntil = x.redrive(ue)
+	case to == runtime.StateRejected && errors.As(err, &se):
+		s.Body, s.LastError = se.Body, err.Error()
+	default:
+		s.LastError = err.Error()
+	}
+	return to, s
+}
+
+// redrive says whether Resume may drive an uncertain outcome on, and until
+// when: while the provider key is inside its window, or for good when a
+// strongly consistent lookup can answer. A provider that refused the key
+// as reused, or answered a 2xx that could not be read, gives the same
+// answer again: only a lookup can settle those.
+func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
+	strong := x.lookups && x.op.Lookup == runtime.Strong
+	switch {
+	case ue.Reason == reasonKeyReused:
+		return false, time.Time{}
+	case strong:
+		return true, time.Time{}
+	case ue.Status >= 200 && ue.Status <= 299, !x.op.Keyed:
+		return false, time.Time{}
+	case x.op.KeyWindow <= 0:
+		return true, time.Time{}
+	case x.inWindow():
+		return true, x.keyTime.Add(x.op.KeyWindow)
+	}
+	return false, time.Time{}
+}
+
+// settleTimeout bounds recording an outcome after the caller's context
+// ended.
+const settleTimeout = 30 * time.Second
+
+// settleTries is how often a settle that fails is tried, within the lease.
+const settleTries = 4
+
+// settle records the outcome of a claimed write in its row and returns it,
+// with the state recorded ("" when the ledger could not record it). The
+// lease is released on every path. A receipt whose settle fails is still
+// returned: the row stays claimed and Resume drives it on once its lease
+// expires. A caller whose row was taken over learns the other's outcome.
+func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, runtime.State, error) {
+	to, s := x.settlement(o, err)
+	// The outcome is recorded even if ctx ended: the provider call is done.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	l := x.c.s.Ledger
+	var serr error
+	for try := 1; ; try++ {
+		if serr = l.Settle(sctx, x.rowID, x.lease.fence, to, s); serr == nil || errors.Is(serr, runtime.ErrLeaseLost) {
+			break
+		}
+		d := x.c.s.BackoffBase << (try - 1)
+		if try == settleTries || x.lease.left() <= d || x.c.s.Clock.Sleep(sctx, d) != nil {
+			break
+		}
+	}
+	x.lease.release()
+	switch {
+	case serr == nil:
+		if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
+			ue.Recorded = "ledger row " + strconv.FormatInt(x.rowID, 10)
+		}
+		x.finish(ctx, o, err, to, true)
+		return o, to, err
+	case errors.Is(serr, runtime.ErrLeaseLost):
+		o, err := x.superseded(ctx, o, err, serr)
+		return o, "", err
+	}
+	serr = fmt.Errorf("writegen: operation %q%s: record the %s outcome in ledger row %d (it stays claimed for Resume): %w",
+		x.op.ID, keyOf(x.info.Identity), to, x.rowID, serr)
+	x.ledgerFailed(ctx, serr)
+	x.finish(ctx, o, err, to, true)
+	return o, "", err
+}
+
+// superseded ends a call whose row another caller took over: it adopts
+// the other's outcome, waiting for it within ctx, or ends uncertain. A
+// receipt this call holds is never dropped.
+func (x *logical) superseded(ctx context.Context, o outcome, err, serr error) (outcome, error) {
+	row, aerr := x.c.s.Ledger.Await(ctx, x.rowID)
+	switch {
+	case aerr != nil && err == nil:
+		x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: ledger row %d was taken over while this call got its answer: %w",
+			x.op.ID, keyOf(x.info.Identity), x.rowID, serr))
+		x.finish(ctx, o, nil, runtime.StateActive, true)
+		return o, nil
+	case aerr != nil:
+		// The cause names the wait's end without wrapping it: the outcome is
+		// uncertain, not in progress.
+		ue := x.uncertain(reasonSuperseded, fmt.Errorf("%w; its outcome was not known in time: %v", serr, aerr))
+		x.finish(ctx, o, ue, runtime.StateUncertain, true)
+		return o, ue
+	case err == nil && row.State == runtime.StateActive && x.receipt && row.ProviderID != o.id:
+		// Two effects: this call's and the one the other caller recorded.
+		ue := x.uncertain(reasonSuperseded, fmt.Errorf("%w: ledger row %d records effect %q, this call made %q",
+			serr, x.rowID, row.ProviderID, o.id))
+		ue.Body = o.raw
+		x.finish(ctx, o, ue, runtime.StateUncertain, true)
+		return o, ue
+	case err == nil && row.State != runtime.StateActive:
+		x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: ledger row %d was taken over and settled %s while this call got its answer: %w",
+			x.op.ID, keyOf(x.info.Identity), x.rowID, row.State, serr))
+		x.finish(ctx, o, nil, runtime.StateActive, true)
+		return o, nil
+	}
+	o2, err2 := x.fromLedger(ctx, row)
+	o2.attempts = x.attempts
+	x.finish(ctx, o2, err2, stateOf(err2), false)
+	return o2, err2
+}
+
+// fromLedger returns the outcome a ledger row holds for a write another
+// caller made, waiting for it while the row is claimed. The same key with
+// another request is refused.
+func (x *logical) fromLedger(ctx context.Context, row runtime.Record) (outcome, error) {
+	if row.Identity != x.info.Identity {
+		return outcome{}, fmt.Errorf("writegen: operation %q%s: the ledger answered a claim with row %d of another identity (%+v); nothing was sent",
+			x.op.ID, keyOf(x.info.Identity), row.ID, row.Identity)
+	}
+	if !sameRequest(row, x.digest) {
+		return outcome{}, &runtime.KeyConflictError{Identity: x.info.Identity, OperationID: x.op.ID, RowID: row.ID}
+	}
+	if row.State == runtime.StateClaimed {
+		var err error
+		if row, err = x.c.s.Ledger.Await(ctx, row.ID); err != nil {
+			return outcome{}, fmt.Errorf("writegen: operation %q%s: %w", x.op.ID, keyOf(x.info.Identity), err)
+		}
+	}
+	return x.fromRecord(row)
+}
+
+// sameRequest reports whether row holds the request whose digest is d. A
+// row written before digests were stored is compared by its request.
+func sameRequest(row runtime.Record, d []byte) bool {
+	if len(row.Digest) == 0 && len(row.Request) > 0 {
+		sum := sha256.Sum256(row.Request)
+		row.Digest = sum[:]
+	}
+	return len(row.Digest) == 0 || bytes.Equal(row.Digest, d)
+}
+
+// fromRecord returns the outcome a settled row records. Each state gives
+// exactly one of the runtime's sentinel errors, or the receipt.
+func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
+	o := outcome{id: row.ProviderID, raw: row.Body, source: runtime.AdoptedLedger, attempts: row.Attempts,
+		status: row.Status, pk: row.ProviderKey}
+	op, key := x.op.ID, keyOf(row.Identity)
+	recorded := "ledger row " + strconv.FormatInt(row.ID, 10)
+	switch row.State {
+	case runtime.StateActive:
+		body, err := x.codec.decode(row.Body)
+		if err != nil {
+			ue := x.uncertainRow(row, "the stored receipt could not be decoded", err)
+			return o, ue
+		}
+		o.body = body
+		if o.id == "" {
+			o.id = x.codec.id(body)
+		}
+		if x.receipt && o.id == "" {
+			return o, x.uncertainRow(row, "the stored receipt has no id", nil)
+		}
+		return o, nil
+	case runtime.StateRejected:
+		return o, &runtime.StatusError{Operation: op, Status: row.Status, Body: row.Body, Attempts: row.Attempts,
+			State: runtime.StateRejected}
+	case runtime.StateNotApplied:
+		return o, &runtime.NotAppliedError{Operation: op, Reason: "the call that held the key made no effect",
+			Cause: errorText(row.LastError)}
+	case runtime.StateUncertain:
+		reason, cause, _ := strings.Cut(row.LastError, ": ")
+		return o, x.uncertainRow(row, reason, errorText(cause))
+	case runtime.StateCompensated:
+		return o, fmt.Errorf("writegen: operation %q%s: %w (%s)", op, key, runtime.ErrCompensated, recorded)
+	case runtime.StateClaimed:
+		return o, fmt.Errorf("writegen: operation %q%s: %w (%s)", op, key, runtime.ErrInProgress, recorded)
+	}
+	return o, fmt.Errorf("writegen: operation %q%s: %s is in state %q", op, key, recorded, row.State)
+}
+
+// uncertainRow returns the uncertain outcome that row records.
+func (x *logical) uncertainRow(row runtime.Record, reason string, cause error) *runtime.UncertainError {
+	ue := &runtime.UncertainError{Identity: row.Identity, OperationID: x.op.ID, ProviderKey: row.ProviderKey,
+		Owner: row.Owner, Attempts: row.Attempts, Reason: reason, Status: row.Status, Cause: cause,
+		Recorded: "ledger row " + strconv.FormatInt(row.ID, 10)}
+	if row.Status >= 200 && row.Status <= 299 {
+		ue.Body = row.Body
+	}
+	return ue
+}
+
+// errorText returns s as an error, nil when empty.
+func errorText(s string) error {
+	if s == "" {
+		return nil
+	}
+	return errors.New(s)
+}
+
+// keyOf names the business key (and tenant) in a message.
+func keyOf(id runtime.Identity) string {
+	s := ""
+	if id.Tenant != "" {
+		s += " tenant " + strconv.Quote(id.Tenant)
+	}
+	if id.BusinessKey != "" {
+		s += " key " + strconv.Quote(id.BusinessKey)
+	}
+	return s
+}
