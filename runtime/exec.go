@@ -173,15 +173,15 @@ func write[T any](ctx context.Context, c *Client, op *Operation, key Key, call C
 	}
 	now := c.cfg.clock.Now()
 	row, won, err := l.Claim(ctx, Record{
-		Operation: op.Name, BusinessKey: bk, ProviderKey: pk, Owner: op.Owner,
+		Identity: Identity{Operation: op.Name, BusinessKey: bk}, OperationID: op.Name, ProviderKey: pk, Owner: op.Owner,
 		State: StateClaimed, Request: EncodeRequest(r), CreatedAt: now, UpdatedAt: now,
-	})
+	}, "", now.Add(c.cfg.resumeAfter))
 	if err != nil {
 		return o, fmt.Errorf("runtime: operation %q key %q: claim: %w", op.Name, bk, err)
 	}
 	if !won {
 		if row.State == StateClaimed {
-			if row, err = l.Await(ctx, op.Name, bk); err != nil {
+			if row, err = l.Await(ctx, row.ID); err != nil {
 				c.finish(ctx, op, 0, err, false)
 				return o, err
 			}
@@ -192,7 +192,7 @@ func write[T any](ctx context.Context, c *Client, op *Operation, key Key, call C
 	}
 	x.keyTime = now
 	res, err := x.run(ctx, false)
-	o, _, err = settle(ctx, x, row.ID, res, err, found)
+	o, _, err = settle(ctx, x, row.ID, row.Fence, res, err, found)
 	c.finish(ctx, op, x.attempts, err, true)
 	return o, err
 }
@@ -241,7 +241,7 @@ func complete[T any](x *logical, res result, err error, found **Found[T]) (outco
 // settle records the end of a claimed write in the ledger and returns its
 // outcome. If the ledger cannot record it, the row stays claimed, as after
 // a crash, for Resume to drive on.
-func settle[T any](ctx context.Context, x *logical, id int64, res result, err error, found **Found[T]) (outcome[T], State, error) {
+func settle[T any](ctx context.Context, x *logical, id, fence int64, res result, err error, found **Found[T]) (outcome[T], State, error) {
 	to, s := StateActive, Settlement{Attempts: x.attempts, Status: x.status}
 	var ue *UncertainError
 	var se *StatusError
@@ -262,13 +262,13 @@ func settle[T any](ctx context.Context, x *logical, id int64, res result, err er
 	case errors.As(err, &se):
 		to, s.Body, s.LastError = StateRejected, se.Body, err.Error()
 	default: // not sent, or failed before sending: a later call may claim the key again
-		to, s.LastError = StateNotSent, err.Error()
+		to, s.LastError = StateNotApplied, err.Error()
 	}
 	o, err := complete(x, res, err, found)
 	// The outcome is recorded even if ctx ended: the provider call is done.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
-	if serr := x.c.cfg.ledger.Settle(sctx, id, to, s); serr != nil {
+	if serr := x.c.cfg.ledger.Settle(sctx, id, fence, to, s); serr != nil {
 		serr = fmt.Errorf("runtime: operation %q key %q: record %s outcome in the ledger (the row stays claimed for Resume): %w",
 			x.op.Name, x.bk, to, serr)
 		return outcome[T]{}, "", errors.Join(err, serr)
@@ -288,7 +288,7 @@ func fromRecord[T any](op *Operation, row Record) (outcome[T], error) {
 		var err error
 		o.body, err = decode[T](op, row.Body)
 		return o, err
-	case StateNotSent:
+	case StateNotApplied:
 		return o, fmt.Errorf("runtime: operation %q key %q: %w by the concurrent call: %s", op.Name, row.BusinessKey, ErrNotSent, row.LastError)
 	case StateRejected:
 		return o, &StatusError{Operation: op.Name, Status: row.Status, Body: row.Body, Attempts: row.Attempts}
@@ -349,7 +349,8 @@ func Resume[T any](ctx context.Context, c *Client, op *Operation, lookup func(ct
 	if l == nil {
 		return rep, fmt.Errorf("runtime: operation %q: resume needs a ledger (WithLedger)", op.Name)
 	}
-	rows, err := l.Pending(ctx, op.Name, c.cfg.clock.Now().Add(-c.cfg.resumeAfter))
+	now := c.cfg.clock.Now()
+	rows, err := l.TakeOver(ctx, "", "", op.Name, now, "", now.Add(c.cfg.resumeAfter), 0)
 	if err != nil {
 		return rep, fmt.Errorf("runtime: operation %q: list pending rows: %w", op.Name, err)
 	}
@@ -390,14 +391,14 @@ func resume[T any](ctx context.Context, c *Client, op *Operation, row Record, lo
 			if x.attempts == 0 && ctx.Err() != nil {
 				return "", err // nothing done: leave the row claimed
 			}
-			_, to, err := settle(ctx, x, row.ID, res, err, found)
+			_, to, err := settle(ctx, x, row.ID, row.Fence, res, err, found)
 			c.finish(ctx, op, x.attempts, err, to != "")
 			return to, err
 		}
 	}
 	x := &logical{c: c, op: op, bk: row.BusinessKey, pk: row.ProviderKey}
 	ue := x.uncertain("stored request unreadable", err)
-	_, to, err := settle[T](ctx, x, row.ID, result{}, ue, nil)
+	_, to, err := settle[T](ctx, x, row.ID, row.Fence, result{}, ue, nil)
 	c.finish(ctx, op, 0, err, to != "")
 	return to, err
 }

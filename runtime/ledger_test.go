@@ -118,7 +118,7 @@ func TestLedgerOneCallPerKey(t *testing.T) {
 	t.Run("await ends with the context", func(t *testing.T) {
 		l := newMemLedger()
 		op := thingOp(ledgerOnly)
-		l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:1"})
+		l.Claim(context.Background(), Record{Identity: Identity{Operation: op.Name, BusinessKey: "thing:1"}}, "", time.Now().Add(time.Minute))
 		c := newTestClient(t, "http://"+refusedAddr(t), newTestClock(), WithLedger(l))
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -137,8 +137,8 @@ func TestResume(t *testing.T) {
 	crashed := func(t *testing.T, l *memLedger, c *Client, op *Operation, at time.Time) Record {
 		pk := ProviderKey(op, "thing:1", nil)
 		r, _ := thingCall(c, op, "x").Request(pk)
-		row, won, err := l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:1", ProviderKey: pk,
-			Owner: op.Owner, Request: EncodeRequest(r), CreatedAt: at})
+		row, won, err := l.Claim(context.Background(), Record{Identity: Identity{Operation: op.Name, BusinessKey: "thing:1"}, ProviderKey: pk,
+			Owner: op.Owner, Request: EncodeRequest(r), CreatedAt: at}, "", at.Add(time.Minute))
 		if err != nil || !won {
 			t.Fatal(won, err)
 		}
@@ -222,7 +222,7 @@ func TestResume(t *testing.T) {
 
 // crashedAfter claims another business key at time at.
 func crashedAfter(t *testing.T, l *memLedger, op *Operation, at time.Time) Record {
-	row, _, err := l.Claim(context.Background(), Record{Operation: op.Name, BusinessKey: "thing:2", CreatedAt: at})
+	row, _, err := l.Claim(context.Background(), Record{Identity: Identity{Operation: op.Name, BusinessKey: "thing:2"}, CreatedAt: at}, "", at.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

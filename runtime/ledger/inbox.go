@@ -225,7 +225,7 @@ func (in *Inbox) handleOne(ctx context.Context) (bool, error) {
 	e := events[0]
 	if in.cfg.Order == Latest && e.OrderKey != "" {
 		var later int
-		if err := queryRow(ctx, l.conn, inboxHandledSince, e.Source, e.OrderKey, e.Seq)(&later); err != nil {
+		if _, err := queryRow(ctx, l.conn, inboxHandledSince, e.Source, e.OrderKey, e.Seq)(&later); err != nil {
 			return true, fmt.Errorf("ledger: inbox %s: event %q: %w", in.cfg.Source, e.EventID, err)
 		}
 		if later > 0 {
@@ -270,6 +270,15 @@ func (l *Ledger) Events(ctx context.Context, source string, state EventState) ([
 		return nil, fmt.Errorf("ledger: inbox %s: events %s: %w", source, state, err)
 	}
 	return scanAll(rows, scanEvent)
+}
+
+// EventSources returns the sources of the events in the inbox.
+func (l *Ledger) EventSources(ctx context.Context) ([]string, error) {
+	rows, err := l.conn.Query(ctx, inboxSources)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: inbox sources: %w", err)
+	}
+	return scanAll(rows, func(s scanner) (src string, err error) { return src, s.Scan(&src) })
 }
 
 func scanEvent(s scanner) (Event, error) {

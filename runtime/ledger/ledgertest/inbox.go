@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -525,3 +526,6 @@ func testInboxNodes(t *testing.T, b Backend) {
 		t.Fatalf("the provider holds %d effects for %d events: %v", len(p.Effects()), len(refs), refs)
 	}
 }
+
+// errTest is the error of a handler that always fails.
+var errTest = errors.New("the handler failed")
