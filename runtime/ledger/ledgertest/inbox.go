@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -529,3 +530,118 @@ func testInboxNodes(t *testing.T, b Backend) {
 
 // errTest is the error of a handler that always fails.
 var errTest = errors.New("the handler failed")
+
+// testInboxPanics: a handler that panics on an event is a failed attempt:
+// the event is retried after the backoff and set aside as failed after
+// MaxAttempts, while the worker, and the process, go on handling the
+// other events (promise 33).
+func testInboxPanics(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := NewClock()
+	l := open(t, b.NewDSN(t), ledger.WithClock(clock))
+	in, url, r := countingInbox(t, l, ledger.InboxConfig{
+		Handle: func(ctx context.Context, e ledger.Event) error {
+			if e.EventID == "poison" {
+				panic("cannot handle " + e.EventID)
+			}
+			return nil
+		},
+		WorkerOptions: ledger.WorkerOptions{Workers: 1, Poll: 5 * time.Millisecond, MaxAttempts: 3,
+			Backoff: func(n int) time.Duration { return time.Duration(n) * time.Minute }},
+	})
+	s := newSenderOfWebhooks(t, clock.Now)
+	for _, id := range []string{"poison", "good"} {
+		if got := s.deliver(url, id, []byte(`{}`)); got != http.StatusNoContent {
+			t.Fatalf("status %d", got)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- in.Run(ctx) }()
+	attempts := func(id string) (int, ledger.EventState) {
+		for _, st := range []ledger.EventState{ledger.EventPending, ledger.EventFailed, ledger.EventDone} {
+			for _, e := range events(t, l, st) {
+				if e.EventID == id {
+					return e.Attempts, e.State
+				}
+			}
+		}
+		return 0, ""
+	}
+	waitFor(t, func() bool { n, _ := r.get(); return n["good"] == 1 })
+	for n := 1; n <= 3; n++ {
+		waitFor(t, func() bool { a, st := attempts("poison"); return a == n && (st == ledger.EventFailed) == (n == 3) })
+		clock.Advance(time.Duration(n) * time.Minute)
+	}
+	if got := s.deliver(url, "after", []byte(`{}`)); got != http.StatusNoContent {
+		t.Fatalf("status %d after the poison event", got)
+	}
+	waitFor(t, func() bool { n, _ := r.get(); return n["after"] == 1 })
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run returned %v, want context.Canceled", err)
+	}
+	failed := events(t, l, ledger.EventFailed)
+	if len(failed) != 1 || failed[0].EventID != "poison" || failed[0].Attempts != 3 || failed[0].LastError != "handler panicked: cannot handle poison" {
+		t.Fatalf("failed events %+v", failed)
+	}
+	if n, _ := r.get(); n["poison"] != 3 || n["good"] != 1 {
+		t.Fatalf("handler runs %v", n)
+	}
+}
+
+// verifier is a Verifier without a tolerance; tolerantVerifier has one.
+type verifier struct{}
+
+func (verifier) Verify(http.Header, []byte, time.Time) (string, error) {
+	return "", ledger.ErrSignature
+}
+
+type tolerantVerifier struct {
+	verifier
+	tolerance time.Duration
+}
+
+func (v tolerantVerifier) Tolerance() time.Duration { return v.tolerance }
+
+// testInboxRetentionAndTolerance: an inbox that would forget an event id
+// while a replay of its delivery still verifies is refused when it is
+// built (promise 33).
+func testInboxRetentionAndTolerance(t *testing.T, b Backend) {
+	l := open(t, b.NewDSN(t))
+	sw, err := ledger.NewStandardWebhooks(secret, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Tolerance() != 10*time.Minute {
+		t.Fatalf("tolerance %s", sw.Tolerance())
+	}
+	handle := func(context.Context, ledger.Event) error { return nil }
+	for _, tc := range []struct {
+		v         ledger.Verifier
+		retention time.Duration
+		ok        bool
+	}{
+		{sw, 9 * time.Minute, false},
+		{sw, 19 * time.Minute, false},
+		{sw, 20 * time.Minute, true},
+		{sw, 0, true}, // 72 hours
+		{tolerantVerifier{tolerance: 48 * time.Hour}, 0, false},
+		{tolerantVerifier{tolerance: time.Hour}, 2 * time.Hour, true},
+		{verifier{}, time.Second, true}, // no tolerance to compare with
+	} {
+		_, err := l.Inbox(ledger.InboxConfig{Source: "chat", Verifier: tc.v, Handle: handle, Retention: tc.retention})
+		if (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), "tolerance") {
+			t.Errorf("retention %s, verifier %T: %v; want ok=%v", tc.retention, tc.v, err, tc.ok)
+		}
+	}
+	for _, w := range []string{"any", "in_order", "latest"} {
+		o, err := ledger.ParseOrder(w)
+		if err != nil || o.String() != w {
+			t.Errorf("ParseOrder(%q) = %v, %v", w, o, err)
+		}
+	}
+	if _, err := ledger.ParseOrder("ordered"); err == nil {
+		t.Error("ParseOrder accepted \"ordered\"")
+	}
+}

@@ -97,6 +97,8 @@ func Run(t *testing.T, b Backend) {
 		{"InboxConcurrentDeliveries", testInboxConcurrentDeliveries},
 		{"InboxAnswersBeforeWork", testInboxAnswersBeforeWork},
 		{"InboxRetries", testInboxRetries},
+		{"InboxPanics", testInboxPanics},
+		{"InboxRetentionAndTolerance", testInboxRetentionAndTolerance},
 		{"InboxOrder", testInboxOrder},
 		{"InboxRetention", testInboxRetention},
 		{"InboxNodes", testInboxNodes},
