@@ -9,13 +9,16 @@ import (
 // State is the state of a ledger row.
 type State string
 
-// The states of a ledger row.
+// The states of a ledger row. A claim is inserted claimed and moves once to
+// one of the other states; only a not_applied row, whose call certainly
+// made no effect, may be claimed again, and only an uncertain row that
+// Resume may drive on (Settlement.Redrive) is claimed once more, by Resume.
 const (
 	StateClaimed     State = "claimed"     // a caller holds the lease and is calling
 	StateActive      State = "active"      // the receipt (or acknowledgement) is stored
 	StateRejected    State = "rejected"    // a definite answer about this request: nothing happened, final
 	StateNotApplied  State = "not_applied" // nothing happened; the key may be claimed again
-	StateUncertain   State = "uncertain"   // a person reconciles it (or Resume re-drives it, promise 31)
+	StateUncertain   State = "uncertain"   // a person reconciles it, unless Resume can drive it on
 	StateCompensated State = "compensated" // a duplicate effect that was compensated
 )
 
@@ -27,65 +30,78 @@ type Record struct {
 	OperationID string // the operationId when the row was written (informational)
 	ProviderKey string
 	Reference   string // what the lookup searches for ("" = ProviderKey)
-	Owner       string
+	Owner       string // who is told when the outcome is uncertain
 	State       State
-	ProviderID  string // the provider's durable id: an attribute, never identity
-	Status      int
+	ProviderID  string // the provider's durable id of the effect
+	Status      int    // the last HTTP status, 0 if none
 	Body        []byte // receipt body, rejection body, or the raw 2xx kept with an uncertain row
-	Request     []byte // writegenimpl.EncodeRequest bytes
-	Digest      []byte // SHA-256 of Request (promise 25)
+	Request     []byte // writegenimpl.EncodeRequest bytes: Resume re-sends exactly these
+	Digest      []byte // SHA-256 of Request: the same key with another request is refused
 	Attempts    int
 	LastError   string
-	Fence       int64 // incremented by every claim and takeover; Settle and Renew must present it
-	LeaseOwner  string
-	LeaseUntil  time.Time
+	Fence       int64     // incremented by every claim and takeover; Settle and Renew must present it
+	LeaseOwner  string    // the process holding the claim
+	LeaseUntil  time.Time // when the claim may be taken over unless renewed
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 }
 
-// Settlement is what Settle records.
+// Settlement is what Settle records about the outcome of a claimed row.
 type Settlement struct {
 	ProviderID string
 	Status     int
 	Body       []byte
 	Attempts   int
 	LastError  string
-	// Redrive marks an uncertain row that Resume may drive on (its key
-	// window or strong lookup can still answer).
+	// Redrive marks an uncertain row that Resume may drive on: its
+	// provider key is inside its window, or a strongly consistent lookup
+	// can still answer.
 	Redrive bool
-	// RedriveUntil is when the provider key's window ends; zero = no window
-	// limit.
+	// RedriveUntil is when the provider key's window ends (Resume leaves
+	// the row to a person after it); zero means no limit.
 	RedriveUntil time.Time
 }
 
-// ErrLeaseLost is returned by Renew and Settle with a stale fence.
+// ErrLeaseLost is returned by Renew and Settle when the fence presented is
+// no longer the row's: another caller took the row over.
 var ErrLeaseLost = errors.New("writegen: ledger lease lost")
 
-// Ledger is the durable record of logical writes that lets many callers
-// share one provider call per identity. Implementations live in
-// runtime/ledger.
+// Ledger is the durable record of logical writes that lets many callers,
+// processes and machines share one provider call per business key.
+// runtime/ledger implements it on SQLite and PostgreSQL.
+//
+// A caller claims an identity under a lease, renews the lease while its
+// call runs and settles the row with the fence its claim returned. A row
+// whose lease has expired is taken over by Resume (TakeOver) with a new
+// fence, so the first caller's late Renew or Settle fails with
+// ErrLeaseLost instead of overwriting the outcome.
 type Ledger interface {
-	// Claim inserts rec (Identity, OperationID, ProviderKey, Reference, Owner, Request, Digest)
-	// in state claimed with lease (owner, until), or claims a not_applied row of the same
-	// identity again. won reports whether this caller holds the claim; the Record is the row as
-	// stored (with its Fence when won). The caller compares Digest when !won.
+	// Claim inserts rec (Identity, OperationID, ProviderKey, Reference,
+	// Owner, Request, Digest) in state claimed with lease (owner, until), or
+	// claims a not_applied row of the same identity again. won reports
+	// whether this caller holds the claim; the Record is the row as stored
+	// (with its Fence when won). The caller compares Digest when !won.
 	Claim(ctx context.Context, rec Record, owner string, until time.Time) (row Record, won bool, err error)
-	// Renew extends the lease of row id held with fence; ErrLeaseLost when the row is no longer
-	// claimed with that fence.
+	// Renew extends the lease of row id held with fence to until. It fails
+	// with ErrLeaseLost when the row is no longer claimed with that fence.
 	Renew(ctx context.Context, id, fence int64, until time.Time) error
-	// Settle moves row id, claimed with fence, to its final state; ErrLeaseLost when the fence
-	// is stale (someone took over), an error of the ledger's own (ledger.ErrTransition) when
-	// the row is not claimed.
+	// Settle moves row id, claimed with fence, to its final state. It fails
+	// with ErrLeaseLost when the fence is stale (someone took the row
+	// over), and with another error when the row is not claimed.
 	Settle(ctx context.Context, id, fence int64, to State, s Settlement) error
-	// Await blocks until row id leaves state claimed, or ctx ends (error matches ErrInProgress).
+	// Await blocks until row id leaves state claimed, or ctx ends (then
+	// its error matches ErrInProgress).
 	Await(ctx context.Context, id int64) (Record, error)
-	// TakeOver hands the caller the rows of scope (and tenant, and operation when not "")
-	// that need driving on: rows claimed whose lease expired before now, and uncertain rows
-	// marked re-drivable (see Redrive). Each row returned is claimed by owner with a new fence
-	// and lease until `until`; no two callers get the same row.
+	// TakeOver hands the caller the rows of scope (and tenant, and
+	// operation when not "") that need driving on: rows claimed whose lease
+	// expired before now, and uncertain rows marked re-drivable whose
+	// RedriveUntil has not passed. Each row returned is claimed by owner
+	// with a new fence and a lease until `until`; no two callers get the
+	// same row. Age alone never hands a row over.
 	TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]Record, error)
-	// Record inserts a row that is already settled (an uncertain outcome of a write without
-	// dedupe, so that it is listed for a person, promise 31). Its identity may repeat: rows
-	// recorded this way are not claims (they do not block a later Claim of the same identity).
+	// Record inserts a row that is already settled, such as the uncertain
+	// outcome of a write without dedupe, so that it is listed for a
+	// person. Its identity may repeat: rows written by Record are not
+	// claims and never block a Claim of the same identity.
 	Record(ctx context.Context, rec Record) (id int64, err error)
 }
