@@ -23,9 +23,14 @@ type Rows interface {
 	Close() error
 }
 
-// Conn is a database the ledger owns.
+// Conn is a database the ledger owns. Its Exec and Query run the
+// ledger's own statements, a fixed set of texts that the Conn prepares
+// once per database connection and keeps.
 type Conn interface {
 	Querier
+	// Shared runs the caller's statements (Ledger.Querier), which the Conn
+	// does not keep prepared.
+	Shared() Querier
 	// Begin starts a transaction that holds the database's write lock, or
 	// takes it with the dialect's LockMigrations statement.
 	Begin(ctx context.Context) (Tx, error)

@@ -8,26 +8,60 @@
 //
 // # Claims
 //
-// A write whose operation declares "dedupe: ledger" claims (operation,
-// business key) before the provider is called: a conditional insert that
-// exactly one caller wins. The winner calls the provider and settles the row;
-// every other caller waits for the winner's outcome (Await) and makes no
-// call of its own. A row moves once, from claimed to active (the receipt is
-// stored), rejected, uncertain or compensated. Settle refuses a row that is
-// not claimed, so a claimed row is never turned into permission to create a
-// second effect, and Resolve refuses a row that is not uncertain. The
-// provider's identifiers are attributes of a row; its identity is its own
-// surrogate id.
+// A write whose operation declares "dedupe: ledger" claims its identity
+// before the provider is called: (scope, tenant, operation, business key),
+// runtime.Identity, where the scope names the provider (the annotation
+// file's "scope"), the tenant one account of it (WithTenant), and the
+// operation is the operation's key scope. Claim is a conditional insert
+// that exactly one caller wins. The winner calls the provider and settles
+// the row; every other caller waits for the winner's outcome (Await) and
+// makes no call of its own, after comparing the request digest the row
+// holds with its own. Clients of different providers, and of different
+// tenants of one provider, can share a ledger: every statement keeps to one
+// scope and tenant, and no row of one is ever claimed, taken over or
+// listed as another's.
 //
-// Rows left claimed by a process that died are handed out by Pending, which
-// runtime.Resume drives on with the same provider key, through a lookup, or
-// to uncertain.
+// # Leases and fences
+//
+// A claim is held under a lease (owner, until) that the caller renews
+// while its call runs (Renew), and a fence: a number that every claim and
+// every takeover of the row increments. Renew and Settle present the fence
+// they got; with a stale one they fail with runtime.ErrLeaseLost and
+// change nothing. TakeOver hands out the claims whose lease has passed,
+// each to one caller, with the next fence, so a caller that stopped
+// renewing (it died, or hangs) is shut out of the row its taker now
+// drives; age alone never hands a live call's row to someone else.
+//
+// # States
+//
+// A row moves once, from claimed to one of:
+//
+//	active       the receipt (or acknowledgement) is stored
+//	rejected     a definite answer about this request: nothing happened, for good
+//	not_applied  nothing happened (never sent, a 429, an auth failure outside a
+//	             rotation, a person's "not applied"): the identity may be claimed again
+//	uncertain    nobody can tell yet: a person reconciles it, or, marked
+//	             re-drivable, the next TakeOver hands it out again
+//	compensated  the effect was undone
+//
+// Settle refuses a row that is not claimed, so a claimed row is never
+// turned into permission to create a second effect. Only not_applied rows
+// are claimed again, and besides expired claims TakeOver hands out only
+// re-drivable uncertain rows: settled with Settlement.Redrive, until its
+// RedriveUntil, or marked by a person with Redrive. Record writes rows that
+// are settled already and are not claims (an uncertain outcome of a write
+// without dedupe, a duplicate a lookup found): they are listed, never
+// claimed or taken over. The provider's identifiers are attributes of a
+// row; its identity is its own surrogate id.
 //
 // # Reconciliation
 //
-// Uncertain rows are listed (List) and resolved by a person (Resolve), from
-// Go or with "writegen ledger list" and "writegen ledger resolve". The
-// runtime's Notifier tells an operation's owner when a write ends uncertain.
+// Rows are listed by scope, tenant, operation and state (List, Filter) and
+// settled by a person: Resolve (committed, or not applied), Redrive and
+// Compensate, from Go or with "writegen ledger" (package ledgercli). The
+// runtime's Notifier tells an operation's owner when a write ends
+// uncertain. Rows written before ledgers had scopes have scope "" until
+// Adopt assigns them to the client that writes them now.
 //
 // # Outbox
 //
@@ -45,15 +79,33 @@
 // signature (Standard Webhooks by default, any Verifier otherwise), stores
 // the event once per (source, event id), answers 204 before any work is
 // done, and hands events to the handler asynchronously, at least once, with
-// retries and backoff. Event ids are kept for a retention period (72 hours
-// by default) so that a provider's retries are recognised; Prune removes
-// older ones. The handler declares how events that arrive out of order are
-// handled (Order).
+// retries and backoff; a handler that panics has failed that attempt, and
+// an event that fails MaxAttempts times is set aside as failed while the
+// others go on. Event ids are kept for a retention period (72 hours by
+// default) so that a provider's retries are recognised; Prune removes older
+// ones. An inbox whose retention is shorter than twice its verifier's
+// signature tolerance is refused, as a replay could verify after its event
+// was forgotten. The handler declares how events that arrive out of order
+// are handled (Order: any, in_order or latest, the annotation file's
+// words).
 //
 // # Schema
 //
 // Every table's name starts with writegen_. The schema is created and
 // migrated by Open, in order, under a lock, and its version is recorded in
 // writegen_schema_version; a database migrated by a newer writegen is
-// refused. Times are stored as microseconds since the Unix epoch, UTC.
+// refused. Version 2 identifies claims by scope, tenant, operation and
+// business key (a unique index over the rows that are claims), and adds
+// the lease, the fence and the request digest; it keeps the rows of
+// version 1, unscoped, and makes their not_sent rows, and those a person
+// resolved "not applied", not_applied. Times are stored as microseconds
+// since the Unix epoch, UTC.
+//
+// # Statements
+//
+// The ledger's statements are fixed texts, named after what they do
+// (queries.go), each run as one statement. The database packages prepare
+// each once per database connection and keep it: the sqlite package runs
+// them on one connection of its own, the postgres package in pgx's
+// statement cache.
 package ledger

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"time"
@@ -28,16 +29,26 @@ const (
 	Latest
 )
 
+// orders are the words of the orders, as the annotation file writes them.
+var orders = [...]string{AnyOrder: "any", InOrder: "in_order", Latest: "latest"}
+
+// String returns the order's word: "any", "in_order" or "latest".
 func (o Order) String() string {
-	switch o {
-	case AnyOrder:
-		return "any"
-	case InOrder:
-		return "in-order"
-	case Latest:
-		return "latest"
+	if int(o) < len(orders) {
+		return orders[o]
 	}
 	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ParseOrder returns the order a word names: "any", "in_order" or
+// "latest".
+func ParseOrder(s string) (Order, error) {
+	for o, w := range orders {
+		if s == w {
+			return Order(o), nil
+		}
+	}
+	return 0, fmt.Errorf("ledger: order %q: want any, in_order or latest", s)
 }
 
 // EventState is the state of an inbox event.
@@ -74,7 +85,9 @@ type InboxConfig struct {
 	// Handle does the work of one event. It runs after the delivery was
 	// answered, at least once per event: an error is retried after a
 	// backoff, and a crash after the work but before it was recorded runs
-	// it again.
+	// it again. A panic is recovered and counts as a failed attempt, so a
+	// poison event is set aside as failed after MaxAttempts while the
+	// worker goes on with the others.
 	Handle func(ctx context.Context, e Event) error
 	// Order says how events that arrive out of order are handled.
 	Order Order
@@ -83,7 +96,9 @@ type InboxConfig struct {
 	// InOrder and Latest; a delivery it fails on is answered 400.
 	Sequence func(body []byte) (key string, seq int64, err error)
 	// Retention is how long event ids are kept to recognise a provider's
-	// retries; it must be at least as long as the provider retries.
+	// retries; it must be at least as long as the provider retries, and at
+	// least twice the verifier's signature tolerance (see Verifier), or a
+	// replayed delivery could be accepted after its event was forgotten.
 	// Default 72 hours.
 	Retention time.Duration
 	// MaxBody is the largest delivery accepted, in bytes; default 1 MiB.
@@ -116,6 +131,15 @@ func (l *Ledger) Inbox(cfg InboxConfig) (*Inbox, error) {
 	}
 	if cfg.Retention <= 0 {
 		cfg.Retention = 72 * time.Hour
+	}
+	if t, ok := cfg.Verifier.(tolerant); ok {
+		// A delivery signed at ts verifies while now is within the tolerance
+		// of ts, and may arrive as early as ts minus the tolerance: its id
+		// must be kept for twice the tolerance after it arrived.
+		if tol := t.Tolerance(); cfg.Retention < 2*tol {
+			return nil, fmt.Errorf("ledger: inbox %s: retention %s is shorter than twice the verifier's signature tolerance (%s): "+
+				"a replayed delivery would verify after its event id was pruned, and run the handler again", cfg.Source, cfg.Retention, tol)
+		}
 	}
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = 1 << 20
@@ -225,16 +249,14 @@ func (in *Inbox) handleOne(ctx context.Context) (bool, error) {
 	e := events[0]
 	if in.cfg.Order == Latest && e.OrderKey != "" {
 		var later int
-		if err := queryRow(ctx, l.conn, inboxHandledSince, e.Source, e.OrderKey, e.Seq)(&later); err != nil {
+		if _, err := queryRow(ctx, l.conn, inboxHandledSince, e.Source, e.OrderKey, e.Seq)(&later); err != nil {
 			return true, fmt.Errorf("ledger: inbox %s: event %q: %w", in.cfg.Source, e.EventID, err)
 		}
 		if later > 0 {
 			return true, in.finish(ctx, e, EventSkipped, nil)
 		}
 	}
-	handleCtx, cancel := context.WithTimeout(ctx, o.Lease)
-	err = in.cfg.Handle(handleCtx, e)
-	cancel()
+	err = in.handle(ctx, e)
 	stopping := ctx.Err() != nil
 	ctx = context.WithoutCancel(ctx) // the outcome is recorded even when the worker is stopping
 	switch {
@@ -246,6 +268,21 @@ func (in *Inbox) handleOne(ctx context.Context) (bool, error) {
 		return true, in.finish(ctx, e, EventFailed, err)
 	}
 	return true, in.retry(ctx, e, err, o.Backoff(e.Attempts))
+}
+
+// handle runs the handler on e, within the lease, and turns a panic into
+// an error.
+func (in *Inbox) handle(ctx context.Context, e Event) (err error) {
+	ctx, cancel := context.WithTimeout(ctx, in.cfg.Lease)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			in.cfg.Logger.ErrorContext(ctx, "ledger inbox: handler panicked", "source", in.cfg.Source,
+				"event", e.EventID, "attempt", e.Attempts, "panic", v, "stack", string(debug.Stack()))
+			err = fmt.Errorf("handler panicked: %v", v)
+		}
+	}()
+	return in.cfg.Handle(ctx, e)
 }
 
 func (in *Inbox) finish(ctx context.Context, e Event, to EventState, handleErr error) error {
@@ -270,6 +307,15 @@ func (l *Ledger) Events(ctx context.Context, source string, state EventState) ([
 		return nil, fmt.Errorf("ledger: inbox %s: events %s: %w", source, state, err)
 	}
 	return scanAll(rows, scanEvent)
+}
+
+// EventSources returns the sources of the events in the inbox.
+func (l *Ledger) EventSources(ctx context.Context) ([]string, error) {
+	rows, err := l.conn.Query(ctx, inboxSources)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: inbox sources: %w", err)
+	}
+	return scanAll(rows, func(s scanner) (src string, err error) { return src, s.Scan(&src) })
 }
 
 func scanEvent(s scanner) (Event, error) {

@@ -1,11 +1,15 @@
 package ledger
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +45,7 @@ type Ledger struct {
 	dialect Dialect
 	q       queries
 	clock   runtime.Clock
+	driver  []any  // what WithDriver passed; read by the database packages
 	changed signal // broadcast when a claim leaves state claimed in this process
 }
 
@@ -52,6 +57,21 @@ type Option func(*Ledger)
 // WithClock sets the clock that stamps rows and decides when outbox items
 // and inbox events are due. Tests inject one so that no test sleeps.
 func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock = c } }
+
+// WithDriver passes v to the database package that opens the ledger,
+// which defines the values it reads (sqlite.WithSynchronousNormal returns
+// an Option made with it); New ignores them.
+func WithDriver(v any) Option { return func(l *Ledger) { l.driver = append(l.driver, v) } }
+
+// DriverOptions returns, in order, the values that opts pass with
+// WithDriver: a database package's Open reads its own among them.
+func DriverOptions(opts []Option) []any {
+	var l Ledger
+	for _, o := range opts {
+		o(&l)
+	}
+	return l.driver
+}
 
 // New migrates the database behind c to the dialect's newest schema and
 // returns a Ledger that owns c.
@@ -74,7 +94,7 @@ func (l *Ledger) Dialect() string { return l.dialect.Name }
 
 // Querier returns the ledger's database, for statements on the caller's own
 // tables kept beside the ledger's.
-func (l *Ledger) Querier() Querier { return l.conn }
+func (l *Ledger) Querier() Querier { return l.conn.Shared() }
 
 // InTx runs fn in a transaction of the ledger's database, committed when fn
 // returns nil and rolled back otherwise. The caller's own statements and
@@ -107,7 +127,7 @@ func (l *Ledger) migrate(ctx context.Context) error {
 		return fmt.Errorf("ledger: migrate %s: %w", l.dialect.Name, err)
 	}
 	var version int
-	if err := queryRow(ctx, tx, selectVersion)(&version); err != nil {
+	if _, err := queryRow(ctx, tx, selectVersion)(&version); err != nil {
 		return fmt.Errorf("ledger: migrate %s: %w", l.dialect.Name, err)
 	}
 	files, err := fs.Glob(l.dialect.Migrations, "migrations/*.sql")
@@ -136,63 +156,132 @@ func (l *Ledger) migrate(ctx context.Context) error {
 // SchemaVersion returns the version of the database's schema.
 func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
 	var v int
-	err := queryRow(ctx, l.conn, selectVersion)(&v)
+	_, err := queryRow(ctx, l.conn, selectVersion)(&v)
 	return v, err
 }
 
-// Claim inserts (rec.Operation, rec.BusinessKey) in state claimed with
-// rec's provider key, owner and request, unless the pair is there already.
-// won reports whether this caller made the row; the returned record is the
-// row as stored, the caller's or the one already there.
-func (l *Ledger) Claim(ctx context.Context, rec runtime.Record) (runtime.Record, bool, error) {
-	if rec.Operation == "" || rec.BusinessKey == "" {
-		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs an operation and a business key (got %q, %q)", rec.Operation, rec.BusinessKey)
+// Claim inserts rec in state claimed under the lease (owner, until), with
+// fence 1, unless its identity (rec.Identity) is claimed already; a row of
+// the identity in state not_applied is claimed again, with the next fence,
+// rec's request and digest, and its outcome cleared. won reports whether
+// this caller holds the claim. The record returned is the row as stored:
+// the caller's, with its id and fence, or the one already there, whose
+// Digest the caller compares with its own.
+func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+	id := rec.Identity
+	if id.Operation == "" || id.BusinessKey == "" {
+		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs an operation and a business key (got %q, %q)", id.Operation, id.BusinessKey)
 	}
 	now := l.clock.Now()
-	rows, err := l.conn.Query(ctx, claimInsert, rec.Operation, rec.BusinessKey, rec.ProviderKey, rec.Owner,
-		bytes(rec.Request), micros(now))
-	if err != nil {
-		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s %q: %w", rec.Operation, rec.BusinessKey, err)
-	}
-	ids, err := scanAll(rows, scanID)
-	if err == nil && len(ids) == 0 {
-		// Taken: by a row that may be claimed again only if its call reached nobody.
-		rows, err = l.conn.Query(ctx, claimRetake, rec.Operation, rec.BusinessKey, rec.ProviderKey, rec.Owner,
-			bytes(rec.Request), bytes(nil), micros(now))
-		if err == nil {
-			ids, err = scanAll(rows, scanID)
-		}
+	var rowID, fence, created int64
+	found, err := queryRow(ctx, l.conn, claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+		owner, micros(until), micros(now))(&rowID, &fence, &created)
+	if err == nil && !found {
+		// Taken: by a row that may be claimed again only if nothing was applied.
+		found, err = queryRow(ctx, l.conn, claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+			bytes(nil), owner, micros(until), micros(now))(&rowID, &fence, &created)
 	}
 	if err != nil {
-		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s %q: %w", rec.Operation, rec.BusinessKey, err)
+		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w", describe(id), err)
 	}
-	if len(ids) == 0 {
-		existing, err := l.byKey(ctx, rec.Operation, rec.BusinessKey)
-		return existing, false, err
+	if !found {
+		existing, err := l.Find(ctx, id)
+		return existing.Record, false, err
 	}
 	won := runtime.Record{
-		ID: ids[0], Operation: rec.Operation, BusinessKey: rec.BusinessKey, ProviderKey: rec.ProviderKey,
-		Owner: rec.Owner, State: runtime.StateClaimed, Request: rec.Request,
-		CreatedAt: fromMicros(micros(now)), UpdatedAt: fromMicros(micros(now)),
+		ID: rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
+		Reference: rec.Reference, Owner: rec.Owner, State: runtime.StateClaimed,
+		Request: rec.Request, Digest: rec.Digest, Fence: fence, LeaseOwner: owner,
+		LeaseUntil: fromMicros(micros(until)), CreatedAt: fromMicros(created), UpdatedAt: fromMicros(micros(now)),
 	}
 	return won, true, nil
 }
 
-// Await returns the row of (operation, businessKey) once it has left state
-// claimed. When ctx ends first it returns an error matching
+// Renew extends the lease of row id, held with fence, to until. It fails
+// with an error matching runtime.ErrLeaseLost when the row is no longer
+// claimed with that fence: another caller took it over, or it was settled.
+func (l *Ledger) Renew(ctx context.Context, id, fence int64, until time.Time) error {
+	n, err := l.conn.Exec(ctx, claimRenew, id, fence, micros(until), micros(l.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("ledger: renew the lease of row %d: %w", id, err)
+	}
+	if n == 0 {
+		return l.lost(ctx, "renew the lease of", id, fence, "")
+	}
+	return nil
+}
+
+// Settle moves row id, claimed with fence, to state to (active, rejected,
+// not_applied, uncertain or compensated) and records s; s.Redrive and
+// s.RedriveUntil are kept for an uncertain row only. It fails with an error
+// matching runtime.ErrLeaseLost when the fence is stale, because another
+// caller took the row over, and with a *TransitionError when the row, with
+// this fence, is settled already: a settled row stays settled. Settling
+// again as the row is, with the same state, provider id and status, is not
+// refused: a caller that could not tell whether its settlement was
+// recorded (the connection broke) may make it again.
+func (l *Ledger) Settle(ctx context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
+	switch to {
+	case runtime.StateActive, runtime.StateRejected, runtime.StateNotApplied, runtime.StateUncertain, runtime.StateCompensated:
+	default:
+		return &TransitionError{ID: id, From: runtime.StateClaimed, To: to}
+	}
+	redrive, until := false, int64(0)
+	if to == runtime.StateUncertain && s.Redrive {
+		redrive = true
+		if !s.RedriveUntil.IsZero() {
+			until = micros(s.RedriveUntil)
+		}
+	}
+	n, err := l.conn.Exec(ctx, claimSettle, id, fence, string(to), s.ProviderID, s.Status, bytes(s.Body),
+		s.Attempts, s.LastError, redrive, until, micros(l.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("ledger: settle row %d as %s: %w", id, to, err)
+	}
+	if n == 0 {
+		row, err := l.Get(ctx, id)
+		if err == nil && row.Fence == fence && row.State == to && row.ProviderID == s.ProviderID && row.Status == s.Status {
+			return nil // this caller's own settlement, made again
+		}
+		return l.lost(ctx, "settle", id, fence, to)
+	}
+	l.changed.broadcast()
+	return nil
+}
+
+// lost explains why a fenced update of row id changed nothing.
+func (l *Ledger) lost(ctx context.Context, what string, id, fence int64, to runtime.State) error {
+	row, err := l.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if row.Fence != fence {
+		return fmt.Errorf("ledger: %s row %d with fence %d: %w: the row has fence %d, %s by %q",
+			what, id, fence, runtime.ErrLeaseLost, row.Fence, row.State, row.LeaseOwner)
+	}
+	if to == "" { // a renewal of a row settled with this fence
+		return fmt.Errorf("ledger: %s row %d: %w: the row is %s", what, id, runtime.ErrLeaseLost, row.State)
+	}
+	return &TransitionError{ID: id, From: row.State, To: to}
+}
+
+// Await returns row id once it has left state claimed. It is woken by
+// settlements in this process and looks again from time to time for those
+// of other processes. When ctx ends first it returns an error matching
 // runtime.ErrInProgress, with the row as last seen (if it was read).
-func (l *Ledger) Await(ctx context.Context, operation, businessKey string) (runtime.Record, error) {
+func (l *Ledger) Await(ctx context.Context, id int64) (runtime.Record, error) {
 	delay := time.Millisecond
 	for {
 		changed := l.changed.wait()
-		rec, err := l.byKey(ctx, operation, businessKey)
+		row, err := l.Get(ctx, id)
 		if ctx.Err() != nil {
-			return rec, fmt.Errorf("ledger: %s %q: %w: %w", operation, businessKey, runtime.ErrInProgress, ctx.Err())
+			return row.Record, fmt.Errorf("ledger: row %d: %w: %w", id, runtime.ErrInProgress, ctx.Err())
 		}
-		if err != nil || rec.State != runtime.StateClaimed {
-			return rec, err
+		if err != nil || row.State != runtime.StateClaimed {
+			return row.Record, err
 		}
-		// Another process may settle the row: look again after a while.
 		t := time.NewTimer(delay)
 		select {
 		case <-changed:
@@ -204,93 +293,140 @@ func (l *Ledger) Await(ctx context.Context, operation, businessKey string) (runt
 	}
 }
 
-// Settle moves the claimed row id to state to (active, rejected, not_sent,
-// uncertain or compensated) and records s. It fails with a *TransitionError when the
-// row is not claimed: a settled row stays settled.
-func (l *Ledger) Settle(ctx context.Context, id int64, to runtime.State, s runtime.Settlement) error {
-	switch to {
-	case runtime.StateActive, runtime.StateRejected, runtime.StateNotSent, runtime.StateUncertain, runtime.StateCompensated:
-	default:
-		return &TransitionError{ID: id, From: runtime.StateClaimed, To: to}
+// TakeOver hands the caller, oldest first and at most limit (0 for no
+// limit), the claims of scope and tenant (and operation, unless "") that
+// need driving on: rows claimed whose lease ended before now, whose
+// holder stopped renewing it, and uncertain rows marked re-drivable whose
+// window has not ended at now. Each row returned is claimed by owner until
+// until, with the next fence, so the caller that held it can no longer
+// renew or settle it; no two callers get the same row.
+func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+	if limit <= 0 || limit > math.MaxInt32 {
+		limit = math.MaxInt32
 	}
-	n, err := l.conn.Exec(ctx, claimSettle, id, string(to), s.ProviderID, s.Status, bytes(s.Body),
-		s.Attempts, s.LastError, micros(l.clock.Now()))
+	rows, err := l.conn.Query(ctx, l.q.claimsTakeOver, scope, tenant, operation, micros(now), owner, micros(until),
+		micros(l.clock.Now()), limit)
 	if err != nil {
-		return fmt.Errorf("ledger: settle row %d: %w", id, err)
-	}
-	if n == 0 {
-		return l.refused(ctx, id, to)
-	}
-	l.changed.broadcast()
-	return nil
-}
-
-// refused explains why a conditional update of row id changed nothing.
-func (l *Ledger) refused(ctx context.Context, id int64, to runtime.State) error {
-	rec, err := l.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	return &TransitionError{ID: id, From: rec.State, To: to}
-}
-
-// Pending returns the rows of operation ("" for every operation) left
-// claimed and untouched since before olderThan, oldest first, for
-// runtime.Resume to drive on. It hands each row to one caller: the rows it
-// returns count as touched now, so a concurrent Pending with the same
-// threshold, in this process or another, does not return them again.
-func (l *Ledger) Pending(ctx context.Context, operation string, olderThan time.Time) ([]runtime.Record, error) {
-	rows, err := l.conn.Query(ctx, claimsTakePending, operation, micros(olderThan), micros(l.clock.Now()))
-	if err != nil {
-		return nil, fmt.Errorf("ledger: pending %s: %w", operation, err)
+		return nil, fmt.Errorf("ledger: take over rows of %s: %w", describe(runtime.Identity{Scope: scope, Tenant: tenant, Operation: operation}), err)
 	}
 	recs, err := scanAll(rows, scanRecord)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: pending %s: %w", operation, err)
+		return nil, fmt.Errorf("ledger: take over rows of %s: %w", describe(runtime.Identity{Scope: scope, Tenant: tenant, Operation: operation}), err)
 	}
-	slices.SortFunc(recs, func(a, b runtime.Record) int { return int(a.ID - b.ID) })
+	slices.SortFunc(recs, func(a, b runtime.Record) int { return cmp.Compare(a.ID, b.ID) })
 	return recs, nil
 }
 
+// Record inserts rec, a row that is already settled (rec.State is not
+// claimed), and returns its id. It is not a claim: its identity may repeat,
+// and it never blocks a Claim of the same identity. It records, for a
+// person, outcomes that were not claimed first: the uncertain outcome of
+// a write without dedupe, a duplicate effect a lookup found.
+func (l *Ledger) Record(ctx context.Context, rec runtime.Record) (int64, error) {
+	switch rec.State {
+	case runtime.StateActive, runtime.StateRejected, runtime.StateNotApplied, runtime.StateUncertain, runtime.StateCompensated:
+	default:
+		return 0, fmt.Errorf("ledger: record %s: state %q is not a settled state", describe(rec.Identity), rec.State)
+	}
+	if rec.Operation == "" && rec.OperationID == "" {
+		return 0, errors.New("ledger: record needs an operation or an operationId")
+	}
+	now := micros(l.clock.Now())
+	var id int64
+	_, err := queryRow(ctx, l.conn, claimRecord, rec.Scope, rec.Tenant, rec.Operation, rec.BusinessKey,
+		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, string(rec.State), rec.ProviderID,
+		rec.Status, bytes(rec.Body), bytes(rec.Request), bytes(rec.Digest), rec.Attempts, rec.LastError, now)(&id)
+	if err != nil {
+		return 0, fmt.Errorf("ledger: record %s: %w", describe(rec.Identity), err)
+	}
+	return id, nil
+}
+
+// describe names an identity in messages: scope/tenant/operation "key".
+func describe(id runtime.Identity) string {
+	var b strings.Builder
+	if id.Scope == "" {
+		b.WriteString("(unscoped)")
+	} else {
+		b.WriteString(id.Scope)
+	}
+	if id.Tenant != "" {
+		b.WriteString("/" + strconv.Quote(id.Tenant))
+	}
+	if id.Operation != "" {
+		b.WriteString("/" + id.Operation)
+	}
+	if id.BusinessKey != "" {
+		b.WriteString(" " + strconv.Quote(id.BusinessKey))
+	}
+	return b.String()
+}
+
+// Row is a ledger row as List, Get and Find read it: the record and what
+// only the ledger keeps.
+type Row struct {
+	runtime.Record
+	// Claim is false for a row written by Record: listed, never claimed.
+	Claim bool
+	// Redrive marks an uncertain row the next TakeOver hands out, until
+	// RedriveUntil when that is not zero.
+	Redrive      bool
+	RedriveUntil time.Time
+}
+
 // Get returns row id, or an error matching ErrNotFound.
-func (l *Ledger) Get(ctx context.Context, id int64) (runtime.Record, error) {
+func (l *Ledger) Get(ctx context.Context, id int64) (Row, error) {
 	return l.one(ctx, fmt.Sprintf("row %d", id), claimByID, id)
 }
 
-func (l *Ledger) byKey(ctx context.Context, operation, businessKey string) (runtime.Record, error) {
-	return l.one(ctx, fmt.Sprintf("%s %q", operation, businessKey), claimByKey, operation, businessKey)
+// Find returns the claim of identity id, or an error matching ErrNotFound.
+func (l *Ledger) Find(ctx context.Context, id runtime.Identity) (Row, error) {
+	return l.one(ctx, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
 }
 
-func (l *Ledger) one(ctx context.Context, what, query string, args ...any) (runtime.Record, error) {
+func (l *Ledger) one(ctx context.Context, what, query string, args ...any) (Row, error) {
 	rows, err := l.conn.Query(ctx, query, args...)
 	if err != nil {
-		return runtime.Record{}, fmt.Errorf("ledger: read %s: %w", what, err)
+		return Row{}, fmt.Errorf("ledger: read %s: %w", what, err)
 	}
-	recs, err := scanAll(rows, scanRecord)
+	recs, err := scanAll(rows, scanRow)
 	if err != nil {
-		return runtime.Record{}, fmt.Errorf("ledger: read %s: %w", what, err)
+		return Row{}, fmt.Errorf("ledger: read %s: %w", what, err)
 	}
 	if len(recs) == 0 {
-		return runtime.Record{}, fmt.Errorf("%w: %s", ErrNotFound, what)
+		return Row{}, fmt.Errorf("%w: %s", ErrNotFound, what)
 	}
 	return recs[0], nil
 }
 
-// List returns the rows in state, oldest first: List(ctx,
-// runtime.StateUncertain) is what a person reconciles.
-func (l *Ledger) List(ctx context.Context, state runtime.State) ([]runtime.Record, error) {
-	rows, err := l.conn.Query(ctx, claimsByState, string(state))
+// Filter selects the rows List returns.
+type Filter struct {
+	State     runtime.State // "" matches every state
+	Operation string        // the operation's key scope; "" matches every operation
+	// Scope and Tenant match exactly, "" included: scope "" holds the rows
+	// written before ledgers had scopes (see Adopt), tenant "" the rows of
+	// clients that serve one tenant. AnyScope and AnyTenant match every
+	// value instead.
+	Scope, Tenant       string
+	AnyScope, AnyTenant bool
+}
+
+// List returns the rows f selects, oldest first: List(ctx, Filter{State:
+// runtime.StateUncertain, Scope: "support-desk", AnyTenant: true}) is what
+// a person reconciles for one provider.
+func (l *Ledger) List(ctx context.Context, f Filter) ([]Row, error) {
+	rows, err := l.conn.Query(ctx, claimsList, string(f.State), f.AnyScope, f.Scope, f.AnyTenant, f.Tenant, f.Operation)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: list %s: %w", state, err)
+		return nil, fmt.Errorf("ledger: list: %w", err)
 	}
-	return scanAll(rows, scanRecord)
+	return scanAll(rows, scanRow)
 }
 
 // Resolution is a person's answer for an uncertain row.
 type Resolution struct {
 	// Committed reports that the effect exists at the provider: the row
-	// becomes active with ProviderID. Otherwise the effect was not applied
-	// and the row becomes rejected.
+	// becomes active with ProviderID. Otherwise the effect was not applied:
+	// the row becomes not_applied, and its identity may be claimed again.
 	Committed  bool
 	ProviderID string // the provider's id of the effect; required when Committed
 	Reason     string // how the person knows; required
@@ -300,7 +436,7 @@ type Resolution struct {
 // replaces the row's last error. It fails with a *TransitionError when the
 // row is not uncertain.
 func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
-	to := runtime.StateRejected
+	to := runtime.StateNotApplied
 	if r.Committed {
 		to = runtime.StateActive
 		if r.ProviderID == "" {
@@ -309,31 +445,89 @@ func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
 	} else if r.ProviderID != "" {
 		return fmt.Errorf("ledger: resolve row %d: an effect that was not applied has no provider id", id)
 	}
-	if r.Reason == "" {
+	if strings.TrimSpace(r.Reason) == "" {
 		return fmt.Errorf("ledger: resolve row %d: a reason is required", id)
 	}
 	note := "resolved by a person as not applied: " + r.Reason
 	if r.Committed {
 		note = "resolved by a person as committed: " + r.Reason
 	}
-	n, err := l.conn.Exec(ctx, claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()))
+	return l.person(ctx, "resolve", id, to, claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()))
+}
+
+// Redrive marks the uncertain claim id re-drivable, with a person's
+// reason: the next TakeOver of its scope hands it out, and the runtime's
+// Resume drives it on by the operation's rules (the same provider key
+// inside its window, or a lookup), or settles it uncertain again. It fails
+// with a *TransitionError when the row is not an uncertain claim.
+func (l *Ledger) Redrive(ctx context.Context, id int64, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("ledger: redrive row %d: a reason is required", id)
+	}
+	row, err := l.Get(ctx, id)
 	if err != nil {
-		return fmt.Errorf("ledger: resolve row %d: %w", id, err)
+		return err
+	}
+	if !row.Claim {
+		return fmt.Errorf("ledger: redrive row %d: the row was recorded without a claim: nothing can drive it on; resolve it", id)
+	}
+	note := "re-drive asked by a person: " + reason
+	if row.LastError != "" {
+		note += "; was: " + row.LastError
+	}
+	return l.person(ctx, "redrive", id, runtime.StateClaimed, claimRedrive, id, note, micros(l.clock.Now()))
+}
+
+// Compensate records that a person undid the effect of row id (a
+// duplicate, or an effect that must not stand): the uncertain or active
+// row becomes compensated, for good. It fails with a *TransitionError from
+// any other state.
+func (l *Ledger) Compensate(ctx context.Context, id int64, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("ledger: compensate row %d: a reason is required", id)
+	}
+	return l.person(ctx, "compensate", id, runtime.StateCompensated, claimCompensate, id,
+		"compensated by a person: "+reason, micros(l.clock.Now()))
+}
+
+// person runs a person's conditional update of row id, explaining a
+// refusal.
+func (l *Ledger) person(ctx context.Context, what string, id int64, to runtime.State, statement string, args ...any) error {
+	n, err := l.conn.Exec(ctx, statement, args...)
+	if err != nil {
+		return fmt.Errorf("ledger: %s row %d: %w", what, id, err)
 	}
 	if n == 0 {
-		return l.refused(ctx, id, to)
+		row, err := l.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		return &TransitionError{ID: id, From: row.State, To: to}
 	}
+	l.changed.broadcast()
 	return nil
 }
 
-func scanRecord(s scanner) (runtime.Record, error) {
-	var r runtime.Record
+func scanRow(s scanner) (Row, error) {
+	var r Row
 	var state string
-	var created, updated int64
-	err := s.Scan(&r.ID, &r.Operation, &r.BusinessKey, &r.ProviderKey, &r.Owner, &state, &r.ProviderID,
-		&r.Status, &r.Body, &r.Request, &r.Attempts, &r.LastError, &created, &updated)
+	var leaseUntil, redriveUntil, created, updated int64
+	err := s.Scan(&r.ID, &r.Scope, &r.Tenant, &r.Operation, &r.BusinessKey, &r.OperationID, &r.ProviderKey,
+		&r.Reference, &r.Owner, &state, &r.ProviderID, &r.Status, &r.Body, &r.Request, &r.Digest, &r.Attempts,
+		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated)
 	r.State, r.CreatedAt, r.UpdatedAt = runtime.State(state), fromMicros(created), fromMicros(updated)
+	if leaseUntil != 0 {
+		r.LeaseUntil = fromMicros(leaseUntil)
+	}
+	if redriveUntil != 0 {
+		r.RedriveUntil = fromMicros(redriveUntil)
+	}
 	return r, err
+}
+
+func scanRecord(s scanner) (runtime.Record, error) {
+	r, err := scanRow(s)
+	return r.Record, err
 }
 
 // signal wakes every goroutine waiting at the time of a broadcast.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -62,8 +63,8 @@ type Delivery struct {
 //   - one matching runtime.ErrRejected ends it as rejected (a
 //     *runtime.StatusError's status and body are kept), except 408, 409,
 //     425 and 429, which say "later";
-//   - any other error, such as runtime.ErrNotSent, is retried after a
-//     backoff, with the same key.
+//   - any other error, such as runtime.ErrNotSent, or a panic, is retried
+//     after a backoff, with the same key.
 type Sender func(ctx context.Context, item OutboxItem) (Delivery, error)
 
 // EnqueueOn records ob with the statement runner q, which is meant to be
@@ -115,12 +116,25 @@ func (ob *Outbox) sendOne(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	it := items[0]
-	sendCtx, cancel := context.WithTimeout(ctx, ob.o.Lease)
-	d, err := ob.send(sendCtx, it)
-	cancel()
+	d, err := ob.sendItem(ctx, it)
 	stopping := ctx.Err() != nil
 	// The outcome is recorded even when the worker is stopping.
 	return true, ob.record(context.WithoutCancel(ctx), it, d, err, stopping)
+}
+
+// sendItem sends it within the lease, and turns a panic of the sender
+// into an error: the item is tried again, with the same key.
+func (ob *Outbox) sendItem(ctx context.Context, it OutboxItem) (d Delivery, err error) {
+	ctx, cancel := context.WithTimeout(ctx, ob.o.Lease)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			ob.o.Logger.ErrorContext(ctx, "ledger outbox: sender panicked", "item", it.ID, "attempt", it.Attempts,
+				"panic", v, "stack", string(debug.Stack()))
+			d, err = Delivery{}, fmt.Errorf("sender panicked: %v", v)
+		}
+	}()
+	return ob.send(ctx, it)
 }
 
 // record ends item it as the send's outcome says, or schedules another try.

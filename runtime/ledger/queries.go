@@ -15,44 +15,108 @@ const (
 	insertVersion = `INSERT INTO writegen_schema_version (version, applied_at) VALUES ($1, $2)`
 )
 
-// Claims.
+// Claims. A row's identity is (scope, tenant, operation, business_key)
+// among the rows with claim set; rows written by Record are not claims.
+// Every statement that hands a row to a caller increments its fence, and
+// every statement of the caller that holds it presents the fence.
 const (
-	recordColumns = `id, operation, business_key, provider_key, owner, state, provider_id, status,
-	body, request, attempts, last_error, created_at, updated_at`
+	recordColumns = `id, scope, tenant, operation, business_key, operation_id, provider_key, reference,
+	owner, state, provider_id, status, body, request, digest, attempts, last_error, fence,
+	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at`
 
 	claimInsert = `INSERT INTO writegen_claims
-	(operation, business_key, provider_key, owner, state, request, created_at, updated_at)
-VALUES ($1, $2, $3, $4, 'claimed', $5, $6, $6)
-ON CONFLICT (operation, business_key) DO NOTHING
-RETURNING id`
+	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
+	request, digest, fence, lease_owner, lease_until, claim, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, $12, TRUE, $13, $13)
+ON CONFLICT (scope, tenant, operation, business_key) WHERE claim DO NOTHING
+RETURNING id, fence, created_at`
 
-	// claimRetake claims again a row whose call reached nobody.
+	// claimRetake claims again a row of the identity whose call did not
+	// apply: it takes the new request and starts over.
 	claimRetake = `UPDATE writegen_claims
-SET state = 'claimed', provider_key = $3, owner = $4, request = $5, status = 0, body = $6,
-	attempts = 0, last_error = '', updated_at = $7
-WHERE operation = $1 AND business_key = $2 AND state = 'not_sent'
-RETURNING id`
+SET state = 'claimed', operation_id = $5, provider_key = $6, reference = $7, owner = $8,
+	request = $9, digest = $10, provider_id = '', status = 0, body = $11, attempts = 0,
+	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = $13,
+	redrive = FALSE, redrive_until = 0, updated_at = $14
+WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim
+	AND state = 'not_applied'
+RETURNING id, fence, created_at`
 
-	claimByKey = `SELECT ` + recordColumns + ` FROM writegen_claims
-WHERE operation = $1 AND business_key = $2`
+	claimByIdentity = `SELECT ` + recordColumns + ` FROM writegen_claims
+WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim`
 
 	claimByID = `SELECT ` + recordColumns + ` FROM writegen_claims WHERE id = $1`
 
-	claimsByState = `SELECT ` + recordColumns + ` FROM writegen_claims WHERE state = $1 ORDER BY id`
+	// claimsList selects by Filter: $1 state or '', $2 any scope or $3,
+	// $4 any tenant or $5, $6 operation or ''.
+	claimsList = `SELECT ` + recordColumns + ` FROM writegen_claims
+WHERE ($1 = '' OR state = $1) AND ($2 OR scope = $3) AND ($4 OR tenant = $5)
+	AND ($6 = '' OR operation = $6)
+ORDER BY id`
+
+	claimRenew = `UPDATE writegen_claims SET lease_until = $3, updated_at = $4
+WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
 	claimSettle = `UPDATE writegen_claims
-SET state = $2, provider_id = $3, status = $4, body = $5, attempts = $6, last_error = $7, updated_at = $8
-WHERE id = $1 AND state = 'claimed'`
+SET state = $3, provider_id = $4, status = $5, body = $6, attempts = $7, last_error = $8,
+	redrive = $9, redrive_until = $10, updated_at = $11
+WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
-	// claimsTakePending hands rows left claimed to one caller: it touches
-	// them, so a concurrent caller with the same threshold passes them by.
-	claimsTakePending = `UPDATE writegen_claims SET updated_at = $3
-WHERE state = 'claimed' AND ($1 = '' OR operation = $1) AND updated_at < $2
+	// claimsTakeOver hands rows that need driving on to one caller: claims
+	// whose lease expired before $4 and uncertain claims marked re-drivable
+	// whose window ($4) has not passed. A row is picked and claimed anew in
+	// one statement, and the pick skips rows another caller is taking.
+	claimsTakeOver = `UPDATE writegen_claims
+SET state = 'claimed', fence = fence + 1, lease_owner = $5, lease_until = $6, redrive = FALSE,
+	updated_at = $7
+WHERE id IN (
+	SELECT id FROM writegen_claims
+	WHERE claim AND scope = $1 AND tenant = $2 AND ($3 = '' OR operation = $3)
+		AND ((state = 'claimed' AND lease_until < $4)
+			OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $4)))
+	ORDER BY id
+	LIMIT $8 /*skip locked*/)
 RETURNING ` + recordColumns
 
+	// claimRecord inserts a settled row that is not a claim.
+	claimRecord = `INSERT INTO writegen_claims
+	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
+	provider_id, status, body, request, digest, attempts, last_error, claim, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, FALSE, $17, $17)
+RETURNING id`
+
 	claimResolve = `UPDATE writegen_claims
-SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4, updated_at = $5
+SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4,
+	redrive = FALSE, updated_at = $5
 WHERE id = $1 AND state = 'uncertain'`
+
+	// claimRedrive marks an uncertain claim re-drivable, with no window:
+	// the runtime that takes it over still keeps to the key's window.
+	claimRedrive = `UPDATE writegen_claims
+SET redrive = TRUE, redrive_until = 0, last_error = $2, updated_at = $3
+WHERE id = $1 AND state = 'uncertain' AND claim`
+
+	claimCompensate = `UPDATE writegen_claims
+SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3
+WHERE id = $1 AND state IN ('uncertain', 'active')`
+
+	// claimsUnscopedOperations lists the operations of the rows written
+	// before scopes.
+	claimsUnscopedOperations = `SELECT operation, COUNT(*) FROM writegen_claims
+WHERE scope = '' AND tenant = ''
+GROUP BY operation ORDER BY operation`
+
+	// claimsAdoptConflicts lists unscoped claims of operation $3 whose
+	// identity, moved to scope $1, tenant $2 and operation $4, is claimed
+	// already.
+	claimsAdoptConflicts = `SELECT o.id, n.id FROM writegen_claims o
+JOIN writegen_claims n ON n.scope = $1 AND n.tenant = $2 AND n.operation = $4
+	AND n.business_key = o.business_key AND n.claim
+WHERE o.scope = '' AND o.tenant = '' AND o.operation = $3 AND o.claim
+ORDER BY o.id`
+
+	claimsAdopt = `UPDATE writegen_claims SET scope = $1, tenant = $2, operation = $4, updated_at = $5
+WHERE scope = '' AND tenant = '' AND operation = $3`
 )
 
 // Outbox.
@@ -138,14 +202,16 @@ WHERE source = $1 AND received_at < $2 AND state IN ('done', 'skipped')
 
 	inboxByState = `SELECT ` + eventColumns + ` FROM writegen_inbox
 WHERE source = $1 AND state = $2 ORDER BY id`
+
+	inboxSources = `SELECT DISTINCT source FROM writegen_inbox ORDER BY source`
 )
 
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
-	outboxLease, inboxLease string
+	outboxLease, inboxLease, claimsTakeOver string
 }
 
 func newQueries(d Dialect) queries {
 	pick := func(q string) string { return strings.Replace(q, " /*skip locked*/", d.SkipLocked, 1) }
-	return queries{outboxLease: pick(outboxLease), inboxLease: pick(inboxLease)}
+	return queries{outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: pick(claimsTakeOver)}
 }

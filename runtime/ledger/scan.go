@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -23,27 +22,22 @@ func scanAll[T any](rows Rows, scan func(scanner) (T, error)) ([]T, error) {
 	return out, rows.Err()
 }
 
-// scanID reads a row of one id column.
-func scanID(s scanner) (id int64, err error) { return id, s.Scan(&id) }
-
-// queryRow runs a query that returns one row and scans it.
-func queryRow(ctx context.Context, q Querier, query string, args ...any) func(dest ...any) error {
-	return func(dest ...any) error {
+// queryRow runs a query that returns at most one row and scans it into
+// dest; found is false when there was no row.
+func queryRow(ctx context.Context, q Querier, query string, args ...any) func(dest ...any) (found bool, err error) {
+	return func(dest ...any) (bool, error) {
 		rows, err := q.Query(ctx, query, args...)
 		if err != nil {
-			return err
+			return false, err
 		}
 		defer rows.Close()
 		if !rows.Next() {
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			return errors.New("no row")
+			return false, rows.Err()
 		}
 		if err := rows.Scan(dest...); err != nil {
-			return err
+			return true, err
 		}
-		return rows.Close()
+		return true, rows.Close()
 	}
 }
 

@@ -17,11 +17,21 @@ import (
 var ErrSignature = errors.New("ledger: webhook signature does not verify")
 
 // Verifier authenticates a webhook delivery and names the event it
-// carries.
+// carries. A Verifier that accepts a delivery signed some time away from
+// now says how long with a method
+//
+//	Tolerance() time.Duration
+//
+// and Ledger.Inbox refuses a retention shorter than twice that.
 type Verifier interface {
 	// Verify checks the delivery's signature at time now and returns the
 	// provider's id of the event. Errors match ErrSignature.
 	Verify(header http.Header, body []byte, now time.Time) (eventID string, err error)
+}
+
+// tolerant is a Verifier with a signature tolerance.
+type tolerant interface {
+	Tolerance() time.Duration
 }
 
 // StandardWebhooks verifies deliveries signed as the Standard Webhooks
@@ -33,7 +43,10 @@ type StandardWebhooks struct {
 	tolerance time.Duration
 }
 
-var _ Verifier = (*StandardWebhooks)(nil)
+var (
+	_ Verifier = (*StandardWebhooks)(nil)
+	_ tolerant = (*StandardWebhooks)(nil)
+)
 
 // NewStandardWebhooks returns a verifier for secret ("whsec_<base64>", the
 // prefix optional) that refuses timestamps further than tolerance from now
@@ -48,6 +61,9 @@ func NewStandardWebhooks(secret string, tolerance time.Duration) (*StandardWebho
 	}
 	return &StandardWebhooks{key: key, tolerance: tolerance}, nil
 }
+
+// Tolerance returns how far from now a delivery's timestamp may be.
+func (s *StandardWebhooks) Tolerance() time.Duration { return s.tolerance }
 
 // Verify implements Verifier.
 func (s *StandardWebhooks) Verify(h http.Header, body []byte, now time.Time) (string, error) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
@@ -43,7 +44,7 @@ func Main(m *testing.M, setup func() (teardown func())) int {
 
 // childArgs tell a child process what to do.
 type childArgs struct {
-	Role     string   // "write", "crash", "outbox", "inbox"
+	Role     string   // "ledger", "write", "crash", "outbox", "inbox"
 	DSN      string   // the ledger
 	URL      string   // the provider
 	Key      key      // the business key (write, crash)
@@ -127,6 +128,8 @@ func runChild(spec string) error {
 	}
 	defer l.Close()
 	switch a.Role {
+	case "ledger":
+		return childLedger(ctx, l)
 	case "write":
 		return childWrite(ctx, l, a)
 	case "crash":
@@ -198,16 +201,16 @@ type boundaryLedger struct {
 	at func(boundary string)
 }
 
-func (l boundaryLedger) Claim(ctx context.Context, rec runtime.Record) (runtime.Record, bool, error) {
-	rec, won, err := l.Ledger.Claim(ctx, rec)
+func (l boundaryLedger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+	rec, won, err := l.Ledger.Claim(ctx, rec, owner, until)
 	if won && err == nil {
 		l.at("after-claim")
 	}
 	return rec, won, err
 }
 
-func (l boundaryLedger) Settle(ctx context.Context, id int64, to runtime.State, s runtime.Settlement) error {
-	err := l.Ledger.Settle(ctx, id, to, s)
+func (l boundaryLedger) Settle(ctx context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
+	err := l.Ledger.Settle(ctx, id, fence, to, s)
 	if err == nil {
 		l.at("after-receipt")
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -523,5 +525,129 @@ func testInboxNodes(t *testing.T, b Backend) {
 	}
 	if refs := p.refs(); len(refs) != inboxEvents || len(p.Effects()) != inboxEvents {
 		t.Fatalf("the provider holds %d effects for %d events: %v", len(p.Effects()), len(refs), refs)
+	}
+}
+
+// errTest is the error of a handler that always fails.
+var errTest = errors.New("the handler failed")
+
+// testInboxPanics: a handler that panics on an event is a failed attempt:
+// the event is retried after the backoff and set aside as failed after
+// MaxAttempts, while the worker, and the process, go on handling the
+// other events (promise 33).
+func testInboxPanics(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := NewClock()
+	l := open(t, b.NewDSN(t), ledger.WithClock(clock))
+	in, url, r := countingInbox(t, l, ledger.InboxConfig{
+		Handle: func(ctx context.Context, e ledger.Event) error {
+			if e.EventID == "poison" {
+				panic("cannot handle " + e.EventID)
+			}
+			return nil
+		},
+		WorkerOptions: ledger.WorkerOptions{Workers: 1, Poll: 5 * time.Millisecond, MaxAttempts: 3,
+			Backoff: func(n int) time.Duration { return time.Duration(n) * time.Minute }},
+	})
+	s := newSenderOfWebhooks(t, clock.Now)
+	// serve runs the worker until the event id has been handled.
+	serve := func(id string) {
+		t.Helper()
+		if got := s.deliver(url, id, []byte(`{}`)); got != http.StatusNoContent {
+			t.Fatalf("status %d", got)
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- in.Run(ctx) }()
+		waitFor(t, func() bool { n, _ := r.get(); return n[id] == 1 })
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run returned %v, want context.Canceled", err)
+		}
+	}
+	if got := s.deliver(url, "poison", []byte(`{}`)); got != http.StatusNoContent {
+		t.Fatalf("status %d", got)
+	}
+	serve("good") // the one worker takes the poison event first
+	poison := events(t, l, ledger.EventPending)
+	if len(poison) != 1 || poison[0].EventID != "poison" || poison[0].Attempts != 1 || poison[0].LastError != "handler panicked: cannot handle poison" {
+		t.Fatalf("pending events after the first panic: %+v", poison)
+	}
+	for n := 1; n < 3; n++ {
+		if got, err := in.HandleDue(ctx); got != 0 || err != nil {
+			t.Fatalf("handled %d, %v before the backoff passed", got, err)
+		}
+		clock.Advance(time.Duration(n) * time.Minute)
+		if got, err := in.HandleDue(ctx); got != 1 || err != nil {
+			t.Fatalf("attempt %d: handled %d, %v", n+1, got, err)
+		}
+	}
+	clock.Advance(time.Hour)
+	if got, err := in.HandleDue(ctx); got != 0 || err != nil {
+		t.Fatalf("an event set aside was handled again: %d, %v", got, err)
+	}
+	serve("after")
+	failed := events(t, l, ledger.EventFailed)
+	if len(failed) != 1 || failed[0].EventID != "poison" || failed[0].Attempts != 3 || failed[0].LastError != "handler panicked: cannot handle poison" {
+		t.Fatalf("failed events %+v", failed)
+	}
+	if n, _ := r.get(); n["poison"] != 3 || n["good"] != 1 || n["after"] != 1 {
+		t.Fatalf("handler runs %v", n)
+	}
+}
+
+// verifier is a Verifier without a tolerance; tolerantVerifier has one.
+type verifier struct{}
+
+func (verifier) Verify(http.Header, []byte, time.Time) (string, error) {
+	return "", ledger.ErrSignature
+}
+
+type tolerantVerifier struct {
+	verifier
+	tolerance time.Duration
+}
+
+func (v tolerantVerifier) Tolerance() time.Duration { return v.tolerance }
+
+// testInboxRetentionAndTolerance: an inbox that would forget an event id
+// while a replay of its delivery still verifies is refused when it is
+// built (promise 33).
+func testInboxRetentionAndTolerance(t *testing.T, b Backend) {
+	l := open(t, b.NewDSN(t))
+	sw, err := ledger.NewStandardWebhooks(secret, 10*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Tolerance() != 10*time.Minute {
+		t.Fatalf("tolerance %s", sw.Tolerance())
+	}
+	handle := func(context.Context, ledger.Event) error { return nil }
+	for _, tc := range []struct {
+		v         ledger.Verifier
+		retention time.Duration
+		ok        bool
+	}{
+		{sw, 9 * time.Minute, false},
+		{sw, 19 * time.Minute, false},
+		{sw, 20 * time.Minute, true},
+		{sw, 0, true}, // 72 hours
+		{tolerantVerifier{tolerance: 48 * time.Hour}, 0, false},
+		{tolerantVerifier{tolerance: time.Hour}, 2 * time.Hour, true},
+		{verifier{}, time.Second, true}, // no tolerance to compare with
+	} {
+		_, err := l.Inbox(ledger.InboxConfig{Source: "chat", Verifier: tc.v, Handle: handle, Retention: tc.retention})
+		if (err == nil) != tc.ok || err != nil && !strings.Contains(err.Error(), "tolerance") {
+			t.Errorf("retention %s, verifier %T: %v; want ok=%v", tc.retention, tc.v, err, tc.ok)
+		}
+	}
+	for _, w := range []string{"any", "in_order", "latest"} {
+		o, err := ledger.ParseOrder(w)
+		if err != nil || o.String() != w {
+			t.Errorf("ParseOrder(%q) = %v, %v", w, o, err)
+		}
+	}
+	if _, err := ledger.ParseOrder("ordered"); err == nil {
+		t.Error("ParseOrder accepted \"ordered\"")
 	}
 }

@@ -30,10 +30,24 @@ type Ledger struct {
 // lockMigrations makes processes that start together migrate one at a time.
 const lockMigrations = `SELECT pg_advisory_xact_lock(hashtext('writegen_schema_version'))`
 
+// configure, when set, edits the pool's configuration; the package's
+// tests trace what pgx prepares through it.
+var configure func(*pgxpool.Config)
+
 // Open connects to the database at dsn (a postgres:// URL or a key=value
 // string; search_path may be set in it) and migrates its schema.
+//
+// Statements run in pgx's default mode, which prepares each statement once
+// per connection and keeps it in the connection's statement cache.
 func Open(ctx context.Context, dsn string, opts ...ledger.Option) (*Ledger, error) {
-	pool, err := pgxpool.New(ctx, dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres ledger: %w", err)
+	}
+	if configure != nil {
+		configure(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres ledger: %w", err)
 	}
@@ -95,6 +109,8 @@ type conn struct {
 	querier
 	pool *pgxpool.Pool
 }
+
+func (c conn) Shared() ledger.Querier { return c.querier }
 
 func (c conn) Begin(ctx context.Context) (ledger.Tx, error) {
 	tx, err := c.pool.Begin(ctx)

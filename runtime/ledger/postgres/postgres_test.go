@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgertest"
@@ -116,7 +117,15 @@ func newDSN(t testing.TB) string {
 
 // backend runs the suite on PostgreSQL, with concurrent callers in four
 // processes.
-var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Processes: 4}
+var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Plain: openPlain, V1Schema: v1Schema(), Processes: 4}
+
+func v1Schema() string {
+	b, err := os.ReadFile(filepath.Join("migrations", "001_tables.sql"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
 
 func TestLedger(t *testing.T) { ledgertest.Run(t, backend) }
 
@@ -124,8 +133,8 @@ func BenchmarkLedger(b *testing.B) { ledgertest.Bench(b, backend) }
 
 type raw struct{ l *postgres.Ledger }
 
-func openRaw(ctx context.Context, dsn string) (ledgertest.Raw, error) {
-	l, err := postgres.Open(ctx, dsn)
+func openRaw(ctx context.Context, dsn string, opts ...ledger.Option) (ledgertest.Raw, error) {
+	l, err := postgres.Open(ctx, dsn, opts...)
 	return raw{l}, err
 }
 
@@ -156,3 +165,18 @@ func (r raw) EnqueueTx(ctx context.Context, order string, ob ledger.Obligation, 
 }
 
 func (r raw) Close() error { return r.l.Close() }
+
+// plain is the database without the ledger.
+type plain struct{ c *pgx.Conn }
+
+func openPlain(ctx context.Context, dsn string) (ledgertest.Plain, error) {
+	c, err := pgx.Connect(ctx, dsn)
+	return plain{c}, err
+}
+
+func (p plain) Exec(ctx context.Context, query string, args ...any) error {
+	_, err := p.c.Exec(ctx, query, args...)
+	return err
+}
+
+func (p plain) Close() error { return p.c.Close(context.Background()) }

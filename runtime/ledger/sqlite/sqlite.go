@@ -5,21 +5,32 @@
 //	l, err := sqlite.Open(ctx, "ledger.db")
 //	client, err := support.NewClient(baseURL, l)
 //
-// The file is opened in WAL mode with a busy timeout, and transactions
-// begun on DB take the write lock at once (BEGIN IMMEDIATE), so that
-// writers queue instead of failing.
+// The file is opened in WAL mode with a busy timeout (10 seconds unless
+// WithBusyTimeout says otherwise) and synchronous=FULL: every commit is on
+// the disk before the call that made it returns, so a receipt the ledger
+// took survives a power loss. WithSynchronousNormal trades that for
+// speed.
+//
+// The ledger runs its statements on one connection of its own, where each
+// is prepared once and kept, so the process's writers queue in Go instead
+// of sleeping in SQLite's busy handler; writers in other processes still
+// meet the busy timeout. DB is a pool of other connections, for the
+// caller's own tables and transactions, which begin with the write lock
+// taken (BEGIN IMMEDIATE), so that writers queue instead of failing.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/writegen/writegen/runtime/ledger"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	msqlite "modernc.org/sqlite"
 )
 
 //go:embed migrations/*.sql
@@ -32,26 +43,84 @@ type Ledger struct {
 	db *sql.DB
 }
 
-// options are the connection settings: WAL, a busy timeout of 10 seconds,
-// BEGIN IMMEDIATE.
-const options = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_txlock=immediate"
+// settings are what this package's options set.
+type settings struct {
+	busyTimeout time.Duration
+	synchronous string // FULL or NORMAL
+}
+
+// option is the value an Option of this package passes with
+// ledger.WithDriver.
+type option func(*settings)
+
+// WithSynchronousNormal opens the file with synchronous=NORMAL instead of
+// FULL. In WAL mode a commit is then written to the operating system but
+// not synced to the disk until the next checkpoint: the ledger survives a
+// crash of the process, but a power loss or a crash of the operating
+// system may lose the last commits before a checkpoint, so a row that was
+// claimed and sent can be lost and its key claimed again. Use it only
+// where the database's disk, not the ledger, is trusted with durability,
+// or where losing the last writes is acceptable. It makes a claim and its
+// settlement several times cheaper on disks with a slow sync.
+func WithSynchronousNormal() ledger.Option {
+	return ledger.WithDriver(option(func(s *settings) { s.synchronous = "NORMAL" }))
+}
+
+// WithBusyTimeout sets how long a statement waits for a write lock that
+// another process holds before it fails (default 10 seconds).
+func WithBusyTimeout(d time.Duration) ledger.Option {
+	return ledger.WithDriver(option(func(s *settings) { s.busyTimeout = max(d, time.Millisecond) }))
+}
+
+// newConnector opens the driver's connections; the package's tests count
+// what the driver prepares through it.
+var newConnector = msqlite.NewConnector
 
 // Open opens the ledger in the SQLite file at path, creating it if needed,
-// and migrates its schema.
+// and migrates its schema. opts are the ledger's options and this
+// package's (WithSynchronousNormal, WithBusyTimeout).
 func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite ledger: path %q: must be a non-empty file name without ? or #", path)
 	}
-	db, err := sql.Open("sqlite", path+options)
+	s := settings{busyTimeout: 10 * time.Second, synchronous: "FULL"}
+	for _, v := range ledger.DriverOptions(opts) {
+		if o, ok := v.(option); ok {
+			o(&s)
+		}
+	}
+	pragmas := fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
+		s.busyTimeout.Milliseconds(), s.synchronous)
+	db, err := openDB(path + pragmas + "&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
 	}
-	l, err := ledger.New(ctx, conn{querier{db}, db, new(sync.Mutex)}, dialect, opts...)
+	own, err := openDB(path + pragmas)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
 	}
+	// One connection, never closed while the ledger is open: what is
+	// prepared on it stays prepared.
+	own.SetMaxOpenConns(1)
+	own.SetMaxIdleConns(1)
+	own.SetConnMaxLifetime(0)
+	own.SetConnMaxIdleTime(0)
+	c := &conn{db: db, own: own, busyTimeout: s.busyTimeout, stmts: map[string]*sql.Stmt{}}
+	l, err := ledger.New(ctx, c, dialect, opts...)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
+	}
 	return &Ledger{Ledger: l, db: db}, nil
+}
+
+func openDB(dsn string) (*sql.DB, error) {
+	c, err := newConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(c), nil
 }
 
 var dialect = ledger.Dialect{Name: "sqlite", Migrations: migrations}
@@ -85,60 +154,99 @@ func (q querier) Query(ctx context.Context, query string, args ...any) (ledger.R
 	return q.q.QueryContext(ctx, query, args...)
 }
 
-// conn is the ledger's own database. Its writes take a process-wide lock
-// first, so that the process's writers queue in Go instead of sleeping in
-// SQLite's busy handler; writers in other processes still meet the busy
-// timeout.
+// conn is the ledger's database: its own connection, where the ledger's
+// statements are prepared once, and a pool for everything else.
 type conn struct {
-	querier
-	db     *sql.DB
-	writer *sync.Mutex
+	db          *sql.DB // the caller's statements, transactions and migrations
+	own         *sql.DB // one connection: the ledger's statements
+	busyTimeout time.Duration
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared on own, by text; guarded by mu
 }
 
-// Exec runs a write.
-func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	c.writer.Lock()
-	defer c.writer.Unlock()
-	return c.querier.Exec(ctx, query, args...)
-}
-
-// Query runs a read, or a write that returns rows (INSERT, UPDATE or
-// DELETE ... RETURNING), which holds the lock until its rows are closed.
-func (c conn) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
-	if strings.HasPrefix(query, "SELECT") {
-		return c.querier.Query(ctx, query, args...)
+// stmt returns the statement of query, prepared on the first use.
+func (c *conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.stmts[query]; ok {
+		return s, nil
 	}
-	c.writer.Lock()
-	rows, err := c.querier.Query(ctx, query, args...)
+	if c.stmts == nil {
+		return nil, errors.New("sqlite ledger: closed")
+	}
+	s, err := c.own.PrepareContext(ctx, query)
 	if err != nil {
-		c.writer.Unlock()
 		return nil, err
 	}
-	return &unlockRows{Rows: rows, unlock: c.writer.Unlock}, nil
+	c.stmts[query] = s
+	return s, nil
 }
 
-// unlockRows releases the writer lock when closed.
-type unlockRows struct {
-	ledger.Rows
-	once   sync.Once
-	unlock func()
+func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return 0, c.explain(err)
+	}
+	res, err := s.ExecContext(ctx, args...)
+	if err != nil {
+		return 0, c.explain(err)
+	}
+	return res.RowsAffected()
 }
 
-func (r *unlockRows) Close() error {
-	err := r.Rows.Close()
-	r.once.Do(r.unlock)
+func (c *conn) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, c.explain(err)
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, c.explain(err)
+	}
+	return explainRows{rows, c}, nil
+}
+
+// explainRows explains the errors of a statement that fails while its
+// rows are read (a write with RETURNING takes its lock then).
+type explainRows struct {
+	*sql.Rows
+	c *conn
+}
+
+func (r explainRows) Scan(dest ...any) error { return r.c.explain(r.Rows.Scan(dest...)) }
+func (r explainRows) Err() error             { return r.c.explain(r.Rows.Err()) }
+func (r explainRows) Close() error           { return r.c.explain(r.Rows.Close()) }
+
+// explain says what a lock error means.
+func (c *conn) explain(err error) error {
+	var e *msqlite.Error
+	if errors.As(err, &e) && (e.Code()&0xff == 5 || e.Code()&0xff == 6) { // SQLITE_BUSY, SQLITE_LOCKED
+		return fmt.Errorf("sqlite ledger: the database is locked by another writer, for longer than the busy timeout (%s): %w",
+			c.busyTimeout, err)
+	}
 	return err
 }
 
-func (c conn) Begin(ctx context.Context) (ledger.Tx, error) {
+func (c *conn) Shared() ledger.Querier { return querier{c.db} }
+
+func (c *conn) Begin(ctx context.Context) (ledger.Tx, error) {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, c.explain(err)
 	}
 	return txConn{querier{tx}, tx}, nil
 }
 
-func (c conn) Close() error { return c.db.Close() }
+func (c *conn) Close() error {
+	c.mu.Lock()
+	for _, s := range c.stmts {
+		s.Close()
+	}
+	c.stmts = nil
+	c.mu.Unlock()
+	return errors.Join(c.own.Close(), c.db.Close())
+}
 
 type txConn struct {
 	querier

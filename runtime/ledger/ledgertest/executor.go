@@ -1,16 +1,14 @@
 package ledgertest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
-	"github.com/writegen/writegen/runtime/ledger/ledgercli"
 )
 
 // callers is how many callers write one business key at once.
@@ -132,9 +130,12 @@ func testCrash(t *testing.T, b Backend) {
 				}
 				c.kill()
 
-				// The restart: resume, then the application's retry.
+				// The restart, after the dead process's lease: resume, then
+				// the application's retry.
 				l := open(t, dsn)
-				client, err := runtime.New(p.URL, runtime.WithLedger(l), runtime.WithResumeAfter(0))
+				later := NewClock()
+				later.Advance(2 * time.Minute)
+				client, err := runtime.New(p.URL, runtime.WithLedger(l), runtime.WithClock(later))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -159,93 +160,5 @@ func testCrash(t *testing.T, b Backend) {
 				}
 			})
 		}
-	}
-}
-
-// listedRow is a row as "writegen ledger list -json" prints it.
-type listedRow struct {
-	ID          int64  `json:"id"`
-	Operation   string `json:"operation"`
-	BusinessKey string `json:"business_key"`
-	ProviderKey string `json:"provider_key"`
-	State       string `json:"state"`
-	Owner       string `json:"owner"`
-	Attempts    int    `json:"attempts"`
-	LastError   string `json:"last_error"`
-}
-
-// listCommand runs "writegen ledger list -json" on dsn.
-func listCommand(t testing.TB, dsn string) []listedRow {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	if code := ledgercli.Run(context.Background(), []string{"list", "-db", dsn, "-json"}, &stdout, &stderr); code != 0 {
-		t.Fatalf("writegen ledger list: exit %d: %s", code, stderr.String())
-	}
-	var rows []listedRow
-	if err := json.Unmarshal(stdout.Bytes(), &rows); err != nil {
-		t.Fatalf("writegen ledger list -json printed %q: %v", stdout.String(), err)
-	}
-	return rows
-}
-
-// testCommands runs "writegen ledger list" and "resolve" on uncertain rows.
-func testCommands(t *testing.T, b Backend) {
-	ctx := context.Background()
-	dsn := b.NewDSN(t)
-	l := open(t, dsn)
-	var ids []int64
-	for i := range 3 {
-		rec, _, err := l.Claim(ctx, runtime.Record{Operation: "createThing", BusinessKey: "order:" + strconv.Itoa(i), ProviderKey: "pk", Owner: "ops"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Settle(ctx, rec.ID, runtime.StateUncertain, runtime.Settlement{Attempts: 1, LastError: "context ended after send"}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, rec.ID)
-	}
-	run := func(args ...string) (int, string, string) {
-		var stdout, stderr bytes.Buffer
-		code := ledgercli.Run(ctx, args, &stdout, &stderr)
-		return code, stdout.String(), stderr.String()
-	}
-	code, out, errOut := run("list", "-db", dsn)
-	if code != 0 || !bytes.Contains([]byte(out), []byte("order:1")) || !bytes.Contains([]byte(out), []byte("context ended after send")) {
-		t.Fatalf("list: exit %d\n%s%s", code, out, errOut)
-	}
-	id := strconv.FormatInt(ids[0], 10)
-	for _, usage := range [][]string{
-		{"resolve", "-db", dsn, "-id", id, "-committed", "-reason", "r"},                                      // no provider id
-		{"resolve", "-db", dsn, "-id", id, "-not-applied"},                                                    // no reason
-		{"resolve", "-db", dsn, "-id", id, "-committed", "-not-applied", "-provider-id", "x", "-reason", "r"}, // both
-		{"resolve", "-db", dsn, "-committed", "-provider-id", "x", "-reason", "r"},                            // no id
-		{"list", "-db", dsn, "-state", "lost"},
-		{"frobnicate"},
-		{},
-	} {
-		if code, _, _ := run(usage...); code != 2 {
-			t.Fatalf("%v: exit %d, want 2", usage, code)
-		}
-	}
-	if code, _, _ := run("list", "-db", "mysql://x"); code != 1 {
-		t.Fatalf("list of an unknown database: exit %d, want 1", code)
-	}
-	if code, out, errOut := run("resolve", "-db", dsn, "-id", id, "-committed", "-provider-id", "thing_9", "-reason", "in the dashboard"); code != 0 {
-		t.Fatalf("resolve -committed: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, _, errOut := run("resolve", "-db", dsn, "-id", id, "-not-applied", "-reason", "again"); code != 1 || !bytes.Contains([]byte(errOut), []byte("is active")) {
-		t.Fatalf("second resolve: exit %d: %s; want a refusal", code, errOut)
-	}
-	if code, _, errOut := run("resolve", "-db", dsn, "-id", strconv.FormatInt(ids[1], 10), "-not-applied", "-reason", "no such thing"); code != 0 {
-		t.Fatalf("resolve -not-applied: exit %d: %s", code, errOut)
-	}
-	rows := listCommand(t, dsn)
-	if len(rows) != 1 || rows[0].ID != ids[2] || rows[0].LastError != "context ended after send" || rows[0].ProviderKey != "pk" {
-		t.Fatalf("list after resolving two rows: %+v", rows)
-	}
-	r0, _ := l.Get(ctx, ids[0])
-	r1, _ := l.Get(ctx, ids[1])
-	if r0.State != runtime.StateActive || r0.ProviderID != "thing_9" || r1.State != runtime.StateRejected {
-		t.Fatalf("resolved rows: %+v, %+v", r0, r1)
 	}
 }
