@@ -18,6 +18,7 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgercli"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // envChild holds, in a process the suite started, what that process does.
@@ -145,7 +146,7 @@ func runChild(spec string) error {
 // childWrite waits for a line on stdin, then runs a.Callers concurrent
 // writes of a.Key and prints each caller's outcome as a JSON line.
 func childWrite(ctx context.Context, l *ledger.Ledger, a childArgs) error {
-	c, err := runtime.New(a.URL, runtime.WithLedger(l))
+	c, err := writegenimpl.NewClient(scope, a.URL, []runtime.Option{runtime.WithLedger(l)})
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func childCrash(ctx context.Context, l *ledger.Ledger, a childArgs) error {
 		}
 	}
 	hc := &http.Client{Transport: afterResponse{http.DefaultTransport, func() { at("after-call") }}}
-	c, err := runtime.New(a.URL, runtime.WithLedger(boundaryLedger{l, at}), runtime.WithHTTPClient(hc))
+	c, err := writegenimpl.NewClient(scope, a.URL, []runtime.Option{runtime.WithLedger(boundaryLedger{l, at}), runtime.WithHTTPClient(hc)})
 	if err != nil {
 		return err
 	}
@@ -236,7 +237,7 @@ func (t afterResponse) RoundTrip(r *http.Request) (*http.Response, error) {
 // "after-call": the provider answered, nothing recorded); without one it
 // waits for a line on stdin, sends every due item and prints how many.
 func childOutbox(ctx context.Context, l *ledger.Ledger, a childArgs) error {
-	c, err := runtime.New(a.URL)
+	c, err := writegenimpl.NewClient(scope, a.URL, nil)
 	if err != nil {
 		return err
 	}

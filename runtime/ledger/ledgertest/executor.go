@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // callers is how many callers write one business key at once.
@@ -58,7 +59,7 @@ func testConcurrentCallers(t *testing.T, b Backend) {
 func writeConcurrently(t *testing.T, b Backend, dsn, providerURL string, s strategy, k key) []outcome {
 	ctx := context.Background()
 	if b.Processes <= 1 {
-		c, err := runtime.New(providerURL, runtime.WithLedger(open(t, dsn)))
+		c, err := writegenimpl.NewClient(scope, providerURL, []runtime.Option{runtime.WithLedger(open(t, dsn))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func testCrash(t *testing.T, b Backend) {
 				l := open(t, dsn)
 				later := NewClock()
 				later.Advance(2 * time.Minute)
-				client, err := runtime.New(p.URL, runtime.WithLedger(l), runtime.WithClock(later))
+				client, err := writegenimpl.NewClient(scope, p.URL, []runtime.Option{runtime.WithLedger(l), runtime.WithClock(later)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // outboxLease is the lease of the suite's outbox workers.
@@ -18,11 +19,11 @@ const outboxLease = time.Minute
 // thingSender sends an outbox item as createThing through c, with the
 // item's dedupe key as the business key, as a generated client's write
 // method would.
-func thingSender(c *runtime.Client, providerURL string) ledger.Sender {
+func thingSender(c *writegenimpl.Client, providerURL string) ledger.Sender {
 	op := operation(withKey, false)
 	return func(ctx context.Context, it ledger.OutboxItem) (ledger.Delivery, error) {
 		k := key(it.DedupeKey)
-		r, err := runtime.Write(ctx, c, op, k, call(providerURL, withKey, k))
+		r, err := writegenimpl.Write(ctx, c, op, k, call(providerURL, withKey, k))
 		if err != nil {
 			return ledger.Delivery{}, err
 		}
@@ -33,7 +34,7 @@ func thingSender(c *runtime.Client, providerURL string) ledger.Sender {
 
 // newSender returns a thingSender whose runtime sleeps on clock.
 func newSender(t testing.TB, providerURL string, clock runtime.Clock) ledger.Sender {
-	c, err := runtime.New(providerURL, runtime.WithClock(clock))
+	c, err := writegenimpl.NewClient(scope, providerURL, []runtime.Option{runtime.WithClock(clock)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // strategy is what lets a caller settle an ambiguous attempt.
@@ -24,10 +25,10 @@ var strategies = []strategy{withKey, withLookup, withNothing}
 
 // operation describes "createThing" as generated code would, claimed in
 // the ledger before the call when dedupe is true.
-func operation(s strategy, dedupe bool) *runtime.Operation {
-	op := &runtime.Operation{
-		Name: "createThing", Method: http.MethodPost, Path: "/things", Effect: runtime.EffectAmbiguous,
-		Retry: runtime.RetryNotSent | runtime.RetryAmbiguous, Attempts: 3, Receipt: true, IDPointer: "/id",
+func operation(s strategy, dedupe bool) *writegenimpl.Operation {
+	op := &writegenimpl.Operation{
+		ID: "createThing", Scope: "create-thing", Method: http.MethodPost, Path: "/things", Effect: runtime.EffectAmbiguous,
+		Retry: runtime.RetryNotSent | runtime.RetryAmbiguous, Attempts: 3, Receipt: true,
 		Dedupe: dedupe, Owner: "things-oncall",
 	}
 	switch s {
@@ -50,20 +51,23 @@ func (k key) BusinessKey() (string, error) {
 }
 
 // call builds createThing's request and, with withLookup, its lookup.
-func call(providerURL string, s strategy, k key) runtime.Call[thing] {
-	c := runtime.Call[thing]{Request: func(providerKey string) (*runtime.Request, error) {
-		r := runtime.NewRequest(http.MethodPost, "/things")
-		return r, r.JSON(map[string]string{"ref": providerKey, "name": string(k)})
-	}}
+func call(providerURL string, s strategy, k key) writegenimpl.Call[thing] {
+	c := writegenimpl.Call[thing]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
+			r := writegenimpl.NewRequest(http.MethodPost, "/things")
+			return r, r.JSON(map[string]string{"ref": reference, "name": string(k)})
+		},
+		ID: func(t *thing) string { return t.ID },
+	}
 	if s == withLookup {
-		c.Lookup = func(ctx context.Context, ref string) (*runtime.Found[thing], error) {
+		c.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
 			return lookup(ctx, providerURL, ref)
 		}
 	}
 	return c
 }
 
-func lookup(ctx context.Context, providerURL, ref string) (*runtime.Found[thing], error) {
+func lookup(ctx context.Context, providerURL, ref string) ([]runtime.Found[thing], error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, providerURL+"/things?ref="+url.QueryEscape(ref), nil)
 	if err != nil {
 		return nil, err
@@ -81,25 +85,19 @@ func lookup(ctx context.Context, providerURL, ref string) (*runtime.Found[thing]
 		if err := json.NewDecoder(resp.Body).Decode(&t); err != nil {
 			return nil, err
 		}
-		return &runtime.Found[thing]{ID: t.ID, Body: &t}, nil
+		return []runtime.Found[thing]{{ID: t.ID, Body: &t}}, nil
 	}
 	return nil, fmt.Errorf("lookup: status %d", resp.StatusCode)
 }
 
 // writeThing runs one logical createThing.
-func writeThing(ctx context.Context, c *runtime.Client, providerURL string, s strategy, k key) (*runtime.Receipt[thing], error) {
-	return runtime.Write(ctx, c, operation(s, true), k, call(providerURL, s, k))
+func writeThing(ctx context.Context, c *writegenimpl.Client, providerURL string, s strategy, k key) (*runtime.Receipt[thing], error) {
+	return writegenimpl.Write(ctx, c, operation(s, true), k, call(providerURL, s, k))
 }
 
 // resumeThings drives on the createThing rows left claimed.
-func resumeThings(ctx context.Context, c *runtime.Client, providerURL string, s strategy) (runtime.ResumeReport, error) {
-	var lk func(context.Context, string) (*runtime.Found[thing], error)
-	if s == withLookup {
-		lk = func(ctx context.Context, ref string) (*runtime.Found[thing], error) {
-			return lookup(ctx, providerURL, ref)
-		}
-	}
-	return runtime.Resume(ctx, c, operation(s, true), lk)
+func resumeThings(ctx context.Context, c *writegenimpl.Client, providerURL string, s strategy) (runtime.ResumeReport, error) {
+	return writegenimpl.Resume(ctx, c, operation(s, true), call(providerURL, s, ""))
 }
 
 // outcome is what one caller got, comparable across callers and processes.
