@@ -75,6 +75,69 @@ func TestCommandLine(t *testing.T) {
 	t.Run("generate and check", func(t *testing.T) { testGenerateCheck(t, wg) })
 	t.Run("refused run writes nothing", func(t *testing.T) { testRefused(t, wg) })
 	t.Run("init, version and usage", func(t *testing.T) { testInitVersionUsage(t, wg) })
+	t.Run("config file", func(t *testing.T) { testConfig(t, wg) })
+	t.Run("help", func(t *testing.T) { testHelp(t, wg) })
+}
+
+// testConfig runs generate and check with their inputs in writegen.yaml, as a //go:generate line
+// without flags does, and checks that flags win over the file and that a bad file is refused at
+// the bad key.
+func testConfig(t *testing.T, wg cmdline) {
+	dir := copyCase(t, "ledger")
+	os.Mkdir(filepath.Join(dir, "api"), 0o755)
+	for _, f := range []string{"openapi.yaml", "writesafety.yaml"} {
+		os.Rename(filepath.Join(dir, f), filepath.Join(dir, "api", f))
+	}
+	writeFile(t, filepath.Join(dir, configFile), "# inputs of writegen generate\nspec: api/openapi.yaml\nannotations: api/writesafety.yaml\nout: client\n")
+	if code, _, stderr := wg(dir, "generate"); code != 0 {
+		t.Fatalf("generate from %s: exit %d: %s", configFile, code, stderr)
+	}
+	diffTrees(t, readTree(t, filepath.Join(dir, "client")), readTree(t, filepath.Join(goldenRoot(t), "ledger", "want")))
+	if code, _, stderr := wg(dir, "check"); code != 0 {
+		t.Errorf("check from %s: exit %d: %s", configFile, code, stderr)
+	}
+	if code, _, stderr := wg(dir, "generate", "-out", "other"); code != 0 {
+		t.Fatalf("generate -out other: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "other", "client.go")); err != nil {
+		t.Errorf("-out did not win over %s: %v", configFile, err)
+	}
+
+	writeFile(t, filepath.Join(dir, configFile), "spec: api/openapi.yaml\nanotations: api/writesafety.yaml\nout: client\n")
+	code, _, stderr := wg(dir, "generate")
+	if want := `writegen: writegen.yaml:2:1: unknown key "anotations" (did you mean "annotations"?)`; code != exitRefused || !strings.HasPrefix(stderr, want) {
+		t.Errorf("a misspelt key: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+	if code, _, stderr := wg(dir, "generate", "-config", "missing.yaml"); code != exitRefused || !strings.Contains(stderr, "missing.yaml") {
+		t.Errorf("-config of a missing file: exit %d, %q", code, stderr)
+	}
+}
+
+// testHelp checks "writegen help": the usage, a command's flags, the annotation reference.
+func testHelp(t *testing.T, wg cmdline) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"help"}, "writegen generate"},
+		{[]string{"help", "generate"}, "-annotations"},
+		{[]string{"help", "init"}, "-spec"},
+		{[]string{"help", "annotations"}, "### `operations.NAME.key.scope`"},
+		{[]string{"-version"}, "writegen "},
+		{[]string{"schema"}, `"$schema": "https://json-schema.org/draft/2020-12/schema"`},
+	} {
+		code, stdout, stderr := wg(dir, tt.args...)
+		if code != 0 || !strings.Contains(stdout, tt.want) {
+			t.Errorf("writegen %q: exit %d, stdout lacks %q (stderr %q)", tt.args, code, tt.want, stderr)
+		}
+	}
+	if code, _, stderr := wg(dir, "help", "genrate"); code != exitUsage || !strings.Contains(stderr, `did you mean "generate"?`) {
+		t.Errorf("help genrate: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := wg(dir, "generat"); code != exitUsage || !strings.Contains(stderr, `did you mean "generate"?`) {
+		t.Errorf("generat: exit %d, %q", code, stderr)
+	}
 }
 
 func testGenerateCheck(t *testing.T, wg cmdline) {

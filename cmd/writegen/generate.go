@@ -30,12 +30,18 @@ func parseGenFlags(cmd string, args []string, stderr io.Writer) (genFlags, int, 
 	fs.StringVar(&f.annotations, "annotations", "", "the write-safety annotation file")
 	fs.StringVar(&f.out, "out", "", "the directory of the generated package")
 	fs.StringVar(&f.pkg, "package", "", "the Go package name (default: the annotation file's package)")
+	config := fs.String("config", configFile, "a file holding the inputs (spec, annotations, out, package); flags win over it")
 	if code, ok := parse(fs, args); !ok {
 		return f, code, false
 	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := readConfig(&f, *config, set["config"], set); err != nil {
+		return f, fail(stderr, err), false
+	}
 	for _, req := range []struct{ name, value string }{{"spec", f.spec}, {"annotations", f.annotations}, {"out", f.out}} {
 		if req.value == "" {
-			return f, usageError(fs, "-"+req.name+" is required"), false
+			return f, usageError(fs, "-"+req.name+" is required (or "+configFile+" in the current directory)"), false
 		}
 	}
 	return f, 0, true

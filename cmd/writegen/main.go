@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+
+	"github.com/writegen/writegen/spec"
 )
 
 func main() {
@@ -39,15 +41,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCheck(rest, stdout, stderr)
 	case "init":
 		return runInit(rest, stdout, stderr)
+	case "schema":
+		return runSchema(rest, stdout, stderr)
 	case "ledger":
-		return runLedger(ctx, rest, stdout, stderr)
-	case "version":
+		return runLedger(ctx, rest, os.Stdin, stdout, stderr)
+	case "version", "-version", "--version":
 		return runVersion(rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		return runHelp(ctx, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "writegen: unknown command %q\n\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "writegen: unknown command %q%s\n\n%s", cmd, spec.Suggest(cmd, commands), usage)
 	return exitUsage
 }
 
@@ -55,8 +58,11 @@ const usage = `usage:
 	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME]
 	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME]
 	writegen init     -spec FILE [-package NAME] > writesafety.yaml
-	writegen ledger   list|resolve ...
+	writegen schema   > writesafety.schema.json
+	writegen ledger   list|resolve|redrive|compensate|adopt ...
 	writegen version
+	writegen help     [COMMAND|annotations]
 
-Run "go doc github.com/writegen/writegen/cmd/writegen" for the manual.
+"writegen help annotations" is the reference of the annotation file; "go doc
+github.com/writegen/writegen/cmd/writegen" is the manual.
 `
