@@ -60,9 +60,6 @@ type Found[T any] struct {
 	Body *T
 }
 
-// Empty is the body type of operations whose response has no body.
-type Empty struct{}
-
 // ResumeReport counts what a Resume did: the rows it took over and the
 // states it settled them in. Rows it could not settle are counted in Taken
 // only (they stay claimed for a later Resume).

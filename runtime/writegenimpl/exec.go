@@ -87,7 +87,7 @@ func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T,
 // re-drivable uncertain rows) and drives each with its stored request and
 // provider key: re-sent while the key is inside its window, else looked
 // up, else settled uncertain. call.Request is unused: the stored request is
-// sent.
+// sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
 	return c.resume(ctx, op, calls[T]{&call})
 }
@@ -146,11 +146,12 @@ func (a calls[T]) compensate(ctx context.Context, d found) error {
 }
 
 // decodeAs decodes a JSON body into a new *T; an empty body gives a zero T.
-// A *[]byte receives the body as it came (a PDF, plain text).
+// A *[]byte receives the body as it came (a PDF, plain text); a *struct{},
+// the type of a response without a body, ignores whatever came.
 func decodeAs[T any](b []byte) (any, error) {
 	v := new(T)
 	switch p := any(v).(type) {
-	case *runtime.Empty:
+	case *struct{}:
 		return v, nil
 	case *[]byte:
 		*p = append([]byte(nil), b...) // b may be a pooled buffer

@@ -248,7 +248,7 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 		t.Fatalf("empty write: err %v, server read %q", err, got.Load())
 	}
 	del := &Operation{ID: "deleteThing", Method: "DELETE", Effect: runtime.EffectIdempotent, Attempts: 1}
-	if _, err := Do[runtime.Empty](context.Background(), c, del, NewRequest("DELETE", "/things/1")); err != nil {
+	if _, err := Do[struct{}](context.Background(), c, del, NewRequest("DELETE", "/things/1")); err != nil {
 		t.Fatal(err)
 	}
 	if want := "[ok ok ok]"; strings.Join(rw.seen, " ") != "ok ok ok" {
