@@ -279,8 +279,12 @@ func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
 // ended.
 const settleTimeout = 30 * time.Second
 
-// settleTries is how often a settle that fails is tried, within the lease.
-const settleTries = 4
+// settleTries is how often a settle that fails is tried, within the lease,
+// waiting settleBackoff, then twice as long each time.
+const (
+	settleTries   = 4
+	settleBackoff = 100 * time.Millisecond
+)
 
 // settle records the outcome of a claimed write in its row and returns it,
 // with the state recorded ("" when the ledger could not record it). The
@@ -298,7 +302,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 		if serr = l.Settle(sctx, x.rowID, x.lease.fence, to, s); serr == nil || errors.Is(serr, runtime.ErrLeaseLost) {
 			break
 		}
-		d := x.c.s.BackoffBase << (try - 1)
+		d := settleBackoff << (try - 1)
 		if try == settleTries || x.lease.left() <= d || x.c.s.Clock.Sleep(sctx, d) != nil {
 			break
 		}
