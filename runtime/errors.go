@@ -18,11 +18,13 @@ var (
 	// about this request (a 4xx such as 400, 404 or 422): nothing happened,
 	// and the same request will be refused again.
 	ErrRejected = errors.New("writegen: rejected by provider")
-	// ErrNotApplied is matched when nothing happened and the business key
-	// is free to be used again: no attempt was sent, or the provider
-	// answered 429, 408, 425, or 401/403 outside a credential rotation,
-	// with no earlier attempt that may have committed, or a person resolved
-	// the row "not applied". *NotAppliedError carries why.
+	// ErrNotApplied is matched when nothing this call sent took effect: no
+	// attempt was sent, or the provider answered 429, 408, 425, or 401/403
+	// outside a credential rotation, with no earlier attempt of the call
+	// that may have committed, or a person resolved its ledger row "not
+	// applied". With dedupe the row is then not_applied and the key may be
+	// claimed again; without a ledger it says nothing of earlier calls with
+	// the same key. *NotAppliedError carries why.
 	ErrNotApplied = errors.New("writegen: not applied")
 	// ErrInProgress is matched when another caller holds the ledger claim
 	// of the same business key and the context ended before it settled.

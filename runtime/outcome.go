@@ -28,7 +28,7 @@ type Receipt[T any] struct {
 	Body        *T
 	Raw         []byte // the 2xx body as received, or as stored in the ledger
 	Source      Source
-	Attempts    int // attempts this caller made
+	Attempts    int // attempts the write took (those of the earlier call, when adopted from the ledger)
 	ProviderKey string
 	Status      int // the 2xx status, 0 when adopted from a lookup
 }
@@ -59,9 +59,6 @@ type Found[T any] struct {
 	ID   string
 	Body *T
 }
-
-// Empty is the body type of operations whose response has no body.
-type Empty struct{}
 
 // ResumeReport counts what a Resume did: the rows it took over and the
 // states it settled them in. Rows it could not settle are counted in Taken

@@ -67,7 +67,7 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
 func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeRead, bodies[T]{})
+	v, err := c.direct(ctx, op, req, modeRead, calls[T]{})
 	b, _ := v.(*T)
 	return b, err
 }
@@ -78,7 +78,7 @@ func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*
 // ends uncertain, recorded (in the ledger, when the client has one) and
 // notified.
 func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeDo, bodies[T]{})
+	v, err := c.direct(ctx, op, req, modeDo, calls[T]{})
 	b, _ := v.(*T)
 	return b, err
 }
@@ -87,7 +87,7 @@ func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T,
 // re-drivable uncertain rows) and drives each with its stored request and
 // provider key: re-sent while the key is inside its window, else looked
 // up, else settled uncertain. call.Request is unused: the stored request is
-// sent.
+// sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
 	return c.resume(ctx, op, calls[T]{&call})
 }
@@ -111,17 +111,18 @@ type found struct {
 	body any // a *T
 }
 
-// calls is the codec of a Call[T].
+// calls is the codec of a Call[T], or, with a nil call, of a call that only
+// decodes: a read or an unkeyed write.
 type calls[T any] struct{ call *Call[T] }
 
 func (a calls[T]) decode(b []byte) (any, error) { return decodeAs[T](b) }
-func (a calls[T]) hasID() bool                  { return a.call.ID != nil }
-func (a calls[T]) hasLookup() bool              { return a.call.Lookup != nil }
-func (a calls[T]) hasCompensate() bool          { return a.call.Compensate != nil }
+func (a calls[T]) hasID() bool                  { return a.call != nil && a.call.ID != nil }
+func (a calls[T]) hasLookup() bool              { return a.call != nil && a.call.Lookup != nil }
+func (a calls[T]) hasCompensate() bool          { return a.call != nil && a.call.Compensate != nil }
 
 func (a calls[T]) id(body any) string {
 	b, _ := body.(*T)
-	if b == nil || a.call.ID == nil {
+	if b == nil || !a.hasID() {
 		return ""
 	}
 	return a.call.ID(b)
@@ -144,24 +145,13 @@ func (a calls[T]) compensate(ctx context.Context, d found) error {
 	return a.call.Compensate(ctx, runtime.Found[T]{ID: d.id, Body: b})
 }
 
-// bodies is the codec of a call that only decodes: a read or an unkeyed
-// write.
-type bodies[T any] struct{}
-
-func (bodies[T]) decode(b []byte) (any, error)                    { return decodeAs[T](b) }
-func (bodies[T]) hasID() bool                                     { return false }
-func (bodies[T]) id(any) string                                   { return "" }
-func (bodies[T]) hasLookup() bool                                 { return false }
-func (bodies[T]) lookup(context.Context, string) ([]found, error) { return nil, nil }
-func (bodies[T]) hasCompensate() bool                             { return false }
-func (bodies[T]) compensate(context.Context, found) error         { return nil }
-
 // decodeAs decodes a JSON body into a new *T; an empty body gives a zero T.
-// A *[]byte receives the body as it came (a PDF, plain text).
+// A *[]byte receives the body as it came (a PDF, plain text); a *struct{},
+// the type of a response without a body, ignores whatever came.
 func decodeAs[T any](b []byte) (any, error) {
 	v := new(T)
 	switch p := any(v).(type) {
-	case *runtime.Empty:
+	case *struct{}:
 		return v, nil
 	case *[]byte:
 		*p = append([]byte(nil), b...) // b may be a pooled buffer

@@ -139,6 +139,13 @@ type thingList struct {
 
 func newProvider(t *testing.T, script ...step) *provider {
 	t.Helper()
+	return newProviderWith(t, nil, script...)
+}
+
+// newProviderWith is newProvider whose server configure changes before it
+// starts.
+func newProviderWith(t *testing.T, configure func(p *provider), script ...step) *provider {
+	t.Helper()
 	p := &provider{
 		script: script, reuseStatus: 400,
 		reuseBody: `{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters they were first used with."}}`,
@@ -165,6 +172,9 @@ func newProvider(t *testing.T, script ...step) *provider {
 		if s == http.StateNew {
 			p.conns.Add(1)
 		}
+	}
+	if configure != nil {
+		configure(p)
 	}
 	p.Start()
 	t.Cleanup(p.Close)

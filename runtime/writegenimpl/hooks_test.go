@@ -100,6 +100,9 @@ func TestHooksContexts(t *testing.T) {
 // TestHooksCostNoAllocations: hooks that are set but do nothing add no
 // allocation to a write, and the write's allocations stay within budget.
 func TestHooksCostNoAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"r"}`)
 	hc := &http.Client{Transport: fixedRT{resp}}
 	op := thingOp(withKey)

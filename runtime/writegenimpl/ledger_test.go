@@ -237,3 +237,15 @@ func TestResume(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeWithoutLedger: a client without a ledger has nothing to
+// resume.
+func TestResumeWithoutLedger(t *testing.T) {
+	p := newProvider(t)
+	c := newTestClient(t, p.URL, newTestClock())
+	op := thingOp(withKey)
+	rep, err := Resume(context.Background(), c, op, thingCall(c, op, "x"))
+	if err != nil || rep != (runtime.ResumeReport{}) || p.conns.Load() != 0 {
+		t.Errorf("report %+v, err %v, %d connections; want nothing done", rep, err, p.conns.Load())
+	}
+}

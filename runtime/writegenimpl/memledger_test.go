@@ -171,14 +171,3 @@ func (m *memLedger) all() []memRow {
 	defer m.mu.Unlock()
 	return append([]memRow(nil), m.rows...)
 }
-
-// claimOf returns the claim row of id.
-func (m *memLedger) claimOf(id runtime.Identity) (memRow, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, ok := m.claims[id]
-	if !ok {
-		return memRow{}, false
-	}
-	return m.rows[n-1], true
-}

@@ -166,7 +166,7 @@ func TestRequestURL(t *testing.T) {
 	c := newTestClient(t, p.URL+"/v1/", newTestClock())
 	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
 	r.AddQuery("q", "ä&", "form", true)
-	if _, err := Read[runtime.Empty](context.Background(), c, listOp, r); err != nil {
+	if _, err := Read[struct{}](context.Background(), c, listOp, r); err != nil {
 		t.Fatal(err)
 	}
 	if want := "GET /v1/things/a%2Fb%20c/x?q=%C3%A4%26"; got.Load() != want {

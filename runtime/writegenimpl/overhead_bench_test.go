@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
@@ -54,6 +55,40 @@ func BenchmarkWriteOverhead(b *testing.B) {
 			data, _ := io.ReadAll(res.Body)
 			res.Body.Close()
 			var out thing
+			json.Unmarshal(data, &out)
+		}
+	})
+}
+
+// BenchmarkReadOverhead measures what the executor adds to a plain
+// net/http read, without the network (see BenchmarkRead for loopback).
+func BenchmarkReadOverhead(b *testing.B) {
+	resp := []byte(`{"data":[{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}]}`)
+	hc := &http.Client{Transport: fixedRT{resp}}
+	ctx := context.Background()
+	b.Run("executor", func(b *testing.B) {
+		c, _ := NewClient(testScope, "http://127.0.0.1:1", []runtime.Option{runtime.WithHTTPClient(hc)})
+		b.ReportAllocs()
+		for b.Loop() {
+			r := NewRequest("GET", "/things")
+			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
+			if _, err := Read[thingList](ctx, c, listOp, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			q := url.Values{"reference": {"things/create-thing:thing:42"}}
+			req, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:1/things?"+q.Encode(), nil)
+			res, err := hc.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			var out thingList
 			json.Unmarshal(data, &out)
 		}
 	})

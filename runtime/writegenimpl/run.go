@@ -88,6 +88,7 @@ type failure struct {
 	after     time.Duration // the provider's Retry-After
 	hinted    bool          // the provider advised against retrying
 	uncertain string        // if set: stop at once, uncertain for this reason
+	running   bool          // the provider is still running an earlier attempt (409): wait the whole backoff
 	conns     int           // connections the attempt used
 }
 
@@ -124,7 +125,7 @@ func (x *logical) classify(r response) failure {
 	case s == 401 || s == 403:
 		notApplied = true // refused before anything was done
 	case keyed && s == 409:
-		f.committed, f.what = true, "still in progress (409)"
+		f.committed, f.running, f.what = true, true, "still in progress (409)"
 	case keyed && keyReused(s, body, x.sent):
 		f.uncertain = reasonKeyReused
 	case s == 408 || s == 425 || s == 429:
@@ -183,7 +184,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	safe := !write || !x.sent || x.resendSafe()
 	why := ""
 	if more && safe {
-		if delay, why = x.wait(ctx, f.after, write && x.sent && !x.idempotent()); why == "" {
+		if delay, why = x.wait(ctx, f, write && x.sent && !x.idempotent()); why == "" {
 			return delay, false, nil
 		}
 	}
@@ -198,7 +199,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 		case x.op.Lookup != runtime.Strong:
 			return 0, false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		case more && !safe:
-			if delay, why = x.wait(ctx, f.after, false); why == "" {
+			if delay, why = x.wait(ctx, f, false); why == "" {
 				return delay, false, nil
 			}
 		}
@@ -249,16 +250,19 @@ func (x *logical) stopReason(f failure) string {
 	return "attempts exhausted"
 }
 
-// wait returns the delay before the next attempt, or why there is none: the
-// backoff with full jitter, at least the provider's Retry-After (up to the
-// client's MaxRetryAfter), within the context's deadline and the client's
-// retry budget, and, when the next attempt relies on the key (byKey),
-// within the key's window.
-func (x *logical) wait(ctx context.Context, after time.Duration, byKey bool) (time.Duration, string) {
+// wait returns the delay before the next attempt after failure f, or why
+// there is none: the backoff with full jitter (the whole backoff while the
+// provider still runs an earlier attempt: no other caller competes for the
+// key), at least the provider's Retry-After (up to the client's
+// MaxRetryAfter), within the context's deadline and the client's retry
+// budget, and, when the next attempt relies on the key (byKey), within the
+// key's window.
+func (x *logical) wait(ctx context.Context, f failure, byKey bool) (time.Duration, string) {
+	after := f.after
 	if limit := x.c.s.MaxRetryAfter; after > limit {
 		return 0, "Retry-After " + after.String() + " is longer than the longest wait (" + limit.String() + ")"
 	}
-	d := max(x.c.backoff(x.attempts), after)
+	d := max(x.c.backoff(x.attempts, !f.running), after)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 		return 0, "context deadline before the next attempt"
 	}
@@ -273,8 +277,9 @@ func (x *logical) wait(ctx context.Context, after time.Duration, byKey bool) (ti
 	return d, ""
 }
 
-// backoff returns a random wait before the attempt after attempt n.
-func (c *Client) backoff(n int) time.Duration {
+// backoff returns the wait before the attempt after attempt n: a random
+// one up to the ceiling with jitter, else the ceiling.
+func (c *Client) backoff(n int, jitter bool) time.Duration {
 	base := c.s.BackoffBase
 	if n < 1 || base <= 0 {
 		return 0
@@ -283,8 +288,8 @@ func (c *Client) backoff(n int) time.Duration {
 	if n < 32 && base<<(n-1) < ceil && base<<(n-1) > 0 {
 		ceil = base << (n - 1)
 	}
-	if ceil <= 0 {
-		return 0
+	if ceil <= 0 || !jitter {
+		return max(ceil, 0)
 	}
 	return rand.N(ceil + 1)
 }

@@ -133,25 +133,14 @@ func TestPromise26_TransportNeverResends(t *testing.T) {
 		// A real net/http server speaking h2c: a write goes through as
 		// HTTP/2, and one whose handler commits and then resets the stream
 		// is ambiguous, sent once.
-		p := newProvider(t, step{}, step{loss: closeResponse})
-		var protos http.Protocols
-		protos.SetUnencryptedHTTP2(true)
-		p.Config.Protocols = &protos
-		inner := p.Config.Handler
 		var proto atomic.Value
-		p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			proto.Store(r.Proto)
-			if len(p.seenWrites()) == 1 && r.Method == "POST" {
-				// Hijacking is not possible on HTTP/2: commit, then abort.
-				io.ReadAll(r.Body)
-				body, _ := io.ReadAll(strings.NewReader(`{"title":"y","reference":"r"}`))
-				p.commit("", body)
-				p.mu.Lock()
-				p.writes = append(p.writes, seen{method: r.Method})
-				p.mu.Unlock()
-				panic(http.ErrAbortHandler) // RST_STREAM
-			}
-			inner.ServeHTTP(w, r)
+		p := newProviderWith(t, func(p *provider) {
+			var protos http.Protocols
+			protos.SetHTTP1(true)
+			protos.SetUnencryptedHTTP2(true)
+			p.Config.Protocols = &protos
+			inner := p.Config.Handler
+			p.Config.Handler = abortSecond(p, inner, &proto)
 		})
 		hooks, attempts, _ := countAttempts()
 		c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(hooks), runtime.WithHTTPClient(h2cClient(t)))
@@ -217,7 +206,7 @@ func TestPromise26_SentTwiceIsAmbiguous(t *testing.T) {
 	}
 }
 
-// bodies records whether each write request could be rewound.
+// rewindable records whether each write request could be rewound.
 type rewindable struct {
 	next http.RoundTripper
 	seen []string
@@ -259,7 +248,7 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 		t.Fatalf("empty write: err %v, server read %q", err, got.Load())
 	}
 	del := &Operation{ID: "deleteThing", Method: "DELETE", Effect: runtime.EffectIdempotent, Attempts: 1}
-	if _, err := Do[runtime.Empty](context.Background(), c, del, NewRequest("DELETE", "/things/1")); err != nil {
+	if _, err := Do[struct{}](context.Background(), c, del, NewRequest("DELETE", "/things/1")); err != nil {
 		t.Fatal(err)
 	}
 	if want := "[ok ok ok]"; strings.Join(rw.seen, " ") != "ok ok ok" {
@@ -270,7 +259,7 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 // connOnly is a RoundTripper that obtains a connection and fails before
 // writing anything, as a transport does when the connection it took from
 // the pool turns out dead.
-type connOnly struct{ next http.RoundTripper }
+type connOnly struct{}
 
 func (co connOnly) RoundTrip(r *http.Request) (*http.Response, error) {
 	if tr := httptrace.ContextClientTrace(r.Context()); tr != nil && tr.GotConn != nil {
@@ -291,4 +280,22 @@ func TestPromise26_ConnectionWithoutWriteIsNotSent(t *testing.T) {
 	if got := a.classes(); got != "not_sent, not_sent, not_sent, not_sent" || a.list[0].Conns != 1 {
 		t.Errorf("attempts %s (%d connections), want not_sent on a connection", got, a.list[0].Conns)
 	}
+}
+
+// abortSecond wraps the handler of p: it records the protocol of each
+// request in proto, and the second write commits and then aborts its
+// stream (RST_STREAM on HTTP/2, where a handler cannot hijack).
+func abortSecond(p *provider, inner http.Handler, proto *atomic.Value) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proto.Store(r.Proto)
+		if r.Method == "POST" && len(p.seenWrites()) == 1 {
+			io.ReadAll(r.Body)
+			p.commit("", []byte(`{"title":"y","reference":"r"}`))
+			p.mu.Lock()
+			p.writes = append(p.writes, seen{method: r.Method})
+			p.mu.Unlock()
+			panic(http.ErrAbortHandler)
+		}
+		inner.ServeHTTP(w, r)
+	})
 }

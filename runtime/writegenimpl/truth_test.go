@@ -18,13 +18,14 @@ import (
 // answering is a provider that reads every write and answers it with
 // status and body.
 func answering(t *testing.T, status int, body string) (*provider, *atomic.Int64) {
-	p := newProvider(t)
 	var writes atomic.Int64
-	p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		writes.Add(1)
-		w.WriteHeader(status)
-		io.WriteString(w, body)
+	p := newProviderWith(t, func(p *provider) {
+		p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			writes.Add(1)
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+		})
 	})
 	return p, &writes
 }

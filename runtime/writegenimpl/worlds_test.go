@@ -119,6 +119,11 @@ func TestPromise10_SlowCommit(t *testing.T) {
 		if got, want := a.classes(), "ambiguous, status 409, ok 201"; got != want {
 			t.Errorf("attempts: %s, want %s", got, want)
 		}
+		// After the 409 the whole backoff (base·2), no jitter: the first
+		// attempt is still running, and no one else competes for the key.
+		if s := clk.slept(); len(s) != 2 || s[1] != 2*defaultBackoffBase {
+			t.Errorf("slept %v, want the second wait of %v", s, 2*defaultBackoffBase)
+		}
 		if n := p.effectCount(); n != 1 || r.ID != "th_1" {
 			t.Errorf("%d effects, receipt %q; want 1 and th_1", n, r.ID)
 		}

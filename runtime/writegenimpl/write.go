@@ -92,7 +92,12 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 		x.finish(ctx, o, err, stateOf(err), false)
 		return o, err
 	}
+	// A not_applied row claimed again keeps its first use: the window is
+	// counted from the earlier of the two.
 	x.keyTime, x.rowID = now, row.ID
+	if !row.CreatedAt.IsZero() && row.CreatedAt.Before(now) {
+		x.keyTime = row.CreatedAt
+	}
 	x.lease = c.hold(ctx, row.ID, row.Fence, now.Add(c.s.Lease))
 	res, err := x.run(ctx, false, failure{})
 	o, err := x.complete(res, err)
@@ -274,8 +279,12 @@ func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
 // ended.
 const settleTimeout = 30 * time.Second
 
-// settleTries is how often a settle that fails is tried, within the lease.
-const settleTries = 4
+// settleTries is how often a settle that fails is tried, within the lease,
+// waiting settleBackoff, then twice as long each time.
+const (
+	settleTries   = 4
+	settleBackoff = 100 * time.Millisecond
+)
 
 // settle records the outcome of a claimed write in its row and returns it,
 // with the state recorded ("" when the ledger could not record it). The
@@ -293,7 +302,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 		if serr = l.Settle(sctx, x.rowID, x.lease.fence, to, s); serr == nil || errors.Is(serr, runtime.ErrLeaseLost) {
 			break
 		}
-		d := x.c.s.BackoffBase << (try - 1)
+		d := settleBackoff << (try - 1)
 		if try == settleTries || x.lease.left() <= d || x.c.s.Clock.Sleep(sctx, d) != nil {
 			break
 		}
@@ -374,12 +383,10 @@ func (x *logical) fromLedger(ctx context.Context, row runtime.Record) (outcome, 
 }
 
 // sameRequest reports whether row holds the request whose digest is d. A
-// row written before digests were stored is compared by its request.
+// row written before digests were stored (a ledger's first schema) holds
+// none and is not compared: its request carries the provider key of the
+// time, so it would never match.
 func sameRequest(row runtime.Record, d []byte) bool {
-	if len(row.Digest) == 0 && len(row.Request) > 0 {
-		sum := sha256.Sum256(row.Request)
-		row.Digest = sum[:]
-	}
 	return len(row.Digest) == 0 || bytes.Equal(row.Digest, d)
 }
 
