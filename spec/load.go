@@ -83,19 +83,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		return nil, sorted(errs)
 	}
 
-	for _, so := range ops {
-		if r.scope[so] {
-			api.Operations = append(api.Operations, so.op)
-			api.NeedsLedger = api.NeedsLedger || so.op.Safety != nil && so.op.Safety.Dedupe == "ledger"
-		}
-		if x := r.exclude[so]; x != nil {
-			api.Excluded = append(api.Excluded, Excluded{ID: so.op.ID, Reason: x.reason, Pos: Pos{File: annotName, Line: x.node.Line, Col: x.node.Column}})
-		}
-	}
-	slices.SortFunc(api.Operations, func(x, y *Operation) int { return strings.Compare(x.GoName, y.GoName) })
-	slices.SortFunc(api.Excluded, func(x, y Excluded) int { return strings.Compare(x.ID, y.ID) })
-	api.Types = b.types
-	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
+	r.assemble(api)
 	return api, nil
 }
 

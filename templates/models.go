@@ -1,10 +1,8 @@
 package templates
 
 import (
-	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -24,8 +22,6 @@ func (g *generator) models(f *jen.File, types []*spec.Type) {
 		case spec.KindAlias: // type Tags []string
 			typeDoc(f, t, "is "+describe(t.Elem)+".")
 			f.Type().Id(t.Name).Add(goType(t.Elem))
-		default:
-			g.fail(t.Pos, "", "type %s: unknown kind %d", t.Name, t.Kind)
 		}
 	}
 }
@@ -73,13 +69,8 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 	typeDoc(f, t, what)
 	fields := make([]jen.Code, 0, len(t.Fields)+1)
 	for _, fl := range t.Fields {
-		if !validTagName(fl.Name) {
-			g.fail(t.Pos, "", "type %s: property %q cannot be named in a Go json tag", t.Name, fl.Name)
-			continue
-		}
-		h := g.fieldHolding(fl)
 		tag := fl.Name
-		if h.omitempty {
+		if fl.OmitEmpty {
 			tag += ",omitempty"
 		}
 		doc := fl.Doc
@@ -90,28 +81,18 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 		if text := comment(doc); text != "" {
 			c = jen.Comment(text)
 		}
-		fields = append(fields, c, jen.Id(fl.GoName).Add(heldType(fl.Type, h)).Tag(map[string]string{"json": tag}))
+		fields = append(fields, c, jen.Id(fl.GoName).Add(heldType(fl.Type, fl.Pointer)).Tag(map[string]string{"json": tag}))
 	}
 	if t.AdditionalProperties == nil {
 		f.Type().Id(t.Name).Struct(fields...)
 		return
 	}
-	extra := extraField(t)
+	extra := t.ExtraName
 	fields = append(fields,
 		jen.Comment("// "+extra+" holds the keys that are not fields of "+t.Name+"."),
 		jen.Id(extra).Map(jen.String()).Add(goType(t.AdditionalProperties)).Tag(map[string]string{"json": "-"}))
 	f.Type().Id(t.Name).Struct(fields...)
 	g.extraMethods(f, t, extra)
-}
-
-// extraField is the name of the field that keeps the unknown keys of struct t:
-// AdditionalProperties, with underscores added while a property has that name.
-func extraField(t *spec.Type) string {
-	name := "AdditionalProperties"
-	for slices.ContainsFunc(t.Fields, func(f *spec.Field) bool { return f.GoName == name }) {
-		name += "_"
-	}
-	return name
 }
 
 // extraMethods emits the JSON methods of a struct that keeps unknown keys in field extra:
@@ -218,29 +199,10 @@ func (g *generator) enumType(f *jen.File, t *spec.Type) {
 			lit = jen.Id(strconv.FormatInt(x, 10))
 		case float64:
 			lit = jen.Id(strconv.FormatFloat(x, 'g', -1, 64))
-		default:
-			g.fail(t.Pos, "", "type %s: enum value %v has type %T", t.Name, v.Value, v.Value)
-			continue
 		}
 		values = append(values, jen.Id(v.GoName).Id(t.Name).Op("=").Add(lit))
 	}
 	f.Line()
 	f.Comment("// The values of " + t.Name + ".")
 	f.Const().Defs(values...)
-}
-
-// validTagName reports whether encoding/json accepts name as the name in a json tag (its
-// isValidTag): letters, digits and punctuation other than quotes, backslash and comma.
-func validTagName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			return false
-		}
-	}
-	return true
 }

@@ -14,7 +14,10 @@ import (
 
 // The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
 // writesafety.yaml are the inputs; want/ is the whole package that writegen generate must
-// write, or stderr.txt is what it must print when it refuses the inputs. A lookups.go.txt
+// write, and stderr.txt what it must print (its warnings, or the refusal of a case without
+// want/). An old/ directory is the package as a previous generation left it (its
+// WRITE_SAFETY.json is the record the answers are compared with): it is copied into the output
+// directory first, and writegen check must then print what generate prints. A lookups.go.txt
 // beside them is the part of the package a person writes by hand (a lookup), added when the
 // package is compiled.
 //
@@ -112,66 +115,103 @@ func diffTrees(t *testing.T, got, want map[string][]byte) {
 
 // TestGolden runs writegen generate on every case, in process, and compares the whole output
 // tree with want/ (or what it prints with stderr.txt). It then runs writegen check against
-// want/, which generates again: the output must be byte-identical from run to run.
+// want/, which generates again: the output must be byte-identical from run to run. A case with
+// old/ runs writegen check against a copy of old/ too: a refusal must be the same.
 func TestGolden(t *testing.T) {
 	root := goldenRoot(t)
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Chdir(filepath.Join(root, name))
+			old := readTree(t, "old")
 			out := filepath.Join(t.TempDir(), "pkg")
-			if *update {
-				out = "want"
-			}
+			writeTree(t, out, old)
 			args := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", out}
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), append([]string{"generate"}, args...), &stdout, &stderr)
 			if *update {
-				rewrite(t, code, stderr.Bytes())
+				rewrite(t, code, out, stderr.Bytes())
 			}
-			wantErr, err := os.ReadFile("stderr.txt")
-			refused := err == nil
+			wantErr, _ := os.ReadFile("stderr.txt")
+			_, err := os.Stat("want")
+			refused := os.IsNotExist(err)
 			switch {
 			case refused && code != exitRefused:
 				t.Fatalf("generate: exit %d, want %d (refused)", code, exitRefused)
-			case refused:
-				if got := stderr.String(); got != string(wantErr) {
-					t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
-				}
-				if _, err := os.Stat(out); !os.IsNotExist(err) {
-					t.Errorf("a refused run left %s behind", out)
-				}
-				return
-			case code != exitOK:
+			case !refused && code != exitOK:
 				t.Fatalf("generate: exit %d:\n%s", code, stderr.Bytes())
 			}
-			if stdout.Len() > 0 || stderr.Len() > 0 {
-				t.Errorf("generate printed %q %q", stdout.Bytes(), stderr.Bytes())
+			if got := stderr.String(); got != string(wantErr) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 			}
-			diffTrees(t, readTree(t, out), readTree(t, "want"))
+			if stdout.Len() > 0 {
+				t.Errorf("generate printed %q", stdout.Bytes())
+			}
+			if refused {
+				if got := readTree(t, out); len(old) == 0 && len(got) > 0 {
+					t.Errorf("a refused run left %s behind", out)
+				} else if len(old) > 0 {
+					diffTrees(t, got, old) // nothing written
+				}
+			} else {
+				diffTrees(t, readTree(t, out), readTree(t, "want"))
+			}
+			checkDir := "want"
+			if refused {
+				if len(old) == 0 {
+					return
+				}
+				checkDir = filepath.Join(t.TempDir(), "old")
+				writeTree(t, checkDir, old)
+			}
 			stderr.Reset()
 			check := append([]string{"check"}, args...)
-			check[len(check)-1] = "want"
-			if code := run(context.Background(), check, &stdout, &stderr); code != exitOK {
+			check[len(check)-1] = checkDir
+			code = run(context.Background(), check, &stdout, &stderr)
+			switch {
+			case refused && (code != exitRefused || stderr.String() != string(wantErr)):
+				t.Errorf("check against old/: exit %d:\n%s\nwant exit %d:\n%s", code, stderr.Bytes(), exitRefused, wantErr)
+			case !refused && code != exitOK:
 				t.Errorf("check against want/: exit %d:\n%s", code, stderr.Bytes())
 			}
 		})
 	}
 }
 
-// rewrite updates the golden files of the case in the working directory after a generate that
-// wrote into want/ and ended with code, having printed stderr.
-func rewrite(t *testing.T, code int, stderr []byte) {
+// writeTree writes files into dir, which it creates when there are files.
+func writeTree(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
-	var err error
+	if len(files) == 0 {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rewrite updates the golden files of the case in the working directory after a generate into
+// out that ended with code, having printed stderr.
+func rewrite(t *testing.T, code int, out string, stderr []byte) {
+	t.Helper()
+	if err := os.RemoveAll("want"); err != nil {
+		t.Fatal(err)
+	}
 	switch code {
 	case exitOK:
-		err = os.Remove("stderr.txt")
+		writeTree(t, "want", readTree(t, out))
 	case exitRefused:
-		if err = os.RemoveAll("want"); err == nil {
-			err = os.WriteFile("stderr.txt", stderr, 0o644)
-		}
 	default:
 		t.Fatalf("generate: exit %d:\n%s", code, stderr)
+	}
+	var err error
+	if len(stderr) == 0 {
+		err = os.Remove("stderr.txt")
+	} else {
+		err = os.WriteFile("stderr.txt", stderr, 0o644)
 	}
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
