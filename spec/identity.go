@@ -107,7 +107,7 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 		}
 		return ErrorList{{Pos: Pos{File: oldName}, Msg: fmt.Sprintf("not a record writegen wrote (%s): restore it from version control, or remove it to start a new record", why)}}, nil
 	}
-	c := &identityCheck{api: api, oldName: oldName, used: map[*AckItem]bool{}}
+	c := &identityCheck{api: api, oldName: oldName, used: map[Pos]bool{}}
 	byScope := map[string]IdentityWrite{}
 	byPath := map[string]IdentityWrite{}
 	for _, w := range rec.Writes {
@@ -141,49 +141,35 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 		c.refuse(api.ScopePos, nil, "scope %q was %q in %s: every write gets new provider keys and ledger rows, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {scope: %s, reason: ...} in defaults or in each write; %d of %d do not: %s)",
 			api.Scope, rec.Scope, oldName, strconv.Quote(rec.Scope), len(unacked), scopeChanged, strings.Join(unacked, ", "))
 	}
+	warned := map[Pos]bool{}
 	for _, op := range api.Operations {
 		s := op.Safety
 		if s == nil || s.Acknowledge == nil {
 			continue
 		}
-		for i := range s.Acknowledge.Items {
-			it := &s.Acknowledge.Items[i]
-			if !c.used[it] {
-				c.warnings = append(c.warnings, &Error{Pos: it.Pos, Operation: op.ID,
+		// An item of the defaults is shared by the writes that inherit it: it is used when one
+		// of them used it, and reported once.
+		for _, it := range s.Acknowledge.Items {
+			if !c.used[it.Pos] && !warned[it.Pos] {
+				warned[it.Pos] = true
+				op := op.ID
+				if it.Defaults {
+					op = ""
+				}
+				c.warnings = append(c.warnings, &Error{Pos: it.Pos, Operation: op,
 					Msg: fmt.Sprintf("acknowledge %s %q matches no change against %s: remove it", it.Kind, it.Old, oldName)})
 			}
 		}
 	}
-	// An acknowledgement of the defaults block is one item for many writes: it is used when any
-	// write used it, and reported once.
 	sortErrors(c.refusals)
-	return c.refusals, dedupeWarnings(c.warnings, c.used, api)
-}
-
-// dedupeWarnings drops the warnings about an item that some write used (an item of the
-// defaults is shared by the writes that inherit it) and reports each other item once.
-func dedupeWarnings(ws ErrorList, used map[*AckItem]bool, api *API) ErrorList {
-	usedAt := map[Pos]bool{}
-	for it := range used {
-		usedAt[it.Pos] = true
-	}
-	seen := map[Pos]bool{}
-	var out ErrorList
-	for _, w := range ws {
-		if usedAt[w.Pos] || seen[w.Pos] {
-			continue
-		}
-		seen[w.Pos] = true
-		out = append(out, w)
-	}
-	sortErrors(out)
-	return out
+	sortErrors(c.warnings)
+	return c.refusals, c.warnings
 }
 
 type identityCheck struct {
 	api      *API
 	oldName  string
-	used     map[*AckItem]bool
+	used     map[Pos]bool // the acknowledgements used, by position
 	refusals ErrorList
 	warnings ErrorList
 }
@@ -194,8 +180,7 @@ func (c *identityCheck) ack(op *Operation, kind, old string) bool {
 	if a == nil {
 		return false
 	}
-	for i := range a.Items {
-		it := &a.Items[i]
+	for _, it := range a.Items {
 		if it.Kind != kind {
 			continue
 		}
@@ -204,7 +189,7 @@ func (c *identityCheck) ack(op *Operation, kind, old string) bool {
 			match = sameRetry(it.Old, old)
 		}
 		if match {
-			c.used[it] = true
+			c.used[it.Pos] = true
 			return true
 		}
 	}

@@ -525,9 +525,10 @@ type Acknowledge struct {
 
 // AckItem is one acknowledged change: the kind of answer and its old value.
 type AckItem struct {
-	Kind string // scope, key_scope, key_format, max_length, retry, lookup, dedupe
-	Old  string
-	Pos  Pos
+	Kind     string // scope, key_scope, key_format, max_length, retry, lookup, dedupe
+	Old      string
+	Pos      Pos
+	Defaults bool // written in the defaults block
 }
 
 // Path is a JSON pointer of the annotation file resolved against the Go types it goes through:

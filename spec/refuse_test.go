@@ -129,7 +129,7 @@ exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
 `), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body
-ws.yaml:9:25: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: a lookup must find what the write returns (point found at it)`},
+ws.yaml:9:25: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /0): every element is a found effect`},
 		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
 ` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
 ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}" may only use the placeholder {ref}

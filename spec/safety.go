@@ -349,7 +349,9 @@ func (r *resolver) safety(so *specOp) {
 			}
 		}
 	}
-	if src := from("retry"); src != nil {
+	if src := from("retry"); src == nil && readOnly {
+		s.Retry, s.Attempts = runtime.RetryReads, readAttempts // called like a read, retried like one
+	} else if src != nil {
 		s.RetryPos = r.pos(src.set["retry"])
 		s.Attempts = src.attempts
 		s.RetryOn = slices.Clone(src.retry)
@@ -388,8 +390,21 @@ func (r *resolver) safety(so *specOp) {
 	if src := from("inbox"); src != nil && src.inbox != nil {
 		s.Inbox = r.inbox(so, src.inbox)
 	}
-	if src := from("acknowledge"); src != nil && src.acknowledge != nil {
-		s.Acknowledge = src.acknowledge
+	// Acknowledgements add up: the defaults' apply to every write beside the entry's own.
+	for _, src := range []*answers{entry, def} {
+		if src == nil || src.acknowledge == nil {
+			continue
+		}
+		if s.Acknowledge == nil {
+			s.Acknowledge = &Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
+		}
+		for _, it := range src.acknowledge.Items {
+			it.Defaults = src == def
+			s.Acknowledge.Items = append(s.Acknowledge.Items, it)
+		}
+		if src == def {
+			s.Inherited = append(s.Inherited, "acknowledge")
+		}
 	}
 	slices.Sort(s.Inherited)
 	s.Inherited = slices.Compact(s.Inherited)
@@ -551,6 +566,10 @@ func statusText(status int) string {
 	return fmt.Sprint(status)
 }
 
+// readAttempts is how many times a read is attempted at most; a read_only write without a retry
+// answer is retried like a read.
+const readAttempts = 3
+
 // neverFires says why a member of a retry set can never cause another attempt of the write, or
 // "" when it can. After an answer that may come from a committed write (no answer at all, a 5xx),
 // the runtime sends again only what cannot make a second effect: an idempotent write, a keyed
@@ -637,8 +656,11 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		if at == nil {
 			at = l.opNode
 		}
-		r.errorf(at, id, "lookup finds %s, but %s answers with %s: a lookup must find what the write returns (point found at it)",
-			describeRef(found.Type), so.op.ID, describeRef(resp.Type))
+		hint := "a lookup must find what the write returns"
+		if u := under(found.Type); u.Kind == RefArray && sameType(u.Elem, resp.Type) {
+			hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
+		}
+		r.errorf(at, id, "lookup finds %s, but %s answers with %s: %s", describeRef(found.Type), so.op.ID, describeRef(resp.Type), hint)
 		return nil
 	}
 	return out

@@ -63,7 +63,7 @@ ws.yaml:8:52: operation "createThread": retry on status_5xx never fires: a 5xx m
 		{"lookup by a reference never sent", annot(okCreate + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup searches by the write's reference, but the provider key travels only in the header Idempotency-Key, which the provider does not keep: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field`},
 		{"lookup finds another type", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items, consistency: strong}
-` + okRest), `ws.yaml:9:75: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: a lookup must find what the write returns (point found at it)`},
+` + okRest), `ws.yaml:9:75: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /items/0): every element is a found effect`},
 		{"lookup found index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/1, consistency: strong}
 ` + okRest), `ws.yaml:9:75: operation "createThread": lookup found "/items/1" does not resolve in the response of "listThreads": index 1: in found, index 0 of one list stands for every element, each a found effect (write 0, once)`},
 		{"lookup found not an index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/x, consistency: strong}

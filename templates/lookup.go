@@ -63,9 +63,9 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 		if l.Body != nil {
 			stmts = append(stmts, g.bodyFromTemplate(read, l.Body)...)
 		} else {
-			stmts = append(stmts, jen.Var().Id("body").Add(goType(read.Body.Type)))
+			stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
 		}
-		args = append(args, jen.Id("body"))
+		args = append(args, jen.Id("search"))
 	}
 	stmts = append(stmts, jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...))
 	onErr := []jen.Code{jen.Return(jen.Nil(), jen.Err())}
@@ -151,10 +151,10 @@ func addr(r reached) *jen.Statement {
 }
 
 // bodyFromTemplate returns the statements that decode the lookup's JSON body template, with the
-// reference in its string values, into body:
+// reference in its string values, into search:
 //
-//	var body SearchRequest
-//	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","value":`+jsonString(reference)+`}}`), &body); err != nil {
+//	var search SearchRequest
+//	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","value":`+jsonString(reference)+`}}`), &search); err != nil {
 //		return nil, err
 //	}
 func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate) []jen.Code {
@@ -168,9 +168,9 @@ func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate)
 		parts = append(parts, jen.Id("jsonString").Call(templateExpr(p.String, jen.Id("reference"))))
 	}
 	return []jen.Code{
-		jen.Var().Id("body").Add(goType(read.Body.Type)),
+		jen.Var().Id("search").Add(goType(read.Body.Type)),
 		jen.If(
-			jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Index().Byte().Call(join(parts, "+")), jen.Op("&").Id("body")),
+			jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Index().Byte().Call(join(parts, "+")), jen.Op("&").Id("search")),
 			jen.Err().Op("!=").Nil(),
 		).Block(jen.Return(jen.Nil(), jen.Err())),
 	}

@@ -188,7 +188,10 @@ func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
 		}
 	}
 	value := rt("Retry").Call(jen.Lit(0))
-	if len(kinds) > 0 {
+	switch {
+	case op.Safety.Retry == runtime.RetryReads: // a read_only write, retried like a read
+		value = rt("RetryReads")
+	case len(kinds) > 0:
 		value = join(kinds, "|")
 	}
 	f.Line()

@@ -66,6 +66,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -121,19 +124,28 @@ func TestGolden(t *testing.T) {
 	root := goldenRoot(t)
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Chdir(filepath.Join(root, name))
-			old := readTree(t, "old")
-			out := filepath.Join(t.TempDir(), "pkg")
+			// The case runs in a copy of its inputs, so that messages name the files as a user
+			// would: openapi.yaml, pkg/WRITE_SAFETY.json.
+			caseDir := filepath.Join(root, name)
+			inputs := readTree(t, caseDir) // files only: want/ and old/ are read below
+			tmp := t.TempDir()
+			writeTree(t, tmp, inputs)
+			t.Chdir(tmp)
+			old := readTree(t, filepath.Join(caseDir, "old"))
+			const out = "pkg"
 			writeTree(t, out, old)
 			args := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", out}
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), append([]string{"generate"}, args...), &stdout, &stderr)
 			if *update {
-				rewrite(t, code, out, stderr.Bytes())
+				rewrite(t, caseDir, code, out, stderr.Bytes())
 			}
-			wantErr, _ := os.ReadFile("stderr.txt")
-			_, err := os.Stat("want")
-			refused := os.IsNotExist(err)
+			wantErr := inputs["stderr.txt"]
+			if *update {
+				wantErr, _ = os.ReadFile(filepath.Join(caseDir, "stderr.txt"))
+			}
+			want := readTree(t, filepath.Join(caseDir, "want"))
+			refused := len(want) == 0
 			switch {
 			case refused && code != exitRefused:
 				t.Fatalf("generate: exit %d, want %d (refused)", code, exitRefused)
@@ -147,26 +159,25 @@ func TestGolden(t *testing.T) {
 				t.Errorf("generate printed %q", stdout.Bytes())
 			}
 			if refused {
-				if got := readTree(t, out); len(old) == 0 && len(got) > 0 {
-					t.Errorf("a refused run left %s behind", out)
-				} else if len(old) > 0 {
-					diffTrees(t, got, old) // nothing written
-				}
+				diffTrees(t, readTree(t, out), old) // nothing written
 			} else {
-				diffTrees(t, readTree(t, out), readTree(t, "want"))
+				diffTrees(t, readTree(t, out), want)
 			}
 			checkDir := "want"
 			if refused {
 				if len(old) == 0 {
 					return
 				}
-				checkDir = filepath.Join(t.TempDir(), "old")
+				checkDir = "old"
 				writeTree(t, checkDir, old)
+				args[len(args)-1] = checkDir
+				wantErr = bytes.ReplaceAll(wantErr, []byte(out+"/"), []byte(checkDir+"/"))
+			} else {
+				writeTree(t, checkDir, want)
+				args[len(args)-1] = checkDir
 			}
 			stderr.Reset()
-			check := append([]string{"check"}, args...)
-			check[len(check)-1] = checkDir
-			code = run(context.Background(), check, &stdout, &stderr)
+			code = run(context.Background(), append([]string{"check"}, args...), &stdout, &stderr)
 			switch {
 			case refused && (code != exitRefused || stderr.String() != string(wantErr)):
 				t.Errorf("check against old/: exit %d:\n%s\nwant exit %d:\n%s", code, stderr.Bytes(), exitRefused, wantErr)
@@ -193,25 +204,26 @@ func writeTree(t *testing.T, dir string, files map[string][]byte) {
 	}
 }
 
-// rewrite updates the golden files of the case in the working directory after a generate into
-// out that ended with code, having printed stderr.
-func rewrite(t *testing.T, code int, out string, stderr []byte) {
+// rewrite updates the golden files of the case in caseDir after a generate into out that ended
+// with code, having printed stderr.
+func rewrite(t *testing.T, caseDir string, code int, out string, stderr []byte) {
 	t.Helper()
-	if err := os.RemoveAll("want"); err != nil {
+	want := filepath.Join(caseDir, "want")
+	if err := os.RemoveAll(want); err != nil {
 		t.Fatal(err)
 	}
 	switch code {
 	case exitOK:
-		writeTree(t, "want", readTree(t, out))
+		writeTree(t, want, readTree(t, out))
 	case exitRefused:
 	default:
 		t.Fatalf("generate: exit %d:\n%s", code, stderr)
 	}
 	var err error
 	if len(stderr) == 0 {
-		err = os.Remove("stderr.txt")
+		err = os.Remove(filepath.Join(caseDir, "stderr.txt"))
 	} else {
-		err = os.WriteFile("stderr.txt", stderr, 0o644)
+		err = os.WriteFile(filepath.Join(caseDir, "stderr.txt"), stderr, 0o644)
 	}
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
