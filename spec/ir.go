@@ -550,6 +550,10 @@ const (
 	StepIndex                     // element Index of an array
 	StepEach                      // every element of an array (a lookup's found: "/items/0")
 	StepKey                       // key Key of a map, or of a struct's AdditionalProperties (Extra)
+	// StepUnion goes into a oneOf/anyOf (Union), whose value is known only once decoded: the
+	// properties Rest lead, in every variant, to a string or an integer (Type). It is the last
+	// step of a receipt's id.
+	StepUnion
 )
 
 // Step is one step of a Path.
@@ -561,5 +565,7 @@ type Step struct {
 	Extra bool   // StepKey into the struct's map of additional properties (Type.ExtraName)
 	// Struct is the struct stepped through by StepField and an Extra StepKey.
 	Struct *Type
+	Union  *Type    // StepUnion
+	Rest   []string // StepUnion: the properties, in order
 	Type   *TypeRef // the type of the value reached
 }

@@ -28,8 +28,9 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 		return nil, "not a JSON pointer"
 	}
 	each := false
-	for i, seg := range splitPointer(ptr) {
-		last := i == len(splitPointer(ptr))-1
+	segs := splitPointer(ptr)
+	for i, seg := range segs {
+		last := i == len(segs)-1
 		u := under(p.Type)
 		var s Step
 		switch {
@@ -67,6 +68,14 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 				}
 				s.Kind, each = StepEach, true
 			}
+		case u.Kind == RefNamed && u.Named.Kind == KindUnion && mode == readPath:
+			s, why := unionStep(u.Named, segs[i:])
+			if why != "" {
+				return nil, why
+			}
+			p.Steps = append(p.Steps, s)
+			p.Type = s.Type
+			return p, ""
 		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
 			return nil, fmt.Sprintf("it goes through %s, a oneOf/anyOf, whose value is known only once decoded: point at objects, lists and maps only", u.Named.Name)
 		default:
@@ -82,6 +91,73 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 		p.Type = s.Type
 	}
 	return p, ""
+}
+
+// unionStep reads the properties rest of a union's value, which must lead in every variant
+// (through nested unions too) to a string, or in every variant to an integer: a receipt's id
+// (Stripe's external accounts are a card or a bank account, each with its id).
+func unionStep(t *Type, rest []string) (Step, string) {
+	kind, why := unionLeaf(&TypeRef{Kind: RefNamed, Named: t}, rest)
+	if why != "" {
+		return Step{}, why
+	}
+	return Step{Kind: StepUnion, Union: t, Rest: rest, Type: &TypeRef{Kind: RefBuiltin, Builtin: kind}}, ""
+}
+
+// unionLeaf returns the kind ("string" or "int64") of the value the properties rest reach from
+// a value of type t, in every member of every union on the way.
+func unionLeaf(t *TypeRef, rest []string) (kind, why string) {
+	u := under(t)
+	switch {
+	case len(rest) == 0 && isIntegerType(t):
+		return "int64", ""
+	case len(rest) == 0 && isStringType(t):
+		return "string", ""
+	case len(rest) == 0:
+		return "", fmt.Sprintf("it is %s, not a string or an integer", describeRef(t))
+	case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+		for _, v := range u.Named.Variants {
+			k, why := unionLeaf(v.Type, rest)
+			switch {
+			case why != "":
+				return "", fmt.Sprintf("%s is a oneOf/anyOf, and in its member %s %s", u.Named.Name, describeRef(v.Type), why)
+			case kind != "" && k != kind:
+				return "", fmt.Sprintf("%s is a oneOf/anyOf whose members disagree: a string in one, an integer in another", u.Named.Name)
+			}
+			kind = k
+		}
+		if kind == "" {
+			return "", fmt.Sprintf("%s is a oneOf/anyOf without members", u.Named.Name)
+		}
+		return kind, ""
+	case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+		for _, f := range u.Named.Fields {
+			if f.Name == rest[0] {
+				return unionLeaf(f.Type, rest[1:])
+			}
+		}
+		if u.Named.AdditionalProperties != nil {
+			return unionLeaf(u.Named.AdditionalProperties, rest[1:])
+		}
+		return "", fmt.Sprintf("%s has no property %q", u.Named.Name, rest[0])
+	case u.Kind == RefMap:
+		return unionLeaf(u.Elem, rest[1:])
+	}
+	return "", fmt.Sprintf("cannot go into %s", describeRef(t))
+}
+
+// StringVariant returns the member of the union r names that is a plain string, or nil when r
+// names no union or the union has no such member.
+func StringVariant(r *TypeRef) *Variant {
+	if r.Kind != RefNamed || r.Named.Kind != KindUnion {
+		return nil
+	}
+	for _, v := range r.Named.Variants {
+		if v.Type.Kind == RefBuiltin && v.Type.Builtin == "string" {
+			return v
+		}
+	}
+	return nil
 }
 
 // under returns the type a named alias stands for, following aliases, or r itself.

@@ -482,13 +482,15 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
 		return nil
 	}
 	last := p.Steps[len(p.Steps)-1]
+	u := under(p.Type)
 	ok := false
 	switch {
+	case StringVariant(p.Type) != nil: // a oneOf/anyOf with a string member, set to that member
+		ok = true
 	case last.Kind == StepField && last.Field.Pointer:
 		ok = p.Type.Kind == RefBuiltin && p.Type.Builtin == "string"
 	default:
-		u := under(p.Type)
-		ok = isStringType(p.Type) || last.Kind == StepKey && u.Kind == RefBuiltin && u.Builtin == "any"
+		ok = isStringType(p.Type) || u.Kind == RefBuiltin && u.Builtin == "any"
 	}
 	if !ok {
 		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, describeRef(p.Type))

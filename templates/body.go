@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"strconv"
+
 	"github.com/dave/jennifer/jen"
 
 	"github.com/writegen/writegen/spec"
@@ -17,7 +19,14 @@ import (
 //
 //	body.Options = ptrCopy(body.Options)
 //	body.Options.Reference = providerKey
-func (g *generator) setInBody(p *spec.Path, value string) []jen.Code {
+//
+// A oneOf/anyOf with a string member is set to that member first:
+//
+//	var set0 TicketAttribute
+//	if err := set0.FromString(reference); err != nil {
+//		return nil, err
+//	}
+func (g *generator) setInBody(p *spec.Path, value string, n int, fail func() jen.Code) []jen.Code {
 	var path []string // selectors after body
 	at := func(extra ...string) *jen.Statement {
 		s := jen.Id("body")
@@ -27,6 +36,13 @@ func (g *generator) setInBody(p *spec.Path, value string) []jen.Code {
 		return s
 	}
 	var stmts []jen.Code
+	if v := spec.StringVariant(p.Type); v != nil {
+		union := "set" + strconv.Itoa(n)
+		stmts = append(stmts,
+			jen.Var().Id(union).Add(goType(p.Type)),
+			jen.If(jen.Err().Op(":=").Id(union).Dot("From"+v.GoName).Call(jen.Id(value)), jen.Err().Op("!=").Nil()).Block(fail()))
+		value = union
+	}
 	for i, st := range p.Steps {
 		last := i == len(p.Steps)-1
 		if st.Kind == spec.StepKey { // the last step: copy the map, then set the key
@@ -53,12 +69,12 @@ func (g *generator) setInBody(p *spec.Path, value string) []jen.Code {
 }
 
 // keyValue returns the string value named v as a value of type r (a pointer to it when ptr):
-// the IR allows a string, a named string type, or any.
+// the IR allows a string, a named string type, any, or a union already set from v.
 func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
 	switch {
 	case ptr:
 		return jen.Op("&").Id(v)
-	case r.Kind == spec.RefBuiltin:
+	case r.Kind == spec.RefBuiltin || isUnion(r):
 		return jen.Id(v)
 	}
 	return goType(r).Call(jen.Id(v))

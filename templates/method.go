@@ -232,9 +232,9 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 		return "reference"
 	}
 	// The key and the reference go into the body before the body is encoded.
-	for _, set := range sets {
+	for i, set := range sets {
 		if set.Body != nil {
-			stmts = append(stmts, g.setInBody(set.Body, value(set.Value))...)
+			stmts = append(stmts, g.setInBody(set.Body, value(set.Value), i, fail)...)
 		}
 	}
 	stmts = append(stmts, jen.Id("req").Op(":=").Add(impl("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))

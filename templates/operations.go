@@ -308,13 +308,33 @@ func duration(d time.Duration) *jen.Statement {
 //	}
 func (g *generator) idAccessor(f *jen.File, op *spec.Operation) {
 	p := op.Safety.ID
-	r := reach(func() *jen.Statement { return jen.Id("v") }, true, p.Steps)
+	steps := p.Steps
+	var union *spec.Step
+	if n := len(steps); n > 0 && steps[n-1].Kind == spec.StepUnion {
+		union, steps = &steps[n-1], steps[:n-1]
+	}
+	r := reach(func() *jen.Statement { return jen.Id("v") }, true, steps)
 	var body []jen.Code
 	if len(r.missing) > 0 {
 		body = append(body, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Lit(""))))
 	}
 	v := r.expr()
-	if r.ptr {
+	if union != nil {
+		// The union holds JSON: decode the properties that lead to the id.
+		typ := jen.Id(union.Type.Builtin)
+		sel := jen.Id("id")
+		for i := len(union.Rest) - 1; i >= 0; i-- {
+			typ = jen.Struct(jen.Id("V").Add(typ).Tag(map[string]string{"json": union.Rest[i]}))
+		}
+		for range union.Rest {
+			sel = sel.Dot("V")
+		}
+		body = append(body,
+			jen.Var().Id("id").Add(typ),
+			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Add(v).Dot("Raw").Call(), jen.Op("&").Id("id")).Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
+		)
+		v = sel
+	} else if r.ptr {
 		v = jen.Op("*").Add(v)
 	}
 	body = append(body, jen.Return(idString(p.Type, v)))
