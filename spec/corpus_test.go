@@ -229,3 +229,67 @@ func TestScaffoldThreads(t *testing.T) {
 		t.Error("writes are not in path order")
 	}
 }
+
+// TestScaffoldInclude checks that init -include lists only the writes it selects, by
+// operationId and by tag, and writes the include block.
+func TestScaffoldInclude(t *testing.T) {
+	out, err := Scaffold("testdata/threads.yaml", ScaffoldOptions{Include: []string{"createThread", "messages"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\ninclude:\n  operations: [createThread]\n  tags: [messages]\n",
+		"\n  createThread: # POST /threads\n",
+		"\n  \"POST /threads/{thread_id}/messages\": # POST /threads/{thread_id}/messages\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"deleteThread:", "searchThreads:"} {
+		if bytes.Contains(out, []byte(not)) {
+			t.Errorf("scaffold lists %s, which -include leaves out", not)
+		}
+	}
+	if _, err := Scaffold("testdata/threads.yaml", ScaffoldOptions{Include: []string{"nope"}}); err == nil ||
+		err.Error() != `-include: "nope" is neither an operation (operationId or "METHOD /path") nor a tag of the spec` {
+		t.Errorf("unknown name: got %v", err)
+	}
+}
+
+// TestScaffoldCarries checks what init carries from the spec: an idempotency header's
+// maxLength, and a search sent as POST answered as a read and offered as a lookup.
+func TestScaffoldCarries(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "desk.yaml")
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: Support Desk, version: "1"}
+paths:
+  /threads:
+    post:
+      operationId: createThread
+      parameters:
+        - {name: Idempotency-Key, in: header, schema: {type: string, maxLength: 64}}
+      responses: {"201": {description: ok}}
+  /threads/search:
+    post:
+      operationId: searchThreads
+      requestBody: {content: {application/json: {schema: {type: object, properties: {query: {type: string}}}}}}
+      responses: {"200": {description: ok}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Scaffold(spec, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\nscope: support-desk\n",
+		"\n    idempotency: {header: Idempotency-Key, max_length: 64} # declared by the spec",
+		"\n    # lookup candidates: searchThreads (POST /threads/search, a search)\n",
+		"\n  searchThreads: # POST /threads/search\n    effect: read_only # a search sent as POST",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks %q:\n%s", want, out)
+		}
+	}
+}
