@@ -205,7 +205,7 @@ func TestScaffoldThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"# yaml-language-server: $schema=https://writegen.dev/schema/writesafety-1.json\n",
+		"# yaml-language-server: $schema=" + schemaURL + "\n",
 		"\npackage: threads\n",
 		"\nscope: threads\n",
 		"\n    destructive: TODO #",

@@ -13,9 +13,9 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// SchemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
+// schemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
 // that editors check the file while it is written.
-const SchemaURL = "https://writegen.dev/schema/writesafety-1.json"
+const schemaURL = "https://raw.githubusercontent.com/writegen/writegen/main/spec/writesafety.schema.json"
 
 // ScaffoldOptions tune Scaffold.
 type ScaffoldOptions struct {
@@ -60,7 +60,7 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	}
 
 	var w bytes.Buffer
-	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", SchemaURL)
+	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", schemaURL)
 	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.api.Info.Title+" "+d.api.Info.Version), filepath.Base(specPath))
 	if inc.any() {
 		w.WriteString("# The writes the include block selects are listed. Answer each TODO, or move the operation under\n")
