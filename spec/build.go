@@ -29,8 +29,6 @@ type builder struct {
 	// overrides are the annotation file's names, by the pointer of the schema they rename; the
 	// types defined inside a renamed schema are named after the new name.
 	overrides map[string]string
-	// warnings are the defects that do not block generation.
-	warnings ErrorList
 }
 
 // claimType asks for the Go name a type wants, with what settles a collision: the literal
@@ -245,19 +243,20 @@ func lookupOf(op *Operation) *Lookup {
 	return op.Safety.Lookup
 }
 
-// pathParts splits an operation's path template into literals and its path parameters. The
-// template is well formed and every placeholder has its parameter: listOperations and params
-// see to it.
+// pathParts splits an operation's path template into literals and its path parameters. Every
+// placeholder of a well-formed template has its parameter (params sees to it); a malformed one
+// is refused by listOperations, and split here as far as it goes.
 func pathParts(op *Operation) []PathPart {
 	var out []PathPart
 	rest := op.Path
 	for rest != "" {
 		open := strings.IndexByte(rest, '{')
-		if open < 0 {
+		closing := strings.IndexByte(rest[max(open, 0):], '}')
+		if open < 0 || closing < 0 {
 			out = append(out, PathPart{Literal: rest})
 			break
 		}
-		end := open + strings.IndexByte(rest[open:], '}')
+		end := open + closing
 		if open > 0 {
 			out = append(out, PathPart{Literal: rest[:open]})
 		}
@@ -303,8 +302,6 @@ func (r *resolver) assemble(api *API) {
 	slices.SortFunc(api.Inboxes, func(x, y *Inbox) int { return strings.Compare(x.Source, y.Source) })
 	api.Types = r.b.types
 	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
-	api.Warnings = append(api.Warnings, r.b.warnings...)
-	sortErrors(api.Warnings)
 }
 
 func overrideFor(a *annotations, ptr string) *nameOverride {

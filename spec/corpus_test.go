@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,9 +60,18 @@ func corpusSpecs(t testing.TB) []string {
 	return out
 }
 
-// squareDefect is how the corpus's Square spec is refused: it references a schema it does not
-// define (the first of several places).
-const squareDefect = `square.json:9946:21: unresolved reference "#/components/schemas/CatalogModifierToggleOverrideType": nothing in the file is at that path`
+// squareDefect is how the corpus's Square spec is refused with every operation in scope: it
+// references a schema it does not define (the first of several places), which the catalog's
+// operations reach.
+const squareDefect = `square.json:9946:21: operation "BatchRetrieveCatalogObjects": unresolved reference "#/components/schemas/CatalogModifierToggleOverrideType": nothing in the file is at that path; correct the spec, or leave the operation out of scope`
+
+// squareReaching are the operations of the Square spec that reach its undefined schema, and
+// whether each is a write. Left out of scope, the rest of the spec loads.
+var squareReaching = map[string]bool{
+	"BatchRetrieveCatalogObjects": true, "BatchUpsertCatalogObjects": true, "CreateCatalogImage": true,
+	"CreatePaymentLink": true, "ListCatalog": false, "RetrieveCatalogObject": false, "SearchCatalogItems": true,
+	"SearchCatalogObjects": true, "UpdateCatalogImage": true, "UpsertCatalogObject": true,
+}
 
 // lenient answers every write the same way, so a whole spec loads.
 const lenient = `version: 1
@@ -72,22 +83,36 @@ defaults:
 scope: corpus
 `
 
+// lenientFor is lenient for the corpus spec name: for Square, with the operations that reach
+// its defect excluded.
+func lenientFor(name string) string {
+	if name != "square.json" {
+		return lenient
+	}
+	out := lenient + "exclude:\n"
+	for _, id := range slices.Sorted(maps.Keys(squareReaching)) {
+		out += "  " + id + ": reaches an undefined schema\n"
+	}
+	return out
+}
+
 // TestCorpus loads every real spec of the corpus into types and operations, and checks that
-// every name is a valid, unique Go identifier. Square is refused with the place of its defect.
+// every name is a valid, unique Go identifier. Square is refused with the place of its defect
+// while an operation in scope reaches it, and loads without them, with its defects as warnings.
 func TestCorpus(t *testing.T) {
 	for _, path := range corpusSpecs(t) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			data := mustRead(t, path)
-			api, err := LoadBytes(name, data, "ws.yaml", []byte(lenient), Options{})
 			if name == "square.json" {
+				_, err := LoadBytes(name, data, "ws.yaml", []byte(lenient), Options{})
 				var list ErrorList
 				if !errors.As(err, &list) || list[0].Error() != squareDefect {
 					t.Fatalf("got %v\nwant first %s", err, squareDefect)
 				}
-				return
 			}
+			api, err := LoadBytes(name, data, "ws.yaml", []byte(lenientFor(name)), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -95,7 +120,10 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("%d operations, %d types", len(api.Operations), len(api.Types))
 			}
 			checkNames(t, api)
-			t.Logf("%d operations, %d types", len(api.Operations), len(api.Types))
+			for _, w := range api.Warnings {
+				t.Logf("warning: %v", w)
+			}
+			t.Logf("%d operations, %d types, %d warnings, base URL %q", len(api.Operations), len(api.Types), len(api.Warnings), api.DefaultBaseURL)
 		})
 	}
 }
@@ -152,12 +180,6 @@ func TestScaffoldCorpus(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			out, err := Scaffold(path, ScaffoldOptions{})
-			if name == "square.json" {
-				if err == nil || !strings.Contains(err.Error(), "square.json:9946:21: unresolved reference") {
-					t.Fatalf("got %v, want the unresolved reference", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,11 +187,18 @@ func TestScaffoldCorpus(t *testing.T) {
 			if err != nil || !bytes.Equal(out, again) {
 				t.Fatalf("a second run differs (err %v)", err)
 			}
-			api, err := LoadBytes(name, mustRead(t, path), "ws.yaml", []byte(lenient), Options{})
+			api, err := LoadBytes(name, mustRead(t, path), "ws.yaml", []byte(lenientFor(name)), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			writes := 0
+			if name == "square.json" { // the scaffold also lists the writes left out above
+				for id, write := range squareReaching {
+					if write && !searchOp.MatchString(id) { // a search is answered as a read
+						writes++
+					}
+				}
+			}
 			for _, op := range api.Operations {
 				if op.Write && !isSearch(op) { // a search is answered as a read
 					writes++
@@ -185,6 +214,9 @@ func TestScaffoldCorpus(t *testing.T) {
 			}
 			todo := map[string]bool{}
 			for _, e := range list {
+				if _, reaches := squareReaching[e.Operation]; name == "square.json" && e.Pos.File == name && reaches {
+					continue // its defect, which these operations reach
+				}
 				if !strings.Contains(e.Msg, "placeholder left by writegen init") {
 					t.Errorf("untouched scaffold refused for another reason: %v", e)
 				}

@@ -3,7 +3,22 @@
 //
 // Load reads OpenAPI 3.0 and 3.1 with kin-openapi, and Swagger 2.0 through its converter. A JSON
 // spec is parsed once into a positioned node tree that kin-openapi decodes from, so every
-// operation and type keeps its file:line:col. References must stay inside the file.
+// operation and type keeps its file:line:col. References must stay inside the file; in
+// OpenAPI 3.1 they may name a schema by its $id or $anchor.
+//
+// # Defects of the spec
+//
+// Real specs have defects kin-openapi refuses to read: a reference to nothing, a null where an
+// object must be, a value of the wrong type. Each is taken out of the document, at its
+// position, and the rest is read. Only what the operations in scope reach must then be sound:
+// an operation reaches everything it holds (parameters, request bodies and responses of every
+// status and media type, callbacks, examples), its path's parameters, and all they refer to;
+// lookups and compensations pull their operations in. A defect they reach is an error naming
+// the first operation that reaches it; any other is a warning (API.Warnings), so a spec whose
+// broken part is left out of scope still generates. Data is data: a "$ref" inside an example,
+// a default, an enum, a const or an extension is not a reference. The tuple form of items (a
+// list of schemas) is read as an array whose elements may be any of them (anyOf; any value in
+// Swagger 2.0, which has no anyOf), with a warning.
 //
 // The annotation file is read strictly: an unknown field, a wrong type, a contradiction, an
 // answer a scaffold left as TODO and every refusal of the design (an unanswered write, an

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,18 +19,29 @@ import (
 )
 
 // document is a loaded OpenAPI document together with the node tree its positions are read from.
-// The tree is parsed once; a JSON document is also decoded from it, so an 8 MB spec is read once.
+// The tree is parsed once and kin-openapi decodes from it, so an 8 MB spec is read once.
 type document struct {
 	file string
 	root *yaml.Node // the mapping at the top of the file
 	v2   bool       // Swagger 2.0, converted: components live elsewhere in the tree
+	v31  bool       // OpenAPI 3.1: $id and $anchor name schemas
 	api  *openapi3.T
 	// index holds the key -> Content index of large mappings, built on first use.
 	index map[*yaml.Node]map[string]int
+	// defects are what was cut out of the tree (or read another way) so that kin-openapi reads
+	// the rest; Load sorts them into errors and warnings by what the operations in scope reach.
+	defects []*defect
+	patched bool              // the tree is no longer what the file says
+	ids     map[string]string // OpenAPI 3.1: JSON pointers of schemas by $id URI and URI#anchor
 }
 
+// maxRounds bounds how many times kin-openapi reads a document whose defects it finds one at a
+// time (each one is cut out, and the rest read again).
+const maxRounds = 32
+
 // loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. References must stay
-// inside the file.
+// inside the file. The errors it returns are those that leave no document to read; the defects
+// of a part of it are kept in d.defects.
 func loadDocument(file string, data []byte) (*document, ErrorList) {
 	d := &document{file: file, index: make(map[*yaml.Node]map[string]int)}
 	tree, isJSON, err := parseTree(data)
@@ -46,41 +58,68 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 	if err := d.checkVersion(); err != nil {
 		return nil, ErrorList{err}
 	}
-	if errs := d.checkKeys(); len(errs) > 0 {
-		return nil, errs
+	if !isJSON {
+		if n := aliasCycle(d.root); n != nil {
+			return nil, ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
+		}
+		d.prepareYAML()
 	}
-	if errs := d.checkRefs(); len(errs) > 0 {
-		return nil, errs
-	}
+	d.cutNullKeys()
+	d.mend()
 	if d.v2 {
-		if errs := d.checkSwagger(); len(errs) > 0 {
-			return nil, errs
-		}
+		d.checkSwagger()
 	}
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = false
-	switch {
-	case d.v2:
-		var doc2 openapi2.T
-		if err = openapi2.UnmarshalFromData(data, &doc2); err == nil {
-			d.api, err = openapi2conv.ToV3WithLoader(&doc2, loader, nil)
+	for round := 1; ; round++ {
+		err := d.decode(data)
+		if err == nil {
+			break
 		}
-	case isJSON:
-		d.api = &openapi3.T{}
-		if err = tree.Decode(d.api); err == nil {
-			err = loader.ResolveRefsIn(d.api, nil)
+		placed, cuts := d.placeError(err, data)
+		if len(cuts) < len(placed) || round == maxRounds {
+			return nil, placed
 		}
-	default:
-		d.api, err = loader.LoadFromData(data)
-	}
-	if err != nil {
-		return nil, d.treeError(err, data)
+		d.remove(cuts)
 	}
 	if d.api.Info == nil {
 		d.api.Info = &openapi3.Info{} // required by OpenAPI, but only ever read for the docs
 	}
 	return d, nil
+}
+
+// decode has kin-openapi read the tree: an OpenAPI 3 tree as it is, Swagger 2.0 through its
+// converter, from the file's bytes when the tree is still what they say, else from the tree.
+func (d *document) decode(data []byte) error {
+	loader := openapi3.NewLoader()
+	loader.IsExternalRefsAllowed = false
+	if d.v2 {
+		if d.patched {
+			var err error
+			if data, err = treeJSON(d.root); err != nil {
+				return err
+			}
+		}
+		var doc2 openapi2.T
+		if err := openapi2.UnmarshalFromData(data, &doc2); err != nil {
+			return err
+		}
+		api, err := openapi2conv.ToV3WithLoader(&doc2, loader, nil)
+		d.api = api
+		return err
+	}
+	d.api = &openapi3.T{}
+	if err := d.root.Decode(d.api); err != nil {
+		return err
+	}
+	return loader.ResolveRefsIn(d.api, nil)
+}
+
+// treeJSON writes the tree as JSON, for the readers that only read bytes.
+func treeJSON(root *yaml.Node) ([]byte, error) {
+	var v any
+	if err := root.Decode(&v); err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
 }
 
 // parseTree reads data as JSON when it starts like JSON, else as YAML.
@@ -111,6 +150,7 @@ func (d *document) checkVersion() *Error {
 	if v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, "3.") {
 		return d.errorf(v, "", "unsupported openapi version %q (want 3.0 or 3.1)", v.Value)
 	}
+	d.v31 = !strings.HasPrefix(v.Value, "3.0")
 	return nil
 }
 
@@ -130,18 +170,33 @@ func (d *document) pos(n *yaml.Node) Pos {
 // know the position (the YAML reader's, of a character it cannot read, is found again), and a
 // kin-openapi message is placed at its culprit.
 func (d *document) treeError(err error, data []byte) ErrorList {
+	errs, _ := d.placeError(err, data)
+	return errs
+}
+
+// placeError is treeError, with the cuts that take each culprit out of the tree: one per error
+// when every one was found in the tree.
+func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 	var syn *jsonSyntaxError
 	if errors.As(err, &syn) {
-		return ErrorList{{Pos: Pos{File: d.file, Line: syn.Line, Col: syn.Col}, Msg: syn.Msg}}
+		return ErrorList{{Pos: Pos{File: d.file, Line: syn.Line, Col: syn.Col}, Msg: syn.Msg}}, nil
 	}
+	var out ErrorList
+	var cuts []cut
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) {
-		var out ErrorList
 		for _, e := range les.Errors {
-			out = append(out, &Error{Pos: Pos{File: d.file, Line: e.Mark.Line, Col: e.Mark.Column}, Msg: e.Message})
+			pe := &Error{Pos: Pos{File: d.file, Line: e.Mark.Line, Col: e.Mark.Column}, Msg: e.Message}
+			out = append(out, pe)
+			if d.root != nil {
+				if at, _, ok := d.locate(e.Mark.Line, e.Mark.Column); ok {
+					pe.Msg = typeMessage(at.key, e.Message)
+					cuts = append(cuts, d.cutOut(at, pe))
+				}
+			}
 		}
 		sortErrors(out)
-		return out
+		return out, cuts
 	}
 	var le *yaml.LoadError
 	if errors.As(err, &le) {
@@ -149,36 +204,136 @@ func (d *document) treeError(err error, data []byte) ErrorList {
 		if e.Pos.Line == 0 {
 			e.Pos.Line, e.Pos.Col = unreadable(data)
 		}
-		return ErrorList{e}
+		return ErrorList{e}, nil
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
-	if n := d.culprit(e.Msg); n != nil {
-		e.Pos = d.pos(n)
+	n := d.culprit(e.Msg)
+	if m := badData.FindStringSubmatch(e.Msg); m != nil {
+		e.Msg = fmt.Sprintf("reference %q names something else than a %s: point it at one", m[1], m[2])
 	}
-	return ErrorList{e}
+	if m := jsonType.FindStringSubmatch(e.Msg); m != nil && n != nil {
+		e.Msg = typeMessage(m[3], fmt.Sprintf("cannot construct %s into %s", jsonKinds[m[1]].tag+quoteValue(m[2]), m[4]))
+	}
+	if n != nil {
+		e.Pos = d.pos(n)
+		if at, ok := d.locateNode(n); ok {
+			cuts = append(cuts, d.cutOut(at, e))
+		}
+	}
+	return ErrorList{e}, cuts
+}
+
+// badData matches kin-openapi's message for a reference to a thing of another kind.
+var badData = regexp.MustCompile(`^bad data in "(.*)" \(expecting (?:ref to )?(.+)\)$`)
+
+// cannotConstruct matches the YAML decoder's message for a value of the wrong type.
+var cannotConstruct = regexp.MustCompile("^cannot construct (!!\\w+)(?: `(.*)`)? into (.+)$")
+
+// typeMessage says what the YAML decoder's message about a value of the wrong type under key
+// means in the words of the spec: what the value is, and what must be there.
+func typeMessage(key, msg string) string {
+	m := cannotConstruct.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	tag, value, goType := m[1], m[2], m[3]
+	if key == "required" && tag == "!!bool" {
+		return "required: " + value + " on a schema: OpenAPI lists the required properties in the object's required list (required: [name])"
+	}
+	what := map[string]string{"!!bool": "a boolean", "!!int": "an integer", "!!float": "a number", "!!str": "a string",
+		"!!seq": "a list", "!!map": "a mapping", "!!null": "null", "!!timestamp": "a date", "!!binary": "binary data"}[tag]
+	if what == "" {
+		what = tag
+	}
+	if value != "" && tag != "!!null" {
+		what += " (" + value + ")"
+	}
+	if key != "" {
+		what = key + " is " + what
+	}
+	return what + " where " + goWords(goType) + " must be"
+}
+
+// goWords names a Go type of kin-openapi's in the words of the spec: []string is a list of
+// strings, openapi3.RequestBody a request body object.
+func goWords(t string) string {
+	t = strings.TrimPrefix(t, "*")
+	switch {
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "uint"):
+		return "a whole number of 0 or more"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "[]string":
+		return "a list of strings"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	}
+	name, ok := strings.CutPrefix(t, "openapi3.")
+	if !ok {
+		return t
+	}
+	if plural, ok := strings.CutSuffix(name, "s"); ok && plural != "" && name != "Paths" && name != "Types" {
+		return "a list of " + strings.ToLower(strings.Join(words(plural), " ")) + "s"
+	}
+	w := strings.ToLower(strings.Join(words(name), " "))
+	article := "a "
+	if strings.ContainsRune("aeiou", rune(w[0])) {
+		article = "an "
+	}
+	return article + w + " object"
+}
+
+// jsonType matches encoding/json's message for a value of the wrong type, which kin-openapi's
+// Swagger 2.0 reader reports without a place: the kind, the value (for a number), the field.
+var jsonType = regexp.MustCompile(`cannot unmarshal (bool|number|string|array|object)(?: (\S+))? into (?:Go struct )?field (?:\w+\.)*([^ .]+) of type ([^\s,]+)`)
+
+// jsonKinds are the YAML tags of encoding/json's kinds of values.
+var jsonKinds = map[string]struct{ tag, alt string }{
+	"bool": {"!!bool", ""}, "number": {"!!int", "!!float"}, "string": {"!!str", ""}, "array": {"!!seq", ""}, "object": {"!!map", ""},
+}
+
+// quoteValue writes a value for cannotConstruct's pattern, or nothing.
+func quoteValue(v string) string {
+	if v == "" {
+		return ""
+	}
+	return " `" + v + "`"
 }
 
 // culprit returns the node a kin-openapi message that names no place is about, or nil: the
 // reference it quotes, the first null where the object it names must be, the first parameter
-// with both a schema and content.
+// with both a schema and content, the first value of the wrong kind under the field named.
 func (d *document) culprit(msg string) *yaml.Node {
 	if d.root == nil {
 		return nil
 	}
+	if m := jsonType.FindStringSubmatch(msg); m != nil {
+		kind := jsonKinds[m[1]]
+		return d.find(func(n *yaml.Node, at place) bool {
+			return at.key == m[3] && at.parentRole == roleObject && (n.Tag == kind.tag || kind.alt != "" && n.Tag == kind.alt) &&
+				(m[2] == "" || n.Value == m[2])
+		})
+	}
 	if m := quotedRef.FindStringSubmatch(msg); m != nil {
-		return d.findRef(d.root, m[1])
+		return d.findRef(m[1])
 	}
 	if m := notObject.FindStringSubmatch(msg); m != nil {
 		h := nullHolders[m[1]]
-		return d.find(d.root, "", "", func(n *yaml.Node, holder, key string) bool {
-			return n.Tag == "!!null" && (slices.Contains(h.in, holder) || key != "" && slices.Contains(h.at, key))
+		return d.find(func(n *yaml.Node, at place) bool {
+			return n.Tag == "!!null" && (slices.Contains(h.in, at.in) || at.key != "" && slices.Contains(h.at, at.key))
 		})
 	}
 	if msg == "cannot contain both schema and content in a parameter" {
-		return d.find(d.root, "", "", func(n *yaml.Node, holder, _ string) bool {
+		return d.find(func(n *yaml.Node, at place) bool {
 			_, schema := d.child(n, "schema")
 			_, content := d.child(n, "content")
-			return holder == "parameters" && schema != nil && content != nil
+			return at.in == "parameters" && schema != nil && content != nil
 		})
 	}
 	return nil
@@ -206,30 +361,20 @@ var nullHolders = map[string]struct{ in, at []string }{
 	},
 }
 
-// find returns the first node, in document order and outside literal data, that match accepts:
-// n is under key, in the mapping or list under holder.
-func (d *document) find(n *yaml.Node, holder, key string, match func(n *yaml.Node, holder, key string) bool) *yaml.Node {
-	if match(n, holder, key) {
-		return n
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if key == "properties" || !literalValue(k.Value, v) {
-				if r := d.find(v, key, k.Value, match); r != nil {
-					return r
-				}
-			}
+// find returns the first node, in document order and outside literal data, that match accepts.
+func (d *document) find(match func(n *yaml.Node, at place) bool) *yaml.Node {
+	var found *yaml.Node
+	d.walk(d.root, d.top(), func(n *yaml.Node, at place) bool {
+		if found != nil || at.role == roleData {
+			return false
 		}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if r := d.find(c, key, "", match); r != nil {
-				return r
-			}
+		if match(n, at) {
+			found = n
+			return false
 		}
-	}
-	return nil
+		return true
+	})
+	return found
 }
 
 // unreadable returns the line and column of the first character of UTF-8 data that YAML does not
@@ -257,108 +402,13 @@ func yamlPrintable(r rune) bool {
 		r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 }
 
-var quotedRef = regexp.MustCompile(`"(#/[^"]*)"`)
+var quotedRef = regexp.MustCompile(`"(#[^"]*)"`)
 
-// findRef returns the first $ref node, in document order, whose value is ref.
-func (d *document) findRef(n *yaml.Node, ref string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			if k.Value == "$ref" && v.Kind == yaml.ScalarNode && v.Value == ref {
-				return v
-			}
-			if r := d.findRef(v, ref); r != nil {
-				return r
-			}
-		}
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			if r := d.findRef(c, ref); r != nil {
-				return r
-			}
-		}
-	}
-	return nil
-}
-
-// checkKeys reports every mapping key that is null (written ~, null or not at all), directly or
-// through an alias: it names nothing.
-func (d *document) checkKeys() ErrorList {
-	var errs ErrorList
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		for i, c := range n.Content {
-			key := c
-			if c.Kind == yaml.AliasNode && c.Alias != nil {
-				key = c.Alias
-			}
-			if n.Kind == yaml.MappingNode && i%2 == 0 && key.Kind == yaml.ScalarNode && key.Tag == "!!null" {
-				errs = append(errs, d.errorf(c, "", "a mapping key is null: it names nothing"))
-			}
-			walk(c)
-		}
-	}
-	walk(d.root)
-	return errs
-}
-
-// checkRefs reports every $ref that leaves the file or names nothing in it.
-func (d *document) checkRefs() ErrorList {
-	var errs ErrorList
-	var walk func(n *yaml.Node, parentKey string)
-	walk = func(n *yaml.Node, parentKey string) {
-		switch n.Kind {
-		case yaml.MappingNode:
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
-				if parentKey != "properties" && literalValue(k.Value, v) {
-					continue
-				}
-				if k.Value == "$ref" && v.Kind == yaml.ScalarNode {
-					if msg := d.refDefect(v.Value); msg != "" {
-						errs = append(errs, d.errorf(v, "", "%s", msg))
-					}
-					continue
-				}
-				walk(v, k.Value)
-			}
-		case yaml.SequenceNode:
-			for _, c := range n.Content {
-				walk(c, "")
-			}
-		}
-	}
-	walk(d.root, "")
-	sortErrors(errs)
-	return errs
-}
-
-// literalValue reports whether the value under key is data rather than OpenAPI structure (an
-// example, a default, an extension), so a "$ref" inside it is not a reference.
-func literalValue(key string, v *yaml.Node) bool {
-	switch key {
-	case "example", "default", "enum", "const":
-		return true
-	case "examples":
-		return v.Kind == yaml.SequenceNode
-	}
-	return strings.HasPrefix(key, "x-")
-}
-
-// refDefect says what is wrong with a reference, or "" when it resolves in the file.
-func (d *document) refDefect(ref string) string {
-	frag, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		return fmt.Sprintf("reference %q leaves the file (only references inside it are allowed)", ref)
-	}
-	if _, err := url.Parse(ref); err != nil {
-		return fmt.Sprintf("reference %q is not a URI (a %% starts an escape like %%2F; no control characters)", ref)
-	}
-	if _, ok := d.resolvePointer(frag); !ok {
-		return fmt.Sprintf("unresolved reference %q: nothing in the file is at that path", ref)
-	}
-	return ""
+// findRef returns the first $ref value, in document order, that is ref.
+func (d *document) findRef(ref string) *yaml.Node {
+	return d.find(func(n *yaml.Node, at place) bool {
+		return at.role == roleRef && n.Kind == yaml.ScalarNode && n.Value == ref
+	})
 }
 
 // resolvePointer returns the node a JSON pointer (the fragment of a local reference) names.

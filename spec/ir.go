@@ -33,8 +33,9 @@ type API struct {
 	// operationId renames and spec versions.
 	Scope    string
 	ScopePos Pos
-	// DefaultBaseURL is the spec's first server with its variables at their defaults, "" when
-	// the spec declares none.
+	// DefaultBaseURL is the spec's first server (servers[0], or Swagger 2.0's first scheme, host
+	// and basePath) with its variables at their defaults; "" when the spec declares none. A
+	// relative URL ("/v1") is kept as it is written.
 	DefaultBaseURL string
 
 	Types      []*Type      // named types, sorted by Name
@@ -49,8 +50,9 @@ type API struct {
 	// Resume drives on their rows.
 	Resumable []*Operation
 
-	// Warnings are defects that do not block generation (a part of the spec no operation in
-	// scope reaches, an acknowledgement that matches no change), sorted by position.
+	// Warnings are the defects that do not stop generation, sorted by position: those of the
+	// spec in parts no operation in scope reaches (left out), what was read another way, and
+	// acknowledgements that match no change.
 	Warnings ErrorList
 }
 
@@ -83,7 +85,8 @@ type Type struct {
 	Fields []*Field // KindStruct, in spec order of properties, allOf members flattened first-to-last
 
 	// AdditionalProperties is set on a struct that also allows extra keys, kept in the map field
-	// ExtraName; the struct then has MarshalJSON and UnmarshalJSON methods.
+	// ExtraName. The struct then has MarshalJSON and UnmarshalJSON methods, as it has when a
+	// field is Untagged (JSONMethods).
 	AdditionalProperties *TypeRef
 	ExtraName            string
 
@@ -114,6 +117,9 @@ type Field struct {
 	Pointer bool
 	// OmitEmpty is true when the field is left out of JSON when empty (it is optional).
 	OmitEmpty bool
+	// Untagged is true when no json tag can name the property ("", or a name with a quote, a
+	// backslash or a comma): the struct's JSON methods read and write it by its name.
+	Untagged bool
 }
 
 // EnumValue is one value of an enum; GoName is the constant's name (TypeName + ValueName).

@@ -23,7 +23,8 @@ type Options struct {
 
 // Load reads an OpenAPI document (3.0, 3.1 or Swagger 2.0) and its write-safety annotation file
 // and returns the validated IR. Every defect found in either file is reported, as an ErrorList
-// sorted by position.
+// sorted by position. A defect of the spec that no operation in scope reaches (nor a lookup or
+// compensation they use) does not stop it: it is in API.Warnings.
 func Load(specPath, annotationsPath string, opts Options) (*API, error) {
 	specData, err := os.ReadFile(specPath)
 	if err != nil {
@@ -78,10 +79,30 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	r.decideScope()
 	r.resolve()
 	errs = append(errs, r.errs...)
+	var inScope []*specOp
+	for _, so := range ops {
+		if r.scope[so] {
+			inScope = append(inScope, so)
+		}
+	}
+	derrs, warnings := d.sortDefects(inScope)
+	errs = append(errs, derrs...)
+	for _, e := range derrs {
+		r.defective[e.Operation] = true
+	}
 	errs = append(errs, b.settle(r, a)...)
+	for _, so := range ops {
+		if so.converted {
+			errs = append(errs, so.errs...)
+			warnings = append(warnings, so.warnings...)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, sorted(errs)
 	}
+	api.DefaultBaseURL, warnings = d.baseURL(warnings)
+	sortErrors(warnings)
+	api.Warnings = warnings
 
 	r.assemble(api)
 	return api, nil
@@ -90,6 +111,36 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 func newBuilder(d *document) *builder {
 	return &builder{d: d, byRef: make(map[string]*TypeRef), bySchema: make(map[*openapi3.Schema]*TypeRef),
 		unions: make(map[string]*TypeRef), overrides: make(map[string]string)}
+}
+
+// sortDefects sorts the defects of the document into errors, the ones the operations in scope
+// reach (each naming the first operation that reaches it), and warnings, the rest and what was
+// read another way.
+func (d *document) sortDefects(inScope []*specOp) (errs, warnings ErrorList) {
+	if len(d.defects) == 0 {
+		return nil, nil
+	}
+	reached := d.reach(inScope)
+	for _, df := range d.defects {
+		e := *df.err
+		so, ok := reached[df.holder]
+		switch {
+		case ok && df.mended:
+			warnings = append(warnings, &e)
+		case ok:
+			if so != nil && e.Operation == "" {
+				e.Operation = so.op.ID
+				e.Msg += "; correct the spec, or leave the operation out of scope"
+			}
+			errs = append(errs, &e)
+		default:
+			if !df.mended {
+				e.Msg += "; no operation in scope reaches it, so it is left out"
+			}
+			warnings = append(warnings, &e)
+		}
+	}
+	return errs, warnings
 }
 
 func sorted(errs ErrorList) error {

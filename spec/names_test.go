@@ -147,6 +147,7 @@ type ClientObject kind=1 schema="Client" at hostile.yaml:53:5
   field X名前 "名前" string required=false nullable=false readonly=false
   field Café "café" string required=false nullable=false readonly=false
   field X1st "1st" int64 required=false nullable=false readonly=false
+  field Empty "" string required=false nullable=false readonly=false
   field XY1 "x-y" string required=false nullable=false readonly=false
   field Foo_Bar "foo_bar" string required=false nullable=false readonly=false
   field XY2 "x_y" string required=false nullable=false readonly=false

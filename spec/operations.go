@@ -2,6 +2,7 @@ package spec
 
 import (
 	"cmp"
+	"fmt"
 	"mime"
 	"regexp"
 	"slices"
@@ -24,10 +25,14 @@ type specOp struct {
 	// schemas of the chosen request body and success response, once converted
 	bodySchema, respSchema *openapi3.SchemaRef
 	converted              bool
+	// errs and warnings are the defects its conversion found: errors only the operation has
+	// (it cannot be generated), and what it is generated without.
+	errs, warnings ErrorList
 }
 
 // listOperations returns every operation of the spec, in path order then method order, with its
-// ID and Go name resolved. Two operations with one operationId are an error.
+// ID and Go name resolved. Two operations with one operationId are an error. A malformed path
+// template is a defect of its path: an error when an operation of it is in scope.
 func (b *builder) listOperations() ([]*specOp, ErrorList) {
 	var errs ErrorList
 	var ops []*specOp
@@ -41,8 +46,8 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 		item := paths.Value(path)
 		pk, pn := b.d.child(pathsNode, path)
 		if msg := templateDefect(path); msg != "" {
-			errs = append(errs, b.d.errorf(pk, "", "path %q: %s", path, msg))
-			continue
+			e := b.d.errorf(pk, "", "path %q: %s", path, msg)
+			b.d.defects = append(b.d.defects, &defect{err: e, holder: pn})
 		}
 		pathAt := site{ptr: "#/paths/" + escapePointer(path), key: pk, node: pn}
 		for _, m := range methods {
@@ -135,8 +140,9 @@ func templateDefect(path string) string {
 // parameter the template names but nobody declares is added as a required string.
 func (b *builder) params(so *specOp) []*Param {
 	type entry struct {
-		p  *openapi3.Parameter
-		at site
+		p   *openapi3.Parameter
+		at  site
+		pos Pos // of its entry in the list
 	}
 	byKey := make(map[string]entry)
 	add := func(list openapi3.Parameters, owner site) {
@@ -146,10 +152,11 @@ func (b *builder) params(so *specOp) []*Param {
 			}
 			p := pr.Value
 			at := b.item(owner, "parameters", i, so.op.GoName+goName(p.Name))
+			pos := b.d.pos(at.key)
 			if pr.Ref != "" {
 				at = b.refSite(pr.Ref)
 			}
-			byKey[p.In+"\x00"+p.Name] = entry{p, at}
+			byKey[p.In+"\x00"+p.Name] = entry{p, at, pos}
 		}
 	}
 	add(so.item.Parameters, so.pathAt)
@@ -168,6 +175,8 @@ func (b *builder) params(so *specOp) []*Param {
 	var rest []*Param
 	for _, e := range byKey {
 		if e.p.In == string(InPath) { // declared but not in the template: nothing to fill
+			so.warnings = append(so.warnings, &Error{Pos: e.pos, Operation: so.op.ID,
+				Msg: fmt.Sprintf("path parameter %q is not in the path %q, so nothing can carry it: it is left out", e.p.Name, so.op.Path)})
 			continue
 		}
 		rest = append(rest, b.param(e.p, e.at))
@@ -249,6 +258,11 @@ func mediaSchema(content openapi3.Content, ct string) *openapi3.SchemaRef {
 	return nil
 }
 
+// body converts the request body, in the first media type the emitters can express, in this
+// order: JSON (application/json, then the other JSON types), a form when its schema is an
+// object (or says nothing), multipart when its schema is an object with properties (one part
+// each), then any other media type as raw bytes; ties go to the lower name. A form or multipart
+// media type passed over for its schema is a warning; when none is left, an error.
 func (b *builder) body(so *specOp) *Body {
 	rb := so.raw.RequestBody
 	if rb == nil || rb.Value == nil || len(rb.Value.Content) == 0 {
@@ -258,8 +272,37 @@ func (b *builder) body(so *specOp) *Body {
 	if rb.Ref != "" {
 		at = b.refSite(rb.Ref)
 	}
-	ct, enc := pickMedia(rb.Value.Content)
-	if !rb.Value.Required && holdsNothing(mediaSchema(rb.Value.Content, ct)) {
+	content := rb.Value.Content
+	schemaSite := func(ct string) site {
+		return b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name)
+	}
+	var ct string
+	var enc BodyEncoding
+	var passed []string
+	for _, c := range mediaOrder(content) {
+		e, _ := mediaKind(c)
+		if why := inexpressible(e, mediaSchema(content, c)); why != "" {
+			passed = append(passed, c)
+			continue
+		}
+		ct, enc = c, e
+		break
+	}
+	for _, c := range passed {
+		e, _ := mediaKind(c)
+		pos := b.d.pos(schemaSite(c).key)
+		if ct == "" {
+			so.errs = append(so.errs, &Error{Pos: pos, Operation: so.op.ID,
+				Msg: fmt.Sprintf("request body %s: %s, and the operation offers no other media type: declare an object schema whose properties are the fields", c, inexpressible(e, mediaSchema(content, c)))})
+			continue
+		}
+		so.warnings = append(so.warnings, &Error{Pos: pos, Operation: so.op.ID,
+			Msg: fmt.Sprintf("request body %s: %s: the body is sent as %s instead", c, inexpressible(e, mediaSchema(content, c)), ct)})
+	}
+	if ct == "" {
+		return nil
+	}
+	if !rb.Value.Required && holdsNothing(mediaSchema(content, ct)) {
 		return nil // Stripe declares such a body on every GET and DELETE: it carries nothing
 	}
 	body := &Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
@@ -267,9 +310,72 @@ func (b *builder) body(so *specOp) *Body {
 		body.Type = refBytes
 		return body
 	}
-	so.bodySchema = mediaSchema(rb.Value.Content, ct)
-	body.Type = b.schemaRef(so.bodySchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
+	so.bodySchema = mediaSchema(content, ct)
+	body.Type = b.schemaRef(so.bodySchema, schemaSite(ct))
 	return body
+}
+
+// mediaOrder lists the media types of content in the order of preference of mediaKind, ties
+// by name.
+func mediaOrder(content openapi3.Content) []string {
+	cts := sortedKeys(content)
+	slices.SortStableFunc(cts, func(x, y string) int {
+		_, rx := mediaKind(x)
+		_, ry := mediaKind(y)
+		return cmp.Compare(rx, ry)
+	})
+	return cts
+}
+
+// inexpressible says why a request body of encoding enc and schema sr cannot be sent, or "":
+// a form needs an object (its fields are name=value pairs), multipart an object with
+// properties (its parts). A schema that is a union, or says nothing, may be an object.
+func inexpressible(enc BodyEncoding, sr *openapi3.SchemaRef) string {
+	var s *openapi3.Schema
+	if sr != nil {
+		s = unwrapAllOf(sr.Value)
+	}
+	switch enc {
+	case BodyForm:
+		if s == nil || isUnion(s) || isObject(s) && !hasEnum(s) || typeless(s) && s.Items == nil && !hasEnum(s) {
+			return ""
+		}
+		return "the schema is not an object, so it has no fields to send"
+	case BodyMultipart:
+		if s != nil && !isUnion(s) && !hasEnum(s) && isObject(s) && hasProperties(s, make(map[*openapi3.Schema]bool)) {
+			return ""
+		}
+		return "the schema is not an object with properties, so it has no parts to send"
+	}
+	return ""
+}
+
+// unwrapAllOf follows a schema that is only an allOf of one member, as the conversion does.
+func unwrapAllOf(s *openapi3.Schema) *openapi3.Schema {
+	for range 64 {
+		if s == nil || !(len(s.AllOf) == 1 && len(s.Properties) == 0 && typeless(s) && len(s.Enum) == 0 && !hasExtra(s)) {
+			return s
+		}
+		s = s.AllOf[0].Value
+	}
+	return s
+}
+
+// hasProperties reports whether s or one of its allOf members has a property.
+func hasProperties(s *openapi3.Schema, seen map[*openapi3.Schema]bool) bool {
+	if s == nil || seen[s] {
+		return false
+	}
+	seen[s] = true
+	if len(s.Properties) > 0 {
+		return true
+	}
+	for _, m := range s.AllOf {
+		if hasProperties(m.Value, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsNothing reports whether a body schema is an object that admits no property at all.

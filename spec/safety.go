@@ -24,15 +24,18 @@ type resolver struct {
 	// The operations the answers of a write name, found when the scope is decided.
 	lookupOp, compensateOp map[*specOp]*specOp
 	keyScopes              map[string]*Operation
-	inboxes                map[string]*Inbox
-	errs                   ErrorList
+	// defective names the operations a defect of the spec is reported for: the checks of
+	// answers that depend on their types are not made.
+	defective map[string]bool
+	inboxes   map[string]*Inbox
+	errs      ErrorList
 }
 
 func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
 		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool),
 		lookupOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
-		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox)}
+		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.op.ID] = so
 		r.byName[so.op.Method+" "+so.op.Path] = so
@@ -341,7 +344,9 @@ func (r *resolver) safety(so *specOp) {
 	lookupBad := false
 	if src := from("lookup"); src != nil {
 		switch {
-		case src.lookup == nil || bad(src, "lookup") || src.lookup.op != "" && r.lookupOp[so] == nil || keyBad || refBad || idemBad:
+		case src.lookup == nil || bad(src, "lookup") || keyBad || refBad || idemBad,
+			src.lookup.op != "" && (r.lookupOp[so] == nil || len(r.lookupOp[so].errs) > 0 || r.defective[r.lookupOp[so].op.ID] || r.defective[op.ID]):
+			// refused where it is written, or its types are
 			lookupBad = true
 		case needKey(src.lookup.node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
 			if s.Lookup = r.lookup(so, src.lookup, s); s.Lookup == nil {
@@ -610,14 +615,14 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		r.errorf(l.node, id, "lookup searches by the write's reference, but %s: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field", where)
 		return nil
 	}
-	resp := so.op.Response
-	if resp.Type == nil || isBytes(resp.Type) {
-		r.errorf(l.node, id, "lookup: the write answers with no JSON body, so a found effect has nothing to adopt")
-		return nil
-	}
 	if l.fn != "" {
 		out.Name = l.fn
 		return out
+	}
+	resp := so.op.Response
+	if resp.Type == nil || isBytes(resp.Type) {
+		r.errorf(l.node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.op)
+		return nil
 	}
 	lo := r.lookupOp[so]
 	if lo == nil {

@@ -609,10 +609,25 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}
 		t.Fields = append(t.Fields, f)
-		claims = append(claims, &nameClaim{Want: goName(p.name), Literal: goLiteral(p.name), Key: p.name, Got: &f.GoName})
+		claims = append(claims, fieldClaim(p.name, &f.GoName))
 	}
 	settleNames(claims)
 	return ref
+}
+
+// fieldClaim is the claim of the property name on a Go name of its struct. A name without a
+// letter or a digit, which goName would make a bare "X" (the name of a property "x"), is
+// spelled out instead ("" is Empty, "$" Dollar, "+" Plus), and yields to a property that is
+// called so: it then takes the suffix Field (EmptyField).
+func fieldClaim(name string, got *string) *nameClaim {
+	if name != "" && len(words(name)) > 0 {
+		return &nameClaim{Want: goName(name), Literal: goLiteral(name), Key: name, Got: got}
+	}
+	w := "Empty"
+	if name != "" {
+		w = spell(name)
+	}
+	return &nameClaim{Want: w, Literal: w, Alt: "Field", Key: name, Rank: 1, Got: got}
 }
 
 // collect gathers the properties of s and of its allOf members, first to last and then its own,

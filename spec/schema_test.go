@@ -39,3 +39,40 @@ func TestEnumValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbolPropertyNames checks that a property whose name has no letter or digit ("" above
+// all) is named by its symbols, does not take the name of the property "x", and yields to a
+// property called by the name it spells.
+func TestSymbolPropertyNames(t *testing.T) {
+	const spec = `openapi: 3.0.3
+info: {title: x, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: getA
+      responses:
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema:
+                properties:
+                  "": {type: string}
+                  x: {type: string}
+                  $: {type: string}
+                  Empty: {type: integer}
+`
+	api, err := LoadBytes("symbols.yaml", []byte(spec), "ws.yaml", []byte("version: 1\npackage: x\nscope: x\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `type GetAResponse kind=1 schema="" at symbols.yaml:12:15
+  field EmptyField "" string required=false nullable=false readonly=false
+  field X "x" string required=false nullable=false readonly=false
+  field Dollar "$" string required=false nullable=false readonly=false
+  field Empty "Empty" int64 required=false nullable=false readonly=false
+`
+	if got := dumpType(api.Types[0]); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

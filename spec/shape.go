@@ -11,8 +11,8 @@ import (
 // through pointers, the name of the map that keeps unknown keys, and the checks of what a Go
 // declaration cannot spell.
 
-// shape decides how every field and parameter is held, names the maps of additional properties,
-// and refuses what no Go declaration can spell: a property name a json tag cannot hold, a
+// shape decides how every field and parameter is held, marks the properties no json tag can
+// name, names the maps of additional properties, and refuses what no Go declaration can spell: a
 // discriminator value that selects two variants.
 func (b *builder) shape(ops []*Operation) ErrorList {
 	var errs ErrorList
@@ -22,14 +22,10 @@ func (b *builder) shape(ops []*Operation) ErrorList {
 			f.Pointer, f.OmitEmpty = hold(f.Type, f.Required, f.Nullable, cyclic[f])
 		}
 
-		t.Fields = slices.DeleteFunc(t.Fields, func(f *Field) bool {
-			if validTagName(f.Name) {
-				return false
-			}
-			b.warnings = append(b.warnings, &Error{Pos: f.Pos, Msg: fmt.Sprintf("type %s: property %q is left out: no Go json tag can name it (encoding/json takes letters, digits and punctuation other than quotes, backslash and comma)", t.Name, f.Name)})
-			return true
-		})
-		if t.AdditionalProperties != nil {
+		for _, f := range t.Fields {
+			f.Untagged = !validTagName(f.Name)
+		}
+		if t.JSONMethods() {
 			b.extraNames(t)
 		}
 		if t.Kind == KindUnion {
@@ -49,9 +45,9 @@ func (b *builder) shape(ops []*Operation) ErrorList {
 	return errs
 }
 
-// extraNames names the map of a struct's additional properties (AdditionalProperties, with
-// underscores added while a property has that name) and keeps the fields apart from the
-// struct's JSON methods.
+// extraNames keeps the fields of a struct with JSON methods apart from them, and names the map
+// of its additional properties (AdditionalProperties, with underscores added while a property
+// has that name).
 func (b *builder) extraNames(t *Type) {
 	if slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
 		claims := []*nameClaim{
@@ -63,11 +59,20 @@ func (b *builder) extraNames(t *Type) {
 		}
 		settleNames(claims)
 	}
+	if t.AdditionalProperties == nil {
+		return
+	}
 	name := "AdditionalProperties"
 	for slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == name }) {
 		name += "_"
 	}
 	t.ExtraName = name
+}
+
+// JSONMethods reports whether a struct has its own MarshalJSON and UnmarshalJSON: it keeps
+// additional properties, or a property no json tag can name.
+func (t *Type) JSONMethods() bool {
+	return t.Kind == KindStruct && (t.AdditionalProperties != nil || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Untagged }))
 }
 
 // discriminatorDefects checks that a discriminated union can be decoded by its property.

@@ -1,36 +1,61 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 )
 
-// checkSwagger reports what kin-openapi's conversion of a Swagger 2.0 document refuses without
-// saying where: a host with a scheme or a path, an OAuth2 flow it does not know, an operation
-// with two body parameters or with a body and form fields (parameters of its path included).
-func (d *document) checkSwagger() ErrorList {
-	var errs ErrorList
-	if _, v := d.child(d.root, "host"); v != nil && v.Kind == yaml.ScalarNode && strings.Contains(v.Value, "/") {
-		errs = append(errs, d.errorf(v, "", "host %q must be a host name, without a scheme or a path", v.Value))
+// checkSwagger deals with what kin-openapi's conversion of a Swagger 2.0 document refuses
+// without saying where, as defects: a host with a scheme or a path (cut), an OAuth2 flow it does
+// not know (the scheme cut), an operation with two body parameters or with a body and form
+// fields, its path's parameters included (its own body and form parameters cut; when the path's
+// parameters alone have the defect, theirs after the first body).
+func (d *document) checkSwagger() {
+	var cuts []cut
+	record := func(holder *yaml.Node, e *Error, c ...cut) {
+		d.defects = append(d.defects, &defect{err: e, holder: holder})
+		cuts = append(cuts, c...)
+	}
+	if i, v := d.childIndex(d.root, "host"); v != nil && v.Kind == yaml.ScalarNode && strings.Contains(v.Value, "/") {
+		record(d.root, d.errorf(v, "", "host %q must be a host name, without a scheme or a path (write the path in basePath)", v.Value), cut{d.root, i})
 	}
 	_, defs := d.child(d.root, "securityDefinitions")
 	for _, name := range keys(defs) {
-		_, def := d.child(defs, name)
+		i, def := d.childIndex(defs, name)
 		_, typ := d.child(def, "type")
 		_, flow := d.child(def, "flow")
 		if typ != nil && typ.Value == "oauth2" && flow != nil {
 			switch flow.Value {
 			case "implicit", "accessCode", "password", "application":
 			default:
-				errs = append(errs, d.errorf(flow, "", "security scheme %q: unknown OAuth2 flow %q", name, flow.Value))
+				record(defs, d.errorf(flow, "", "security scheme %q: unknown OAuth2 flow %q (implicit, accessCode, password or application)", name, flow.Value), cut{defs, i})
 			}
 		}
 	}
 	_, paths := d.child(d.root, "paths")
 	for _, path := range keys(paths) {
 		_, item := d.child(paths, path)
-		_, shared := d.child(item, "parameters")
+		sk, shared := d.child(item, "parameters")
+		if in := d.paramPlaces(shared, nil); in["body"] > 1 || in["body"] > 0 && in["formData"] > 0 {
+			msg := fmt.Sprintf("Swagger 2.0 allows one body parameter, not %d", in["body"])
+			if in["body"] == 1 {
+				msg = "Swagger 2.0 allows a body parameter or formData parameters, not both"
+			}
+			var extra []cut
+			first := true
+			for j, p := range shared.Content {
+				switch _, where := d.paramIdentity(p); {
+				case where == "body" && first:
+					first = false
+				case where == "body", where == "formData":
+					extra = append(extra, cut{shared, j})
+				}
+			}
+			record(item, d.errorf(sk, "", "path %q: %s, and every operation of the path has these parameters", path, msg))
+			d.remove(extra) // now, so that the operations below count what is left
+		}
 		for _, m := range methods {
 			k, op := d.child(item, strings.ToLower(m))
 			if op == nil {
@@ -42,47 +67,75 @@ func (d *document) checkSwagger() ErrorList {
 			}
 			_, own := d.child(op, "parameters")
 			in := d.paramPlaces(shared, own)
+			var e *Error
 			switch {
 			case in["body"] > 1:
-				errs = append(errs, d.errorf(k, id, "Swagger 2.0 allows one body parameter, not %d", in["body"]))
+				e = d.errorf(k, id, "Swagger 2.0 allows one body parameter, not %d", in["body"])
 			case in["body"] > 0 && in["formData"] > 0:
-				errs = append(errs, d.errorf(k, id, "Swagger 2.0 allows a body parameter or formData parameters, not both"))
+				e = d.errorf(k, id, "Swagger 2.0 allows a body parameter or formData parameters, not both")
+			default:
+				continue
 			}
+			var extra []cut
+			if own != nil {
+				for j, p := range own.Content {
+					if _, where := d.paramIdentity(p); where == "body" || where == "formData" {
+						extra = append(extra, cut{own, j})
+					}
+				}
+			}
+			record(op, e, extra...)
 		}
 	}
-	return errs
+	d.remove(cuts)
+}
+
+// childIndex returns the index of the value of key in mapping n, and the value, or -1 and nil.
+func (d *document) childIndex(n *yaml.Node, key string) (int, *yaml.Node) {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return -1, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return i + 1, n.Content[i+1]
+		}
+	}
+	return -1, nil
+}
+
+// paramIdentity returns what identifies a parameter of a path or an operation (its reference,
+// else where it travels and its name) and where it travels ("body", "formData" ...).
+func (d *document) paramIdentity(p *yaml.Node) (id, in string) {
+	if _, ref := d.child(p, "$ref"); ref != nil {
+		p, _ = d.resolvePointer(strings.TrimPrefix(ref.Value, "#"))
+		id = ref.Value
+	}
+	_, inNode := d.child(p, "in")
+	_, name := d.child(p, "name")
+	if inNode != nil {
+		in = inNode.Value
+	}
+	if id == "" && name != nil {
+		id = in + "\x00" + name.Value
+	}
+	return id, in
 }
 
 // paramPlaces counts the parameters of an operation by where they travel ("body", "formData"
 // ...): its own, and those of its path it does not redeclare.
 func (d *document) paramPlaces(shared, own *yaml.Node) map[string]int {
-	identity := func(p *yaml.Node) (id, in string) {
-		if _, ref := d.child(p, "$ref"); ref != nil {
-			p, _ = d.resolvePointer(strings.TrimPrefix(ref.Value, "#"))
-			id = ref.Value
-		}
-		_, inNode := d.child(p, "in")
-		_, name := d.child(p, "name")
-		if inNode != nil {
-			in = inNode.Value
-		}
-		if id == "" && name != nil {
-			id = in + "\x00" + name.Value
-		}
-		return id, in
-	}
 	counts := make(map[string]int)
 	redeclared := make(map[string]bool)
 	if own != nil && own.Kind == yaml.SequenceNode {
 		for _, p := range own.Content {
-			id, in := identity(p)
+			id, in := d.paramIdentity(p)
 			redeclared[id] = true
 			counts[in]++
 		}
 	}
 	if shared != nil && shared.Kind == yaml.SequenceNode {
 		for _, p := range shared.Content {
-			if id, in := identity(p); !redeclared[id] {
+			if id, in := d.paramIdentity(p); !redeclared[id] {
 				counts[in]++
 			}
 		}

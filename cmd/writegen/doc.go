@@ -43,7 +43,12 @@
 //   - a lookup that names no operation, or a write; a compensation that names no operation, or
 //     one without answers of its own;
 //   - key format placeholders that do not match the key fields; an unknown field anywhere;
-//   - a TODO left by writegen init.
+//   - a TODO left by writegen init;
+//   - a defect of the spec (a reference to nothing, a null or a value of the wrong type, a
+//     request body none of whose media types can be sent) that an operation in scope reaches,
+//     or a lookup or compensation it uses. A defect no operation in scope reaches does not stop
+//     generation: it is printed as a warning, so excluding the operations that reach a broken
+//     part of a provider's spec lets the rest generate.
 //
 // # check
 //
@@ -68,4 +73,8 @@
 // usage error. Errors are printed on standard error as
 //
 //	writegen: FILE:LINE:COL: operation "ID": what is wrong
+//
+// and warnings, which do not change the exit status, as
+//
+//	writegen: warning: FILE:LINE:COL: what is wrong
 package main

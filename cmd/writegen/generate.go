@@ -76,7 +76,8 @@ func usageError(fs *flag.FlagSet, msg string) int {
 
 // generate loads the inputs, compares the answers with the record of identities the package in
 // -out holds (refusing a change that would turn a retry into a second effect), and returns the
-// generated files. Warnings are printed to stderr.
+// generated files. It prints the warnings (defects that do not stop generation) to stderr, one
+// "writegen: warning: " line each.
 func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg})
 	if err != nil {

@@ -21,13 +21,19 @@ type Client struct {
 	impl *writegenimpl.Client
 }
 
-// NewClient returns a Client for the API at baseURL; the spec declares no server, so baseURL is
-// required. Its writes belong to the provider scope "support-desk" (in ledger rows and provider
-// keys). ledger records the writes that are deduplicated on our side (dedupe: ledger) and must not
-// be nil.
+// DefaultBaseURL is the URL of the API's first server in support.yaml, used when NewClient is
+// given none.
+const DefaultBaseURL = "http://127.0.0.1:8080"
+
+// NewClient returns a Client for the API at baseURL ("" means DefaultBaseURL). Its writes belong
+// to the provider scope "support-desk" (in ledger rows and provider keys). ledger records the
+// writes that are deduplicated on our side (dedupe: ledger) and must not be nil.
 func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*Client, error) {
 	if ledger == nil {
 		return nil, errors.New("support: NewClient: nil ledger")
+	}
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
 	}
 	impl, err := writegenimpl.NewClient("support-desk", baseURL, append(opts[:len(opts):len(opts)], runtime.WithLedger(ledger)))
 	if err != nil {

@@ -21,13 +21,19 @@ type Client struct {
 	impl *writegenimpl.Client
 }
 
-// NewClient returns a Client for the API at baseURL; the spec declares no server, so baseURL is
-// required. Its writes belong to the provider scope "crm" (in ledger rows and provider keys).
-// ledger records the writes that are deduplicated on our side (dedupe: ledger) and must not be
-// nil.
+// DefaultBaseURL is the URL of the API's first server in openapi.yaml, used when NewClient is
+// given none.
+const DefaultBaseURL = "https://api.example.com"
+
+// NewClient returns a Client for the API at baseURL ("" means DefaultBaseURL). Its writes belong
+// to the provider scope "crm" (in ledger rows and provider keys). ledger records the writes that
+// are deduplicated on our side (dedupe: ledger) and must not be nil.
 func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*Client, error) {
 	if ledger == nil {
 		return nil, errors.New("contacts: NewClient: nil ledger")
+	}
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
 	}
 	impl, err := writegenimpl.NewClient("crm", baseURL, append(opts[:len(opts):len(opts)], runtime.WithLedger(ledger)))
 	if err != nil {
