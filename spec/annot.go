@@ -60,28 +60,27 @@ type answers struct {
 	// checks that depend on them are not made, so that one defect gives one message.
 	bad map[string]bool
 
-	effect         Effect
-	destructive    bool
-	key            *Key
-	keyScopeNode   *yaml.Node
-	idempotency    *Idempotency
-	idemBody       string
-	idemBodyNode   *yaml.Node
-	reference      *referenceAnswer
-	respIs         string
-	respID         string
-	respIDNode     *yaml.Node
-	lookup         *lookupAnswer
-	retry          []RetryMember
-	attempts       int
-	compensate     *compensateAnswer
-	dedupe         bool
-	uncertain      Uncertain
-	owner          string
-	credentials    *Credentials
-	inbox          *Inbox
-	acknowledge    *Acknowledge
-	acknowledgeMap *yaml.Node
+	effect       Effect
+	destructive  bool
+	key          *Key
+	keyScopeNode *yaml.Node
+	idempotency  *Idempotency
+	idemBody     string
+	idemBodyNode *yaml.Node
+	reference    *referenceAnswer
+	respIs       string
+	respID       string
+	respIDNode   *yaml.Node
+	lookup       *lookupAnswer
+	retry        []RetryMember
+	attempts     int
+	compensate   *compensateAnswer
+	dedupe       bool
+	uncertain    Uncertain
+	owner        string
+	credentials  *Credentials
+	inbox        *Inbox
+	acknowledge  *Acknowledge
 }
 
 type referenceAnswer struct {
