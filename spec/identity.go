@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -58,6 +59,8 @@ func Identity(api *API) IdentityRecord {
 }
 
 // Marshal returns the record as WRITE_SAFETY.json holds it: indented JSON and a final newline.
+// A format character the spec's names hold (a bidirectional override, a zero-width space) is
+// written as an escape, so that the file reads as it is in a review.
 func (rec IdentityRecord) Marshal() []byte {
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
@@ -66,7 +69,23 @@ func (rec IdentityRecord) Marshal() []byte {
 	if err := e.Encode(rec); err != nil {
 		panic(err) // strings and integers always encode
 	}
-	return b.Bytes()
+	if !bytes.ContainsFunc(b.Bytes(), unprintable) {
+		return b.Bytes()
+	}
+	var out bytes.Buffer
+	for _, r := range b.String() {
+		if unprintable(r) && r != '\n' {
+			if r > 0xffff { // a surrogate pair, as JSON spells it
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&out, `\u%04x`, r)
+			}
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.Bytes()
 }
 
 func identityOf(api *API, op *Operation) (IdentityWrite, bool) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,19 @@ func TestIdentitySurvivesRename(t *testing.T) {
 	if before.Scope != after.Scope || a.Safety.Key.Scope != b.Safety.Key.Scope || a.Safety.Key.Format != b.Safety.Key.Format {
 		t.Errorf("identity changed: %s/%s %q, then %s/%s %q", before.Scope, a.Safety.Key.Scope, a.Safety.Key.Format,
 			after.Scope, b.Safety.Key.Scope, b.Safety.Key.Format)
+	}
+}
+
+// TestIdentityRecordEscapes checks that the record spells a format character as an escape, and
+// that it reads back as it was.
+func TestIdentityRecordEscapes(t *testing.T) {
+	rec := IdentityRecord{Version: 1, Scope: "s", Writes: []IdentityWrite{{Operation: "a\u202eb\U000e0001c", Retry: "none"}}}
+	data := rec.Marshal()
+	if !strings.Contains(string(data), `"a\u202eb\udb40\udc01c"`) {
+		t.Errorf("record:\n%s", data)
+	}
+	var back IdentityRecord
+	if err := json.Unmarshal(data, &back); err != nil || back.Writes[0].Operation != rec.Writes[0].Operation {
+		t.Errorf("read back %q, %v", back.Writes[0].Operation, err)
 	}
 }
