@@ -9,18 +9,22 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // annotations is the annotation file as written, each answer with the node it came from.
 type annotations struct {
-	file     string
-	pkg      string
-	pkgNode  *yaml.Node
-	include  *include
-	defaults *answers
-	entries  []*answers // operations, in file order
-	excludes []*exclusion
-	names    []*nameOverride
+	file      string
+	pkg       string
+	pkgNode   *yaml.Node
+	scope     string
+	scopeNode *yaml.Node
+	include   *include
+	defaults  *answers
+	entries   []*answers // operations, in file order
+	excludes  []*exclusion
+	names     []*nameOverride
 }
 
 type include struct {
@@ -50,50 +54,82 @@ type answers struct {
 	// none holds the answers written as none (key, idempotency, reference): explicitly absent,
 	// overriding the defaults.
 	none map[string]bool
+	// todos are the placeholders a scaffold left in the entry: they block only a write in scope.
+	todos ErrorList
+	// bad holds the answers refused where they are written (or left as placeholders): the
+	// checks that depend on them are not made, so that one defect gives one message.
+	bad map[string]bool
 
-	effect      Effect
-	key         *Key
-	idempotency *Idempotency
-	reference   *Reference
-	respIs      string
-	respID      string
-	respIDNode  *yaml.Node
-	lookup      *lookupAnswer
-	retry       []retryName
-	attempts    int
-	compensate  string
-	dedupe      string
-	uncertain   string
-	owner       string
-	credentials *Credentials
-	inbox       *Inbox
-	// nodes of answers whose checks need the spec
-	idemBodyNode, refBodyNode, compensateNode *yaml.Node
+	effect       Effect
+	destructive  bool
+	key          *Key
+	keyScopeNode *yaml.Node
+	idempotency  *Idempotency
+	idemBody     string
+	idemBodyNode *yaml.Node
+	reference    *referenceAnswer
+	respIs       string
+	respID       string
+	respIDNode   *yaml.Node
+	lookup       *lookupAnswer
+	retry        []RetryMember
+	attempts     int
+	compensate   *compensateAnswer
+	dedupe       bool
+	uncertain    Uncertain
+	owner        string
+	credentials  *Credentials
+	inbox        *Inbox
+	acknowledge  *Acknowledge
+}
+
+type referenceAnswer struct {
+	node      *yaml.Node
+	body      string
+	bodyNode  *yaml.Node
+	query     string
+	value     string
+	valueNode *yaml.Node
 }
 
 type lookupAnswer struct {
+	node        *yaml.Node
 	fn          string
+	fnNode      *yaml.Node
 	op          string
 	opNode      *yaml.Node
-	params      []LookupParam
-	paramNodes  []*yaml.Node
+	params      []templateAnswer
+	body        *yaml.Node // the JSON body template, as written
 	found       string
 	foundNode   *yaml.Node
 	consistency Consistency
 }
 
-type retryName struct {
-	name string
-	node *yaml.Node
+// templateAnswer is one parameter given as a template.
+type templateAnswer struct {
+	name      string
+	text      string
+	nameNode  *yaml.Node
+	valueNode *yaml.Node
+}
+
+type compensateAnswer struct {
+	node   *yaml.Node
+	op     string
+	opNode *yaml.Node
+	params []templateAnswer
 }
 
 // answerKeys are the keys an operation entry (or the defaults block) may hold.
-var answerKeys = []string{"effect", "key", "idempotency", "reference", "response", "lookup", "retry",
-	"compensate", "dedupe", "uncertain", "owner", "credentials", "inbox"}
+var answerKeys = []string{"effect", "destructive", "key", "idempotency", "reference", "response", "lookup", "retry",
+	"compensate", "dedupe", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
-// retryNames are the failure kinds a retry set may name.
+// retryNames are the failure kinds a retry set may name, in the runtime's order.
 var retryNames = []string{"not_sent", "ambiguous", "status_408", "status_409", "status_425", "status_429",
 	"status_500", "status_502", "status_503", "status_504", "status_5xx"}
+
+// ackKinds are the answers an acknowledgement may give up, by their old value.
+var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "dedupe"}
 
 // annotParser decodes the annotation file strictly, collecting every defect.
 type annotParser struct {
@@ -103,12 +139,15 @@ type annotParser struct {
 	errs  ErrorList
 }
 
-func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
-	e := &Error{Pos: Pos{File: p.file}, Operation: p.op, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Pos.Line, e.Pos.Col = n.Line, n.Column
+func (p *annotParser) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: p.file}
 	}
-	p.errs = append(p.errs, e)
+	return Pos{File: p.file, Line: n.Line, Col: n.Column}
+}
+
+func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
+	p.errs = append(p.errs, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf(format, args...)})
 }
 
 // parseAnnotations reads the annotation file. It returns what it could read and every defect.
@@ -126,7 +165,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	}
 	root := doc.Content[0]
 	p.todos(root)
-	top := p.mapping(root, "version", "package", "include", "defaults", "operations", "exclude", "names")
+	top := p.mapping(root, "version", "package", "scope", "include", "defaults", "operations", "exclude", "names")
 	if top == nil {
 		return nil, p.errs
 	}
@@ -139,6 +178,17 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 		a.pkg, _ = p.str(kv[1])
 		a.pkgNode = kv[1]
 	}
+	if kv, ok := top["scope"]; ok {
+		a.scopeNode = kv[1]
+		if s, ok := p.str(kv[1]); ok {
+			if msg := scopeDefect(s); msg != "" {
+				p.errorf(kv[1], "scope %q %s", s, msg)
+			}
+			a.scope = s
+		}
+	} else {
+		p.errorf(root, "scope is required: the provider's stable name in ledger rows and provider keys, like scope: %s", suggestScope(a.pkg))
+	}
 	if kv, ok := top["include"]; ok {
 		a.include = p.include(kv[1])
 	}
@@ -150,12 +200,17 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 				delete(a.defaults.set, k)
 			}
 		}
+		if a.defaults.keyScopeNode != nil {
+			p.errorf(a.defaults.keyScopeNode, "key.scope names one write's own scope and cannot be a default: write it in each entry")
+		}
 	}
 	if kv, ok := top["operations"]; ok {
 		for _, e := range p.pairs(kv[1]) {
 			id, _ := p.opName(e[0])
 			p.op = id
-			a.entries = append(a.entries, p.answers(e[0], e[1], id))
+			entry := p.answers(e[0], e[1], id)
+			entry.todos = p.entryTodos(e[0], e[1])
+			a.entries = append(a.entries, entry)
 			p.op = ""
 		}
 	}
@@ -193,39 +248,110 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	return a, p.errs
 }
 
-// todos reports every scalar still reading TODO: a scaffold's placeholder nobody answered. Under
-// operations and exclude, the error names the operation.
-func (p *annotParser) todos(root *yaml.Node) {
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
-			p.errorf(n, "%q is a placeholder left by writegen init: answer it", n.Value)
-		}
-		for _, c := range n.Content {
-			walk(c)
+// scopeDefect says what is wrong with a provider or key scope, or "".
+func scopeDefect(s string) string {
+	if s == "" {
+		return "is empty: want lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
+	}
+	for i, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+		case i > 0 && (r == '.' || r == '_' || r == '-'):
+		default:
+			return "may hold only lower-case letters, digits, '.', '_' and '-', starting with a letter or digit"
 		}
 	}
+	return ""
+}
+
+// normalScope turns a name into a scope: lower-cased, each run of characters a scope cannot hold
+// replaced by '-', without the leading characters a scope cannot start with or a trailing '-':
+// "createThread" -> "createthread", "POST /threads/{id}" -> "post-threads-id".
+func normalScope(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			if b.Len() == 0 && (r == '.' || r == '_' || r == '-') {
+				continue
+			}
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+			continue
+		}
+		dash = true
+	}
+	return strings.TrimRight(b.String(), "-")
+}
+
+// suggestScope is a scope for a message: the package's name normalised, or an example.
+func suggestScope(pkg string) string {
+	if s := normalScope(pkg); s != "" {
+		return s
+	}
+	return "support-desk"
+}
+
+// todos reports every scalar still reading TODO outside the operation entries: a scaffold's
+// placeholder nobody answered. Under exclude, the error names the operation. The placeholders of
+// an operation entry are kept with the entry (entryTodos): they block only a write in scope.
+func (p *annotParser) todos(root *yaml.Node) {
 	if root.Kind != yaml.MappingNode {
-		walk(root)
+		p.walkTodos(root, &p.errs)
 		return
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		walk(k)
-		if (k.Value != "operations" && k.Value != "exclude") || v.Kind != yaml.MappingNode {
-			walk(v)
-			continue
+		p.walkTodos(k, &p.errs)
+		switch {
+		case k.Value == "operations" && v.Kind == yaml.MappingNode:
+			// per entry, later
+		case k.Value == "exclude" && v.Kind == yaml.MappingNode:
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				p.op = v.Content[j].Value
+				p.walkTodos(v.Content[j], &p.errs)
+				p.walkTodos(v.Content[j+1], &p.errs)
+			}
+			p.op = ""
+		default:
+			p.walkTodos(v, &p.errs)
 		}
-		for j := 0; j+1 < len(v.Content); j += 2 {
-			p.op = v.Content[j].Value
-			walk(v.Content[j])
-			walk(v.Content[j+1])
-		}
-		p.op = ""
 	}
 }
 
-func hasTODO(s string) bool { return strings.Contains(s, "TODO") }
+// entryTodos returns the placeholders of one operation entry.
+func (p *annotParser) entryTodos(k, v *yaml.Node) ErrorList {
+	var out ErrorList
+	p.walkTodos(k, &out)
+	p.walkTodos(v, &out)
+	return out
+}
+
+func (p *annotParser) walkTodos(n *yaml.Node, out *ErrorList) {
+	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
+		*out = append(*out, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a placeholder left by writegen init: answer it", n.Value)})
+	}
+	for _, c := range n.Content {
+		p.walkTodos(c, out)
+	}
+}
+
+// hasTODO reports whether a scalar, or any scalar below a node, is a placeholder.
+func hasTODO(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, "TODO")
+	case *yaml.Node:
+		if v.Kind == yaml.ScalarNode {
+			return strings.Contains(v.Value, "TODO")
+		}
+		return slices.ContainsFunc(v.Content, func(c *yaml.Node) bool { return hasTODO(c) })
+	}
+	return false
+}
 
 // noneable are the answers that may be written as none: the operation has no business key, the
 // provider honours no idempotency key, the key is not stored at the provider.
@@ -423,7 +549,7 @@ func (p *annotParser) include(n *yaml.Node) *include {
 
 // answers reads an operation entry or the defaults block.
 func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
-	a := &answers{id: id, at: k, set: make(map[string]*yaml.Node), none: make(map[string]bool)}
+	a := &answers{id: id, at: k, set: make(map[string]*yaml.Node), none: make(map[string]bool), bad: make(map[string]bool)}
 	m := p.mapping(n, answerKeys...)
 	for name, kv := range m {
 		a.set[name] = kv[0]
@@ -438,52 +564,89 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 			a.none[name] = true
 			continue
 		}
-		switch name {
-		case "effect":
-			s, _ := p.oneOf(v, "read_only", "idempotent", "reversible", "compensatable", "ambiguous")
-			a.effect = Effect(s)
-		case "key":
-			a.key = p.key(v)
-		case "idempotency":
-			a.idempotency = p.idempotency(v, a)
-		case "reference":
-			a.reference = p.reference(v, a)
-		case "response":
-			p.response(v, a)
-		case "lookup":
-			a.lookup = p.lookup(v)
-		case "retry":
-			p.retry(v, a)
-		case "compensate":
-			a.compensate, _ = p.opName(v)
-			a.compensateNode = v
-		case "dedupe":
-			a.dedupe, _ = p.oneOf(v, "ledger")
-		case "uncertain":
-			a.uncertain, _ = p.oneOf(v, "reconcile")
-		case "owner":
-			a.owner, _ = p.str(v)
-		case "credentials":
-			if m := p.mapping(v, "rotation_invalidates"); m != nil {
-				a.credentials = &Credentials{}
-				if kv, ok := m["rotation_invalidates"]; ok {
-					a.credentials.RotationInvalidates, _ = p.boolean(kv[1])
-				}
-			}
-		case "inbox":
-			a.inbox = p.inbox(v)
+		before := len(p.errs)
+		p.answer(a, name, v)
+		if len(p.errs) > before || hasTODO(v) {
+			a.bad[name] = true
 		}
 	}
 	return a
 }
 
-// key reads a business key: its typed fields and the format that joins them.
-func (p *annotParser) key(n *yaml.Node) *Key {
-	m := p.mapping(n, "fields", "format")
+// answer reads the answer name of an entry, written as v.
+func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
+	switch name {
+	case "effect":
+		p.effect(v, a)
+	case "destructive":
+		a.destructive, _ = p.boolean(v)
+	case "key":
+		a.key = p.key(v, a)
+	case "idempotency":
+		a.idempotency = p.idempotency(v, a)
+	case "reference":
+		a.reference = p.reference(v)
+	case "response":
+		p.response(v, a)
+	case "lookup":
+		a.lookup = p.lookup(v)
+	case "retry":
+		p.retry(v, a)
+	case "compensate":
+		a.compensate = p.compensate(v)
+	case "dedupe":
+		s, _ := p.oneOf(v, "ledger", "none")
+		a.dedupe = s == "ledger"
+	case "uncertain":
+		s, _ := p.oneOf(v, string(UncertainReconcile))
+		a.uncertain = Uncertain(s)
+	case "owner":
+		a.owner, _ = p.str(v)
+	case "credentials":
+		if m := p.mapping(v, "rotation_invalidates"); m != nil {
+			a.credentials = &Credentials{}
+			if kv, ok := m["rotation_invalidates"]; ok {
+				a.credentials.RotationInvalidates, _ = p.boolean(kv[1])
+			}
+		}
+	case "inbox":
+		a.inbox = p.inbox(v)
+	case "acknowledge":
+		a.acknowledge = p.acknowledge(v)
+	}
+}
+
+func (p *annotParser) effect(n *yaml.Node, a *answers) {
+	s, ok := p.str(n)
+	if !ok {
+		return
+	}
+	switch Effect(s) {
+	case EffectReadOnly, EffectIdempotent, EffectCompensatable, EffectAmbiguous:
+		a.effect = Effect(s)
+	case "reversible":
+		p.errorf(n, "effect reversible is gone: a duplicate that can be undone is still a second effect; write ambiguous (and compensate: to undo the duplicates a lookup finds)")
+	default:
+		p.errorf(n, "%q is not one of: read_only, idempotent, compensatable, ambiguous", s)
+	}
+}
+
+// key reads a business key: its typed fields, the format that joins them and its scope.
+func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
+	m := p.mapping(n, "scope", "fields", "format")
 	if m == nil {
 		return nil
 	}
-	k := &Key{}
+	k := &Key{Pos: p.pos(n)}
+	if kv, ok := m["scope"]; ok {
+		a.keyScopeNode = kv[1]
+		if s, ok := p.str(kv[1]); ok {
+			if msg := scopeDefect(s); msg != "" {
+				p.errorf(kv[1], "key scope %q %s", s, msg)
+			}
+			k.Scope, k.ScopePos = s, p.pos(kv[1])
+		}
+	}
 	kv, ok := m["fields"]
 	if !ok {
 		p.errorf(n, "key needs fields (name: string or int64)")
@@ -500,14 +663,15 @@ func (p *annotParser) key(n *yaml.Node) *Key {
 			continue
 		}
 		typ, _ := p.oneOf(f[1], "string", "int64")
-		k.Fields = append(k.Fields, KeyField{Name: name, Type: typ})
+		k.Fields = append(k.Fields, KeyField{Name: name, Type: typ, Pos: p.pos(f[0])})
 	}
 	if len(fields) == 0 && kv[1].Kind == yaml.MappingNode {
 		p.errorf(kv[1], "key needs at least one field")
 	}
-	claims := make([]*nameClaim, 0, len(k.Fields))
+	// The key type has the method BusinessKey: a field takes another name.
+	claims := []*nameClaim{{Want: "BusinessKey", Key: "method BusinessKey", Fixed: true, Got: new(string)}}
 	for i := range k.Fields {
-		claims = append(claims, &nameClaim{Want: goName(k.Fields[i].Name), Literal: goLiteral(k.Fields[i].Name), Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
+		claims = append(claims, &nameClaim{Want: goName(k.Fields[i].Name), Literal: goLiteral(k.Fields[i].Name), Alt: "Field", Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
 	}
 	settleNames(claims)
 	fk, ok := m["format"]
@@ -518,10 +682,57 @@ func (p *annotParser) key(n *yaml.Node) *Key {
 	if k.Format, ok = p.str(fk[1]); !ok {
 		return nil
 	}
-	if !p.keyParts(fk[1], k) {
+	k.FormatPos = p.pos(fk[1])
+	parts, err := keyTemplate(k.Format, k.Fields)
+	if err != "" {
+		p.errorf(fk[1], "key format %s", err)
 		return nil
 	}
+	k.Parts = parts
+	used := make(map[string]bool)
+	for _, part := range parts {
+		if part.Field != nil {
+			used[part.Field.Name] = true
+		}
+	}
+	for _, f := range k.Fields {
+		if !used[f.Name] {
+			p.errorf(fk[1], "key field %q is not in the format %q", f.Name, k.Format)
+			return nil
+		}
+	}
 	return k
+}
+
+// keyTemplate splits a template over the key's fields ("escalation:{escalation_id}") into
+// literals and fields; err says what is wrong. The parts point into fields.
+func keyTemplate(format string, fields []KeyField) (parts []KeyPart, err string) {
+	rest := format
+	for rest != "" {
+		open := strings.IndexAny(rest, "{}")
+		if open < 0 {
+			parts = append(parts, KeyPart{Literal: rest})
+			break
+		}
+		if rest[open] == '}' {
+			return nil, fmt.Sprintf("%q has a } without {", format)
+		}
+		if open > 0 {
+			parts = append(parts, KeyPart{Literal: rest[:open]})
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return nil, fmt.Sprintf("%q has a { without }", format)
+		}
+		name := rest[open+1 : open+end]
+		rest = rest[open+end+1:]
+		i := slices.IndexFunc(fields, func(f KeyField) bool { return f.Name == name })
+		if i < 0 {
+			return nil, fmt.Sprintf("placeholder {%s} is not a key field", name)
+		}
+		parts = append(parts, KeyPart{Field: &fields[i]})
+	}
+	return parts, ""
 }
 
 func firstField(k *Key) string {
@@ -543,56 +754,16 @@ func isKeyFieldName(s string) bool {
 	return true
 }
 
-// keyParts splits the key format into literals and placeholders, and checks that placeholders and
-// fields match both ways.
-func (p *annotParser) keyParts(n *yaml.Node, k *Key) bool {
-	ok := true
-	used := make(map[string]bool)
-	rest := k.Format
-	for rest != "" {
-		open := strings.IndexAny(rest, "{}")
-		if open < 0 {
-			k.Parts = append(k.Parts, KeyPart{Literal: rest})
-			break
-		}
-		if rest[open] == '}' {
-			p.errorf(n, "key format %q has a } without {", k.Format)
-			return false
-		}
-		if open > 0 {
-			k.Parts = append(k.Parts, KeyPart{Literal: rest[:open]})
-		}
-		end := strings.IndexByte(rest[open:], '}')
-		if end < 0 {
-			p.errorf(n, "key format %q has a { without }", k.Format)
-			return false
-		}
-		name := rest[open+1 : open+end]
-		rest = rest[open+end+1:]
-		i := slices.IndexFunc(k.Fields, func(f KeyField) bool { return f.Name == name })
-		if i < 0 {
-			p.errorf(n, "key format placeholder {%s} is not a key field", name)
-			ok = false
-			continue
-		}
-		used[name] = true
-		k.Parts = append(k.Parts, KeyPart{Field: &k.Fields[i]})
-	}
-	for _, f := range k.Fields {
-		if !used[f.Name] {
-			p.errorf(n, "key field %q is not in the format %q", f.Name, k.Format)
-			ok = false
-		}
-	}
-	return ok
-}
+// minKeyLength is the shortest max_length writegen can derive keys for: a hashed key is never
+// cut below 22 characters (128 bits of a SHA-256 in base64url).
+const minKeyLength = 22
 
 func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
 	m := p.mapping(n, "header", "query", "body", "max_length", "window")
 	if m == nil {
 		return nil
 	}
-	idem := &Idempotency{}
+	idem := &Idempotency{Pos: p.pos(n)}
 	places := 0
 	if kv, ok := m["header"]; ok {
 		places++
@@ -606,7 +777,7 @@ func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
 	}
 	if kv, ok := m["body"]; ok {
 		places++
-		idem.Body, _ = p.pointer(kv[1])
+		a.idemBody, _ = p.pointer(kv[1])
 		a.idemBodyNode = kv[1]
 	}
 	if places != 1 {
@@ -614,10 +785,10 @@ func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
 	}
 	if kv, ok := m["max_length"]; ok {
 		if v, ok := p.integer(kv[1]); ok {
-			if v < 1 {
-				p.errorf(kv[1], "max_length must be at least 1")
+			if v < minKeyLength {
+				p.errorf(kv[1], "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", v, minKeyLength)
 			}
-			idem.MaxLength = v
+			idem.MaxLength, idem.MaxLengthPos = v, p.pos(kv[1])
 		}
 	}
 	if kv, ok := m["window"]; ok {
@@ -638,20 +809,27 @@ func validHeader(s string) bool {
 	return true
 }
 
-func (p *annotParser) reference(n *yaml.Node, a *answers) *Reference {
-	m := p.mapping(n, "body", "query")
+func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
+	m := p.mapping(n, "body", "query", "value")
 	if m == nil {
 		return nil
 	}
-	ref := &Reference{}
+	ref := &referenceAnswer{node: n}
+	places := 0
 	if kv, ok := m["body"]; ok {
-		ref.Body, _ = p.pointer(kv[1])
-		a.refBodyNode = kv[1]
+		places++
+		ref.body, _ = p.pointer(kv[1])
+		ref.bodyNode = kv[1]
 	}
 	if kv, ok := m["query"]; ok {
-		ref.Query, _ = p.str(kv[1])
+		places++
+		ref.query, _ = p.str(kv[1])
 	}
-	if len(m) != 1 {
+	if kv, ok := m["value"]; ok {
+		ref.value, _ = p.str(kv[1])
+		ref.valueNode = kv[1]
+	}
+	if places != 1 {
 		p.errorf(n, "reference needs exactly one of body or query")
 	}
 	return ref
@@ -680,11 +858,11 @@ func (p *annotParser) response(n *yaml.Node, a *answers) {
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
-	m := p.mapping(n, "func", "operation", "params", "found", "consistency")
+	m := p.mapping(n, "func", "operation", "params", "body", "found", "consistency")
 	if m == nil {
 		return nil
 	}
-	l := &lookupAnswer{}
+	l := &lookupAnswer{node: n}
 	fn, hasFn := m["func"]
 	op, hasOp := m["operation"]
 	switch {
@@ -695,9 +873,9 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
 				p.errorf(fn[1], "lookup func %q is not a Go identifier", name)
 			}
-			l.fn = name
+			l.fn, l.fnNode = name, fn[1]
 		}
-		for _, k := range []string{"params", "found"} {
+		for _, k := range []string{"params", "body", "found"} {
 			if kv, ok := m[k]; ok {
 				p.errorf(kv[0], "%s is only for a lookup operation", k)
 			}
@@ -707,14 +885,10 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 		l.opNode = op[1]
 	}
 	if kv, ok := m["params"]; ok {
-		for _, e := range p.pairs(kv[1]) {
-			name, ok1 := p.str(e[0])
-			tmpl, ok2 := p.str(e[1])
-			if ok1 && ok2 {
-				l.params = append(l.params, LookupParam{Name: name, Template: tmpl})
-				l.paramNodes = append(l.paramNodes, e[0])
-			}
-		}
+		l.params = p.templates(kv[1])
+	}
+	if kv, ok := m["body"]; ok {
+		l.body = kv[1]
 	}
 	if kv, ok := m["found"]; ok {
 		if kv[1].Kind == yaml.ScalarNode && kv[1].Value == "" {
@@ -733,24 +907,38 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	return l
 }
 
+// templates reads a mapping of parameter names to templates.
+func (p *annotParser) templates(n *yaml.Node) []templateAnswer {
+	var out []templateAnswer
+	for _, e := range p.pairs(n) {
+		name, ok1 := p.str(e[0])
+		text, ok2 := p.str(e[1])
+		if ok1 && ok2 {
+			out = append(out, templateAnswer{name: name, text: text, nameNode: e[0], valueNode: e[1]})
+		}
+	}
+	return out
+}
+
 func (p *annotParser) retry(n *yaml.Node, a *answers) {
 	m := p.mapping(n, "on", "attempts")
 	if m == nil {
 		return
 	}
-	seen := make(map[string]bool)
+	var set runtime.Retry
 	if kv, ok := m["on"]; ok {
 		for _, item := range p.list(kv[1]) {
 			name, ok := p.oneOf(item, retryNames...)
 			if !ok {
 				continue
 			}
-			if seen[name] {
+			kind, _ := runtime.ParseRetry(name)
+			if set.Has(kind) {
 				p.errorf(item, "%s is listed twice", name)
 				continue
 			}
-			seen[name] = true
-			a.retry = append(a.retry, retryName{name, item})
+			set |= kind
+			a.retry = append(a.retry, RetryMember{Kind: kind, Name: name, Pos: p.pos(item)})
 		}
 	}
 	a.attempts = 1
@@ -762,12 +950,39 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 			switch {
 			case v < 1:
 				p.errorf(kv[1], "attempts must be at least 1")
-			case v > 1 && len(seen) == 0:
+			case v > 1 && set == 0:
 				p.errorf(kv[1], "attempts is %d but retry names nothing to retry on", v)
+			case v == 1 && set != 0:
+				p.errorf(kv[1], "attempts is 1, so nothing in retry.on is ever retried: raise attempts or leave retry out")
 			}
 			a.attempts = v
 		}
 	}
+}
+
+// compensate reads a compensation: an operation's name, or {operation: name, params: {...}}.
+func (p *annotParser) compensate(n *yaml.Node) *compensateAnswer {
+	c := &compensateAnswer{node: n}
+	if n.Kind == yaml.ScalarNode {
+		c.op, _ = p.opName(n)
+		c.opNode = n
+		return c
+	}
+	m := p.mapping(n, "operation", "params")
+	if m == nil {
+		return nil
+	}
+	if kv, ok := m["operation"]; ok {
+		c.op, _ = p.opName(kv[1])
+		c.opNode = kv[1]
+	} else {
+		p.errorf(n, "compensate needs operation: the write that undoes a duplicate")
+		return nil
+	}
+	if kv, ok := m["params"]; ok {
+		c.params = p.templates(kv[1])
+	}
+	return c
 }
 
 func (p *annotParser) inbox(n *yaml.Node) *Inbox {
@@ -775,9 +990,12 @@ func (p *annotParser) inbox(n *yaml.Node) *Inbox {
 	if m == nil {
 		return nil
 	}
-	in := &Inbox{Order: "any"}
+	in := &Inbox{Order: OrderAny, Pos: p.pos(n)}
 	if kv, ok := m["source"]; ok {
 		in.Source, _ = p.str(kv[1])
+		if in.Source != "" && goName(in.Source) == "X" {
+			p.errorf(kv[1], "inbox source %q needs a letter or a digit: it names the inbox's constructor", in.Source)
+		}
 	} else {
 		p.errorf(n, "inbox needs a source")
 	}
@@ -787,7 +1005,69 @@ func (p *annotParser) inbox(n *yaml.Node) *Inbox {
 		p.errorf(n, "inbox needs a retention (at least the provider's retry period)")
 	}
 	if kv, ok := m["order"]; ok {
-		in.Order, _ = p.oneOf(kv[1], "any", "ordered")
+		if s, ok := p.str(kv[1]); ok {
+			switch Order(s) {
+			case OrderAny, OrderInOrder, OrderLatest:
+				in.Order = Order(s)
+			case "ordered", "in-order":
+				p.errorf(kv[1], "inbox order %q: write in_order (the ledger's word)", s)
+			default:
+				p.errorf(kv[1], "%q is not one of: any, in_order, latest", s)
+			}
+		}
 	}
 	return in
+}
+
+// acknowledge reads an acknowledgement: a reason and, by kind, the old values given up.
+func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
+	m := p.mapping(n, append([]string{"reason"}, ackKinds...)...)
+	if m == nil {
+		return nil
+	}
+	ack := &Acknowledge{Pos: p.pos(n)}
+	if kv, ok := m["reason"]; ok {
+		if r, ok := p.str(kv[1]); ok {
+			ack.Reason = strings.TrimSpace(r)
+		}
+	}
+	if ack.Reason == "" {
+		p.errorf(n, "acknowledge needs a reason: why the change cannot make a retry a second effect")
+	}
+	for _, kind := range ackKinds {
+		kv, ok := m[kind]
+		if !ok {
+			continue
+		}
+		old, ok := p.str(kv[1])
+		if !ok {
+			continue
+		}
+		switch kind {
+		case "retry":
+			for _, name := range strings.Split(old, "|") {
+				if _, ok := runtime.ParseRetry(name); !ok && old != "none" {
+					p.errorf(kv[1], "acknowledge retry %q: want the old set as WRITE_SAFETY.json writes it, like \"not_sent|ambiguous\"", old)
+					break
+				}
+			}
+		case "lookup":
+			if old != string(Strong) && old != string(Eventual) {
+				p.errorf(kv[1], "acknowledge lookup %q: want the old consistency, strong or eventual", old)
+			}
+		case "dedupe":
+			if old != "ledger" {
+				p.errorf(kv[1], "acknowledge dedupe %q: only a dropped dedupe: ledger is acknowledged (write ledger)", old)
+			}
+		case "max_length":
+			if _, err := strconv.Atoi(old); err != nil && old != "none" {
+				p.errorf(kv[1], "acknowledge max_length %q: want the old number, or none", old)
+			}
+		}
+		ack.Items = append(ack.Items, AckItem{Kind: kind, Old: old, Pos: p.pos(kv[1])})
+	}
+	if len(ack.Items) == 0 {
+		p.errorf(n, "acknowledge names no change: give the old value of one of %s", strings.Join(ackKinds, ", "))
+	}
+	return ack
 }

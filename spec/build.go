@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -13,6 +15,7 @@ const (
 	rankComponent = 1 // a components/schemas key: the name the spec gives
 	rankInline    = 2 // a name made up from where a schema is written
 	rankConst     = 3 // an enum constant: its type's name and its value
+	rankInbox     = 0 // an inbox's constructor, named after its source, keeps its name over a type
 )
 
 // builder converts the spec's schemas and operations into the IR.
@@ -56,8 +59,12 @@ func (b *builder) claimType(t *Type, want, key string, rank int) {
 }
 
 // settle resolves every package-level name at once: the types (with the annotation file's
-// overrides), the names the generated code reserves, then enum constants and union accessors.
+// overrides), the names the generated code reserves, enum constants, union accessors and inbox
+// constructors. It then decides the Go shape of the types, names what each operation declares,
+// and checks the answers of every write in scope (safety), so that each message names the types
+// as the generated code does. It returns the defects found from here on.
 func (b *builder) settle(r *resolver, a *annotations) ErrorList {
+	start := len(r.errs)
 	var errs ErrorList
 	byKey := make(map[string]*nameClaim, len(b.claims))
 	for _, c := range b.claims {
@@ -74,15 +81,28 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 		}
 		c.Want, c.Fixed = o.name, o.name != ""
 	}
-	reserved := []string{"Client", "NewClient"}
+	reserved := []string{"Client", "NewClient", "DefaultBaseURL"}
+	var inScope []*specOp
 	for _, so := range r.ops {
 		if r.scope[so] {
+			inScope = append(inScope, so)
 			reserved = append(reserved, so.op.GoName+"Key", so.op.GoName+"Params")
 		}
 	}
 	claims := append([]*nameClaim(nil), b.claims...)
 	for _, name := range reserved {
 		claims = append(claims, &nameClaim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
+	}
+	// An inbox's constructor is named after its source, and keeps the name over a type.
+	inboxNames := map[string]*string{}
+	for _, so := range inScope {
+		if src, _ := r.from(so, "inbox"); so.op.Write && src != nil && src.inbox != nil && inboxNames[src.inbox.Source] == nil {
+			got := new(string)
+			inboxNames[src.inbox.Source] = got
+			source := src.inbox.Source
+			claims = append(claims, &nameClaim{Want: "New" + goName(source) + "Inbox", Literal: "New" + goLiteral(source) + "Inbox",
+				Key: "inbox:" + source, Rank: rankInbox, Got: got})
+		}
 	}
 	fixed := make(map[string]*nameClaim)
 	for _, c := range claims {
@@ -125,7 +145,163 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 		settleNames(vclaims)
 	}
 	settleNames(taken)
-	return errs
+
+	ops := make([]*Operation, len(inScope))
+	for i, so := range inScope {
+		ops[i] = so.op
+	}
+	errs = append(errs, b.shape(ops)...)
+	r.stems(ops)
+	for _, so := range inScope {
+		if so.op.Write {
+			r.safety(so)
+		}
+	}
+	for source, got := range inboxNames {
+		if in := r.inboxes[source]; in != nil {
+			in.GoName = *got
+		}
+	}
+	r.declare(ops)
+	return append(errs, r.errs[start:]...)
+}
+
+// stems gives every operation in scope the unexported stem of the names it declares
+// (createThread for CreateThread), unique among the operations.
+func (r *resolver) stems(ops []*Operation) {
+	claims := make([]*nameClaim, len(ops))
+	for i, op := range ops {
+		claims[i] = &nameClaim{Want: lowerFirst(op.GoName), Key: op.ID, Got: &op.Local}
+	}
+	settleNames(claims)
+}
+
+// declare names what each operation declares, decides how it is called, and checks the methods
+// of Client: a lookup written by hand must not take a name the generated code declares.
+func (r *resolver) declare(ops []*Operation) {
+	methods := map[string]string{"Resume": "the method Resume", "impl": "the field impl of Client"}
+	for _, op := range ops {
+		methods[op.GoName] = "the method of " + strconv.Quote(op.ID)
+		op.DescriptorName = op.Local + "Op"
+		op.ParamsName = ""
+		if len(op.Params) > 0 {
+			op.ParamsName = op.GoName + "Params"
+		}
+		op.PathParts = pathParts(op)
+		op.Call = CallRead
+		s := op.Safety
+		if !op.Write {
+			continue
+		}
+		op.RetryName = op.Local + "Retry"
+		switch {
+		case s == nil || s.Effect == EffectReadOnly:
+		case s.Key != nil && s.Receipt:
+			op.Call = CallWrite
+		case s.Key != nil:
+			op.Call = CallSubmit
+		default:
+			op.Call = CallDo
+		}
+		if s == nil {
+			continue
+		}
+		if s.ID != nil {
+			op.IDName = op.Local + "ID"
+		}
+		if l := s.Lookup; l != nil && l.Operation != nil {
+			methods[l.Name] = "the generated lookup of " + strconv.Quote(op.ID)
+		}
+		if c := s.Compensate; c != nil {
+			methods[c.Name] = "the generated compensation of " + strconv.Quote(op.ID)
+		}
+	}
+	funcs := map[string]*Operation{}
+	for _, op := range ops {
+		l := lookupOf(op)
+		if l == nil || l.Func == "" {
+			continue
+		}
+		if what, ok := methods[l.Func]; ok {
+			r.errorAt(l.Pos, op.ID, "lookup func %s is %s: name the method written by hand otherwise", l.Func, what)
+			continue
+		}
+		if prev := funcs[l.Func]; prev != nil && !sameType(prev.Response.Type, op.Response.Type) {
+			r.errorAt(l.Pos, op.ID, "lookup func %s is also the lookup of %q, which finds %s, not %s: give each its own func",
+				l.Func, prev.ID, describeRef(prev.Response.Type), describeRef(op.Response.Type))
+			continue
+		}
+		funcs[l.Func] = op
+	}
+}
+
+// lookupOf returns the lookup of a write, or nil.
+func lookupOf(op *Operation) *Lookup {
+	if op.Safety == nil {
+		return nil
+	}
+	return op.Safety.Lookup
+}
+
+// pathParts splits an operation's path template into literals and its path parameters. Every
+// placeholder of a well-formed template has its parameter (params sees to it); a malformed one
+// is refused by listOperations, and split here as far as it goes.
+func pathParts(op *Operation) []PathPart {
+	var out []PathPart
+	rest := op.Path
+	for rest != "" {
+		open := strings.IndexByte(rest, '{')
+		closing := strings.IndexByte(rest[max(open, 0):], '}')
+		if open < 0 || closing < 0 {
+			out = append(out, PathPart{Literal: rest})
+			break
+		}
+		end := open + closing
+		if open > 0 {
+			out = append(out, PathPart{Literal: rest[:open]})
+		}
+		name := rest[open+1 : end]
+		rest = rest[end+1:]
+		for _, p := range op.Params {
+			if p.In == InPath && p.Name == name {
+				out = append(out, PathPart{Param: p})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// assemble fills in api from the resolved operations, once every defect is reported.
+func (r *resolver) assemble(api *API) {
+	api.Scope = r.a.scope
+	api.ScopePos = r.pos(r.a.scopeNode)
+	for _, so := range r.ops {
+		if r.scope[so] {
+			op := so.op
+			api.Operations = append(api.Operations, op)
+			if s := op.Safety; s != nil && s.Dedupe {
+				api.NeedsLedger = true
+			}
+			if op.Call == CallWrite || op.Call == CallSubmit {
+				api.Resumable = append(api.Resumable, op)
+			}
+		}
+		if x := r.exclude[so]; x != nil {
+			api.Excluded = append(api.Excluded, Excluded{ID: so.op.ID, Reason: x.reason, Pos: r.pos(x.node)})
+		}
+	}
+	byGoName := func(x, y *Operation) int { return strings.Compare(x.GoName, y.GoName) }
+	slices.SortFunc(api.Operations, byGoName)
+	slices.SortFunc(api.Resumable, byGoName)
+	slices.SortFunc(api.Excluded, func(x, y Excluded) int { return strings.Compare(x.ID, y.ID) })
+	for _, in := range r.inboxes {
+		slices.SortFunc(in.Writes, byGoName)
+		api.Inboxes = append(api.Inboxes, in)
+	}
+	slices.SortFunc(api.Inboxes, func(x, y *Inbox) int { return strings.Compare(x.Source, y.Source) })
+	api.Types = r.b.types
+	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
 }
 
 func overrideFor(a *annotations, ptr string) *nameOverride {

@@ -80,6 +80,7 @@ defaults:
   effect: idempotent
   response: {is: acknowledgement}
   retry: {on: [not_sent, ambiguous], attempts: 3}
+scope: corpus
 `
 
 // lenientFor is lenient for the corpus spec name: for Square, with the operations that reach
@@ -178,11 +179,11 @@ func TestScaffoldCorpus(t *testing.T) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			out, err := Scaffold(path, "")
+			out, err := Scaffold(path, ScaffoldOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, err := Scaffold(path, "")
+			again, err := Scaffold(path, ScaffoldOptions{})
 			if err != nil || !bytes.Equal(out, again) {
 				t.Fatalf("a second run differs (err %v)", err)
 			}
@@ -192,14 +193,14 @@ func TestScaffoldCorpus(t *testing.T) {
 			}
 			writes := 0
 			if name == "square.json" { // the scaffold also lists the writes left out above
-				for _, write := range squareReaching {
-					if write {
+				for id, write := range squareReaching {
+					if write && !searchOp.MatchString(id) { // a search is answered as a read
 						writes++
 					}
 				}
 			}
 			for _, op := range api.Operations {
-				if op.Write {
+				if op.Write && !isSearch(op) { // a search is answered as a read
 					writes++
 					if !bytes.Contains(out, []byte("\n  "+yamlKey(op.ID)+": # ")) {
 						t.Errorf("scaffold does not list %s", op.ID)
@@ -231,12 +232,16 @@ func TestScaffoldCorpus(t *testing.T) {
 // TestScaffoldThreads checks what the scaffold fills in from the spec: a declared idempotency
 // header, receipt or acknowledgement from the status, the id field, lookup candidates.
 func TestScaffoldThreads(t *testing.T) {
-	out, err := Scaffold("testdata/threads.yaml", "")
+	out, err := Scaffold("testdata/threads.yaml", ScaffoldOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
+		"# yaml-language-server: $schema=" + schemaURL + "\n",
 		"\npackage: threads\n",
+		"\nscope: threads\n",
+		"\n    destructive: TODO #",
+		"\n    key: {scope: createthread, fields: {TODO: string}, format: \"{TODO}\"}",
 		"\n  createThread: # POST /threads\n    effect: TODO #",
 		"\n    idempotency: {header: Idempotency-Key} # declared by the spec",
 		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n",
@@ -245,8 +250,7 @@ func TestScaffoldThreads(t *testing.T) {
 		"\n    response: {is: acknowledgement} # 204 without a body\n",
 		"\n  \"POST /threads/{thread_id}/messages\": # POST /threads/{thread_id}/messages\n",
 		"\n    response: {is: acknowledgement} # 202 Accepted\n",
-		"\n  searchThreads: # POST /search\n",
-		"\n    response: {is: TODO} # 200: receipt (with id: /pointer) or acknowledgement\n",
+		"\n  searchThreads: # POST /search\n    effect: read_only # a search sent as POST",
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("scaffold lacks %q", want)
@@ -255,5 +259,69 @@ func TestScaffoldThreads(t *testing.T) {
 	// Writes come in path order: /search before /threads.
 	if bytes.Index(out, []byte("searchThreads:")) > bytes.Index(out, []byte("createThread:")) {
 		t.Error("writes are not in path order")
+	}
+}
+
+// TestScaffoldInclude checks that init -include lists only the writes it selects, by
+// operationId and by tag, and writes the include block.
+func TestScaffoldInclude(t *testing.T) {
+	out, err := Scaffold("testdata/threads.yaml", ScaffoldOptions{Include: []string{"createThread", "messages"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\ninclude:\n  operations: [createThread]\n  tags: [messages]\n",
+		"\n  createThread: # POST /threads\n",
+		"\n  \"POST /threads/{thread_id}/messages\": # POST /threads/{thread_id}/messages\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"deleteThread:", "searchThreads:"} {
+		if bytes.Contains(out, []byte(not)) {
+			t.Errorf("scaffold lists %s, which -include leaves out", not)
+		}
+	}
+	if _, err := Scaffold("testdata/threads.yaml", ScaffoldOptions{Include: []string{"nope"}}); err == nil ||
+		err.Error() != `-include: "nope" is neither an operation (operationId or "METHOD /path") nor a tag of the spec` {
+		t.Errorf("unknown name: got %v", err)
+	}
+}
+
+// TestScaffoldCarries checks what init carries from the spec: an idempotency header's
+// maxLength, and a search sent as POST answered as a read and offered as a lookup.
+func TestScaffoldCarries(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "desk.yaml")
+	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
+info: {title: Support Desk, version: "1"}
+paths:
+  /threads:
+    post:
+      operationId: createThread
+      parameters:
+        - {name: Idempotency-Key, in: header, schema: {type: string, maxLength: 64}}
+      responses: {"201": {description: ok}}
+  /threads/search:
+    post:
+      operationId: searchThreads
+      requestBody: {content: {application/json: {schema: {type: object, properties: {query: {type: string}}}}}}
+      responses: {"200": {description: ok}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Scaffold(spec, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\nscope: support-desk\n",
+		"\n    idempotency: {header: Idempotency-Key, max_length: 64} # declared by the spec",
+		"\n    # lookup candidates: searchThreads (POST /threads/search, a search)\n",
+		"\n  searchThreads: # POST /threads/search\n    effect: read_only # a search sent as POST",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks %q:\n%s", want, out)
+		}
 	}
 }

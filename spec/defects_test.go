@@ -7,7 +7,7 @@ import (
 )
 
 // answerAll answers every write the same way, so that only the spec's defects are reported.
-const answerAll = "version: 1\npackage: x\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"
+const answerAll = "version: 1\npackage: x\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\nscope: x\n"
 
 // loadCase loads a spec with an annotation file and returns its errors, or its warnings when
 // it loads, one per line.
@@ -244,7 +244,7 @@ components:
 // errors naming the operation that reaches them.
 func TestUnreachableDefects(t *testing.T) {
 	runDefectCases(t, []defectCase{
-		{name: "only-fine.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ninclude: {operations: [fine]}\n",
+		{name: "only-fine.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ninclude: {operations: [fine]}\nscope: x\n",
 			warnings: `only-fine.yaml:4:3: a mapping key is null: it names nothing (quote it, or remove the entry); no operation in scope reaches it, so it is left out
 only-fine.yaml:19:23: unresolved reference "#/components/responses/Missing": nothing in the file is at that path; no operation in scope reaches it, so it is left out
 only-fine.yaml:22:19: parameters is an integer (5) where a list of parameters must be; no operation in scope reaches it, so it is left out
@@ -256,7 +256,7 @@ only-fine.yaml:37:12: a schema is null here: write the object, or remove the ent
 only-fine.yaml:38:19: a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref; no operation in scope reaches it, so it is left out
 only-fine.yaml:39:19: reference "#/info/title" names something else than a schema object: point it at one; no operation in scope reaches it, so it is left out
 only-fine.yaml:41:53: a parameter has a schema or content, not both: remove one; no operation in scope reaches it, so it is left out`},
-		{name: "all.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\nexclude: {badPath: malformed}\n",
+		{name: "all.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\nexclude: {badPath: malformed}\nscope: x\n",
 			errs: `all.yaml:19:23: operation "broken": unresolved reference "#/components/responses/Missing": nothing in the file is at that path; correct the spec, or leave the operation out of scope
 all.yaml:22:19: operation "brokenWrite": parameters is an integer (5) where a list of parameters must be; correct the spec, or leave the operation out of scope
 all.yaml:24:53: operation "brokenWrite": reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); correct the spec, or leave the operation out of scope
@@ -296,6 +296,7 @@ operations:
     reference: {body: /ref}
     response: {is: acknowledgement}
     lookup: {operation: findThings, params: {ref: "{ref}"}, consistency: strong}
+scope: x
 `
 	runDefectCases(t, []defectCase{{name: "lookup.yaml", spec: spec, annot: annot,
 		errs: `lookup.yaml:9:78: operation "findThings": unresolved reference "#/components/schemas/Nope": nothing in the file is at that path; correct the spec, or leave the operation out of scope`}})
@@ -342,7 +343,7 @@ components:
       properties:
         value: {type: string}
 `
-	api, errs, warnings := loadCase(t, "data.yaml", spec, "version: 1\npackage: x\n")
+	api, errs, warnings := loadCase(t, "data.yaml", spec, "version: 1\npackage: x\nscope: x\n")
 	if errs != "" || warnings != "" {
 		t.Fatalf("errors:\n%s\nwarnings:\n%s", errs, warnings)
 	}
@@ -369,7 +370,7 @@ paths:
           examples:
             application/json: {$ref: "#/nope"}
 `
-	if _, errs, warnings := loadCase(t, "data2.yaml", swagger, "version: 1\npackage: x\n"); errs != "" || warnings != "" {
+	if _, errs, warnings := loadCase(t, "data2.yaml", swagger, "version: 1\npackage: x\nscope: x\n"); errs != "" || warnings != "" {
 		t.Fatalf("errors:\n%s\nwarnings:\n%s", errs, warnings)
 	}
 }
@@ -412,7 +413,7 @@ components:
       properties:
         id: {type: string}
 `
-	api, errs, warnings := loadCase(t, "ids.yaml", spec, "version: 1\npackage: x\n")
+	api, errs, warnings := loadCase(t, "ids.yaml", spec, "version: 1\npackage: x\nscope: x\n")
 	if errs != "" || warnings != "" {
 		t.Fatalf("errors:\n%s\nwarnings:\n%s", errs, warnings)
 	}
@@ -478,7 +479,7 @@ paths:
                   pair: {type: array, items: [{type: string}, {type: integer}]}
                   one: {type: array, items: [{type: string}]}
 `
-	api, errs, warnings := loadCase(t, "tuple3.yaml", v3, "version: 1\npackage: x\n")
+	api, errs, warnings := loadCase(t, "tuple3.yaml", v3, "version: 1\npackage: x\nscope: x\n")
 	if errs != "" {
 		t.Fatal(errs)
 	}
@@ -510,7 +511,7 @@ paths:
             properties:
               pair: {type: array, items: [{type: string}, {$ref: "#/definitions/Missing"}]}
 `
-	api, errs, warnings = loadCase(t, "tuple2.yaml", v2, "version: 1\npackage: x\n")
+	api, errs, warnings = loadCase(t, "tuple2.yaml", v2, "version: 1\npackage: x\nscope: x\n")
 	if errs != "" {
 		t.Fatal(errs)
 	}
@@ -530,7 +531,7 @@ tuple2.yaml:15:42: items is a list of schemas (a tuple, which OpenAPI does not h
 // FuzzLoadDefects loads specs with defects anywhere, in scope or not: Load must end, without a
 // panic, with the API or errors, and every error and warning about the spec must have a line.
 func FuzzLoadDefects(f *testing.F) {
-	f.Add(unreachableSpec, "version: 1\npackage: x\ninclude: {operations: [fine]}\n")
+	f.Add(unreachableSpec, "version: 1\npackage: x\ninclude: {operations: [fine]}\nscope: x\n")
 	f.Add(unreachableSpec, answerAll)
 	f.Add("swagger: \"2.0\"\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {responses: {\"200\": {description: ok, schema: {items: [{type: string}, {}]}}}}}}\n", answerAll)
 	f.Add("openapi: 3.1.0\ninfo: {title: x, version: \"1\"}\npaths: {/a: {get: {responses: {\"200\": {description: ok, content: {application/json: {schema: {$ref: \"#a\"}}}}}}}}\ncomponents: {schemas: {A: {$anchor: a, $id: \"b/c\", properties: {x: {$ref: \"c#a\"}}}}}\n", answerAll)

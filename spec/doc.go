@@ -21,11 +21,44 @@
 // Swagger 2.0, which has no anyOf), with a warning.
 //
 // The annotation file is read strictly: an unknown field, a wrong type, a contradiction, an
-// answer a scaffold left as TODO and every refusal of the design (an unanswered write, an
-// ambiguous retry with nothing to make it safe, a receipt id or body pointer that does not
-// resolve in the schema, a lookup or compensation naming the wrong operation, key placeholders
-// that do not match the key fields) is an Error at its position, naming the operation. All of
-// them are reported at once, as an ErrorList sorted by position.
+// answer a scaffold left as TODO in a write in scope and every refusal of the design is an
+// Error at its position, naming the operation. All of them are reported at once, as an
+// ErrorList sorted by position; an answer refused where it is written is not reported again by
+// the checks that depend on it. Entries outside the include filter need no answers.
+//
+// # The IR
+//
+// The API Load returns is resolved: every Go identifier the emitters write is a field of its
+// node (Operation.GoName, Local, ParamsName, DescriptorName, RetryName, IDName, Key.TypeName,
+// Lookup.Name, Compensation.Name, Inbox.GoName), every JSON pointer of the annotation file is a
+// Path of struct fields, array elements and map keys, retry sets are runtime.Retry values, how
+// each field is held (pointer, omitempty, the map of additional properties) is decided, and
+// every node keeps its position. The emitters decide nothing that can fail.
+//
+// # What the safety check counts
+//
+// Only what works at run time. A lookup by reference counts when the reference reaches the
+// provider with the write (a reference field or query parameter, or the idempotency key in a
+// body field or query parameter), and it must find the write's response type: writegen never
+// converts one type into another. A member of a retry set that can never cause another attempt
+// is refused: after an answer that may come from a committed write (none at all, a 5xx), the
+// runtime sends again only an idempotent write, a keyed write inside its key's window, or one a
+// strongly consistent lookup did not find; a 409 means "still running" only for a write with an
+// idempotency key. Every answer acts: compensate is called for every duplicate a lookup finds
+// beyond the first (so it needs a lookup that can find several, and an idempotent compensation
+// without a business key), an inbox answer builds the inbox's constructor, reversible is gone
+// (a duplicate that can be undone is still a second effect: ambiguous, with compensate).
+//
+// # Identity
+//
+// A write's provider key and ledger row are derived from the provider scope (the file's
+// scope), its key scope (key.scope, by default the entry's name lower-cased with every run of
+// other characters than [a-z0-9._-] replaced by '-') and its business key: an operationId
+// renamed upstream keeps its identity when key.scope is kept. Identity writes the answers that
+// identity depends on into WRITE_SAFETY.json, and CheckIdentity refuses, against the record of
+// the package being regenerated, a change of scope, key scope, key format or max length, a
+// widened retry set, a weaker lookup or a dropped ledger claim, each at the answer that
+// changed, unless the write's acknowledge (or the defaults') names the old value.
 //
 // # Types
 //
@@ -43,7 +76,8 @@
 //
 // Names are settled once, for the whole package, after every type is known. Names that collide
 // are settled by rank and by what was written, never by declaration order: a name the generated
-// code reserves (Client, NewClient, <Op>Key, <Op>Params) keeps it; a component schema keeps its
+// code reserves (Client, NewClient, DefaultBaseURL, <Op>Key, <Op>Params) keeps it, and so does
+// an inbox constructor (New<Source>Inbox); a component schema keeps its
 // name over an inline type; of the rest, each takes its literal spelling when that tells it
 // apart ("issuing.card" IssuingDotCard, "issuing_card" Issuing_Card, "DateCreated<"
 // DateCreatedLt), else its kind or location as a suffix (CardObject, LimitQuery), else a number

@@ -59,40 +59,85 @@ func dumpType(t *Type) string {
 
 func dumpSafety(s *Safety) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  safety at %v effect=%s receipt=%v id=%q retry=%v attempts=%d dedupe=%q uncertain=%s owner=%q inherited=%v\n",
-		s.Pos, s.Effect, s.Receipt, s.IDPointer, s.Retry, s.Attempts, s.Dedupe, s.Uncertain, s.Owner, s.Inherited)
+	id := ""
+	if s.ID != nil {
+		id = s.ID.Pointer
+	}
+	fmt.Fprintf(&b, "  safety at %v effect=%s destructive=%v receipt=%v id=%q retry=%v attempts=%d dedupe=%v uncertain=%s owner=%q inherited=%v\n",
+		s.Pos, s.Effect, s.Destructive, s.Receipt, id, s.Retry, s.Attempts, s.Dedupe, s.Uncertain, s.Owner, s.Inherited)
 	if k := s.Key; k != nil {
-		fmt.Fprintf(&b, "  key %s %q fields=%v parts=", k.TypeName, k.Format, k.Fields)
-		for _, p := range k.Parts {
-			if p.Field != nil {
-				fmt.Fprintf(&b, "{%s}", p.Field.GoName)
-			} else {
-				fmt.Fprintf(&b, "%q", p.Literal)
-			}
+		fmt.Fprintf(&b, "  key %s scope=%s at %v %q fields=", k.TypeName, k.Scope, k.ScopePos, k.Format)
+		for _, f := range k.Fields {
+			fmt.Fprintf(&b, "{%s %s %s}", f.Name, f.GoName, f.Type)
 		}
-		b.WriteString("\n")
+		b.WriteString(" parts=" + dumpParts(k.Parts) + "\n")
 	}
 	if i := s.Idempotency; i != nil {
-		fmt.Fprintf(&b, "  idempotency %+v\n", *i)
+		fmt.Fprintf(&b, "  idempotency %s max=%d window=%v\n", i.Place(), i.MaxLength, i.Window)
 	}
 	if r := s.Reference; r != nil {
-		fmt.Fprintf(&b, "  reference %+v\n", *r)
+		fmt.Fprintf(&b, "  reference body=%s query=%q value=%s\n", dumpPath(r.Body), r.Query, dumpParts(r.Value))
+	}
+	for _, set := range s.Sets {
+		fmt.Fprintf(&b, "  set body=%s query=%q value=%d\n", dumpPath(set.Body), set.Query, set.Value)
 	}
 	if l := s.Lookup; l != nil {
 		op := ""
 		if l.Operation != nil {
 			op = l.Operation.GoName
 		}
-		fmt.Fprintf(&b, "  lookup func=%q op=%q params=%v found=%q consistency=%s\n", l.Func, op, l.Params, l.Found, l.Consistency)
+		var params []string
+		for _, p := range l.Params {
+			params = append(params, p.Param.GoName+"="+p.Text)
+		}
+		fmt.Fprintf(&b, "  lookup %s func=%q op=%q params=%v found=%s consistency=%s\n", l.Name, l.Func, op, params, dumpPath(l.Found), l.Consistency)
 	}
-	if s.Compensate != nil {
-		fmt.Fprintf(&b, "  compensate %s\n", s.Compensate.GoName)
+	if c := s.Compensate; c != nil {
+		fmt.Fprintf(&b, "  compensate %s with %s\n", c.Name, c.Operation.GoName)
 	}
 	if s.Credentials != nil {
 		fmt.Fprintf(&b, "  credentials %+v\n", *s.Credentials)
 	}
-	if s.Inbox != nil {
-		fmt.Fprintf(&b, "  inbox %+v\n", *s.Inbox)
+	if in := s.Inbox; in != nil {
+		fmt.Fprintf(&b, "  inbox %s %s source=%s retention=%v order=%s\n", in.GoName, in.Pos, in.Source, in.Retention, in.Order)
 	}
+	return b.String()
+}
+
+func dumpParts(parts []KeyPart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Field != nil {
+			fmt.Fprintf(&b, "{%s}", p.Field.GoName)
+		} else {
+			fmt.Fprintf(&b, "%q", p.Literal)
+		}
+	}
+	return b.String()
+}
+
+// dumpPath renders a typed path as its Go selectors: .Items[*].ID.
+func dumpPath(p *Path) string {
+	if p == nil {
+		return "-"
+	}
+	var b strings.Builder
+	b.WriteString(p.Pointer + "=")
+	for _, st := range p.Steps {
+		switch st.Kind {
+		case StepField:
+			b.WriteString("." + st.Field.GoName)
+			if st.Field.Pointer {
+				b.WriteString("*")
+			}
+		case StepIndex:
+			fmt.Fprintf(&b, "[%d]", st.Index)
+		case StepEach:
+			b.WriteString("[*]")
+		case StepKey:
+			fmt.Fprintf(&b, "[%q]", st.Key)
+		}
+	}
+	b.WriteString(":" + p.Type.String())
 	return b.String()
 }

@@ -1,10 +1,17 @@
 package spec
 
-import "time"
+import (
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
 
 // The IR is what the emitters in templates/ read. It is built once by Load, validated, and never
-// changed afterwards. Every slice is sorted (see each comment); no emitter iterates a map. Every
-// node keeps its source position and its resolved Go name.
+// changed afterwards. It is fully resolved: every Go identifier the emitters write is a field of
+// its node, every JSON pointer of the annotation file is a typed Path, every enumeration is a
+// typed value, and every node keeps its source position. The emitters make no decision that can
+// fail: what they cannot express is refused by Load, at the position of what is wrong. Every
+// slice is sorted (see each comment); no emitter iterates a map.
 
 // Pos is a position in an input file, 1-based. A zero Line means the position is unknown.
 type Pos struct {
@@ -15,23 +22,37 @@ type Pos struct {
 
 // API is one spec plus its annotations, ready to emit as one Go package.
 type API struct {
-	Package    string       // Go package name
-	Title      string       // info.title
-	Version    string       // info.version
-	SpecFile   string       // base name of the spec file, as the user named it (never an absolute path)
-	AnnotFile  string       // base name of the annotation file
-	Types      []*Type      // named types, sorted by Name
-	Operations []*Operation // operations in scope, sorted by GoName
-	Excluded   []Excluded   // sorted by ID
-	// NeedsLedger is true when an operation in scope has Dedupe == "ledger": the generated
-	// constructor then takes a runtime.Ledger as a required parameter.
-	NeedsLedger bool
+	Package   string // Go package name
+	Title     string // info.title
+	Version   string // info.version
+	SpecFile  string // base name of the spec file, as the user named it (never an absolute path)
+	AnnotFile string // base name of the annotation file
+
+	// Scope is the provider scope of the annotation file (its top-level scope): the first part
+	// of every write's identity in the ledger and of its provider key. It is stable across
+	// operationId renames and spec versions.
+	Scope    string
+	ScopePos Pos
 	// DefaultBaseURL is the spec's first server (servers[0], or Swagger 2.0's first scheme, host
 	// and basePath) with its variables at their defaults; "" when the spec declares none. A
 	// relative URL ("/v1") is kept as it is written.
 	DefaultBaseURL string
-	// Warnings are the defects of the spec that do not stop generation, sorted by position:
-	// those in parts no operation in scope reaches (left out), and what was read another way.
+
+	Types      []*Type      // named types, sorted by Name
+	Operations []*Operation // operations in scope, sorted by GoName
+	Excluded   []Excluded   // sorted by ID
+	Inboxes    []*Inbox     // the webhook inboxes the writes declare, sorted by Source
+
+	// NeedsLedger is true when an operation in scope is deduplicated in the ledger: the
+	// generated constructor then takes a runtime.Ledger as a required parameter.
+	NeedsLedger bool
+	// Resumable lists the keyed writes (Call Write or Submit), sorted by GoName: the generated
+	// Resume drives on their rows.
+	Resumable []*Operation
+
+	// Warnings are the defects that do not stop generation, sorted by position: those of the
+	// spec in parts no operation in scope reaches (left out), what was read another way, and
+	// acknowledgements that match no change.
 	Warnings ErrorList
 }
 
@@ -63,8 +84,11 @@ type Type struct {
 
 	Fields []*Field // KindStruct, in spec order of properties, allOf members flattened first-to-last
 
-	// AdditionalProperties is set on a struct that also allows extra keys (kept as a map field).
+	// AdditionalProperties is set on a struct that also allows extra keys, kept in the map field
+	// ExtraName. The struct then has MarshalJSON and UnmarshalJSON methods, as it has when a
+	// field is Untagged (JSONMethods).
 	AdditionalProperties *TypeRef
+	ExtraName            string
 
 	Base string      // KindEnum: "string", "int64" or "float64"
 	Enum []EnumValue // KindEnum, in spec order
@@ -78,7 +102,7 @@ type Type struct {
 // Field is one property of a struct.
 type Field struct {
 	Name     string // JSON name, as in the spec
-	GoName   string // resolved, unique within the struct
+	GoName   string // resolved, unique within the struct (and apart from its methods)
 	Type     *TypeRef
 	Required bool
 	// Nullable is true when the value may be null: nullable (3.0), a "null" type (3.1), or a
@@ -87,6 +111,15 @@ type Field struct {
 	Nullable bool
 	Doc      string
 	ReadOnly bool
+	Pos      Pos
+	// Pointer is true when the field is held through a pointer: it is optional or nullable and
+	// its type's zero value is not nil, or its struct contains the struct holding it by value.
+	Pointer bool
+	// OmitEmpty is true when the field is left out of JSON when empty (it is optional).
+	OmitEmpty bool
+	// Untagged is true when no json tag can name the property ("", or a name with a quote, a
+	// backslash or a comma): the struct's JSON methods read and write it by its name.
+	Untagged bool
 }
 
 // EnumValue is one value of an enum; GoName is the constant's name (TypeName + ValueName).
@@ -101,6 +134,7 @@ type Variant struct {
 	GoName string // accessor suffix: AsCard, AsBankAccount
 	// Tags are the discriminator values that select this variant (mapping or the schema name).
 	Tags []string
+	Pos  Pos
 }
 
 // RefKind says what a TypeRef points at.
@@ -144,6 +178,10 @@ type Param struct {
 	Style    string // OpenAPI style; defaulted per location ("simple", "form", "deepObject" ...)
 	Explode  bool   // defaulted per style
 	Doc      string
+	Pos      Pos
+	// Pointer is true when the field of the params struct is a pointer: the parameter is
+	// optional and its type's zero value is not nil.
+	Pointer bool
 }
 
 // BodyEncoding is how a request body is encoded.
@@ -152,7 +190,7 @@ type BodyEncoding string
 const (
 	BodyJSON      BodyEncoding = "json"
 	BodyForm      BodyEncoding = "form"      // application/x-www-form-urlencoded (Stripe nested style)
-	BodyMultipart BodyEncoding = "multipart" // multipart/form-data
+	BodyMultipart BodyEncoding = "multipart" // multipart/form-data: Type is a struct
 	BodyRaw       BodyEncoding = "raw"       // any other media type: Type is []byte, sent as is
 )
 
@@ -175,6 +213,16 @@ type Response struct {
 	ContentType string
 }
 
+// CallKind says which function of the runtime carries out an operation.
+type CallKind int
+
+const (
+	CallRead   CallKind = iota + 1 // writegenimpl.Read: a read, or a write declared read_only
+	CallDo                         // writegenimpl.Do: a write without a business key (idempotent)
+	CallWrite                      // writegenimpl.Write: a keyed write whose 2xx is a receipt
+	CallSubmit                     // writegenimpl.Submit: a keyed write whose 2xx is an acknowledgement
+)
+
 // Operation is one path+method in scope.
 type Operation struct {
 	ID      string // operationId, or "POST /threads" when the spec has none
@@ -194,44 +242,93 @@ type Operation struct {
 	Response *Response
 	// Deprecated as in the spec.
 	Deprecated bool
+	// PathParts is Path split into literals and the path parameters that fill it, in order.
+	PathParts []PathPart
 
+	// The names the generated code declares for the operation.
+	Local          string // unexported stem: createThread for CreateThread
+	ParamsName     string // its parameter struct (<GoName>Params), "" when it takes no parameter
+	DescriptorName string // its descriptor, <Local>Op
+	RetryName      string // its retry set, <Local>Retry ("" for reads)
+	IDName         string // the accessor of a receipt's durable id, <Local>ID ("" without one)
+
+	Call CallKind
 	// Write is true for POST, PUT, PATCH and DELETE. Safety is non-nil exactly for writes.
 	Write  bool
 	Safety *Safety
 }
 
-// Effect answers question 1.
+// PathPart is a literal piece of a path template (Param nil) or the parameter that fills a
+// placeholder.
+type PathPart struct {
+	Literal string
+	Param   *Param
+}
+
+// Effect answers question 1: what a duplicate of the write does.
 type Effect string
 
 const (
-	EffectReadOnly      Effect = "read_only"
-	EffectIdempotent    Effect = "idempotent"
-	EffectReversible    Effect = "reversible"
-	EffectCompensatable Effect = "compensatable"
-	EffectAmbiguous     Effect = "ambiguous"
+	EffectReadOnly      Effect = "read_only"     // changes nothing: it is called like a read
+	EffectIdempotent    Effect = "idempotent"    // repeating it is harmless
+	EffectCompensatable Effect = "compensatable" // a duplicate is a second effect, undone by Compensate
+	EffectAmbiguous     Effect = "ambiguous"     // a duplicate is a second effect
 )
 
-// Safety holds the validated answers of the annotation file for one write operation.
+// Uncertain says what happens to an outcome nobody can settle.
+type Uncertain string
+
+// UncertainReconcile records the outcome for a person (in the ledger when there is one) and
+// tells the owner; the caller gets runtime.ErrUncertain.
+const UncertainReconcile Uncertain = "reconcile"
+
+// Safety holds the validated answers of the annotation file for one write operation. Every
+// answer is acted on by the generated code: none is only documented.
 type Safety struct {
 	Pos       Pos      // of the operation's entry in the annotation file (or of the defaults used)
 	Defaults  bool     // true when some answers came from the defaults block (listed in Inherited)
 	Inherited []string // annotation keys taken from defaults, sorted
 
-	Effect      Effect
-	Key         *Key         // nil only for EffectIdempotent/EffectReadOnly without a key
+	Effect    Effect
+	EffectPos Pos
+	// Destructive says whether the write overwrites or deletes: answered (DestructiveSet), or
+	// the method's default (DELETE, PUT and PATCH destructive, POST not).
+	Destructive    bool
+	DestructiveSet bool
+
+	Key         *Key         // nil only for idempotent and read_only writes without a key
 	Idempotency *Idempotency // nil when the provider honours no key
-	Reference   *Reference   // nil when the key is not also stored at the provider
-	Receipt     bool         // response.is == receipt (else acknowledgement)
-	IDPointer   string       // response.id, a JSON pointer that resolves in Response.Type
-	Lookup      *Lookup
-	Retry       []string   // annotation names, sorted: "ambiguous", "not_sent", "status_429" ...
-	Attempts    int        // >= 1; 3 when a retry set is given without attempts, 1 without retry
-	Compensate  *Operation // resolved, annotated
-	Dedupe      string     // "ledger" or ""
-	Uncertain   string     // "reconcile": recorded for a person and the owner told
-	Owner       string
+	Reference   *Reference   // nil when the reference is not stored at the provider
+	// Sets are the places of the request the generated code fills in, in order: the
+	// idempotency key in a body field or a query parameter, then the reference.
+	Sets []Set
+
+	Receipt bool  // response.is == receipt (else acknowledgement)
+	ID      *Path // a receipt's durable id in the 2xx body; nil for an acknowledgement
+
+	Lookup *Lookup
+	// Retry is the compile-time retry set; RetryOn lists its members as written.
+	Retry    runtime.Retry
+	RetryOn  []RetryMember
+	RetryPos Pos
+	Attempts int // >= 1; 3 when a retry set is given without attempts, 1 without retry
+
+	Compensate *Compensation
+	Dedupe     bool // claim the business key in the ledger before calling
+	DedupePos  Pos
+	Uncertain  Uncertain
+	Owner      string
+	// Credentials is nil when not declared.
 	Credentials *Credentials
 	Inbox       *Inbox
+	Acknowledge *Acknowledge // nil when the entry acknowledges nothing
+}
+
+// RetryMember is one failure kind of a retry set, where it is written.
+type RetryMember struct {
+	Kind runtime.Retry
+	Name string // as written: "status_503"
+	Pos  Pos
 }
 
 // Key is the typed business key of a write.
@@ -240,13 +337,22 @@ type Key struct {
 	Fields   []KeyField // in the order the annotation lists them
 	Format   string     // "escalation:{escalation_id}"
 	Parts    []KeyPart  // Format split into literals and field references, in order
+	// Scope is the key scope: the operation part of the write's identity (ledger row and
+	// provider key). It defaults to the entry's name, normalised; key.scope keeps it stable when
+	// the operation is renamed.
+	Scope    string
+	ScopePos Pos // of key.scope, or of the entry when it is the default
+	Pos      Pos
+	// FormatPos is where the format is written.
+	FormatPos Pos
 }
 
 // KeyField is one field of a business key.
 type KeyField struct {
 	Name   string // as in the annotation: escalation_id
-	GoName string // EscalationID
+	GoName string // EscalationID, apart from the key type's BusinessKey method
 	Type   string // "string" or "int64"
+	Pos    Pos
 }
 
 // KeyPart is a literal (Field == nil) or a placeholder.
@@ -257,45 +363,134 @@ type KeyPart struct {
 
 // Idempotency says where the provider takes its idempotency key.
 type Idempotency struct {
-	Header    string // e.g. "Idempotency-Key"
-	Query     string // query parameter name
-	Body      string // JSON pointer in the request body
-	MaxLength int
-	Window    time.Duration // 0 = the provider keeps keys forever
+	Header       string // e.g. "Idempotency-Key"
+	Query        string // query parameter name
+	Body         *Path  // a string field of the request body
+	MaxLength    int    // 0 = no limit
+	MaxLengthPos Pos
+	Window       time.Duration // 0 = the provider keeps keys forever
+	Pos          Pos
 }
 
-// Reference is where the provider key is also stored so that a lookup can find it.
+// Place describes where the key travels, for reports and the identity record: "header
+// Idempotency-Key", "query idem", "body /idempotency_key".
+func (i *Idempotency) Place() string {
+	switch {
+	case i.Header != "":
+		return "header " + i.Header
+	case i.Query != "":
+		return "query " + i.Query
+	case i.Body != nil:
+		return "body " + i.Body.Pointer
+	}
+	return ""
+}
+
+// Reference is what the write stores at the provider so that a lookup can find it: the provider
+// key, or (Value) a template over the key's fields.
 type Reference struct {
-	Body  string // JSON pointer in the request body: "/external_reference", "/metadata/writegen_ref"
+	Body  *Path  // a string field of the request body
+	Query string // or a query parameter
+	// Value is the reference as a template over the key's fields; nil means the provider key.
+	Value       []KeyPart
+	ValueFormat string // Value as written: "{escalation_id}"
+	Pos         Pos
+}
+
+// SetValue is what the generated code stores in a place of the request.
+type SetValue int
+
+const (
+	SetProviderKey SetValue = iota + 1 // the provider key
+	SetReference                       // the reference (the provider key unless Reference.Value)
+)
+
+// Set is one place of a keyed write's request that the generated code fills in: a string field
+// of the body (Body) or a query parameter (Query).
+type Set struct {
+	Body  *Path
 	Query string
+	Value SetValue
 }
 
 // Consistency of a lookup.
 type Consistency string
 
 const (
-	Strong   Consistency = "strong"
-	Eventual Consistency = "eventual"
+	Strong   Consistency = "strong"   // "not found" means the write did not commit
+	Eventual Consistency = "eventual" // "found" may be adopted; "not found" proves nothing
 )
 
-// Lookup answers question 4.
-type Lookup struct {
-	Consistency Consistency
-	// Func is a method the user writes on *Client in a file of their own; the generated code
-	// checks its signature at compile time.
-	Func string
-	// Operation is a read from the spec, generated as the lookup. Params maps its parameter
-	// names to templates where "{ref}" is the reference; Found is a JSON pointer to the found
-	// object in its response ("" = the whole body, a 404 meaning not found), e.g. "/data/0".
-	Operation *Operation
-	Params    []LookupParam // sorted by Name
-	Found     string
+// Strength orders consistencies: none (0) < eventual (1) < strong (2).
+func (c Consistency) Strength() int {
+	switch c {
+	case Strong:
+		return 2
+	case Eventual:
+		return 1
+	}
+	return 0
 }
 
-// LookupParam is one parameter a generated lookup passes.
-type LookupParam struct {
-	Name     string
-	Template string
+// Lookup answers question 4: how to find what an earlier attempt committed, by its reference.
+type Lookup struct {
+	Consistency Consistency
+	Pos         Pos
+	// Name is the method of Client the generated code calls: Func for a lookup written by hand,
+	// <Local>Lookup for a generated one. Every lookup has the signature
+	//	func (c *Client) Name(ctx context.Context, reference string) ([]runtime.Found[T], error)
+	Name string
+	// Func is set for a method the user writes on *Client in a file of their own; the generated
+	// code checks its signature at compile time.
+	Func string
+	// Operation is a read from the spec (a GET, or a POST search declared read_only), called
+	// with Params and Body, where "{ref}" is the reference.
+	Operation *Operation
+	Params    []*Template // sorted by the parameter's Name
+	Body      *BodyTemplate
+	// Found is where the found effect is in the lookup's response: nil means the whole body,
+	// where a 404 means not found. A StepEach in it makes every element of that array a found
+	// effect ("/items/0").
+	Found *Path
+}
+
+// Template is a parameter value written as a template with one placeholder: "{ref}" in a
+// lookup, "{id}" in a compensation.
+type Template struct {
+	Param *Param
+	Text  string         // as written: "ref:{ref}"
+	Parts []TemplatePart // Text split at the placeholder
+	Pos   Pos
+}
+
+// TemplatePart is a literal, or the placeholder (Literal "" and Hole true).
+type TemplatePart struct {
+	Literal string
+	Hole    bool
+}
+
+// BodyTemplate is the JSON body a lookup sends, with "{ref}" substituted in its string values
+// (a POST search: Intercom, Jira and HubSpot search with a JSON body).
+type BodyTemplate struct {
+	// Parts is the JSON text split into literal JSON and the string values that hold the
+	// placeholder: each such value is a JSON string built from its TemplateParts.
+	Parts []JSONPart
+	JSON  string // the template as compact JSON, for reports
+	Pos   Pos
+}
+
+// JSONPart is literal JSON text, or (String non-nil) a JSON string value built from a template.
+type JSONPart struct {
+	Literal string
+	String  []TemplatePart
+}
+
+// Compensation undoes a duplicate effect: the lookup found it beyond the first.
+type Compensation struct {
+	Operation *Operation // an idempotent write without a business key
+	Params    []*Template
+	Name      string // the method of Client the generated code declares: <Local>Compensate
+	Pos       Pos
 }
 
 // Credentials answers question 8.
@@ -305,9 +500,78 @@ type Credentials struct {
 	RotationInvalidates bool
 }
 
-// Inbox answers question 7 for operations triggered by webhooks.
+// Order says how an inbox handles events that arrive out of order, in the ledger's words.
+type Order string
+
+const (
+	OrderAny     Order = "any"      // every event once, in any order
+	OrderInOrder Order = "in_order" // the events of one ordering key one at a time, in sequence
+	OrderLatest  Order = "latest"   // in order, skipping an event older than one already handled
+)
+
+// Inbox answers question 7 for writes triggered by webhooks: the generated package builds the
+// inbox of the webhook source the answer declares.
 type Inbox struct {
 	Source    string        // the webhook source the events come from
 	Retention time.Duration // how long event ids are kept (>= the provider's retry period)
-	Order     string        // "any" or "ordered"
+	Order     Order
+	Pos       Pos
+	GoName    string       // its constructor: New<Source>Inbox
+	Writes    []*Operation // the writes whose answers declare it, sorted by GoName
+}
+
+// Acknowledge accepts changes of a write's identity that writegen would refuse against the
+// WRITE_SAFETY.json of the generated package: each item names the answer given up, by its old
+// value.
+type Acknowledge struct {
+	Reason string
+	Items  []AckItem // in the order written
+	Pos    Pos
+}
+
+// AckItem is one acknowledged change: the kind of answer and its old value.
+type AckItem struct {
+	Kind     string // scope, key_scope, key_format, max_length, retry, lookup, dedupe
+	Old      string
+	Pos      Pos
+	Defaults bool // written in the defaults block
+}
+
+// Path is a JSON pointer of the annotation file resolved against the Go types it goes through:
+// each step a struct field, an array element or a map key. The emitters turn it into selectors
+// and index expressions; nothing walks a pointer at run time.
+type Path struct {
+	Pointer string // as written: "/items/0/id"
+	Steps   []Step
+	Root    *TypeRef // the type the path starts from
+	Type    *TypeRef // the type of the value it ends at
+	Pos     Pos      // of the pointer in the annotation file
+}
+
+// StepKind says what one step of a Path goes into.
+type StepKind int
+
+const (
+	StepField StepKind = iota + 1 // Field of a struct
+	StepIndex                     // element Index of an array
+	StepEach                      // every element of an array (a lookup's found: "/items/0")
+	StepKey                       // key Key of a map, or of a struct's AdditionalProperties (Extra)
+	// StepUnion goes into a oneOf/anyOf (Union), whose value is known only once decoded: the
+	// properties Rest lead, in every variant, to a string or an integer (Type). It is the last
+	// step of a receipt's id.
+	StepUnion
+)
+
+// Step is one step of a Path.
+type Step struct {
+	Kind  StepKind
+	Field *Field // StepField
+	Index int    // StepIndex
+	Key   string // StepKey
+	Extra bool   // StepKey into the struct's map of additional properties (Type.ExtraName)
+	// Struct is the struct stepped through by StepField and an Extra StepKey.
+	Struct *Type
+	Union  *Type    // StepUnion
+	Rest   []string // StepUnion: the properties, in order
+	Type   *TypeRef // the type of the value reached
 }

@@ -79,7 +79,6 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	r.decideScope()
 	r.resolve()
 	errs = append(errs, r.errs...)
-	errs = append(errs, b.settle(r, a)...)
 	var inScope []*specOp
 	for _, so := range ops {
 		if r.scope[so] {
@@ -88,6 +87,10 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	}
 	derrs, warnings := d.sortDefects(inScope)
 	errs = append(errs, derrs...)
+	for _, e := range derrs {
+		r.defective[e.Operation] = true
+	}
+	errs = append(errs, b.settle(r, a)...)
 	for _, so := range ops {
 		if so.converted {
 			errs = append(errs, so.errs...)
@@ -101,19 +104,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	sortErrors(warnings)
 	api.Warnings = warnings
 
-	for _, so := range ops {
-		if r.scope[so] {
-			api.Operations = append(api.Operations, so.op)
-			api.NeedsLedger = api.NeedsLedger || so.op.Safety != nil && so.op.Safety.Dedupe == "ledger"
-		}
-		if x := r.exclude[so]; x != nil {
-			api.Excluded = append(api.Excluded, Excluded{ID: so.op.ID, Reason: x.reason, Pos: Pos{File: annotName, Line: x.node.Line, Col: x.node.Column}})
-		}
-	}
-	slices.SortFunc(api.Operations, func(x, y *Operation) int { return strings.Compare(x.GoName, y.GoName) })
-	slices.SortFunc(api.Excluded, func(x, y Excluded) int { return strings.Compare(x.ID, y.ID) })
-	api.Types = b.types
-	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
+	r.assemble(api)
 	return api, nil
 }
 

@@ -39,17 +39,18 @@ type ThreadStatus kind=2 schema="" at testdata/threads.yaml:106:9
 op CreateThread = createThread POST /threads write=true at testdata/threads.yaml:24:5
   body json application/json CreateThreadRequest required=true
   response 201 "application/json" Thread
-  safety at testdata/threads.writesafety.yaml:4:3 effect=ambiguous receipt=true id="/id" retry=[ambiguous not_sent status_409 status_429] attempts=4 dedupe="ledger" uncertain=reconcile owner="support-ops" inherited=[]
-  key CreateThreadKey "escalation:{escalation_id}:{attempt}" fields=[{escalation_id EscalationID string} {attempt Attempt int64}] parts="escalation:"{EscalationID}":"{Attempt}
-  idempotency {Header:Idempotency-Key Query: Body: MaxLength:255 Window:24h0m0s}
-  reference {Body:/external_reference Query:}
-  lookup func="" op="ListThreads" params=[{reference {ref}}] found="/items/0" consistency=strong
-  compensate DeleteThread
+  safety at testdata/threads.writesafety.yaml:5:3 effect=ambiguous destructive=false receipt=true id="/id" retry=not_sent|ambiguous|status_409|status_429 attempts=4 dedupe=true uncertain=reconcile owner="support-ops" inherited=[]
+  key CreateThreadKey scope=createthread at testdata/threads.writesafety.yaml:5:3 "escalation:{escalation_id}:{attempt}" fields={escalation_id EscalationID string}{attempt Attempt int64} parts="escalation:"{EscalationID}":"{Attempt}
+  idempotency header Idempotency-Key max=255 window=24h0m0s
+  reference body=/external_reference=.ExternalReference*:string query="" value=
+  set body=/external_reference=.ExternalReference*:string query="" value=2
+  lookup createThreadLookup func="" op="ListThreads" params=[Reference={ref}] found=/items/0=.Items[*]:Thread consistency=strong
+  compensate createThreadCompensate with DeleteThread
   credentials {RotationInvalidates:true}
 op DeleteThread = deleteThread DELETE /threads/{thread_id} write=true at testdata/threads.yaml:60:5
   param ThreadID path "thread_id" string required=true style=simple explode=false
   response 204 "" <nil>
-  safety at testdata/threads.writesafety.yaml:18:3 effect=idempotent receipt=false id="" retry=[ambiguous not_sent] attempts=3 dedupe="" uncertain=reconcile owner="" inherited=[]
+  safety at testdata/threads.writesafety.yaml:19:3 effect=idempotent destructive=true receipt=false id="" retry=not_sent|ambiguous attempts=3 dedupe=false uncertain=reconcile owner="" inherited=[]
 op GetThread = getThread GET /threads/{thread_id} write=false at testdata/threads.yaml:51:5
   param ThreadID path "thread_id" string required=true style=simple explode=false
   response 200 "application/json" Thread
@@ -61,10 +62,9 @@ op PostThreadsThreadIDMessages = POST /threads/{thread_id}/messages POST /thread
   param ThreadID path "thread_id" string required=true style=simple explode=false
   body form application/x-www-form-urlencoded PostThreadsThreadIDMessagesRequest required=false
   response 202 "" <nil>
-  safety at testdata/threads.writesafety.yaml:22:3 effect=ambiguous receipt=false id="" retry=[] attempts=1 dedupe="" uncertain=reconcile owner="" inherited=[]
-  key PostThreadsThreadIDMessagesKey "{message_id}" fields=[{message_id MessageID string}] parts={MessageID}
-  lookup func="findMessage" op="" params=[] found="" consistency=eventual
-  inbox {Source:chat Retention:72h0m0s Order:any}
+  safety at testdata/threads.writesafety.yaml:23:3 effect=ambiguous destructive=false receipt=false id="" retry=none attempts=1 dedupe=false uncertain=reconcile owner="" inherited=[]
+  key PostThreadsThreadIDMessagesKey scope=post-threads-thread_id-messages at testdata/threads.writesafety.yaml:23:3 "{message_id}" fields={message_id MessageID string} parts={MessageID}
+  inbox NewChatInbox testdata/threads.writesafety.yaml:27:12 source=chat retention=72h0m0s order=any
 excluded searchThreads: a read spelled as POST; not used at testdata/threads.writesafety.yaml:29:3
 `
 
@@ -84,6 +84,7 @@ operations:
     response: {is: receipt, id: /id}
 exclude:
   searchThreads: not used
+scope: threads
 `
 	spec := mustRead(t, "testdata/threads.yaml")
 	api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot), Options{})
@@ -97,12 +98,12 @@ exclude:
 		}
 	}
 	want := map[string]string{
-		"createThread": `safety at ws.yaml:10:3 effect=ambiguous receipt=true id="/id" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect owner retry]
-  key CreateThreadKey "e:{escalation_id}" fields=[{escalation_id EscalationID string}] parts="e:"{EscalationID}`,
-		"deleteThread": `safety at ws.yaml:3:1 effect=ambiguous receipt=false id="" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
-  key DeleteThreadKey "{request_id}" fields=[{request_id RequestID string}] parts={RequestID}`,
-		"POST /threads/{thread_id}/messages": `safety at ws.yaml:3:1 effect=ambiguous receipt=false id="" retry=[not_sent] attempts=2 dedupe="" uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
-  key PostThreadsThreadIDMessagesKey "{request_id}" fields=[{request_id RequestID string}] parts={RequestID}`,
+		"createThread": `safety at ws.yaml:10:3 effect=ambiguous destructive=false receipt=true id="/id" retry=not_sent attempts=2 dedupe=false uncertain=reconcile owner="oncall" inherited=[effect owner retry]
+  key CreateThreadKey scope=createthread at ws.yaml:10:3 "e:{escalation_id}" fields={escalation_id EscalationID string} parts="e:"{EscalationID}`,
+		"deleteThread": `safety at ws.yaml:3:1 effect=ambiguous destructive=true receipt=false id="" retry=not_sent attempts=2 dedupe=false uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
+  key DeleteThreadKey scope=deletethread at ws.yaml:3:1 "{request_id}" fields={request_id RequestID string} parts={RequestID}`,
+		"POST /threads/{thread_id}/messages": `safety at ws.yaml:3:1 effect=ambiguous destructive=false receipt=false id="" retry=not_sent attempts=2 dedupe=false uncertain=reconcile owner="oncall" inherited=[effect key owner response retry]
+  key PostThreadsThreadIDMessagesKey scope=post-threads-thread_id-messages at ws.yaml:3:1 "{request_id}" fields={request_id RequestID string} parts={RequestID}`,
 	}
 	for id, w := range want {
 		if got[id] != w {
@@ -126,11 +127,13 @@ operations:
     effect: compensatable
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
-    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
-    compensate: deleteThread
+    reference: {body: /external_reference}
+    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+    compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
+scope: threads
 `
 	api, err := LoadBytes("threads.yaml", mustRead(t, "testdata/threads.yaml"), "ws.yaml", []byte(annot), Options{Package: "support"})
 	if err != nil {
@@ -143,10 +146,10 @@ operations:
 	for _, ty := range api.Types {
 		types = append(types, ty.Name)
 	}
-	if got, want := strings.Join(ops, " "), "CreateThread DeleteThread GetThread"; got != want {
+	if got, want := strings.Join(ops, " "), "CreateThread DeleteThread ListThreads"; got != want {
 		t.Errorf("operations: got %s, want %s", got, want)
 	}
-	if got, want := strings.Join(types, " "), "Conversation ConversationStatus CreateThreadRequest"; got != want {
+	if got, want := strings.Join(types, " "), "Conversation ConversationStatus CreateThreadRequest ListThreadsResponse"; got != want {
 		t.Errorf("types: got %s, want %s", got, want)
 	}
 	if api.Package != "support" {
@@ -181,7 +184,7 @@ func mustRead(t testing.TB, path string) []byte {
 // reads for the docs, loads and scaffolds.
 func TestNoInfo(t *testing.T) {
 	const doc = "openapi: 3.0.0\npaths: {}\n"
-	api, err := LoadBytes("bare.yaml", []byte(doc), "ws.yaml", []byte("version: 1\npackage: bare\n"), Options{})
+	api, err := LoadBytes("bare.yaml", []byte(doc), "ws.yaml", []byte("version: 1\npackage: bare\nscope: bare\n"), Options{})
 	if err != nil || api.Title != "" || api.Version != "" {
 		t.Fatalf("LoadBytes = %+v, %v", api, err)
 	}
@@ -189,7 +192,7 @@ func TestNoInfo(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Scaffold(path, ""); err != nil {
+	if _, err := Scaffold(path, ScaffoldOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -115,7 +115,7 @@ func TestHostileNames(t *testing.T) {
 	}
 }
 
-const hostileAnnot = "version: 1\npackage: hostile\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"
+const hostileAnnot = "version: 1\npackage: hostile\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\nscope: hostile\n"
 
 const wantHostile = `package hostile (Hostile */ names 1) from hostile.yaml and ws.yaml ledger=false
 type AB1 kind=1 schema="a-b" at hostile.yaml:77:5
@@ -193,7 +193,7 @@ type TypeKeyObject kind=1 schema="TypeKey" at hostile.yaml:83:5
 op GetRange = getRange PUT /range write=true at hostile.yaml:35:5
   body json application/json GetRangeRequest required=false
   response 204 "" <nil>
-  safety at ws.yaml:3:1 effect=idempotent receipt=false id="" retry=[] attempts=1 dedupe="" uncertain=reconcile owner="" inherited=[effect response]
+  safety at ws.yaml:3:1 effect=idempotent destructive=true receipt=false id="" retry=none attempts=1 dedupe=false uncertain=reconcile owner="" inherited=[effect response]
 op Get_Range = get-range GET /range write=false at hostile.yaml:27:5
   response 200 "application/json" Issuing_Card
 op Type = type POST /type/{func} write=true at hostile.yaml:7:5
@@ -204,7 +204,7 @@ op Type = type POST /type/{func} write=true at hostile.yaml:7:5
   param X header "" string required=false style=simple explode=false
   body json application/json ClientObject required=false
   response 200 "application/json" IssuingDotCard
-  safety at ws.yaml:3:1 effect=idempotent receipt=false id="" retry=[] attempts=1 dedupe="" uncertain=reconcile owner="" inherited=[effect response]
+  safety at ws.yaml:3:1 effect=idempotent destructive=false receipt=false id="" retry=none attempts=1 dedupe=false uncertain=reconcile owner="" inherited=[effect response]
 `
 
 // TestShuffledDeclarations loads specs whose mappings (paths, components, properties) are
@@ -367,5 +367,13 @@ func TestOddReferences(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestLowerFirst(t *testing.T) {
+	for in, want := range map[string]string{"CreateThread": "createThread", "URLCreate": "urlCreate", "ID": "id", "X": "x", "Über": "über"} {
+		if got := lowerFirst(in); got != want {
+			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -166,7 +166,7 @@ func (b *builder) params(so *specOp) []*Param {
 	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
 		e, ok := byKey[string(InPath)+"\x00"+m[1]]
 		if !ok {
-			out = append(out, &Param{Name: m[1], In: InPath, Type: refString, Required: true, Style: "simple"})
+			out = append(out, &Param{Name: m[1], In: InPath, Type: refString, Required: true, Style: "simple", Pos: so.op.Pos})
 			continue
 		}
 		delete(byKey, string(InPath)+"\x00"+m[1])
@@ -195,7 +195,7 @@ func (b *builder) params(so *specOp) []*Param {
 }
 
 func (b *builder) param(p *openapi3.Parameter, at site) *Param {
-	out := &Param{Name: p.Name, In: ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style}
+	out := &Param{Name: p.Name, In: ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.pos(at.key)}
 	switch {
 	case p.Schema != nil:
 		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))

@@ -60,7 +60,7 @@ components:
       properties:
         file: {type: string, format: binary}
 `
-	const annot = "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\n"
+	const annot = "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\nscope: x\n"
 	_, errs, _ := loadCase(t, "media.yaml", spec, annot)
 	wantErrs := `media.yaml:42:13: operation "none": request body multipart/form-data: the schema is not an object with properties, so it has no parts to send, and the operation offers no other media type: declare an object schema whose properties are the fields`
 	if errs != wantErrs {
@@ -109,7 +109,7 @@ components:
   parameters:
     version: {name: version, in: path, required: true, schema: {type: string}}
 `
-	api, errs, warnings := loadCase(t, "params.yaml", spec, "version: 1\npackage: x\n")
+	api, errs, warnings := loadCase(t, "params.yaml", spec, "version: 1\npackage: x\nscope: x\n")
 	if errs != "" {
 		t.Fatal(errs)
 	}

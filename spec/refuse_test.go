@@ -6,9 +6,9 @@ import (
 )
 
 // annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
-// first line of body is line 4.
+// first line of body is line 4; the scope comes last.
 func annot(body string) string {
-	return "version: 1\npackage: threads\noperations:\n" + body
+	return "version: 1\npackage: threads\noperations:\n" + body + "scope: threads\n"
 }
 
 // okRest answers the writes a case does not look at, after line 3 + the case's own lines.
@@ -16,6 +16,14 @@ const okRest = `exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
+`
+
+// okCreateRef is okCreate storing its provider key in the body, where a lookup can find it.
+const okCreateRef = `  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    reference: {body: /external_reference}
+    response: {is: receipt, id: /id}
 `
 
 const okCreate = `  createThread:
@@ -45,17 +53,19 @@ func TestRefusals(t *testing.T) {
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retry: {on: [not_sent, ambiguous]}
-` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent`},
+` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
 		{"ambiguous retry with eventual lookup", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    reference: {body: /external_reference}
     response: {is: receipt, id: /id}
     lookup: {func: findThread, consistency: eventual}
     retry: {on: [ambiguous]}
-` + okRest), `ws.yaml:9:18: operation "createThread": retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent`},
+` + okRest), `ws.yaml:10:18: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
 		{"ambiguous retry with strong lookup", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    reference: {body: /external_reference}
     response: {is: receipt, id: /id}
     lookup: {func: findThread, consistency: strong}
     retry: {on: [ambiguous]}
@@ -73,17 +83,17 @@ exclude:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retry: {on: [status_409]}
-` + okRest), `ws.yaml:8:18: operation "createThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+` + okRest), `ws.yaml:8:18: operation "createThread": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried`},
 		{"receipt id does not resolve", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /thread/id}
-` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/thread/id" does not resolve in the 201 response schema: nothing at "/thread"`},
+` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/thread/id" does not resolve in the 201 response: Thread has no property "thread"`},
 		{"receipt id is an object", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /parent}
-` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/parent" is not a string or an integer in the 201 response schema`},
+` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/parent" is Thread in the 201 response, not a string or an integer`},
 		{"receipt id through a reference", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -109,25 +119,25 @@ exclude:
 		{"lookup operation missing", annot(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: strong}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "findThreads" is not in the spec`},
 		{"lookup operation is a write", annot(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: strong}
-` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "deleteThread" is not a read (DELETE)`},
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "deleteThread" is not a read (DELETE): a search sent as DELETE is a lookup once its entry says effect: read_only`},
 		{"lookup operation is excluded", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
 ` + okRest + "  getThread: not used\n"), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" is excluded`},
-		{"lookup operation is a read by declaration", annot(okCreate + `    lookup: {operation: searchThreads, params: {}, consistency: strong}
+		{"lookup operation is a read by declaration", annot(okCreateRef + `    lookup: {operation: searchThreads, params: {}, consistency: strong}
   searchThreads:
     effect: read_only
 ` + `exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
-`), `ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
-		{"lookup params and found", annot(okCreate + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
+`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body
+ws.yaml:9:25: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /0): every element is a found effect`},
+		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
 ` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
-ws.yaml:9:61: operation "createThread": lookup param "limit": "{limit}" may only use the placeholder {ref}
-ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response schema of "listThreads": nothing at "/data"`},
-		{"lookup without the reference", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: strong}
-` + okRest), `ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
-		{"lookup missing a required parameter", annot(okCreate + `    lookup: {operation: getThread, consistency: strong}
-` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params
-ws.yaml:9:25: operation "createThread": lookup params must pass the reference: a value with {ref}`},
+ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}" may only use the placeholder {ref}
+ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response of "listThreads": ListThreadsResponse has no property "data"`},
+		{"lookup without the reference", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body`},
+		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: strong}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
 		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
@@ -151,7 +161,7 @@ operations:
     compensate: " "
   "":
     effect: idempotent
-` + okRest + "  \"\": not used\n", `ws.yaml:3:38: empty operation name (name it by operationId or as "POST /path")
+` + okRest + "  \"\": not used\nscope: threads\n", `ws.yaml:3:38: empty operation name (name it by operationId or as "POST /path")
 ws.yaml:10:25: operation "createThread": empty operation name (name it by operationId or as "POST /path")
 ws.yaml:11:17: operation "createThread": empty operation name (name it by operationId or as "POST /path")
 ws.yaml:12:3: empty operation name (name it by operationId or as "POST /path")
@@ -165,6 +175,7 @@ package: threads
 include: {operations: [createThread]}
 operations:
 ` + okCreate + `    compensate: deleteThread
+scope: threads
 `, `ws.yaml:10:17: operation "createThread": compensation "deleteThread" has no write-safety annotation`},
 		{"compensation is a read", annot(okCreate + `    compensate: getThread
 ` + okRest), `ws.yaml:9:17: operation "createThread": compensation "getThread" is a read (GET), not a write`},
@@ -172,14 +183,17 @@ operations:
     effect: compensatable
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
-` + okRest), `ws.yaml:5:5: operation "createThread": effect compensatable needs compensate: the operation that undoes it`},
+` + okRest), `ws.yaml:5:5: operation "createThread": effect compensatable needs compensate: the operation that undoes a duplicate`},
 		{"key format and fields differ", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string, tenant: int64}, format: "e:{escalation}"}
     response: {is: receipt, id: /id}
-` + okRest), `ws.yaml:6:67: operation "createThread": key format placeholder {escalation} is not a key field
-ws.yaml:6:67: operation "createThread": key field "escalation_id" is not in the format "e:{escalation}"
-ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format "e:{escalation}"`},
+` + okRest), `ws.yaml:6:67: operation "createThread": key format placeholder {escalation} is not a key field`},
+		{"key fields left out of the format", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string, tenant: int64}, format: "e:{escalation_id}"}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format "e:{escalation_id}"`},
 		{"key format braces", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id"}
@@ -203,7 +217,7 @@ ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format 
 		{"effect missing", annot(`  createThread:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
-` + okRest), `ws.yaml:4:3: operation "createThread": effect is required: read_only, idempotent, reversible, compensatable or ambiguous`},
+` + okRest), `ws.yaml:4:3: operation "createThread": effect is required: read_only, idempotent, compensatable or ambiguous`},
 		{"response missing", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -214,9 +228,9 @@ ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format 
     response: {is: receipt, id: /id}
     retries: {on: [not_sent]}
 ` + okRest + "colour: blue\n"), `ws.yaml:6:10: operation "createThread": key needs a format, like "{escalation_id}"
-ws.yaml:6:44: operation "createThread": unknown field "formt" (known: fields, format)
-ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox)
-ws.yaml:13:1: unknown field "colour" (known: version, package, include, defaults, operations, exclude, names)`},
+ws.yaml:6:44: operation "createThread": unknown field "formt" (known: scope, fields, format)
+ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox, acknowledge)
+ws.yaml:13:1: unknown field "colour" (known: version, package, scope, include, defaults, operations, exclude, names)`},
 		{"wrong types", annot(`  createThread:
     effect: [ambiguous]
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -253,8 +267,8 @@ ws.yaml:8:12: operation "createThread": "TODO: ask the team" is a placeholder le
 exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
-`), `ws.yaml:7:25: operation "createThread": idempotency body "/idempotency_key" does not resolve in the request body schema: nothing at "/idempotency_key"
-ws.yaml:12:23: operation "deleteThread": reference body "/ref": the operation has no request body`},
+`), `ws.yaml:7:25: operation "createThread": idempotency body "/idempotency_key" does not resolve in the request body: CreateThreadRequest has no property "idempotency_key"
+ws.yaml:12:16: operation "deleteThread": reference needs a business key: the reference is the provider key or a template over the key's fields`},
 		{"retry names and attempts", annot(okCreate + `    retry: {on: [not_sent, status_418, not_sent], attempts: 0}
 ` + okRest), `ws.yaml:9:28: operation "createThread": "status_418" is not one of: not_sent, ambiguous, status_408, status_409, status_425, status_429, status_500, status_502, status_503, status_504, status_5xx
 ws.yaml:9:40: operation "createThread": not_sent is listed twice
@@ -273,10 +287,10 @@ ws.yaml:9:61: operation "createThread": attempts must be at least 1`},
 		{"entry for a read", annot(okCreate + `  getThread:
     effect: read_only
 ` + okRest), `ws.yaml:9:3: operation "getThread": GET is a read: only writes take write-safety answers`},
-		{"version and package", "version: 2\npackage: 9lives\noperations:\n" + okCreate + okRest, `ws.yaml:1:10: unsupported version 2 (want 1)
+		{"version and package", "version: 2\npackage: 9lives\noperations:\n" + okCreate + okRest + "scope: 9lives\n", `ws.yaml:1:10: unsupported version 2 (want 1)
 ws.yaml:2:10: package "9lives" is not a Go package name`},
-		{"package main", "version: 1\npackage: main\noperations:\n" + okCreate + okRest, `ws.yaml:2:10: package main is a command, which nothing can import: name the client's package`},
-		{"version missing", "package: threads\noperations:\n" + okCreate + okRest, `ws.yaml:1:1: version is required (version: 1)`},
+		{"package main", "version: 1\npackage: main\noperations:\n" + okCreate + okRest + "scope: threads\n", `ws.yaml:2:10: package main is a command, which nothing can import: name the client's package`},
+		{"version missing", "package: threads\noperations:\n" + okCreate + okRest + "scope: threads\n", `ws.yaml:1:1: version is required (version: 1)`},
 		{"defaults fill in", `version: 1
 package: threads
 defaults:
@@ -286,7 +300,7 @@ defaults:
   lookup: {func: find, consistency: strong}
   compensate: deleteThread
 operations:
-` + okCreate + okRest, `ws.yaml:7:3: lookup names one operation's own lookup and cannot be a default
+` + okCreate + okRest + "scope: threads\n", `ws.yaml:7:3: lookup names one operation's own lookup and cannot be a default
 ws.yaml:8:3: compensate names one operation's own compensate and cannot be a default`},
 		{"defaults refused where they do not fit", `version: 1
 package: threads
@@ -297,15 +311,16 @@ defaults:
 operations:
 ` + okCreate + `exclude:
   searchThreads: not used
+scope: threads
 `, `ws.yaml:5:31: operation "deleteThread": receipt id "/id": the 204 response has no JSON body
 ws.yaml:5:31: operation "POST /threads/{thread_id}/messages": receipt id "/id": the 202 response has no JSON body
-ws.yaml:6:16: operation "deleteThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt
-ws.yaml:6:16: operation "POST /threads/{thread_id}/messages": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+ws.yaml:6:16: operation "deleteThread": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried
+ws.yaml:6:16: operation "POST /threads/{thread_id}/messages": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried`},
 		{"include names", `version: 1
 package: threads
 include: {operations: [createThread, "PUT /threads"], tags: [threads, billing]}
 operations:
-` + okCreate + okRest, `ws.yaml:3:38: operation "PUT /threads": included operation is not in the spec
+` + okCreate + okRest + "scope: threads\n", `ws.yaml:3:38: operation "PUT /threads": included operation is not in the spec
 ws.yaml:3:71: included tag "billing" is not used by any operation`},
 		{"dedupe without a key", annot(okCreate + `  deleteThread:
     effect: idempotent
@@ -349,7 +364,7 @@ defaults:
   idempotency: {header: Idempotency-Key}
   response: {is: receipt, id: /id}
   retry: {on: [status_409]}
-` + okRest), `ws.yaml:11:16: operation "createThread": retry on status_409 needs an idempotency key: without one a retry races the first attempt`},
+` + okRest), `ws.yaml:11:16: operation "createThread": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried`},
 		{"none is not an answer everywhere", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}

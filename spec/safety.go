@@ -3,9 +3,12 @@ package spec
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // resolver matches the annotation file to the spec's operations, decides the scope and turns
@@ -18,12 +21,21 @@ type resolver struct {
 	entries map[*specOp]*answers
 	exclude map[*specOp]*exclusion
 	scope   map[*specOp]bool
-	errs    ErrorList
+	// The operations the answers of a write name, found when the scope is decided.
+	lookupOp, compensateOp map[*specOp]*specOp
+	keyScopes              map[string]*Operation
+	// defective names the operations a defect of the spec is reported for: the checks of
+	// answers that depend on their types are not made.
+	defective map[string]bool
+	inboxes   map[string]*Inbox
+	errs      ErrorList
 }
 
 func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
-		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool)}
+		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool),
+		lookupOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
+		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.op.ID] = so
 		r.byName[so.op.Method+" "+so.op.Path] = so
@@ -31,13 +43,21 @@ func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 	return r
 }
 
+// pos is the position of node n of the annotation file.
+func (r *resolver) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: r.a.file}
+	}
+	return Pos{File: r.a.file, Line: n.Line, Col: n.Column}
+}
+
 // errorf records a defect of the annotation file at node n.
 func (r *resolver) errorf(n *yaml.Node, op, format string, args ...any) {
-	e := &Error{Pos: Pos{File: r.a.file}, Operation: op, Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		e.Pos.Line, e.Pos.Col = n.Line, n.Column
-	}
-	r.errs = append(r.errs, e)
+	r.errorAt(r.pos(n), op, format, args...)
+}
+
+func (r *resolver) errorAt(pos Pos, op, format string, args ...any) {
+	r.errs = append(r.errs, &Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...)})
 }
 
 // find returns the operation an annotation names: an operationId or "METHOD /path".
@@ -90,7 +110,7 @@ func (r *resolver) bind() {
 }
 
 // decideScope puts in scope every operation the include filter selects (all, without one) that is
-// not excluded.
+// not excluded. Entries outside the filter need no answers: their placeholders do not block.
 func (r *resolver) decideScope() {
 	in := r.a.include
 	pick := make(map[*specOp]bool)
@@ -126,8 +146,9 @@ func (r *resolver) decideScope() {
 	}
 }
 
-// resolve converts every operation in scope and answers the safety questions of its writes.
-// Lookups and compensations pull the operations they name into scope.
+// resolve converts every operation in scope and finds the operations their answers name:
+// lookups and compensations pull them into scope. The answers themselves are checked once every
+// name is settled (safety).
 func (r *resolver) resolve() {
 	queue := make([]*specOp, 0, len(r.scope))
 	for _, so := range r.ops {
@@ -142,7 +163,7 @@ func (r *resolver) resolve() {
 		if !so.op.Write {
 			continue
 		}
-		for _, dep := range r.safety(so) {
+		for _, dep := range r.deps(so) {
 			if !r.scope[dep] {
 				r.scope[dep] = true
 				queue = append(queue, dep)
@@ -157,120 +178,208 @@ func (r *resolver) annotated(so *specOp) bool {
 	return r.entries[so] != nil || r.a.defaults != nil && r.exclude[so] == nil
 }
 
-// safety builds and checks the Safety of one write and returns the operations it depends on.
-func (r *resolver) safety(so *specOp) []*specOp {
+// from returns the answers of a write that a key is taken from: its entry's, else the
+// defaults'. inherited reports the second.
+func (r *resolver) from(so *specOp, k string) (a *answers, inherited bool) {
+	if e := r.entries[so]; e != nil && e.set[k] != nil {
+		return e, false
+	}
+	if d := r.a.defaults; d != nil && d.set[k] != nil {
+		return d, true
+	}
+	return nil, false
+}
+
+// deps finds the operations a write's lookup and compensation name, and reports its
+// placeholders: the write is in scope.
+func (r *resolver) deps(so *specOp) []*specOp {
+	op := so.op
+	if e := r.entries[so]; e != nil {
+		r.errs = append(r.errs, e.todos...)
+	}
+	var deps []*specOp
+	if src, _ := r.from(so, "lookup"); src != nil && src.lookup != nil && src.lookup.op != "" {
+		l := src.lookup
+		lo := r.find(l.op)
+		switch {
+		case lo == nil:
+			r.errorf(l.opNode, op.ID, "lookup operation %q is not in the spec", l.op)
+		case lo == so:
+			r.errorf(l.opNode, op.ID, "an operation cannot be its own lookup")
+		case lo.op.Write && !(r.entries[lo] != nil && r.entries[lo].effect == EffectReadOnly):
+			r.errorf(l.opNode, op.ID, "lookup operation %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", l.op, lo.op.Method, lo.op.Method)
+		case r.exclude[lo] != nil:
+			r.errorf(l.opNode, op.ID, "lookup operation %q is excluded", l.op)
+		default:
+			r.lookupOp[so] = lo
+			deps = append(deps, lo)
+		}
+	}
+	if src, _ := r.from(so, "compensate"); src != nil && src.compensate != nil && src.compensate.op != "" {
+		c := src.compensate
+		co := r.find(c.op)
+		switch {
+		case co == nil:
+			r.errorf(c.opNode, op.ID, "compensation %q is not in the spec", c.op)
+		case co == so:
+			r.errorf(c.opNode, op.ID, "an operation cannot compensate itself")
+		case !co.op.Write:
+			r.errorf(c.opNode, op.ID, "compensation %q is a read (%s), not a write", c.op, co.op.Method)
+		case r.exclude[co] != nil:
+			r.errorf(c.opNode, op.ID, "compensation %q is excluded", c.op)
+		case !r.annotated(co):
+			r.errorf(c.opNode, op.ID, "compensation %q has no write-safety annotation", c.op)
+		default:
+			r.compensateOp[so] = co
+			deps = append(deps, co)
+		}
+	}
+	return deps
+}
+
+// safety builds and checks the Safety of one write in scope. It runs once every Go name is
+// settled, so that its messages name the types as the generated code does.
+func (r *resolver) safety(so *specOp) {
 	op := so.op
 	entry, def := r.entries[so], r.a.defaults
 	if entry == nil && def == nil {
 		r.errs = append(r.errs, &Error{Pos: op.Pos, Operation: op.ID,
 			Msg: op.Method + " has no write-safety annotation: answer it under operations, or list it under exclude"})
-		return nil
+		return
 	}
-	s := &Safety{Uncertain: "reconcile", Attempts: 1}
+	s := &Safety{Uncertain: UncertainReconcile, Attempts: 1}
 	at := def
 	if entry != nil {
 		at = entry
 	}
-	s.Pos = Pos{File: r.a.file, Line: at.at.Line, Col: at.at.Column}
-	// from returns the answers a key is taken from, recording what came from the defaults.
+	s.Pos = r.pos(at.at)
 	from := func(k string) *answers {
-		if entry != nil && entry.set[k] != nil {
-			return entry
-		}
-		if def != nil && def.set[k] != nil {
+		src, inherited := r.from(so, k)
+		if inherited {
 			s.Inherited = append(s.Inherited, k)
-			return def
 		}
-		return nil
+		return src
 	}
 	fail := func(n *yaml.Node, format string, args ...any) { r.errorf(n, op.ID, format, args...) }
+	failAt := func(p Pos, format string, args ...any) { r.errorAt(p, op.ID, format, args...) }
 
 	src := from("effect")
-	if src == nil {
-		fail(at.at, "effect is required: read_only, idempotent, reversible, compensatable or ambiguous")
-		return nil
+	if src == nil || src.effect == "" {
+		if src == nil {
+			fail(at.at, "effect is required: read_only, idempotent, compensatable or ambiguous")
+		}
+		return
 	}
-	s.Effect = src.effect
-	effectNode := src.set["effect"]
-	if src := from("key"); src != nil && src.key != nil {
-		s.Key = cloneKey(src.key, op.GoName+"Key")
-	} else if (src == nil || src.none["key"]) && s.Effect != EffectIdempotent && s.Effect != EffectReadOnly && s.Effect != "" {
+	s.Effect, s.EffectPos = src.effect, r.pos(src.set["effect"])
+	readOnly := s.Effect == EffectReadOnly
+	repeatable := readOnly || s.Effect == EffectIdempotent
+
+	if src := from("destructive"); src != nil {
+		s.Destructive, s.DestructiveSet = src.destructive, true
+	} else {
+		s.Destructive = op.Method != "POST"
+	}
+
+	// An answer written but refused (reported where it is written) is not reported again as
+	// missing, nor are the checks that depend on it made: one defect, one message.
+	bad := func(src *answers, k string) bool { return src != nil && src.bad[k] }
+	keyBad := false
+	if src := from("key"); src != nil && src.key != nil && !bad(src, "key") {
+		s.Key = r.key(so, src.key, at)
+		if readOnly {
+			fail(src.set["key"], "a read_only operation is called like a read and takes no business key: write key: none")
+			s.Key, keyBad = nil, true
+		}
+	} else if src != nil && !src.none["key"] {
+		keyBad = true
+	} else if !repeatable {
 		fail(at.at, "effect %s needs a key: the business key callers pass (key: {fields: ..., format: ...})", s.Effect)
+		keyBad = true
 	}
+	needKey := func(n *yaml.Node, format string) bool {
+		if s.Key == nil && !keyBad {
+			fail(n, "%s", format)
+		}
+		return s.Key != nil
+	}
+	idemBad := false
 	if src := from("idempotency"); src != nil && src.idempotency != nil {
+		idemBad = bad(src, "idempotency")
 		idem := *src.idempotency
 		s.Idempotency = &idem
-		if idem.Body != "" {
-			r.checkBodyPointer(so, src.idemBodyNode, "idempotency body", idem.Body)
+		needKey(src.set["idempotency"], "idempotency needs a business key: the provider key is derived from it (add key: {fields: ..., format: ...})")
+		if src.idemBody != "" {
+			if idem.Body = r.bodyPath(so, src.idemBodyNode, "idempotency body", src.idemBody); idem.Body == nil {
+				idemBad = true
+			}
 		}
 	}
-	if src := from("reference"); src != nil && src.reference != nil {
-		ref := *src.reference
-		s.Reference = &ref
-		if ref.Body != "" {
-			r.checkBodyPointer(so, src.refBodyNode, "reference body", ref.Body)
-		}
+	refBad := false
+	if src := from("reference"); src != nil && (src.reference == nil || bad(src, "reference")) {
+		refBad = true
+	} else if src != nil && needKey(src.reference.node, "reference needs a business key: the reference is the provider key or a template over the key's fields") {
+		s.Reference = r.reference(so, src.reference, s)
 	}
-	if s.Effect == EffectReadOnly {
+	r.sets(so, s)
+
+	idBad := false
+	if readOnly {
 		// A read answers with its body: it has no receipt, and a receipt of the defaults does not apply.
 		if entry != nil && entry.set["response"] != nil {
 			fail(entry.set["response"], "a read_only operation answers like a read: leave response out")
 		}
 	} else if src := from("response"); src != nil {
 		s.Receipt = src.respIs == "receipt"
-		s.IDPointer = src.respID
-		if s.Receipt && s.IDPointer != "" {
-			r.checkIDPointer(so, src.respIDNode, s.IDPointer)
+		idBad = bad(src, "response")
+		if s.Receipt && src.respID != "" && !idBad {
+			if s.ID = r.idPath(so, src.respIDNode, src.respID); s.ID == nil {
+				idBad = true
+			}
 		}
 	} else {
 		fail(at.at, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
+		idBad = true
 	}
-	var deps []*specOp
-	if src := from("lookup"); src != nil && src.lookup != nil {
-		var dep *specOp
-		s.Lookup, dep = r.lookup(so, src.lookup)
-		if dep != nil {
-			deps = append(deps, dep)
-		}
-	}
-	if src := from("retry"); src != nil {
-		s.Attempts = src.attempts
-		for _, rn := range src.retry {
-			s.Retry = append(s.Retry, rn.name)
-			switch {
-			case rn.name == "ambiguous" && s.Idempotency == nil && s.Effect != EffectIdempotent && s.Effect != EffectReadOnly &&
-				(s.Lookup == nil || s.Lookup.Consistency != Strong):
-				fail(rn.node, "retry on ambiguous can duplicate the effect: the operation has no idempotency key, no strongly consistent lookup, and is not idempotent")
-			case rn.name == "status_409" && s.Idempotency == nil:
-				fail(rn.node, "retry on status_409 needs an idempotency key: without one a retry races the first attempt")
+
+	lookupBad := false
+	if src := from("lookup"); src != nil {
+		switch {
+		case src.lookup == nil || bad(src, "lookup") || keyBad || refBad || idemBad,
+			src.lookup.op != "" && (r.lookupOp[so] == nil || len(r.lookupOp[so].errs) > 0 || r.defective[r.lookupOp[so].op.ID] || r.defective[op.ID]):
+			// refused where it is written, or its types are
+			lookupBad = true
+		case needKey(src.lookup.node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
+			if s.Lookup = r.lookup(so, src.lookup, s); s.Lookup == nil {
+				lookupBad = true
 			}
 		}
-		slices.Sort(s.Retry)
 	}
-	if src := from("compensate"); src != nil && src.compensate != "" {
-		c := r.find(src.compensate)
-		switch {
-		case c == nil:
-			fail(src.compensateNode, "compensation %q is not in the spec", src.compensate)
-		case c == so:
-			fail(src.compensateNode, "an operation cannot compensate itself")
-		case !c.op.Write:
-			fail(src.compensateNode, "compensation %q is a read (%s), not a write", src.compensate, c.op.Method)
-		case r.exclude[c] != nil:
-			fail(src.compensateNode, "compensation %q is excluded", src.compensate)
-		case !r.annotated(c):
-			fail(src.compensateNode, "compensation %q has no write-safety annotation", src.compensate)
-		default:
-			s.Compensate = c.op
-			deps = append(deps, c)
+	if src := from("retry"); src == nil && readOnly {
+		s.Retry, s.Attempts = runtime.RetryReads, readAttempts // called like a read, retried like one
+	} else if src != nil {
+		s.RetryPos = r.pos(src.set["retry"])
+		s.Attempts = src.attempts
+		s.RetryOn = slices.Clone(src.retry)
+		for _, m := range s.RetryOn {
+			s.Retry |= m.Kind
+			if why := neverFires(m, s); why != "" && !keyBad && !idemBad && !lookupBad {
+				failAt(m.Pos, "retry on %s never fires: %s", m.Name, why)
+			}
 		}
-	} else if s.Effect == EffectCompensatable {
-		fail(effectNode, "effect compensatable needs compensate: the operation that undoes it")
+	}
+	switch src := from("compensate"); {
+	case src == nil:
+		if s.Effect == EffectCompensatable {
+			fail(src0(from, "effect"), "effect compensatable needs compensate: the operation that undoes a duplicate")
+		}
+	case src.compensate == nil || bad(src, "compensate") || lookupBad || idBad:
+	default:
+		s.Compensate = r.compensation(so, src.compensate, s)
 	}
 	if src := from("dedupe"); src != nil {
-		s.Dedupe = src.dedupe
-		if s.Dedupe == "ledger" && s.Key == nil {
-			fail(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
+		s.Dedupe, s.DedupePos = src.dedupe, r.pos(src.set["dedupe"])
+		if s.Dedupe {
+			needKey(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
 		}
 	}
 	if src := from("uncertain"); src != nil && src.uncertain != "" {
@@ -284,19 +393,44 @@ func (r *resolver) safety(so *specOp) []*specOp {
 		s.Credentials = &c
 	}
 	if src := from("inbox"); src != nil && src.inbox != nil {
-		in := *src.inbox
-		s.Inbox = &in
+		s.Inbox = r.inbox(so, src.inbox)
+	}
+	// Acknowledgements add up: the defaults' apply to every write beside the entry's own.
+	for _, src := range []*answers{entry, def} {
+		if src == nil || src.acknowledge == nil {
+			continue
+		}
+		if s.Acknowledge == nil {
+			s.Acknowledge = &Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
+		}
+		for _, it := range src.acknowledge.Items {
+			it.Defaults = src == def
+			s.Acknowledge.Items = append(s.Acknowledge.Items, it)
+		}
+		if src == def {
+			s.Inherited = append(s.Inherited, "acknowledge")
+		}
 	}
 	slices.Sort(s.Inherited)
+	s.Inherited = slices.Compact(s.Inherited)
 	s.Defaults = len(s.Inherited) > 0
 	op.Safety = s
 	r.dropKeyParam(so)
-	return deps
 }
 
-// cloneKey copies a parsed key for one operation, named typeName.
-func cloneKey(k *Key, typeName string) *Key {
-	out := &Key{TypeName: typeName, Format: k.Format, Fields: slices.Clone(k.Fields)}
+// src0 returns the node of key k in the answers it is taken from.
+func src0(from func(string) *answers, k string) *yaml.Node {
+	if a := from(k); a != nil {
+		return a.set[k]
+	}
+	return nil
+}
+
+// key copies a parsed key for one write and settles its scope: key.scope, or the entry's name
+// normalised. Two writes never share a key scope.
+func (r *resolver) key(so *specOp, k *Key, at *answers) *Key {
+	out := &Key{TypeName: so.op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
+		Scope: k.Scope, ScopePos: k.ScopePos, Pos: k.Pos, FormatPos: k.FormatPos}
 	for _, p := range k.Parts {
 		if p.Field != nil {
 			i := slices.IndexFunc(k.Fields, func(f KeyField) bool { return f.Name == p.Field.Name })
@@ -304,7 +438,353 @@ func cloneKey(k *Key, typeName string) *Key {
 		}
 		out.Parts = append(out.Parts, p)
 	}
+	if out.Scope == "" {
+		name := so.op.ID
+		if at.id != "" {
+			name = at.id
+		}
+		out.ScopePos = r.pos(r.entryNode(so))
+		if out.Scope = normalScope(name); out.Scope == "" {
+			r.errorAt(out.ScopePos, so.op.ID, "the name %q makes no key scope: write key.scope (lower-case letters, digits, '.', '_', '-')", name)
+			return out
+		}
+	}
+	if prev := r.keyScopes[out.Scope]; prev != nil {
+		r.errorAt(out.ScopePos, so.op.ID, "key scope %q is also the key scope of %q (%s): two writes with one key scope share provider keys and ledger rows; give this one its own key.scope",
+			out.Scope, prev.ID, prev.Safety.Key.ScopePos)
+	} else {
+		r.keyScopes[out.Scope] = so.op
+	}
 	return out
+}
+
+// entryNode is the key naming a write's entry, or the defaults key when it has none.
+func (r *resolver) entryNode(so *specOp) *yaml.Node {
+	if e := r.entries[so]; e != nil {
+		return e.at
+	}
+	return r.a.defaults.at
+}
+
+// bodyPath resolves a pointer to a string of the request body that the generated code fills in.
+func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
+	body := so.op.Body
+	switch {
+	case body == nil:
+		r.errorf(n, so.op.ID, "%s %q: the operation has no request body", what, ptr)
+		return nil
+	case body.Encoding == BodyRaw:
+		r.errorf(n, so.op.ID, "%s %q: the request body is raw bytes of %s, which writegen does not fill in", what, ptr, body.ContentType)
+		return nil
+	}
+	p, why := resolvePath(body.Type, ptr, setPath)
+	if why != "" {
+		r.errorf(n, so.op.ID, "%s %q does not resolve in the request body: %s", what, ptr, why)
+		return nil
+	}
+	if len(p.Steps) == 0 {
+		r.errorf(n, so.op.ID, "%s %q is the whole body: point at a string field", what, ptr)
+		return nil
+	}
+	last := p.Steps[len(p.Steps)-1]
+	u := under(p.Type)
+	ok := false
+	switch {
+	case StringVariant(p.Type) != nil: // a oneOf/anyOf with a string member, set to that member
+		ok = true
+	case last.Kind == StepField && last.Field.Pointer:
+		ok = p.Type.Kind == RefBuiltin && p.Type.Builtin == "string"
+	default:
+		ok = isStringType(p.Type) || u.Kind == RefBuiltin && u.Builtin == "any"
+	}
+	if !ok {
+		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, describeRef(p.Type))
+		return nil
+	}
+	p.Pos = r.pos(n)
+	return p
+}
+
+// reference checks where the reference is stored and what it is.
+func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Reference {
+	ref := &Reference{Query: ra.query, Pos: r.pos(ra.node)}
+	if ra.body != "" {
+		ref.Body = r.bodyPath(so, ra.bodyNode, "reference body", ra.body)
+	}
+	if ra.valueNode != nil && ra.value != "" {
+		parts, err := keyTemplate(ra.value, s.Key.Fields)
+		if err != "" {
+			r.errorf(ra.valueNode, so.op.ID, "reference value %s", err)
+		}
+		ref.Value, ref.ValueFormat = parts, ra.value
+	}
+	return ref
+}
+
+// sets lists the places of the request the generated code fills in, each place once.
+func (r *resolver) sets(so *specOp, s *Safety) {
+	add := func(body *Path, query string, v SetValue, n Pos) {
+		for _, old := range s.Sets {
+			same := body != nil && old.Body != nil && body.Pointer == old.Body.Pointer || query != "" && query == old.Query
+			if !same {
+				continue
+			}
+			if old.Value != v && s.Reference.Value != nil {
+				r.errorAt(n, so.op.ID, "the reference is stored where the idempotency key goes: store it elsewhere, or leave out its value")
+			}
+			return
+		}
+		s.Sets = append(s.Sets, Set{Body: body, Query: query, Value: v})
+	}
+	if i := s.Idempotency; i != nil && s.Key != nil && (i.Body != nil || i.Query != "") {
+		add(i.Body, i.Query, SetProviderKey, i.Pos)
+	}
+	if ref := s.Reference; ref != nil && (ref.Body != nil || ref.Query != "") {
+		add(ref.Body, ref.Query, SetReference, ref.Pos)
+	}
+}
+
+// idPath resolves a receipt's id pointer in the 2xx body: it must end at a string or an integer.
+func (r *resolver) idPath(so *specOp, n *yaml.Node, ptr string) *Path {
+	resp := so.op.Response
+	if resp.Type == nil || resp.ContentType != "" && isBytes(resp.Type) {
+		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
+		return nil
+	}
+	p, why := resolvePath(resp.Type, ptr, readPath)
+	if why != "" {
+		r.errorf(n, so.op.ID, "receipt id %q does not resolve in the %s response: %s", ptr, statusText(resp.Status), why)
+		return nil
+	}
+	if !isStringType(p.Type) && !isIntegerType(p.Type) {
+		r.errorf(n, so.op.ID, "receipt id %q is %s in the %s response, not a string or an integer", ptr, describeRef(p.Type), statusText(resp.Status))
+		return nil
+	}
+	p.Pos = r.pos(n)
+	return p
+}
+
+func isBytes(t *TypeRef) bool { return t.Kind == RefBuiltin && t.Builtin == "[]byte" }
+
+func statusText(status int) string {
+	if status == 0 {
+		return "default"
+	}
+	return fmt.Sprint(status)
+}
+
+// readAttempts is how many times a read is attempted at most; a read_only write without a retry
+// answer is retried like a read.
+const readAttempts = 3
+
+// neverFires says why a member of a retry set can never cause another attempt of the write, or
+// "" when it can. After an answer that may come from a committed write (no answer at all, a 5xx),
+// the runtime sends again only what cannot make a second effect: an idempotent write, a keyed
+// write inside its key's window, or a write a strongly consistent lookup did not find.
+func neverFires(m RetryMember, s *Safety) string {
+	keyed := s.Key != nil && s.Idempotency != nil
+	safe := s.Effect == EffectReadOnly || s.Effect == EffectIdempotent || keyed ||
+		s.Lookup != nil && s.Lookup.Consistency == Strong
+	switch m.Kind {
+	case runtime.RetryAmbiguous:
+		if !safe {
+			return "after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe"
+		}
+	case runtime.Retry500, runtime.Retry502, runtime.Retry503, runtime.Retry504, runtime.Retry5xx:
+		if !safe {
+			return "a 5xx may answer a write that committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe"
+		}
+	case runtime.Retry409:
+		if !keyed {
+			return "only a write with an idempotency key reads 409 as \"the first attempt is still running\"; without one a 409 is a rejection, never retried"
+		}
+	}
+	return ""
+}
+
+// lookup checks a lookup answer: the reference reaches the provider with the write, the lookup
+// is called with it, and what it finds has the write's response type.
+func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
+	id := so.op.ID
+	out := &Lookup{Consistency: l.consistency, Func: l.fn, Pos: r.pos(l.node)}
+	if s.Reference == nil && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == "") {
+		where := "no reference is sent"
+		if s.Idempotency != nil && s.Idempotency.Header != "" {
+			where = "the provider key travels only in the header " + s.Idempotency.Header + ", which the provider does not keep"
+		}
+		r.errorf(l.node, id, "lookup searches by the write's reference, but %s: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field", where)
+		return nil
+	}
+	if l.fn != "" {
+		out.Name = l.fn
+		return out
+	}
+	resp := so.op.Response
+	if resp.Type == nil || isBytes(resp.Type) {
+		r.errorf(l.node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.op)
+		return nil
+	}
+	lo := r.lookupOp[so]
+	if lo == nil {
+		return nil // reported when the scope was decided
+	}
+	read := lo.op
+	out.Operation = read
+	out.Name = so.op.Local + "Lookup"
+	before := len(r.errs)
+	passes := false
+	out.Params, passes = r.templates(so, read, l.params, l.opNode, "{ref}", "lookup")
+	if l.body != nil {
+		out.Body = r.bodyTemplate(so, read, l.body)
+		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p JSONPart) bool { return p.String != nil })
+	} else if read.Body != nil && read.Body.Required {
+		r.errorf(l.opNode, id, "lookup operation %q takes a request body: give it as body: {...}, with \"{ref}\" where the reference goes", read.ID)
+	}
+	if !passes && len(r.errs) == before {
+		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body")
+	}
+	rr := read.Response
+	if rr.Type == nil || isBytes(rr.Type) {
+		r.errorf(l.opNode, id, "lookup operation %q has no JSON response to find the write in", read.ID)
+		return nil
+	}
+	found := &Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.opNode)}
+	if l.found != "" {
+		var why string
+		if found, why = resolvePath(rr.Type, l.found, eachPath); why != "" {
+			r.errorf(l.foundNode, id, "lookup found %q does not resolve in the response of %q: %s", l.found, read.ID, why)
+			return nil
+		}
+		found.Pos = r.pos(l.foundNode)
+		out.Found = found
+	}
+	if !sameType(found.Type, resp.Type) {
+		at := l.foundNode
+		if at == nil {
+			at = l.opNode
+		}
+		hint := "a lookup must find what the write returns"
+		if u := under(found.Type); u.Kind == RefArray && sameType(u.Elem, resp.Type) {
+			hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
+		}
+		r.errorf(at, id, "lookup finds %s, but %s answers with %s: %s", describeRef(found.Type), so.op.ID, describeRef(resp.Type), hint)
+		return nil
+	}
+	return out
+}
+
+// templates resolves the parameters a lookup or a compensation passes, each a template with the
+// placeholder hole. It reports whether one of them holds the placeholder.
+func (r *resolver) templates(so *specOp, target *Operation, given []templateAnswer, at *yaml.Node, hole, what string) ([]*Template, bool) {
+	id := so.op.ID
+	var out []*Template
+	holds := false
+	for _, g := range given {
+		var param *Param
+		for _, q := range target.Params {
+			if q.Name == g.name {
+				param = q
+				break
+			}
+		}
+		if param == nil {
+			r.errorf(g.nameNode, id, "%s operation %q has no parameter %q", what, target.ID, g.name)
+			continue
+		}
+		t := &Template{Param: param, Text: g.text, Pos: r.pos(g.valueNode)}
+		for i, lit := range strings.Split(g.text, hole) {
+			if strings.ContainsAny(lit, "{}") {
+				r.errorf(g.valueNode, id, "%s param %q: %q may only use the placeholder %s", what, g.name, g.text, hole)
+				t = nil
+				break
+			}
+			if i > 0 {
+				t.Parts = append(t.Parts, TemplatePart{Hole: true})
+				holds = true
+			}
+			if lit != "" {
+				t.Parts = append(t.Parts, TemplatePart{Literal: lit})
+			}
+		}
+		if t == nil {
+			continue
+		}
+		if u := under(param.Type); !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)) {
+			r.errorf(g.valueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.name, describeRef(param.Type))
+			continue
+		}
+		out = append(out, t)
+	}
+	for _, q := range target.Params {
+		if q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
+			r.errorf(at, id, "%s operation %q needs its required parameter %q in params", what, target.ID, q.Name)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+	return out, holds
+}
+
+// compensation checks a compensation: an idempotent write without a business key, called for
+// each duplicate a lookup finds, with the duplicate's id where "{id}" is written.
+func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Compensation {
+	id := so.op.ID
+	co := r.compensateOp[so]
+	if co == nil {
+		return nil // reported when the scope was decided
+	}
+	switch l := s.Lookup; {
+	case l == nil:
+		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, and the write has no lookup: add one, or leave compensate out")
+		return nil
+	case l.Operation != nil && !slices.ContainsFunc(pathSteps(l.Found), func(st Step) bool { return st.Kind == StepEach }):
+		found := "the whole response"
+		if l.Found != nil {
+			found = strconv.Quote(l.Found.Pointer)
+		}
+		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: %s): point found at an element of a list (like /items/0), so that every element is a found effect", found)
+		return nil
+	}
+	out := &Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.node)}
+	effect, _ := r.from(co, "effect")
+	key, _ := r.from(co, "key")
+	if effect == nil || effect.effect == "" || effect.bad["effect"] {
+		return nil // the compensation's own entry is refused for it
+	}
+	if effect.effect != EffectIdempotent || key != nil && key.key != nil {
+		r.errorf(c.opNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.op.ID)
+		return nil
+	}
+	if co.op.Body != nil && co.op.Body.Required {
+		r.errorf(c.opNode, id, "compensation %q takes a request body: a compensation passes parameters only", co.op.ID)
+		return nil
+	}
+	var holds bool
+	out.Params, holds = r.templates(so, co.op, c.params, c.opNode, "{id}", "compensation")
+	if holds && s.ID == nil {
+		r.errorf(c.node, id, "compensation params use {id}, the duplicate's durable id, but the write's answer is not a receipt with an id")
+	}
+	return out
+}
+
+func pathSteps(p *Path) []Step {
+	if p == nil {
+		return nil
+	}
+	return p.Steps
+}
+
+// inbox records the inbox a write declares; writes that name one source must declare it alike.
+func (r *resolver) inbox(so *specOp, in *Inbox) *Inbox {
+	prev := r.inboxes[in.Source]
+	if prev == nil {
+		c := *in
+		r.inboxes[in.Source] = &c
+		prev = &c
+	} else if prev.Retention != in.Retention || prev.Order != in.Order {
+		r.errorAt(in.Pos, so.op.ID, "inbox %q is declared with other answers at %s: one source has one inbox", in.Source, prev.Pos)
+	}
+	prev.Writes = append(prev.Writes, so.op)
+	return prev
 }
 
 // dropKeyParam removes the parameter the idempotency key travels in: the generated code sets it
@@ -318,90 +798,4 @@ func (r *resolver) dropKeyParam(so *specOp) {
 		return idem.Header != "" && p.In == InHeader && strings.EqualFold(p.Name, idem.Header) ||
 			idem.Query != "" && p.In == InQuery && p.Name == idem.Query
 	})
-}
-
-// checkBodyPointer checks that a JSON pointer resolves in the operation's request body.
-func (r *resolver) checkBodyPointer(so *specOp, n *yaml.Node, what, ptr string) {
-	if so.op.Body == nil || so.bodySchema == nil {
-		r.errorf(n, so.op.ID, "%s %q: the operation has no request body", what, ptr)
-		return
-	}
-	if _, err := schemaAt(so.bodySchema, ptr); err != nil {
-		r.errorf(n, so.op.ID, "%s %q does not resolve in the request body schema: %v", what, ptr, err)
-	}
-}
-
-// checkIDPointer checks that a receipt's id pointer resolves, to a string or an integer, in the
-// success response.
-func (r *resolver) checkIDPointer(so *specOp, n *yaml.Node, ptr string) {
-	if so.respSchema == nil {
-		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(so.op.Response.Status))
-		return
-	}
-	s, err := schemaAt(so.respSchema, ptr)
-	if err != nil {
-		r.errorf(n, so.op.ID, "receipt id %q does not resolve in the %s response schema: %v", ptr, statusText(so.op.Response.Status), err)
-		return
-	}
-	if !scalarID(s) {
-		r.errorf(n, so.op.ID, "receipt id %q is not a string or an integer in the %s response schema", ptr, statusText(so.op.Response.Status))
-	}
-}
-
-func statusText(status int) string {
-	if status == 0 {
-		return "default"
-	}
-	return fmt.Sprint(status)
-}
-
-// lookup checks a lookup answer and returns it with the operation it names, if any.
-func (r *resolver) lookup(so *specOp, l *lookupAnswer) (*Lookup, *specOp) {
-	out := &Lookup{Consistency: l.consistency, Func: l.fn, Found: l.found}
-	if l.op == "" {
-		return out, nil
-	}
-	id := so.op.ID
-	lo := r.find(l.op)
-	switch {
-	case lo == nil:
-		r.errorf(l.opNode, id, "lookup operation %q is not in the spec", l.op)
-		return out, nil
-	case lo.op.Write && !(r.entries[lo] != nil && r.entries[lo].effect == EffectReadOnly):
-		r.errorf(l.opNode, id, "lookup operation %q is not a read (%s)", l.op, lo.op.Method)
-		return out, nil
-	case r.exclude[lo] != nil:
-		r.errorf(l.opNode, id, "lookup operation %q is excluded", l.op)
-		return out, nil
-	}
-	r.b.convert(lo)
-	out.Operation = lo.op
-	passesRef := false
-	for i, p := range l.params {
-		if !slices.ContainsFunc(lo.op.Params, func(q *Param) bool { return q.Name == p.Name }) {
-			r.errorf(l.paramNodes[i], id, "lookup operation %q has no parameter %q", l.op, p.Name)
-		}
-		if rest := strings.ReplaceAll(p.Template, "{ref}", ""); strings.ContainsAny(rest, "{}") {
-			r.errorf(l.paramNodes[i], id, "lookup param %q: %q may only use the placeholder {ref}", p.Name, p.Template)
-		}
-		passesRef = passesRef || strings.Contains(p.Template, "{ref}")
-		out.Params = append(out.Params, p)
-	}
-	for _, q := range lo.op.Params {
-		if q.Required && !slices.ContainsFunc(l.params, func(p LookupParam) bool { return p.Name == q.Name }) {
-			r.errorf(l.opNode, id, "lookup operation %q needs its required parameter %q in params", l.op, q.Name)
-		}
-	}
-	if !passesRef {
-		r.errorf(l.opNode, id, "lookup params must pass the reference: a value with {ref}")
-	}
-	slices.SortFunc(out.Params, func(a, b LookupParam) int { return strings.Compare(a.Name, b.Name) })
-	if l.found != "" {
-		if lo.respSchema == nil {
-			r.errorf(l.foundNode, id, "lookup found %q: operation %q has no JSON response", l.found, l.op)
-		} else if _, err := schemaAt(lo.respSchema, l.found); err != nil {
-			r.errorf(l.foundNode, id, "lookup found %q does not resolve in the response schema of %q: %v", l.found, l.op, err)
-		}
-	}
-	return out, lo
 }

@@ -9,14 +9,30 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
+
+// schemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
+// that editors check the file while it is written.
+const schemaURL = "https://raw.githubusercontent.com/writegen/writegen/main/spec/writesafety.schema.json"
+
+// ScaffoldOptions tune Scaffold.
+type ScaffoldOptions struct {
+	// Package is the Go package name; default: from the spec's file name.
+	Package string
+	// Include limits the scaffold to these operations (operationId or "METHOD /path") and tags:
+	// only their writes are listed, and the file's include block names them.
+	Include []string
+}
 
 // Scaffold returns an annotation file for the spec at specPath that lists every write operation
 // in path order, with what the spec reveals filled in (a declared idempotency header or body
-// field, receipt or acknowledgement from a 201 or 202, an id field, candidate lookups as
-// comments) and TODO wherever a person must answer. Load refuses the file while a TODO is left.
-// The output depends only on the spec.
-func Scaffold(specPath, pkg string) ([]byte, error) {
+// field and its longest length, receipt or acknowledgement from a 201 or 202, an id field,
+// candidate lookups as comments, a search sent as POST as a read) and TODO wherever a person
+// must answer. Load refuses the file while a TODO is left in a write in scope. The output depends
+// only on the spec and the options.
+func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	data, err := os.ReadFile(specPath)
 	if err != nil {
 		return nil, err
@@ -30,31 +46,59 @@ func Scaffold(specPath, pkg string) ([]byte, error) {
 	if errs != nil {
 		return nil, errs
 	}
+	pkg := opts.Package
 	if pkg == "" {
 		pkg = packageName(filepath.Base(specPath))
 	}
+	scope := normalScope(d.api.Info.Title)
+	if scope == "" {
+		scope = normalScope(pkg)
+	}
+	inc, err := scaffoldInclude(ops, opts.Include)
+	if err != nil {
+		return nil, err
+	}
 
 	var w bytes.Buffer
+	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", schemaURL)
 	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.api.Info.Title+" "+d.api.Info.Version), filepath.Base(specPath))
-	w.WriteString(`# Every write operation of the spec is listed. Answer each TODO, or move the operation under
-# exclude with a reason: writegen refuses this file while a TODO is left.
+	if inc.any() {
+		w.WriteString("# The writes the include block selects are listed. Answer each TODO, or move the operation under\n")
+	} else {
+		w.WriteString("# Every write operation of the spec is listed. Answer each TODO, or move the operation under\n")
+	}
+	w.WriteString(`# exclude with a reason: writegen refuses this file while a TODO is left.
 version: 1
 package: ` + pkg + `
-# include:                   # generate only these operations (operationId or "METHOD /path") and tags
+# scope names the provider in ledger rows and provider keys: keep it when the spec changes.
+scope: ` + scope + "\n")
+	if inc.any() {
+		w.WriteString("include:\n")
+		writeList(&w, "operations", inc.operations)
+		writeList(&w, "tags", inc.tags)
+	} else {
+		w.WriteString(`# include:                   # generate only these operations (operationId or "METHOD /path") and tags
 #   operations: []
 #   tags: []
-# defaults:                  # answers for every write that does not give its own
+`)
+	}
+	w.WriteString(`# defaults:                  # answers for every write that does not give its own
 #   retry: {on: [not_sent]}
 #   uncertain: reconcile
 operations:
 `)
 	writes := 0
 	for _, so := range ops {
-		if !so.op.Write {
+		if !so.op.Write || !inc.selects(so.op) {
 			continue
 		}
 		writes++
 		b.convert(so)
+		if isSearch(so.op) {
+			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.Path)
+			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
+			continue
+		}
 		scaffoldEntry(&w, so, ops)
 	}
 	if writes == 0 {
@@ -62,6 +106,78 @@ operations:
 	}
 	w.WriteString("exclude: {}\n")
 	return w.Bytes(), nil
+}
+
+// scaffoldScope is what -include selects.
+type scaffoldScope struct {
+	operations, tags []string
+	ops              map[*Operation]bool
+	tagSet           map[string]bool
+}
+
+func (s scaffoldScope) any() bool { return len(s.operations)+len(s.tags) > 0 }
+
+func (s scaffoldScope) selects(op *Operation) bool {
+	return !s.any() || s.ops[op] || slices.ContainsFunc(op.Tags, func(t string) bool { return s.tagSet[t] })
+}
+
+// scaffoldInclude sorts the names given to -include into operations and tags; a name that is
+// neither is an error.
+func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
+	s := scaffoldScope{ops: map[*Operation]bool{}, tagSet: map[string]bool{}}
+	tags := map[string]bool{}
+	for _, so := range ops {
+		for _, t := range so.op.Tags {
+			tags[t] = true
+		}
+	}
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		found := false
+		for _, so := range ops {
+			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.Path, name) {
+				s.ops[so.op] = true
+				found = true
+				if !slices.Contains(s.operations, so.op.ID) {
+					s.operations = append(s.operations, so.op.ID)
+				}
+			}
+		}
+		if tags[name] {
+			found = true
+			if !s.tagSet[name] {
+				s.tagSet[name] = true
+				s.tags = append(s.tags, name)
+			}
+		}
+		if !found {
+			return s, fmt.Errorf("-include: %q is neither an operation (operationId or \"METHOD /path\") nor a tag of the spec", name)
+		}
+	}
+	return s, nil
+}
+
+func writeList(w *bytes.Buffer, key string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	quoted := make([]string, len(items))
+	for i, s := range items {
+		quoted[i] = yamlKey(s)
+	}
+	fmt.Fprintf(w, "  %s: [%s]\n", key, strings.Join(quoted, ", "))
+}
+
+var searchOp = regexp.MustCompile(`(?i)^(search|query|find)`)
+
+// isSearch reports whether a POST is a search: its operationId starts with search, query or
+// find, or its path ends in /search or /query.
+func isSearch(op *Operation) bool {
+	if op.Method != "POST" {
+		return false
+	}
+	last := op.Path[strings.LastIndex(op.Path, "/")+1:]
+	return searchOp.MatchString(op.ID) || strings.EqualFold(last, "search") || strings.EqualFold(last, "query")
 }
 
 // scaffoldEntry writes the entry of one write operation.
@@ -76,31 +192,47 @@ func scaffoldEntry(w *bytes.Buffer, so *specOp, ops []*specOp) {
 	case "PUT", "DELETE":
 		hint = "; " + op.Method + " is often idempotent"
 	}
-	fmt.Fprintf(w, "    effect: TODO # read_only | idempotent | reversible | compensatable | ambiguous%s\n", hint)
-	w.WriteString("    key: {fields: {TODO: string}, format: \"{TODO}\"} # the business key callers pass: name: string or int64\n")
-	if h := idempotencyParam(op); h != nil {
-		fmt.Fprintf(w, "    idempotency: {%s: %s} # declared by the spec; add max_length and window if the provider documents them\n", h.In, yamlKey(h.Name))
-	} else if field := idempotencyField(so); field != "" {
-		fmt.Fprintf(w, "    idempotency: {body: %s} # a body field of the spec; add max_length and window if the provider documents them\n", field)
+	fmt.Fprintf(w, "    effect: TODO # read_only | idempotent | compensatable | ambiguous%s\n", hint)
+	if op.Method == "POST" {
+		w.WriteString("    destructive: TODO # true if it overwrites or deletes, else false\n")
+	}
+	keyScope := normalScope(op.ID)
+	if keyScope == "" {
+		keyScope = "TODO"
+	}
+	fmt.Fprintf(w, "    key: {scope: %s, fields: {TODO: string}, format: \"{TODO}\"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed\n", yamlKey(keyScope))
+	if h := idempotencyParam(so); h != nil {
+		fmt.Fprintf(w, "    idempotency: {%s: %s%s} # declared by the spec; add window if the provider documents one\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength))
+	} else if field, n := idempotencyField(so); field != "" {
+		fmt.Fprintf(w, "    idempotency: {body: %s%s} # a body field of the spec; add window if the provider documents one\n", field, maxLength(n))
 	} else {
 		w.WriteString("    # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one\n")
 	}
 	w.WriteString("    " + scaffoldResponse(so) + "\n")
 	if c := lookupCandidates(so, ops); len(c) > 0 {
 		fmt.Fprintf(w, "    # lookup candidates: %s\n", strings.Join(c, ", "))
+		w.WriteString("    # reference: {body: /field}   # where the write stores what the lookup searches for\n")
 		w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: strong}\n")
+		w.WriteString("    # (a POST search: lookup: {operation: ..., body: {query: {field: external_id, value: \"{ref}\"}}, found: /data/0, consistency: eventual})\n")
 	}
 	w.WriteString("    retry: {on: [not_sent], attempts: 3}\n")
 	w.WriteString("    uncertain: reconcile\n")
 	w.WriteString("    owner: TODO # who is told when an outcome stays uncertain\n")
 }
 
+func maxLength(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return ", max_length: " + strconv.Itoa(n)
+}
+
 // scaffoldResponse answers question 3 as far as the status code and schema tell.
 func scaffoldResponse(so *specOp) string {
 	resp := so.op.Response
 	id := ""
-	if so.respSchema != nil {
-		if s, err := schemaAt(so.respSchema, "/id"); err == nil && scalarID(s) {
+	if resp.Type != nil {
+		if p, why := resolvePath(resp.Type, "/id", readPath); why == "" && (isStringType(p.Type) || isIntegerType(p.Type)) {
 			id = "/id"
 		}
 	}
@@ -119,35 +251,69 @@ func scaffoldResponse(so *specOp) string {
 	return fmt.Sprintf("response: {is: TODO} # %s: receipt (with id: /pointer) or acknowledgement", statusText(resp.Status))
 }
 
+// keyParam is a declared parameter that carries an idempotency key, with the longest value
+// its schema allows (0 = no limit).
+type keyParam struct {
+	Name      string
+	In        ParamIn
+	MaxLength int
+}
+
 // idempotencyParam returns a declared header that carries an idempotency key.
-func idempotencyParam(op *Operation) *Param {
-	for _, p := range op.Params {
+func idempotencyParam(so *specOp) *keyParam {
+	for _, p := range so.op.Params {
 		name := strings.ToLower(p.Name)
-		if p.In == InHeader && (strings.Contains(name, "idempoten") || name == "paypal-request-id") {
-			return p
+		if p.In != InHeader || !strings.Contains(name, "idempoten") && name != "paypal-request-id" {
+			continue
 		}
+		return &keyParam{Name: p.Name, In: p.In, MaxLength: rawMaxLength(so, p)}
 	}
 	return nil
 }
 
-// idempotencyField returns the pointer of a top-level request body field named for an
-// idempotency key.
-func idempotencyField(so *specOp) string {
-	if so.bodySchema == nil || so.bodySchema.Value == nil {
-		return ""
-	}
-	for _, name := range []string{"idempotency_key", "idempotencyKey", "IdempotencyKey"} {
-		if _, err := schemaAt(so.bodySchema, "/"+name); err == nil {
-			return "/" + name
+// rawMaxLength is the maxLength the spec declares for parameter p of the operation (0 when none);
+// the operation's own parameters come before its path item's.
+func rawMaxLength(so *specOp, p *Param) int {
+	for _, list := range []openapi3.Parameters{so.raw.Parameters, so.item.Parameters} {
+		for _, pr := range list {
+			if pr == nil || pr.Value == nil || pr.Value.In != string(p.In) || pr.Value.Name != p.Name {
+				continue
+			}
+			if s := pr.Value.Schema; s != nil && s.Value != nil && s.Value.MaxLength != nil {
+				return int(*s.Value.MaxLength)
+			}
+			return 0
 		}
 	}
-	return ""
+	return 0
+}
+
+// idempotencyField returns the pointer of a top-level request body field named for an
+// idempotency key, with its longest length.
+func idempotencyField(so *specOp) (string, int) {
+	body := so.op.Body
+	if body == nil || body.Encoding == BodyRaw {
+		return "", 0
+	}
+	for _, name := range []string{"idempotency_key", "idempotencyKey", "IdempotencyKey"} {
+		if p, why := resolvePath(body.Type, "/"+name, setPath); why == "" && isStringType(p.Type) {
+			n := 0
+			if sr := so.bodySchema; sr != nil && sr.Value != nil {
+				if prop := sr.Value.Properties[name]; prop != nil && prop.Value != nil && prop.Value.MaxLength != nil {
+					n = int(*prop.Value.MaxLength)
+				}
+			}
+			return "/" + name, n
+		}
+	}
+	return "", 0
 }
 
 var searchWord = regexp.MustCompile(`(?i)search|list|find|query`)
 
 // lookupCandidates lists reads that may find what a write made: GETs on the write's collection or
-// item path, and GETs that search or list below the same first path segments.
+// item path, GETs that search or list below the same first path segments, and searches sent as
+// POST below them.
 func lookupCandidates(so *specOp, ops []*specOp) []string {
 	collection := so.op.Path
 	if i := strings.LastIndex(collection, "/"); i > 0 && strings.HasPrefix(collection[i+1:], "{") {
@@ -155,11 +321,15 @@ func lookupCandidates(so *specOp, ops []*specOp) []string {
 	}
 	var out []string
 	for _, c := range ops {
-		if c.op.Method != "GET" {
-			continue
-		}
 		p := c.op.Path
 		rest, under := strings.CutPrefix(p, collection)
+		switch {
+		case c.op.Method == "POST" && isSearch(c.op) && under:
+			out = append(out, fmt.Sprintf("%s (POST %s, a search)", c.op.ID, p))
+			continue
+		case c.op.Method != "GET":
+			continue
+		}
 		direct := p == so.op.Path || under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1)
 		related := under && searchWord.MatchString(c.op.ID+" "+rest)
 		if direct || related {

@@ -488,7 +488,8 @@ func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs,
 		if m.Value != nil && m.Value.Title != "" {
 			word = goName(m.Value.Title)
 		}
-		v := &Variant{Type: b.schemaRef(m, b.item(at, kw, i, at.name+word))}
+		vat := b.item(at, kw, i, at.name+word)
+		v := &Variant{Type: b.schemaRef(m, vat), Pos: b.d.pos(vat.key)}
 		if m.Ref == "" {
 			v.GoName = word
 		}
@@ -603,7 +604,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 	}
 	claims := make([]*nameClaim, 0, len(c.props))
 	for _, p := range c.props {
-		f := &Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at)}
+		f := &Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.pos(p.at.key)}
 		if v := p.sr.Value; v != nil {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}

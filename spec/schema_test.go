@@ -62,7 +62,7 @@ paths:
                   $: {type: string}
                   Empty: {type: integer}
 `
-	api, err := LoadBytes("symbols.yaml", []byte(spec), "ws.yaml", []byte("version: 1\npackage: x\n"), Options{})
+	api, err := LoadBytes("symbols.yaml", []byte(spec), "ws.yaml", []byte("version: 1\npackage: x\nscope: x\n"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ servers:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			api, errs, warnings := loadCase(t, c.name, c.spec, "version: 1\npackage: x\n")
+			api, errs, warnings := loadCase(t, c.name, c.spec, "version: 1\npackage: x\nscope: x\n")
 			if errs != "" {
 				t.Fatal(errs)
 			}

@@ -1,138 +1,83 @@
 package templates
 
 import (
-	"strings"
+	"strconv"
 
 	"github.com/dave/jennifer/jen"
 
 	"github.com/writegen/writegen/spec"
 )
 
-// setInBody returns the statements that store the provider key at the JSON pointer ptr of the
-// request body, copying on the way every map and pointed-to struct it changes, so that the
-// caller's values are never written to:
+// setInBody returns the statements that store value (providerKey or reference) at the path p
+// of the request body, copying on the way every map and pointed-to struct it changes, so that
+// the caller's values are never written to:
 //
-//	body.ExternalReference = &providerKey
+//	body.ExternalReference = &reference
 //
 //	body.Metadata = copyMap(body.Metadata)
-//	body.Metadata["writegen_ref"] = providerKey
+//	body.Metadata["writegen_ref"] = reference
 //
 //	body.Options = ptrCopy(body.Options)
 //	body.Options.Reference = providerKey
-func (g *generator) setInBody(op *spec.Operation, ptr string) []jen.Code {
-	fail := func(format string, args ...any) []jen.Code {
-		g.fail(op.Safety.Pos, op.ID, "cannot store the provider key at body %s: "+format, append([]any{ptr}, args...)...)
-		return nil
-	}
-	if op.Body == nil {
-		return fail("the operation has no request body")
-	}
-	if op.Body.Encoding == spec.BodyRaw {
-		return fail("the body is raw bytes of %s", op.Body.ContentType)
-	}
-	segs, ok := splitPointer(ptr)
-	if !ok || len(segs) == 0 {
-		return fail("not a JSON pointer to a property")
-	}
+//
+// A oneOf/anyOf with a string member is set to that member first:
+//
+//	var set0 TicketAttribute
+//	if err := set0.FromString(reference); err != nil {
+//		return nil, err
+//	}
+func (g *generator) setInBody(p *spec.Path, value string, n int, fail func() jen.Code) []jen.Code {
 	var path []string // selectors after body
 	at := func(extra ...string) *jen.Statement {
 		s := jen.Id("body")
-		for _, p := range append(path, extra...) {
-			s = s.Dot(p)
+		for _, sel := range append(path, extra...) {
+			s = s.Dot(sel)
 		}
 		return s
 	}
 	var stmts []jen.Code
-	t := op.Body.Type
-	for i, seg := range segs {
-		last := i == len(segs)-1
-		u := under(t)
-		var mapElem *spec.TypeRef
-		switch {
-		case u.Kind == spec.RefMap:
-			mapElem = u.Elem
-		case u.Kind == spec.RefNamed && u.Named.Kind == spec.KindStruct:
-			st := u.Named
-			var fl *spec.Field
-			for _, x := range st.Fields {
-				if x.Name == seg {
-					fl = x
-				}
-			}
-			if fl == nil {
-				if st.AdditionalProperties == nil {
-					return fail("%s has no property %q", st.Name, seg)
-				}
-				path = append(path, extraField(st))
-				mapElem = st.AdditionalProperties
-				break
-			}
-			h := g.fieldHolding(fl)
-			if last {
-				value, ok := keyValue(fl.Type, h.ptr)
-				if !ok {
-					return fail("property %q is not a string", seg)
-				}
-				return append(stmts, at(fl.GoName).Op("=").Add(value))
-			}
-			if h.ptr {
-				g.needPtrCopy = true
-				stmts = append(stmts, at(fl.GoName).Op("=").Id("ptrCopy").Call(at(fl.GoName)))
-			}
-			path = append(path, fl.GoName)
-			t = fl.Type
-			continue
-		default:
-			return fail("%s is neither an object nor a map", describe(t))
-		}
-		// A map: copy it, then set the key.
-		if !last {
-			return fail("only the last step may go through a map")
-		}
-		value, ok := keyValue(mapElem, false)
-		if !ok {
-			return fail("the values of the map are not strings")
-		}
-		g.needCopyMap = true
-		return append(stmts,
-			at().Op("=").Id("copyMap").Call(at()),
-			at().Index(jen.Lit(seg)).Op("=").Add(value))
+	if v := spec.StringVariant(p.Type); v != nil {
+		union := "set" + strconv.Itoa(n)
+		stmts = append(stmts,
+			jen.Var().Id(union).Add(goType(p.Type)),
+			jen.If(jen.Err().Op(":=").Id(union).Dot("From"+v.GoName).Call(jen.Id(value)), jen.Err().Op("!=").Nil()).Block(fail()))
+		value = union
 	}
-	return stmts // unreachable: the last segment returns
+	for i, st := range p.Steps {
+		last := i == len(p.Steps)-1
+		if st.Kind == spec.StepKey { // the last step: copy the map, then set the key
+			m := at()
+			if st.Extra {
+				m = at(st.Struct.ExtraName)
+			}
+			g.needCopyMap = true
+			return append(stmts,
+				jen.Add(m).Op("=").Id("copyMap").Call(jen.Add(m)),
+				jen.Add(m).Index(jen.Lit(st.Key)).Op("=").Add(keyValue(st.Type, false, value)))
+		}
+		fl := st.Field
+		if last {
+			return append(stmts, at(fl.GoName).Op("=").Add(keyValue(fl.Type, fl.Pointer, value)))
+		}
+		if fl.Pointer {
+			g.needPtrCopy = true
+			stmts = append(stmts, at(fl.GoName).Op("=").Id("ptrCopy").Call(at(fl.GoName)))
+		}
+		path = append(path, fl.GoName)
+	}
+	return stmts
 }
 
-// keyValue returns the provider key as a value of type r (a pointer to it when ptr).
-func keyValue(r *spec.TypeRef, ptr bool) (*jen.Statement, bool) {
+// keyValue returns the string value named v as a value of type r (a pointer to it when ptr):
+// the IR allows a string, a named string type, any, or a union already set from v.
+func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
 	switch {
-	case r.Kind == spec.RefBuiltin && r.Builtin == "string":
-		if ptr {
-			return jen.Op("&").Id("providerKey"), true
-		}
-		return jen.Id("providerKey"), true
-	case r.Kind == spec.RefBuiltin && r.Builtin == "any" && !ptr:
-		return jen.Id("providerKey"), true
-	case isString(r) && !ptr:
-		return goType(r).Call(jen.Id("providerKey")), true
+	case ptr:
+		return jen.Op("&").Id(v)
+	case r.Kind == spec.RefBuiltin || isUnion(r):
+		return jen.Id(v)
 	}
-	return nil, false
-}
-
-// pointerEscapes undoes the escapes of a JSON pointer's reference tokens.
-var pointerEscapes = strings.NewReplacer("~1", "/", "~0", "~")
-
-// splitPointer splits a JSON pointer into its unescaped reference tokens.
-func splitPointer(ptr string) ([]string, bool) {
-	if ptr == "" {
-		return nil, true
-	}
-	if ptr[0] != '/' {
-		return nil, false
-	}
-	segs := strings.Split(ptr[1:], "/")
-	for i, s := range segs {
-		segs[i] = pointerEscapes.Replace(s)
-	}
-	return segs, true
+	return goType(r).Call(jen.Id(v))
 }
 
 // encodeBody returns the statements that encode body into req:
@@ -153,11 +98,8 @@ func (g *generator) encodeBody(op *spec.Operation, fail func() jen.Code) []jen.C
 		method = "Form"
 	case spec.BodyMultipart:
 		return g.multipartBody(op, fail)
-	case spec.BodyRaw:
+	default: // raw bytes
 		return []jen.Code{jen.List(jen.Id("req").Dot("Body"), jen.Id("req").Dot("ContentType")).Op("=").List(jen.Id("body"), jen.Lit(op.Body.ContentType))}
-	default:
-		g.fail(op.Pos, op.ID, "request body: unknown encoding %q", op.Body.Encoding)
-		return nil
 	}
 	return []jen.Code{jen.If(jen.Err().Op(":=").Id("req").Dot(method).Call(jen.Id("body")), jen.Err().Op("!=").Nil()).Block(fail())}
 }
@@ -165,34 +107,28 @@ func (g *generator) encodeBody(op *spec.Operation, fail func() jen.Code) []jen.C
 // multipartBody returns the statements that encode a multipart body, one part per property:
 // []byte as a file, scalars as text, anything else as JSON.
 //
-//	parts := make([]runtime.Part, 0, 2)
-//	parts = append(parts, runtime.Part{Name: "file", FileName: "file", Data: body.File})
+//	parts := make([]writegenimpl.Part, 0, 2)
+//	parts = append(parts, writegenimpl.Part{Name: "file", FileName: "file", Data: body.File})
 //	if body.Purpose != nil {
-//		parts = append(parts, runtime.Part{Name: "purpose", Data: []byte(*body.Purpose)})
+//		parts = append(parts, writegenimpl.Part{Name: "purpose", Data: []byte(*body.Purpose)})
 //	}
 //	if err := req.Multipart(parts); err != nil {
 //		return nil, err
 //	}
 func (g *generator) multipartBody(op *spec.Operation, fail func() jen.Code) []jen.Code {
-	u := under(op.Body.Type)
-	if u.Kind != spec.RefNamed || u.Named.Kind != spec.KindStruct {
-		g.fail(op.Pos, op.ID, "multipart request body: %s is not an object", describe(op.Body.Type))
-		return nil
-	}
-	st := u.Named
-	stmts := []jen.Code{jen.Id("parts").Op(":=").Make(jen.Index().Add(rt("Part")), jen.Lit(0), jen.Lit(len(st.Fields)))}
+	st := under(op.Body.Type).Named // a struct: the IR sees to it
+	stmts := []jen.Code{jen.Id("parts").Op(":=").Make(jen.Index().Add(impl("Part")), jen.Lit(0), jen.Lit(len(st.Fields)))}
 	declared := false
 	for _, fl := range st.Fields {
-		h := g.fieldHolding(fl)
 		v := func() *jen.Statement { return jen.Id("body").Dot(fl.GoName) }
 		var add jen.Code
-		if data, file, ok := partData(fl.Type, v, h.ptr); ok {
+		if data, file, ok := partData(fl.Type, v, fl.Pointer); ok {
 			part := jen.Dict{jen.Id("Name"): jen.Lit(fl.Name), jen.Id("Data"): data}
 			if file {
 				part[jen.Id("FileName")] = jen.Lit(fl.Name)
 				part[jen.Id("ContentType")] = jen.Lit("application/octet-stream")
 			}
-			add = jen.Id("parts").Op("=").Append(jen.Id("parts"), rt("Part").Values(part))
+			add = jen.Id("parts").Op("=").Append(jen.Id("parts"), impl("Part").Values(part))
 		} else {
 			if !declared {
 				stmts = append(stmts, jen.Var().Err().Error())
@@ -205,7 +141,7 @@ func (g *generator) multipartBody(op *spec.Operation, fail func() jen.Code) []je
 			).Block(fail())
 		}
 		switch {
-		case h.ptr:
+		case fl.Pointer:
 			add = jen.If(jen.Id("body").Dot(fl.GoName).Op("!=").Nil()).Block(add)
 		case !fl.Required && nilable(fl.Type):
 			add = jen.If(jen.Len(jen.Id("body").Dot(fl.GoName)).Op(">").Lit(0)).Block(add)
@@ -297,13 +233,21 @@ func (g *generator) opHelpers(f *jen.File) {
 			jen.Return(jen.Id("v")),
 		)
 	}
+	if g.needJSONString {
+		f.Line()
+		f.Comment("// jsonString is s as a JSON string, for the body template of a lookup.")
+		f.Func().Id("jsonString").Params(jen.Id("s").String()).String().Block(
+			jen.List(jen.Id("b"), jen.Id("_")).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("s")),
+			jen.Return(jen.String().Call(jen.Id("b"))),
+		)
+	}
 	if g.needJSONPart {
 		f.Line()
 		f.Comment("// addJSONPart appends the JSON encoding of v to parts as the part name.")
-		f.Func().Id("addJSONPart").Params(jen.Id("parts").Index().Add(rt("Part")), jen.Id("name").String(), jen.Id("v").Any()).Params(jen.Index().Add(rt("Part")), jen.Error()).Block(
+		f.Func().Id("addJSONPart").Params(jen.Id("parts").Index().Add(impl("Part")), jen.Id("name").String(), jen.Id("v").Any()).Params(jen.Index().Add(impl("Part")), jen.Error()).Block(
 			jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("v")),
 			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Return(jen.Append(jen.Id("parts"), rt("Part").Values(jen.Dict{
+			jen.Return(jen.Append(jen.Id("parts"), impl("Part").Values(jen.Dict{
 				jen.Id("Name"):        jen.Id("name"),
 				jen.Id("ContentType"): jen.Lit("application/json"),
 				jen.Id("Data"):        jen.Id("data"),

@@ -22,6 +22,7 @@ defaults:
   retry: {on: [not_sent, ambiguous], attempts: 3}
   response: {is: acknowledgement}
   owner: connectors
+scope: corpus
 `
 
 // corpusSpec returns the path of a spec of the shared corpus, which lives beside the

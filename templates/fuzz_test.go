@@ -202,7 +202,7 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	}
 	q := func(s string) string { out, _ := jsonMarshal(s); return string(out) }
 	format := strings.NewReplacer("{", "", "}", "").Replace(d) + "{ref}"
-	annot := "version: 1\npackage: p\noperations:\n  " + q(a) + ":\n" +
+	annot := "version: 1\npackage: p\nscope: p\noperations:\n  " + q(a) + ":\n" +
 		"    effect: ambiguous\n" +
 		"    key: {fields: {ref: string}, format: " + q(format) + "}\n" +
 		"    response: {is: receipt, id: /id}\n" +
@@ -212,6 +212,9 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 		annot += "    idempotency: {body: " + q("/"+ptr(a)) + "}\n"
 	} else {
 		annot += "    idempotency: {header: Idempotency-Key}\n"
+	}
+	if mode%4 != 0 && mode&16 == 0 { // a lookup finds the write by the key stored in its body
+		annot += "    reference: {body: " + q("/"+ptr(a)) + "}\n"
 	}
 	switch mode % 4 {
 	case 1:
@@ -415,7 +418,11 @@ func checkType(t *testing.T, ty *spec.Type, decl ast.Node) {
 		}
 	}
 	for _, fl := range ty.Fields {
-		if got, ok := tags[fl.GoName]; !ok || got != fl.Name {
+		want := fl.Name
+		if fl.Untagged { // read and written by the struct's JSON methods
+			want = "-"
+		}
+		if got, ok := tags[fl.GoName]; !ok || got != want {
 			t.Errorf("type %s: field %s has json name %q, want %q", ty.Name, fl.GoName, got, fl.Name)
 		}
 	}
@@ -497,10 +504,10 @@ func codeTokens(src []byte) []string {
 // Go names that collide or are not identifiers.
 var hostileSeeds = []struct{ spec, annot string }{
 	{hostileSpec, hostileAnnot},
-	{numbersSpec, "version: 1\npackage: p\n"},
+	{numbersSpec, "version: 1\npackage: p\nscope: p\n"},
 	{swaggerSpec, swaggerAnnot},
-	{cyclesSpec, "version: 1\npackage: p\n"},
-	{openapi31Spec, "version: 1\npackage: p\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"},
+	{cyclesSpec, "version: 1\npackage: p\nscope: p\n"},
+	{openapi31Spec, "version: 1\npackage: p\nscope: p\ndefaults:\n  effect: idempotent\n  response: {is: acknowledgement}\n"},
 	{`openapi: 3.0.3
 info: {title: "t\u0007\u001b[2Jx\u202e", version: "1*/"}
 paths:
@@ -527,7 +534,7 @@ components:
       type: string
       description: "*/ panic(1) /*"
       enum: ["a-b", "a_b", "A B", "ab", "AB", "", "*/", "\u202e"]
-`, "version: 1\npackage: p\n"},
+`, "version: 1\npackage: p\nscope: p\n"},
 	{`openapi: 3.1.0
 info: {title: x, version: "1"}
 paths:
@@ -555,6 +562,7 @@ paths:
       responses: {"204": {description: "*/"}}
 `, `version: 1
 package: p
+scope: p
 operations:
   go:
     effect: idempotent
@@ -601,6 +609,7 @@ definitions:
 
 const swaggerAnnot = `version: 1
 package: pets
+scope: pets
 operations:
   func:
     effect: ambiguous
@@ -730,6 +739,7 @@ components:
 
 const hostileAnnot = `version: 1
 package: p
+scope: p
 operations:
   func:
     effect: ambiguous

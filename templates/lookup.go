@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -12,70 +11,65 @@ import (
 
 // lookupSignature is the signature every lookup of op has:
 //
-//	findThreadByReference(ctx context.Context, reference string) (*runtime.Found[Thread], error)
-func (g *generator) lookupSignature(op *spec.Operation, name string) *jen.Statement {
+//	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
+func lookupSignature(op *spec.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
-		Params(jen.Op("*").Add(rt("Found")).Types(g.resultType(op)), jen.Error())
+		Params(jen.Index().Add(rt("Found")).Types(resultType(op)), jen.Error())
 }
 
 // lookupCheck emits the compile-time check of a lookup the user writes by hand. A missing or
 // mistyped method fails to compile with a message that shows this signature:
 //
 //	var _ interface {
-//		findThreadByReference(ctx context.Context, reference string) (*runtime.Found[Thread], error)
+//		findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
 //	} = (*Client)(nil)
 func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
 	name := op.Safety.Lookup.Func
 	f.Line()
-	f.Comment(comment(op.GoName + " looks up what it committed with " + name + ", a method of Client written by hand in a file of this package. This declaration fails to compile until that method exists with this signature."))
-	f.Var().Id("_").Interface(g.lookupSignature(op, name)).Op("=").Parens(jen.Op("*").Id("Client")).Call(jen.Nil())
+	f.Comment(comment(op.GoName + " looks up what it committed with " + name + ", a method of Client written by hand in a file of this package: it returns every effect it finds for the reference, in the provider's order. This declaration fails to compile until that method exists with this signature."))
+	f.Var().Id("_").Interface(lookupSignature(op, name)).Op("=").Parens(jen.Op("*").Id("Client")).Call(jen.Nil())
 }
 
 // generatedLookup emits the lookup of a write that names a read of the spec: it calls the read
-// with the reference in its parameters and takes the found object from the response.
+// with the reference in its parameters (or its JSON body) and returns what it finds.
 //
-//	func (c *Client) createThreadLookup(ctx context.Context, reference string) (*runtime.Found[Thread], error) {
+//	func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
 //		res, err := c.SearchThreads(ctx, SearchThreadsParams{Query: "ref:" + reference})
 //		if err != nil {
 //			return nil, err
 //		}
-//		if len(res.Data) == 0 {
-//			return nil, nil
+//		found := make([]runtime.Found[Thread], 0, len(res.Data))
+//		for i := range res.Data {
+//			body := &res.Data[i]
+//			found = append(found, runtime.Found[Thread]{ID: createThreadID(body), Body: body})
 //		}
-//		body := &res.Data[0]
-//		id := body.ID
-//		return &runtime.Found[Thread]{Body: body, ID: id}, nil
+//		return found, nil
 //	}
 //
 // When the found object is the whole response, a 404 means not found.
 func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
-	fail := func(format string, args ...any) {
-		g.fail(op.Safety.Pos, op.ID, "lookup %s: "+format, append([]any{read.ID}, args...)...)
-	}
-	if callOf(read) != callRead || !hasResult(read) {
-		fail("not a read with a response body")
-		return
-	}
-	if read.Body != nil {
-		fail("takes a request body; a generated lookup fills in parameters only")
-		return
-	}
+	T := resultType(op)
 	var stmts []jen.Code
 	args := []jen.Code{jen.Id("ctx")}
-	if hasParams(read) {
-		values, pre, ok := g.lookupParams(read, l, fail)
-		if !ok {
-			return
-		}
+	if read.ParamsName != "" {
+		values, pre := templateParams(l.Params, jen.Id("reference"))
 		stmts = append(stmts, pre...)
-		args = append(args, jen.Id(paramsName(read)).Custom(multiLine, values...))
+		args = append(args, jen.Id(read.ParamsName).Custom(multiLine, values...))
+	}
+	if read.Body != nil {
+		if l.Body != nil {
+			stmts = append(stmts, g.bodyFromTemplate(read, l.Body)...)
+		} else {
+			stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
+		}
+		args = append(args, jen.Id("search"))
 	}
 	stmts = append(stmts, jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...))
 	onErr := []jen.Code{jen.Return(jen.Nil(), jen.Err())}
-	if l.Found == "" {
+	if l.Found == nil {
 		onErr = append([]jen.Code{
 			jen.Var().Id("se").Op("*").Add(rt("StatusError")),
 			jen.If(jen.Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("se")).Op("&&").Id("se").Dot("Status").Op("==").Qual("net/http", "StatusNotFound")).Block(
@@ -85,82 +79,137 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	}
 	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(onErr...))
 
+	found := func(body jen.Code) jen.Code { return rt("Found").Types(T).Values(foundDict(op, body)) }
+	// The read returns a slice or a map as it is, anything else through a pointer.
+	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
-	found, err := g.walk(res, read.Response.Type, !nilable(read.Response.Type), l.Found)
-	if err != "" {
-		fail("found %s: %s", l.Found, err)
-		return
+	var steps []spec.Step
+	if l.Found != nil {
+		steps = l.Found.Steps
 	}
-	for _, c := range found.checks {
-		stmts = append(stmts, jen.If(c.missing).Block(jen.Return(jen.Nil(), jen.Nil())))
+	each := len(steps)
+	for i, st := range steps {
+		if st.Kind == spec.StepEach {
+			each = i
+		}
 	}
-	T := op.Response.Type
-	if T == nil {
-		fail("the write %s has no response body to adopt", op.ID)
-		return
-	}
-	switch {
-	case sameType(found.typ, T) && found.ptr:
-		stmts = append(stmts, jen.Id("body").Op(":=").Add(found.expr()))
-	case sameType(found.typ, T):
-		stmts = append(stmts, jen.Id("body").Op(":=").Op("&").Add(found.expr()))
-	default: // another type: re-decode
+	if each == len(steps) { // one effect at most
+		r := reach(res, rootPtr, steps)
+		if len(r.missing) > 0 {
+			stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
+		}
 		stmts = append(stmts,
-			jen.List(jen.Id("data"), jen.Err()).Op(":=").Qual("encoding/json", "Marshal").Call(found.expr()),
-			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-			jen.Id("body").Op(":=").New(goType(T)),
-			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Id("body")), jen.Err().Op("!=").Nil()).Block(
-				jen.Return(jen.Nil(), jen.Err()),
-			),
-		)
+			jen.Id("body").Op(":=").Add(addr(r)),
+			jen.Return(jen.Index().Add(rt("Found")).Types(T).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
+	} else { // every element of a list
+		r := reach(res, rootPtr, steps[:each])
+		if len(r.missing) > 0 {
+			stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
+		}
+		list := r.expr
+		if r.ptr {
+			list = func() *jen.Statement { return jen.Parens(jen.Op("*").Add(r.expr())) }
+		}
+		item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
+		loop := []jen.Code{}
+		if len(item.missing) > 0 {
+			loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
+		}
+		loop = append(loop,
+			jen.Id("body").Op(":=").Add(addr(item)),
+			jen.Id("found").Op("=").Append(jen.Id("found"), found(jen.Id("body"))))
+		stmts = append(stmts,
+			jen.Id("found").Op(":=").Make(jen.Index().Add(rt("Found")).Types(T), jen.Lit(0), jen.Len(list())),
+			jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...),
+			jen.Return(jen.Id("found"), jen.Nil()))
 	}
-	idStmts, ok := g.foundID(op, fail)
-	if !ok {
-		return
-	}
-	stmts = append(stmts, idStmts...)
-	stmts = append(stmts, jen.Return(jen.Op("&").Add(rt("Found")).Types(goType(T)).Values(jen.Dict{
-		jen.Id("ID"):   jen.Id("id"),
-		jen.Id("Body"): jen.Id("body"),
-	}), jen.Nil()))
 
+	what := "the " + op.ID + " whose reference is reference"
+	if l.Found != nil && each < len(steps) {
+		what = "every " + op.ID + " whose reference is reference, in the provider's order"
+	}
 	f.Line()
-	f.Comment(comment(g.local[op] + "Lookup finds the " + op.ID + " whose reference is reference, with " + read.GoName +
-		". It returns nil when there is none."))
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(g.lookupSignature(op, g.local[op]+"Lookup")).Block(stmts...)
+	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
 }
 
-// lookupParams returns the fields of the read's parameter struct, with "{ref}" in each
-// template replaced by the reference, and the statements that declare the values held through
-// pointers.
-func (g *generator) lookupParams(read *spec.Operation, l *spec.Lookup, fail func(string, ...any)) (values, pre []jen.Code, ok bool) {
-	given := map[string]string{}
-	for _, lp := range l.Params {
-		given[lp.Name] = lp.Template
+// foundDict is the fields of the runtime.Found of body.
+func foundDict(op *spec.Operation, body jen.Code) jen.Dict {
+	d := jen.Dict{jen.Id("Body"): body}
+	if op.IDName != "" {
+		d[jen.Id("ID")] = jen.Id(op.IDName).Call(body)
 	}
-	for _, p := range read.Params {
-		tmpl, ok := given[p.Name]
-		if !ok {
-			if p.Required || p.In == spec.InPath {
-				fail("required parameter %q has no value in the lookup's params", p.Name)
-				return nil, nil, false
-			}
+	return d
+}
+
+// addr is a pointer to the value r reached.
+func addr(r reached) *jen.Statement {
+	if r.ptr {
+		return r.expr()
+	}
+	return jen.Op("&").Add(r.expr())
+}
+
+// bodyFromTemplate returns the statements that decode the lookup's JSON body template, with the
+// reference in its string values, into search:
+//
+//	var search SearchRequest
+//	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","value":`+jsonString(reference)+`}}`), &search); err != nil {
+//		return nil, err
+//	}
+func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate) []jen.Code {
+	var parts []jen.Code
+	for _, p := range t.Parts {
+		if p.String == nil {
+			parts = append(parts, rawLit(p.Literal))
 			continue
 		}
-		delete(given, p.Name)
-		var parts []jen.Code
-		for i, lit := range strings.Split(tmpl, "{ref}") {
-			if i > 0 {
-				parts = append(parts, jen.Id("reference"))
-			}
-			if lit != "" {
-				parts = append(parts, jen.Lit(lit))
-			}
+		g.needJSONString = true
+		parts = append(parts, jen.Id("jsonString").Call(templateExpr(p.String, jen.Id("reference"))))
+	}
+	return []jen.Code{
+		jen.Var().Id("search").Add(goType(read.Body.Type)),
+		jen.If(
+			jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Index().Byte().Call(join(parts, "+")), jen.Op("&").Id("search")),
+			jen.Err().Op("!=").Nil(),
+		).Block(jen.Return(jen.Nil(), jen.Err())),
+	}
+}
+
+// rawLit is s as a raw string literal, or an interpreted one when s holds a backquote.
+func rawLit(s string) jen.Code {
+	if strings.ContainsAny(s, "`\r") {
+		return jen.Lit(s)
+	}
+	return jen.Op("`" + s + "`")
+}
+
+// templateExpr is the string expression of a template whose hole is hole.
+func templateExpr(parts []spec.TemplatePart, hole jen.Code) *jen.Statement {
+	var codes []jen.Code
+	for _, p := range parts {
+		if p.Hole {
+			codes = append(codes, hole)
+		} else {
+			codes = append(codes, jen.Lit(p.Literal))
 		}
-		value := join(parts, "+")
-		h := paramHolding(p)
-		if h.ptr && tmpl == "{ref}" && p.Type.Kind == spec.RefBuiltin {
-			values = append(values, jen.Id(p.GoName).Op(":").Op("&").Id("reference"))
+	}
+	if len(codes) == 0 {
+		return jen.Lit("")
+	}
+	return join(codes, "+")
+}
+
+// templateParams returns the fields of a parameter struct given by templates, with the hole
+// filled by hole (an addressable string), and the statements that declare the values held
+// through pointers.
+func templateParams(ts []*spec.Template, hole jen.Code) (values, pre []jen.Code) {
+	for _, t := range ts {
+		p := t.Param
+		value := templateExpr(t.Parts, hole)
+		simple := len(t.Parts) == 1 && t.Parts[0].Hole
+		if p.Pointer && simple && p.Type.Kind == spec.RefBuiltin { // the hole is addressable
+			values = append(values, jen.Id(p.GoName).Op(":").Op("&").Add(hole))
 			continue
 		}
 		switch u := under(p.Type); {
@@ -168,143 +217,98 @@ func (g *generator) lookupParams(read *spec.Operation, l *spec.Lookup, fail func
 			if p.Type.Kind != spec.RefBuiltin {
 				value = goType(p.Type).Call(value)
 			}
-		case u.Kind == spec.RefArray && isString(u.Elem):
+		case u.Kind == spec.RefArray:
 			value = goType(p.Type).Values(value)
-		default:
-			fail("parameter %q is %s, not a string", p.Name, describe(p.Type))
-			return nil, nil, false
 		}
-		if h.ptr {
+		if p.Pointer {
 			v := "arg" + strconv.Itoa(len(pre))
 			pre = append(pre, jen.Id(v).Op(":=").Add(value))
 			value = jen.Op("&").Id(v)
 		}
 		values = append(values, jen.Id(p.GoName).Op(":").Add(value))
 	}
-	for _, lp := range l.Params { // in order, for a stable message
-		if _, left := given[lp.Name]; left {
-			fail("has no parameter %q", lp.Name)
-			return nil, nil, false
-		}
-	}
-	return values, pre, true
+	return values, pre
 }
 
-// foundID returns the statements that set id to the durable id of body, the found object, at
-// the write's id pointer ("" when body has none there, or the write has no id pointer).
+// compensation emits the method that undoes one duplicate effect a lookup found:
 //
-//	id := body.ID
-func (g *generator) foundID(op *spec.Operation, fail func(string, ...any)) ([]jen.Code, bool) {
-	ptr := op.Safety.IDPointer
-	if ptr == "" {
-		return []jen.Code{jen.Id("id").Op(":=").Lit("")}, true
+//	func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[Thread]) error {
+//		return c.DeleteThread(ctx, DeleteThreadParams{ThreadID: duplicate.ID})
+//	}
+func (g *generator) compensation(f *jen.File, op *spec.Operation) {
+	c := op.Safety.Compensate
+	target := c.Operation
+	var stmts []jen.Code
+	args := []jen.Code{jen.Id("ctx")}
+	if target.ParamsName != "" {
+		values, pre := templateParams(c.Params, jen.Id("duplicate").Dot("ID"))
+		stmts = append(stmts, pre...)
+		args = append(args, jen.Id(target.ParamsName).Custom(multiLine, values...))
 	}
-	w, err := g.walk(func() *jen.Statement { return jen.Id("body") }, op.Response.Type, true, ptr)
-	if err != "" {
-		fail("id %s: %s", ptr, err)
-		return nil, false
+	if target.Body != nil {
+		stmts = append(stmts, jen.Var().Id("body").Add(goType(target.Body.Type)))
+		args = append(args, jen.Id("body"))
 	}
-	v := w.expr
-	if w.ptr {
-		v = func() *jen.Statement { return jen.Op("*").Add(w.expr()) }
-		w.checks = append(w.checks, check{present: w.expr().Op("!=").Nil()})
+	call := jen.Id("c").Dot(target.GoName).Call(args...)
+	if hasResult(target) {
+		stmts = append(stmts, jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(call), jen.Return(jen.Err()))
+	} else {
+		stmts = append(stmts, jen.Return(call))
 	}
-	var value jen.Code
-	switch u := under(w.typ); {
-	case isString(w.typ) && w.typ.Kind == spec.RefBuiltin:
-		value = v()
-	case isString(w.typ):
-		value = jen.String().Call(v())
-	case u.Kind == spec.RefBuiltin && (u.Builtin == "int64" || u.Builtin == "int32"):
-		value = jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(v()), jen.Lit(10))
-	default:
-		fail("id %s is %s, not a string or an integer", ptr, describe(w.typ))
-		return nil, false
-	}
-	if len(w.checks) == 0 {
-		return []jen.Code{jen.Id("id").Op(":=").Add(value)}, true
-	}
-	set := jen.Id("id").Op("=").Add(value)
-	for i := len(w.checks) - 1; i >= 0; i-- {
-		set = jen.If(w.checks[i].present).Block(set)
-	}
-	return []jen.Code{jen.Var().Id("id").String(), set}, true
+	f.Line()
+	f.Comment(comment(c.Name + " undoes a duplicate " + op.ID + " that " + op.Safety.Lookup.Name + " found beyond the first, with " + target.GoName + "."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(c.Name).
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("duplicate").Add(rt("Found")).Types(resultType(op))).
+		Error().Block(stmts...)
 }
 
-// check is one condition a walk needs: missing when the value is absent, present when not.
-type check struct {
-	missing, present jen.Code
+// reached is where the steps of a Path lead from a root expression.
+type reached struct {
+	missing []jen.Code            // the conditions under which the value is absent, in order
+	expr    func() *jen.Statement // the value reached
+	ptr     bool                  // expr is a pointer to the value
 }
 
-// walked is where a walk along a JSON pointer ended.
-type walked struct {
-	expr   func() *jen.Statement // the value reached
-	typ    *spec.TypeRef         // its type
-	ptr    bool                  // expr is a pointer to typ
-	checks []check               // the conditions on the way, in order
-}
-
-// walk follows the JSON pointer ptr from root, a value of type r (a pointer to it when ptr is
-// true), through struct fields and array indexes. err says why it cannot.
-func (g *generator) walk(root func() *jen.Statement, r *spec.TypeRef, isPtr bool, ptr string) (walked, string) {
-	segs, ok := splitPointer(ptr)
-	if !ok {
-		return walked{}, "not a JSON pointer"
-	}
-	w := walked{expr: root, typ: r, ptr: isPtr}
-	for _, seg := range segs {
-		u := under(w.typ)
-		prev := w.expr
-		switch {
-		case u.Kind == spec.RefNamed && u.Named.Kind == spec.KindStruct:
-			var fl *spec.Field
-			for _, x := range u.Named.Fields {
-				if x.Name == seg {
-					fl = x
-				}
+// reach follows steps (no StepEach) from root, a value (a pointer to one when rootPtr), through
+// struct fields, array elements and map keys, collecting the conditions under which the value
+// is absent: a nil pointer on the way, a list too short.
+func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached {
+	r := reached{expr: root, ptr: rootPtr}
+	for _, st := range steps {
+		prev, prevPtr := r.expr, r.ptr
+		deref := func() *jen.Statement {
+			if prevPtr {
+				return jen.Parens(jen.Op("*").Add(prev()))
 			}
-			if fl == nil {
-				return walked{}, fmt.Sprintf("%s has no property %q", u.Named.Name, seg)
+			return prev()
+		}
+		switch st.Kind {
+		case spec.StepField:
+			fl := st.Field
+			r.expr = func() *jen.Statement { return prev().Dot(fl.GoName) }
+			r.ptr = fl.Pointer
+			if fl.Pointer {
+				r.missing = append(r.missing, r.expr().Op("==").Nil())
 			}
-			h := g.fieldHolding(fl)
-			w.expr = func() *jen.Statement { return prev().Dot(fl.GoName) }
-			w.typ, w.ptr = fl.Type, h.ptr
-			if h.ptr {
-				w.checks = append(w.checks, check{missing: w.expr().Op("==").Nil(), present: w.expr().Op("!=").Nil()})
-			}
-		case u.Kind == spec.RefArray:
-			n, err := strconv.Atoi(seg)
-			if err != nil || n < 0 || strconv.Itoa(n) != seg {
-				return walked{}, fmt.Sprintf("%q is not an array index", seg)
-			}
-			slice := prev
-			if w.ptr {
-				slice = func() *jen.Statement { return jen.Parens(jen.Op("*").Add(prev())) }
-			}
-			missing := jen.Len(slice()).Op("<=").Lit(n)
+		case spec.StepIndex:
+			n := st.Index
 			if n == 0 {
-				missing = jen.Len(slice()).Op("==").Lit(0)
+				r.missing = append(r.missing, jen.Len(deref()).Op("==").Lit(0))
+			} else {
+				r.missing = append(r.missing, jen.Len(deref()).Op("<=").Lit(n))
 			}
-			w.checks = append(w.checks, check{missing: missing, present: jen.Len(slice()).Op(">").Lit(n)})
-			w.expr = func() *jen.Statement { return slice().Index(jen.Lit(n)) }
-			w.typ, w.ptr = u.Elem, false
-		default:
-			return walked{}, fmt.Sprintf("cannot go into %s", describe(w.typ))
+			r.expr = func() *jen.Statement { return deref().Index(jen.Lit(n)) }
+			r.ptr = false
+		case spec.StepKey:
+			key := st.Key
+			if st.Extra {
+				extra := st.Struct.ExtraName
+				r.expr = func() *jen.Statement { return prev().Dot(extra).Index(jen.Lit(key)) }
+			} else {
+				r.expr = func() *jen.Statement { return deref().Index(jen.Lit(key)) }
+			}
+			r.ptr = false
 		}
 	}
-	return w, ""
-}
-
-// sameType reports whether a and b are the same Go type.
-func sameType(a, b *spec.TypeRef) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case spec.RefNamed:
-		return a.Named == b.Named
-	case spec.RefBuiltin:
-		return a.Builtin == b.Builtin
-	}
-	return sameType(a.Elem, b.Elem)
+	return r
 }

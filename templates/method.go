@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
@@ -10,36 +9,10 @@ import (
 	"github.com/writegen/writegen/spec"
 )
 
-// call says which runtime function carries out an operation.
-type call int
-
-const (
-	callRead   call = iota // runtime.Read: a read, or a write declared read-only without a key
-	callDo                 // runtime.Do: an unkeyed write, idempotent by declaration
-	callWrite              // runtime.Write: a keyed write whose 2xx is a receipt
-	callSubmit             // runtime.Submit: a keyed write whose 2xx is an acknowledgement
-)
-
-// callOf returns how op is carried out.
-func callOf(op *spec.Operation) call {
-	s := op.Safety
-	switch {
-	case s == nil:
-		return callRead
-	case s.Key != nil && s.Receipt:
-		return callWrite
-	case s.Key != nil:
-		return callSubmit
-	case s.Effect == spec.EffectReadOnly:
-		return callRead
-	}
-	return callDo
-}
-
-// resultType is the Go type of op's response body, runtime.Empty when it has none.
-func (g *generator) resultType(op *spec.Operation) *jen.Statement {
-	if op.Response == nil || op.Response.Type == nil {
-		return rt("Empty")
+// resultType is the Go type of op's response body, struct{} when it has none.
+func resultType(op *spec.Operation) *jen.Statement {
+	if !hasResult(op) {
+		return jen.Struct()
 	}
 	return goType(op.Response.Type)
 }
@@ -50,34 +23,35 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 // method emits the method of an operation. A keyed write:
 //
 //	func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-//		return runtime.Write(ctx, c.rt, createThreadOp, key, runtime.Call[Thread]{
-//			Request: func(providerKey string) (*runtime.Request, error) {
-//				body.ExternalReference = &providerKey
-//				req := runtime.NewRequest("POST", "/threads")
+//		return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+//			Request: func(_, reference string) (*writegenimpl.Request, error) {
+//				body.ExternalReference = &reference
+//				req := writegenimpl.NewRequest("POST", "/threads")
 //				if err := req.JSON(body); err != nil {
 //					return nil, err
 //				}
 //				return req, nil
 //			},
-//			Lookup: c.findThreadByReference,
+//			ID:     createThreadID,
+//			Lookup: c.createThreadLookup,
 //		})
 //	}
 //
-// A read (an unkeyed write calls runtime.Do instead; a slice or a map is returned as it is, not
-// through a pointer; without a response body only the error is returned):
+// A read (an unkeyed write calls writegenimpl.Do instead; a slice or a map is returned as it
+// is, not through a pointer; without a response body only the error is returned):
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-//		req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("id", params.ID))
-//		return runtime.Read[Thread](ctx, c.rt, getThreadOp, req)
+//		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+//		return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
 //	}
 func (g *generator) method(f *jen.File, op *spec.Operation) {
-	kind := callOf(op)
 	args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
-	if kind == callWrite || kind == callSubmit {
+	keyed := op.Call == spec.CallWrite || op.Call == spec.CallSubmit
+	if keyed {
 		args = append(args, jen.Id("key").Id(op.Safety.Key.TypeName))
 	}
-	if hasParams(op) {
-		args = append(args, jen.Id("params").Id(paramsName(op)))
+	if op.ParamsName != "" {
+		args = append(args, jen.Id("params").Id(op.ParamsName))
 	}
 	if op.Body != nil {
 		args = append(args, jen.Id("body").Add(goType(op.Body.Type)))
@@ -85,41 +59,41 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 
 	var results []jen.Code
 	var body []jen.Code
-	T := g.resultType(op)
-	switch kind {
-	case callWrite, callSubmit:
+	T := resultType(op)
+	if keyed {
 		fn, res := "Write", "Receipt"
-		if kind == callSubmit {
+		if op.Call == spec.CallSubmit {
 			fn, res = "Submit", "Ack"
 		}
 		results = []jen.Code{jen.Op("*").Add(rt(res)).Types(T), jen.Error()}
-		stmts, usesKey := g.request(op, true, func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) })
-		keyParam := jen.String()
-		if usesKey {
-			keyParam = jen.Id("providerKey").String()
-		}
+		stmts, uses := g.request(op, func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) })
 		stmts = append(stmts, jen.Return(jen.Id("req"), jen.Nil()))
-		items := []jen.Code{
-			jen.Id("Request").Op(":").Func().Params(keyParam).Params(jen.Op("*").Add(rt("Request")), jen.Error()).Block(stmts...),
+		names := []string{"_", "_"}
+		for i, name := range []string{"providerKey", "reference"} {
+			if uses[i] {
+				names[i] = name
+			}
 		}
-		if lookup := g.lookupFunc(op); lookup != nil {
-			items = append(items, jen.Id("Lookup").Op(":").Add(lookup))
+		var params jen.Code = jen.List(jen.String(), jen.String())
+		if uses[0] || uses[1] {
+			params = jen.List(jen.Id(names[0]), jen.Id(names[1]).String())
 		}
-		body = []jen.Code{jen.Return(rt(fn).Call(
-			jen.Id("ctx"), jen.Id("c").Dot("rt"), jen.Id(g.local[op]+"Op"), jen.Id("key"),
-			rt("Call").Types(g.resultType(op)).Custom(multiLine, items...),
+		request := jen.Func().Params(params).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
+		body = []jen.Code{jen.Return(impl(fn).Call(
+			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("key"),
+			impl("Call").Types(T).Custom(multiLine, g.callItems(op, request)...),
 		))}
-	default:
+	} else {
 		fn := "Read"
-		if kind == callDo {
+		if op.Call == spec.CallDo {
 			fn = "Do"
 		}
 		fail := func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) }
 		if !hasResult(op) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
-		body, _ = g.request(op, false, fail)
-		run := rt(fn).Types(T).Call(jen.Id("ctx"), jen.Id("c").Dot("rt"), jen.Id(g.local[op]+"Op"), jen.Id("req"))
+		body, _ = g.request(op, fail)
+		run := impl(fn).Types(T).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"))
 		switch {
 		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}
@@ -140,6 +114,29 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.GoName).Params(args...).Params(results...).Block(body...)
 }
 
+// callItems are the fields of the writegenimpl.Call of a keyed write; request is its Request
+// function, or nil (Resume sends the stored request).
+func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
+	s := op.Safety
+	var items []jen.Code
+	if request != nil {
+		items = append(items, jen.Id("Request").Op(":").Add(request))
+		if ref := s.Reference; ref != nil && ref.Value != nil {
+			items = append(items, jen.Id("Reference").Op(":").Add(keyExpr(ref.Value, jen.Id("key"))))
+		}
+	}
+	if op.IDName != "" {
+		items = append(items, jen.Id("ID").Op(":").Id(op.IDName))
+	}
+	if l := s.Lookup; l != nil {
+		items = append(items, jen.Id("Lookup").Op(":").Id("c").Dot(l.Name))
+	}
+	if c := s.Compensate; c != nil {
+		items = append(items, jen.Id("Compensate").Op(":").Id("c").Dot(c.Name))
+	}
+	return items
+}
+
 // methodDoc is the doc comment of op's method: what it calls, the spec's words, and for a write
 // a summary of its annotation.
 func (g *generator) methodDoc(op *spec.Operation) string {
@@ -153,11 +150,37 @@ func (g *generator) methodDoc(op *spec.Operation) string {
 	}
 	if s := op.Safety; s != nil {
 		paras = append(paras, comment(safetySummary(op)))
+		if w := overwrites(s); w != "" {
+			paras = append(paras, comment(w))
+		}
 	}
 	if op.Deprecated {
 		paras = append(paras, "// Deprecated: the API description marks this operation deprecated.")
 	}
 	return strings.Join(paras, "\n//\n")
+}
+
+// overwrites says which places of the request the method fills in, overwriting what the caller
+// put there.
+func overwrites(s *spec.Safety) string {
+	var parts []string
+	for _, set := range s.Sets {
+		what := "the provider key"
+		if set.Value == spec.SetReference && s.Reference.Value != nil {
+			what = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
+		} else if set.Value == spec.SetReference {
+			what = "the provider key, as the reference the lookup searches for"
+		}
+		where := "query parameter " + strconv.Quote(oneLine(set.Query))
+		if set.Body != nil {
+			where = "body field " + strconv.Quote(oneLine(set.Body.Pointer))
+		}
+		parts = append(parts, where+" with "+what)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "It overwrites " + strings.Join(parts, ", and ") + "."
 }
 
 // safetySummary says in one sentence what op's annotation declares.
@@ -166,12 +189,12 @@ func safetySummary(op *spec.Operation) string {
 	var b strings.Builder
 	b.WriteString("Write safety (see " + SafetyReport + "): effect " + string(s.Effect))
 	if s.Key != nil {
-		b.WriteString(", business key " + strconv.Quote(oneLine(s.Key.Format)))
+		b.WriteString(", business key " + strconv.Quote(oneLine(s.Key.Format)) + " in key scope " + strconv.Quote(s.Key.Scope))
 	}
-	if len(s.Retry) == 0 {
+	if s.Retry == 0 {
 		b.WriteString(", never retried")
 	} else {
-		b.WriteString(", retried on " + strings.Join(s.Retry, ", ") + " within " + strconv.Itoa(s.Attempts) + " attempts")
+		b.WriteString(", retried on " + strings.ReplaceAll(s.Retry.String(), "|", ", ") + " within " + strconv.Itoa(s.Attempts) + " attempts")
 	}
 	if l := s.Lookup; l != nil {
 		name := l.Func
@@ -180,7 +203,10 @@ func safetySummary(op *spec.Operation) string {
 		}
 		b.WriteString(", looked up with " + name + " (" + string(l.Consistency) + ")")
 	}
-	if s.Dedupe == "ledger" {
+	if c := s.Compensate; c != nil {
+		b.WriteString(", duplicates compensated with " + c.Operation.ID)
+	}
+	if s.Dedupe {
 		b.WriteString(", deduplicated in the ledger")
 	}
 	if s.Owner != "" {
@@ -189,24 +215,32 @@ func safetySummary(op *spec.Operation) string {
 	return b.String() + "."
 }
 
-// request returns the statements that build req, the request of op. keyed says that the
-// provider key is in scope as providerKey; usesKey reports whether the statements use it.
-// fail returns from the enclosing function after an error err.
-func (g *generator) request(op *spec.Operation, keyed bool, fail func() jen.Code) (stmts []jen.Code, usesKey bool) {
-	var bodies, queries []string
-	if keyed {
-		bodies, queries = keyPlaces(op.Safety)
+// request returns the statements that build req, the request of op, and whether they use the
+// provider key and the reference (providerKey and reference, in scope in a keyed write's
+// Request). fail returns from the enclosing function after an error err.
+func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []jen.Code, uses [2]bool) {
+	var sets []spec.Set
+	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+		sets = op.Safety.Sets
 	}
-	// The provider key goes into the body before the body is encoded.
-	for _, ptr := range bodies {
-		stmts = append(stmts, g.setInBody(op, ptr)...)
+	value := func(v spec.SetValue) string {
+		if v == spec.SetProviderKey {
+			uses[0] = true
+			return "providerKey"
+		}
+		uses[1] = true
+		return "reference"
 	}
-	stmts = append(stmts, jen.Id("req").Op(":=").Add(rt("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))
+	// The key and the reference go into the body before the body is encoded.
+	for i, set := range sets {
+		if set.Body != nil {
+			stmts = append(stmts, g.setInBody(set.Body, value(set.Value), i, fail)...)
+		}
+	}
+	stmts = append(stmts, jen.Id("req").Op(":=").Add(impl("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))
 	for _, p := range op.Params {
 		var add func(v jen.Code) jen.Code
 		switch p.In {
-		case spec.InPath:
-			continue
 		case spec.InQuery:
 			add = func(v jen.Code) jen.Code {
 				return jen.Id("req").Dot("AddQuery").Call(jen.Lit(p.Name), v, jen.Lit(p.Style), jen.Lit(p.Explode))
@@ -215,73 +249,37 @@ func (g *generator) request(op *spec.Operation, keyed bool, fail func() jen.Code
 			add = func(v jen.Code) jen.Code { return jen.Id("req").Dot("SetHeader").Call(jen.Lit(p.Name), v) }
 		case spec.InCookie:
 			add = func(v jen.Code) jen.Code { return jen.Id("req").Dot("AddCookie").Call(jen.Lit(p.Name), v) }
-		default:
-			g.fail(op.Pos, op.ID, "parameter %s: unknown location %q", p.Name, p.In)
+		default: // a path parameter is in the path
 			continue
 		}
 		stmts = append(stmts, g.passParam(p, add))
 	}
-	for _, name := range queries {
-		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(name), jen.Id("providerKey"), jen.Lit("form"), jen.True()))
+	for _, set := range sets {
+		if set.Query != "" {
+			stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(set.Query), jen.Id(value(set.Value)), jen.Lit("form"), jen.True()))
+		}
 	}
 	if op.Body != nil {
 		stmts = append(stmts, g.encodeBody(op, fail)...)
 	}
-	return stmts, len(bodies)+len(queries) > 0
-}
-
-// keyPlaces lists where a keyed write carries its provider key besides the header the runtime
-// sets: JSON pointers in the body and query parameters, for the idempotency key and then for
-// the reference, each place once.
-func keyPlaces(s *spec.Safety) (bodies, queries []string) {
-	add := func(list []string, place string) []string {
-		if place == "" || slices.Contains(list, place) {
-			return list
-		}
-		return append(list, place)
-	}
-	if i := s.Idempotency; i != nil {
-		bodies, queries = add(bodies, i.Body), add(queries, i.Query)
-	}
-	if r := s.Reference; r != nil {
-		bodies, queries = add(bodies, r.Body), add(queries, r.Query)
-	}
-	return bodies, queries
+	return stmts, uses
 }
 
 // path returns the expression of op's path with its parameters expanded:
 //
-//	"/threads/" + runtime.PathParam("id", params.ID) + "/messages"
+//	"/threads/" + writegenimpl.PathParam("id", params.ID) + "/messages"
 func (g *generator) path(op *spec.Operation) jen.Code {
 	var parts []jen.Code
-	rest := op.Path
-	for rest != "" {
-		open := strings.IndexByte(rest, '{')
-		end := strings.IndexByte(rest[max(open, 0):], '}') + max(open, 0)
-		if open < 0 || end < open {
-			parts = append(parts, jen.Lit(rest))
-			break
-		}
-		if open > 0 {
-			parts = append(parts, jen.Lit(rest[:open]))
-		}
-		name := rest[open+1 : end]
-		rest = rest[end+1:]
-		var param *spec.Param
-		for _, p := range op.Params {
-			if p.In == spec.InPath && p.Name == name {
-				param = p
-			}
-		}
-		if param == nil {
-			g.fail(op.Pos, op.ID, "path %s: no path parameter %q", op.Path, name)
+	for _, pp := range op.PathParts {
+		if pp.Param == nil {
+			parts = append(parts, jen.Lit(pp.Literal))
 			continue
 		}
-		if isUnion(param.Type) {
+		if isUnion(pp.Param.Type) {
 			g.needJSONValue = true
 		}
-		value, _ := paramValue(param.Type, jen.Id("params").Dot(param.GoName))
-		parts = append(parts, rt("PathParam").Call(jen.Lit(name), value))
+		value, _ := paramValue(pp.Param.Type, jen.Id("params").Dot(pp.Param.GoName))
+		parts = append(parts, impl("PathParam").Call(jen.Lit(pp.Param.Name), value))
 	}
 	if len(parts) == 0 {
 		return jen.Lit("")
@@ -301,15 +299,14 @@ func (g *generator) path(op *spec.Operation) jen.Code {
 //	}
 func (g *generator) passParam(p *spec.Param, add func(v jen.Code) jen.Code) jen.Code {
 	v := func() *jen.Statement { return jen.Id("params").Dot(p.GoName) }
-	h := paramHolding(p)
 	value, conv := paramValue(p.Type, v())
 	if isUnion(p.Type) {
 		g.needJSONValue = true
 	}
 	switch {
-	case h.ptr && conv:
+	case p.Pointer && conv:
 		return jen.If(v().Op("!=").Nil()).Block(add(value))
-	case h.ptr:
+	case p.Pointer:
 		return add(v()) // the runtime adds nothing for a nil pointer
 	case nilable(p.Type) && !p.Required && under(p.Type).Builtin != "any":
 		return jen.If(jen.Len(v()).Op(">").Lit(0)).Block(add(v()))

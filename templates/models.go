@@ -1,10 +1,8 @@
 package templates
 
 import (
-	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -24,8 +22,6 @@ func (g *generator) models(f *jen.File, types []*spec.Type) {
 		case spec.KindAlias: // type Tags []string
 			typeDoc(f, t, "is "+describe(t.Elem)+".")
 			f.Type().Id(t.Name).Add(goType(t.Elem))
-		default:
-			g.fail(t.Pos, "", "type %s: unknown kind %d", t.Name, t.Kind)
 		}
 	}
 }
@@ -37,6 +33,17 @@ func (g *generator) modelHelpers(f *jen.File) {
 	}
 	if g.needExtra {
 		extraHelpers(f)
+	}
+	if g.needField {
+		f.Line()
+		f.Comment("// unmarshalField decodes the member name of the JSON object data into v, when it has one.")
+		f.Func().Id("unmarshalField").Params(jen.Id("data").Index().Byte(), jen.Id("name").String(), jen.Id("v").Any()).Error().Block(
+			jen.Var().Id("fields").Map(jen.String()).Qual("encoding/json", "RawMessage"),
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Op("&").Id("fields")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.List(jen.Id("raw"), jen.Id("ok")).Op(":=").Id("fields").Index(jen.Id("name")),
+			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil())),
+			jen.Return(jen.Qual("encoding/json", "Unmarshal").Call(jen.Id("raw"), jen.Id("v"))),
+		)
 	}
 }
 
@@ -73,48 +80,39 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 	typeDoc(f, t, what)
 	fields := make([]jen.Code, 0, len(t.Fields)+1)
 	for _, fl := range t.Fields {
-		if !validTagName(fl.Name) {
-			g.fail(t.Pos, "", "type %s: property %q cannot be named in a Go json tag", t.Name, fl.Name)
-			continue
-		}
-		h := g.fieldHolding(fl)
 		tag := fl.Name
-		if h.omitempty {
+		switch {
+		case fl.Untagged: // read and written by the JSON methods
+			tag = "-"
+		case fl.OmitEmpty:
 			tag += ",omitempty"
 		}
 		doc := fl.Doc
 		if fl.ReadOnly {
 			doc = strings.TrimSpace(doc + "\n\nRead-only: the provider sets it.")
 		}
+		if fl.Untagged {
+			doc = strings.TrimSpace(doc + "\n\nIn JSON as " + strconv.Quote(oneLine(fl.Name)) + ", which no json tag can name: the JSON methods of " + t.Name + " read and write it.")
+		}
 		var c jen.Code = jen.Null()
 		if text := comment(doc); text != "" {
 			c = jen.Comment(text)
 		}
-		fields = append(fields, c, jen.Id(fl.GoName).Add(heldType(fl.Type, h)).Tag(map[string]string{"json": tag}))
+		fields = append(fields, c, jen.Id(fl.GoName).Add(heldType(fl.Type, fl.Pointer)).Tag(map[string]string{"json": tag}))
 	}
-	if t.AdditionalProperties == nil {
-		f.Type().Id(t.Name).Struct(fields...)
-		return
+	if t.AdditionalProperties != nil {
+		fields = append(fields,
+			jen.Comment("// "+t.ExtraName+" holds the keys that are not fields of "+t.Name+"."),
+			jen.Id(t.ExtraName).Map(jen.String()).Add(goType(t.AdditionalProperties)).Tag(map[string]string{"json": "-"}))
 	}
-	extra := extraField(t)
-	fields = append(fields,
-		jen.Comment("// "+extra+" holds the keys that are not fields of "+t.Name+"."),
-		jen.Id(extra).Map(jen.String()).Add(goType(t.AdditionalProperties)).Tag(map[string]string{"json": "-"}))
 	f.Type().Id(t.Name).Struct(fields...)
-	g.extraMethods(f, t, extra)
-}
-
-// extraField is the name of the field that keeps the unknown keys of struct t:
-// AdditionalProperties, with underscores added while a property has that name.
-func extraField(t *spec.Type) string {
-	name := "AdditionalProperties"
-	for slices.ContainsFunc(t.Fields, func(f *spec.Field) bool { return f.GoName == name }) {
-		name += "_"
+	if t.JSONMethods() {
+		g.jsonMethods(f, t)
 	}
-	return name
 }
 
-// extraMethods emits the JSON methods of a struct that keeps unknown keys in field extra:
+// jsonMethods emits the JSON methods of a struct that keeps unknown keys (in its map field
+// extra) or has fields no json tag can name:
 //
 //	func (v Thread) MarshalJSON() ([]byte, error) {
 //		type plain Thread
@@ -129,31 +127,84 @@ func extraField(t *spec.Type) string {
 //		extra, err := unmarshalExtra[string](data, "id", "title")
 //		...
 //	}
-func (g *generator) extraMethods(f *jen.File, t *spec.Type, extra string) {
+func (g *generator) jsonMethods(f *jen.File, t *spec.Type) {
 	g.needExtra = true
-	names := make([]jen.Code, 0, len(t.Fields)+1)
-	names = append(names, jen.Id("data"))
+	var untagged []*spec.Field
 	for _, fl := range t.Fields {
-		names = append(names, jen.Lit(fl.Name))
+		if fl.Untagged {
+			untagged = append(untagged, fl)
+		}
+	}
+	extra := t.ExtraName
+	// MarshalJSON: the tagged fields, then the untagged ones and the extra keys the others lack.
+	what := "the keys of " + extra
+	var marshal []jen.Code
+	if len(untagged) == 0 {
+		marshal = []jen.Code{jen.Return(jen.Id("marshalExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(extra)))}
+	} else {
+		what = "the properties no json tag can name"
+		if extra != "" {
+			what += ", then the keys of " + extra
+		}
+		marshal = append(marshal, jen.Id("more").Op(":=").Map(jen.String()).Any().Values())
+		for _, fl := range untagged {
+			set := jen.Id("more").Index(jen.Lit(fl.Name)).Op("=").Id("v").Dot(fl.GoName)
+			switch {
+			case fl.Pointer:
+				marshal = append(marshal, jen.If(jen.Id("v").Dot(fl.GoName).Op("!=").Nil()).Block(set))
+			case fl.OmitEmpty && nilable(fl.Type):
+				marshal = append(marshal, jen.If(jen.Len(jen.Id("v").Dot(fl.GoName)).Op(">").Lit(0)).Block(set))
+			default:
+				marshal = append(marshal, set)
+			}
+		}
+		if extra != "" {
+			marshal = append(marshal, jen.For(jen.List(jen.Id("k"), jen.Id("x")).Op(":=").Range().Id("v").Dot(extra)).Block(
+				jen.If(jen.List(jen.Id("_"), jen.Id("ok")).Op(":=").Id("more").Index(jen.Id("k")), jen.Op("!").Id("ok")).Block(
+					jen.Id("more").Index(jen.Id("k")).Op("=").Id("x"))))
+		}
+		marshal = append(marshal, jen.Return(jen.Id("marshalExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("more"))))
 	}
 	f.Line()
-	f.Comment("// MarshalJSON encodes the fields of " + t.Name + " and then the keys of " + extra + ".")
+	f.Comment(comment("MarshalJSON encodes the fields of " + t.Name + " and then " + what + "."))
 	f.Func().Params(jen.Id("v").Id(t.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Type().Id("plain").Id(t.Name),
-		jen.Return(jen.Id("marshalExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(extra))),
+		append([]jen.Code{jen.Type().Id("plain").Id(t.Name)}, marshal...)...,
 	)
-	f.Line()
-	f.Comment("// UnmarshalJSON decodes the fields of " + t.Name + " and keeps the other keys in " + extra + ".")
-	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
+
+	unmarshal := []jen.Code{
 		jen.Type().Id("plain").Id(t.Name),
 		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("data"), jen.Parens(jen.Op("*").Id("plain")).Call(jen.Id("v"))), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Err()),
 		),
-		jen.List(jen.Id("extra"), jen.Err()).Op(":=").Id("unmarshalExtra").Types(goType(t.AdditionalProperties)).Call(names...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Id("v").Dot(extra).Op("=").Id("extra"),
-		jen.Return(jen.Nil()),
-	)
+	}
+	for _, fl := range untagged {
+		g.needField = true
+		unmarshal = append(unmarshal, jen.If(
+			jen.Err().Op(":=").Id("unmarshalField").Call(jen.Id("data"), jen.Lit(fl.Name), jen.Op("&").Id("v").Dot(fl.GoName)),
+			jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())))
+	}
+	what = "keeps the other keys in " + extra
+	if extra != "" {
+		names := make([]jen.Code, 0, len(t.Fields)+1)
+		names = append(names, jen.Id("data"))
+		for _, fl := range t.Fields {
+			names = append(names, jen.Lit(fl.Name))
+		}
+		unmarshal = append(unmarshal,
+			jen.List(jen.Id("extra"), jen.Err()).Op(":=").Id("unmarshalExtra").Types(goType(t.AdditionalProperties)).Call(names...),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+			jen.Id("v").Dot(extra).Op("=").Id("extra"))
+	} else {
+		what = "the properties no json tag can name"
+	}
+	unmarshal = append(unmarshal, jen.Return(jen.Nil()))
+	f.Line()
+	if extra != "" {
+		f.Comment(comment("UnmarshalJSON decodes the fields of " + t.Name + " and " + what + "."))
+	} else {
+		f.Comment(comment("UnmarshalJSON decodes the fields of " + t.Name + ", " + what + " included."))
+	}
+	f.Func().Params(jen.Id("v").Op("*").Id(t.Name)).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(unmarshal...)
 }
 
 // extraHelpers emits the two helpers of structs that keep unknown keys.
@@ -218,29 +269,10 @@ func (g *generator) enumType(f *jen.File, t *spec.Type) {
 			lit = jen.Id(strconv.FormatInt(x, 10))
 		case float64:
 			lit = jen.Id(strconv.FormatFloat(x, 'g', -1, 64))
-		default:
-			g.fail(t.Pos, "", "type %s: enum value %v has type %T", t.Name, v.Value, v.Value)
-			continue
 		}
 		values = append(values, jen.Id(v.GoName).Id(t.Name).Op("=").Add(lit))
 	}
 	f.Line()
 	f.Comment("// The values of " + t.Name + ".")
 	f.Const().Defs(values...)
-}
-
-// validTagName reports whether encoding/json accepts name as the name in a json tag (its
-// isValidTag): letters, digits and punctuation other than quotes, backslash and comma.
-func validTagName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			return false
-		}
-	}
-	return true
 }

@@ -7,31 +7,45 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
 // operations emits, per operation in the IR's order: its parameter struct, its key type, its
-// retry set, its descriptor, its method and its lookup.
+// retry set, its descriptor, its method, its receipt id accessor, its lookup and its
+// compensation.
 func (g *generator) operations(f *jen.File) {
+	checked := map[string]bool{} // lookups written by hand, checked once each
 	for _, op := range g.api.Operations {
-		if hasParams(op) {
+		if op.ParamsName != "" {
 			g.paramsStruct(f, op)
 		}
 		s := op.Safety
-		if s != nil && s.Key != nil {
+		if s != nil && s.Key != nil && s.Effect != spec.EffectReadOnly {
 			g.keyType(f, op)
 		}
-		if op.Write {
+		if op.RetryName != "" {
 			g.retrySet(f, op)
 		}
 		g.descriptor(f, op)
 		g.method(f, op)
-		if l := lookupOf(op); l != nil {
-			if l.Func != "" {
-				g.lookupCheck(f, op)
-			} else {
+		if op.IDName != "" {
+			g.idAccessor(f, op)
+		}
+		if s == nil {
+			continue
+		}
+		if l := s.Lookup; l != nil {
+			switch {
+			case l.Operation != nil:
 				g.generatedLookup(f, op)
+			case !checked[l.Func]:
+				checked[l.Func] = true
+				g.lookupCheck(f, op)
 			}
+		}
+		if s.Compensate != nil {
+			g.compensation(f, op)
 		}
 	}
 	g.opHelpers(f)
@@ -52,11 +66,11 @@ func (g *generator) paramsStruct(f *jen.File, op *spec.Operation) {
 		}
 		fields = append(fields,
 			jen.Comment(comment(strings.TrimSpace(p.Doc+"\n\n"+where+"."))),
-			jen.Id(p.GoName).Add(heldType(p.Type, paramHolding(p))))
+			jen.Id(p.GoName).Add(heldType(p.Type, p.Pointer)))
 	}
 	f.Line()
-	f.Comment("// " + paramsName(op) + " holds the parameters of " + op.GoName + ".")
-	f.Type().Id(paramsName(op)).Struct(fields...)
+	f.Comment("// " + op.ParamsName + " holds the parameters of " + op.GoName + ".")
+	f.Type().Id(op.ParamsName).Struct(fields...)
 }
 
 // keyType emits the business key of a write and its BusinessKey method:
@@ -77,15 +91,9 @@ func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 	fields := make([]jen.Code, 0, len(key.Fields))
 	body := make([]jen.Code, 0, len(key.Fields)+1)
 	for _, kf := range key.Fields {
-		var zero jen.Code
-		switch kf.Type {
-		case "string":
+		zero := jen.Lit(0)
+		if kf.Type == "string" {
 			zero = jen.Lit("")
-		case "int64":
-			zero = jen.Lit(0)
-		default:
-			g.fail(op.Safety.Pos, op.ID, "key field %s: type %q is neither string nor int64", kf.Name, kf.Type)
-			continue
 		}
 		fields = append(fields, jen.Id(kf.GoName).Id(kf.Type))
 		body = append(body, jen.If(jen.Id("k").Dot(kf.GoName).Op("==").Add(zero)).Block(
@@ -95,29 +103,51 @@ func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 			})),
 		))
 	}
-	var parts []jen.Code
-	for _, p := range key.Parts {
-		switch {
-		case p.Field == nil:
-			parts = append(parts, jen.Lit(p.Literal))
-		case p.Field.Type == "int64":
-			parts = append(parts, jen.Qual("strconv", "FormatInt").Call(jen.Id("k").Dot(p.Field.GoName), jen.Lit(10)))
-		default:
-			parts = append(parts, jen.Id("k").Dot(p.Field.GoName))
-		}
-	}
-	if len(parts) == 0 {
-		parts = append(parts, jen.Lit(""))
-	}
-	body = append(body, jen.Return(join(parts, "+"), jen.Nil()))
+	body = append(body, jen.Return(keyExpr(key.Parts, jen.Id("k")), jen.Nil()))
 
 	f.Line()
-	f.Comment(comment(key.TypeName + " identifies one logical " + op.ID + ": " + format +
-		". Calls with equal keys are one write: the provider's idempotency key and the ledger's claim are derived from it."))
+	f.Comment(comment(key.TypeName + " identifies one logical " + op.ID + ": " + format + ", in the key scope " +
+		strconv.Quote(key.Scope) + ". " + oneWrite(op.Safety)))
 	f.Type().Id(key.TypeName).Struct(fields...)
 	f.Line()
 	f.Comment(comment("BusinessKey formats the key as " + format + "; it fails with a *runtime.EmptyKeyError when a field is empty or zero."))
 	f.Func().Params(jen.Id("k").Id(key.TypeName)).Id("BusinessKey").Params().Params(jen.String(), jen.Error()).Block(body...)
+}
+
+// oneWrite says what "one write" means for calls with equal keys of a keyed write.
+func oneWrite(s *spec.Safety) string {
+	window := "for as long as it keeps keys"
+	if i := s.Idempotency; i != nil && i.Window > 0 {
+		window = "for " + span(i.Window)
+	}
+	switch {
+	case s.Dedupe:
+		return "Calls with equal keys are one write: the ledger claims the key before the call, and the provider key is derived from it."
+	case s.Idempotency != nil:
+		return "Calls with equal keys are one write only as far as the provider's idempotency key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all sent, and the provider makes them one effect while it remembers the key (" + window + "); a later call is a new write."
+	}
+	return "The key is not claimed in the ledger and the provider takes no idempotency key: calls with equal keys are separate writes, which the key only names in errors, hooks and lookups."
+}
+
+// keyExpr is the Go expression of a template over the key's fields, read from k:
+//
+//	"escalation:" + strconv.FormatInt(k.EscalationID, 10)
+func keyExpr(parts []spec.KeyPart, k *jen.Statement) *jen.Statement {
+	var codes []jen.Code
+	for _, p := range parts {
+		switch {
+		case p.Field == nil:
+			codes = append(codes, jen.Lit(p.Literal))
+		case p.Field.Type == "int64":
+			codes = append(codes, jen.Qual("strconv", "FormatInt").Call(jen.Add(k).Dot(p.Field.GoName), jen.Lit(10)))
+		default:
+			codes = append(codes, jen.Add(k).Dot(p.Field.GoName))
+		}
+	}
+	if len(codes) == 0 {
+		return jen.Lit("")
+	}
+	return join(codes, "+")
 }
 
 // join joins codes with the binary operator op.
@@ -129,50 +159,45 @@ func join(codes []jen.Code, op string) *jen.Statement {
 	return s
 }
 
-// retryKinds lists the annotation's retry names in the order of the runtime's bits, with the
-// runtime constant of each.
-var retryKinds = []struct{ name, id string }{
-	{"not_sent", "RetryNotSent"},
-	{"ambiguous", "RetryAmbiguous"},
-	{"status_408", "Retry408"},
-	{"status_409", "Retry409"},
-	{"status_425", "Retry425"},
-	{"status_429", "Retry429"},
-	{"status_500", "Retry500"},
-	{"status_502", "Retry502"},
-	{"status_503", "Retry503"},
-	{"status_504", "Retry504"},
-	{"status_5xx", "Retry5xx"},
+// retryKinds are the runtime constants of the retry kinds, in the runtime's bit order.
+var retryKinds = []struct {
+	kind runtime.Retry
+	id   string
+}{
+	{runtime.RetryNotSent, "RetryNotSent"},
+	{runtime.RetryAmbiguous, "RetryAmbiguous"},
+	{runtime.Retry408, "Retry408"},
+	{runtime.Retry409, "Retry409"},
+	{runtime.Retry425, "Retry425"},
+	{runtime.Retry429, "Retry429"},
+	{runtime.Retry500, "Retry500"},
+	{runtime.Retry502, "Retry502"},
+	{runtime.Retry503, "Retry503"},
+	{runtime.Retry504, "Retry504"},
+	{runtime.Retry5xx, "Retry5xx"},
 }
 
 // retrySet emits the compile-time retry set of a write:
 //
 //	const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429
 func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
-	want := map[string]bool{}
-	for _, name := range op.Safety.Retry {
-		want[name] = true
-	}
 	var kinds []jen.Code
 	for _, k := range retryKinds {
-		if want[k.name] {
+		if op.Safety.Retry.Has(k.kind) {
 			kinds = append(kinds, rt(k.id))
-			delete(want, k.name)
-		}
-	}
-	for _, name := range op.Safety.Retry {
-		if want[name] {
-			g.fail(op.Safety.Pos, op.ID, "unknown retry kind %q", name)
 		}
 	}
 	value := rt("Retry").Call(jen.Lit(0))
-	if len(kinds) > 0 {
+	switch {
+	case op.Safety.Retry == runtime.RetryReads: // a read_only write, retried like a read
+		value = rt("RetryReads")
+	case len(kinds) > 0:
 		value = join(kinds, "|")
 	}
 	f.Line()
-	f.Comment("// " + g.local[op] + "Retry is the fixed set of failures after which " + op.GoName + " may be retried;\n" +
+	f.Comment("// " + op.RetryName + " is the fixed set of failures after which " + op.GoName + " may be retried;\n" +
 		"// client options can narrow it, never widen it.")
-	f.Const().Id(g.local[op] + "Retry").Op("=").Add(value)
+	f.Const().Id(op.RetryName).Op("=").Add(value)
 }
 
 // readAttempts is how many times a read is attempted at most.
@@ -182,15 +207,15 @@ const readAttempts = 3
 var effects = map[spec.Effect]string{
 	spec.EffectReadOnly:      "EffectReadOnly",
 	spec.EffectIdempotent:    "EffectIdempotent",
-	spec.EffectReversible:    "EffectReversible",
 	spec.EffectCompensatable: "EffectCompensatable",
 	spec.EffectAmbiguous:     "EffectAmbiguous",
 }
 
 // descriptor emits the operation descriptor the runtime reads:
 //
-//	var createThreadOp = &runtime.Operation{
-//		Name:   "createThread",
+//	var createThreadOp = &writegenimpl.Operation{
+//		ID:     "createThread",
+//		Scope:  "createthread",
 //		Method: "POST",
 //		Path:   "/threads",
 //		Effect: runtime.EffectAmbiguous,
@@ -202,24 +227,21 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		name  string
 		value jen.Code
 	}
-	fields := []field{
-		{"Name", jen.Lit(op.ID)},
-		{"Method", jen.Lit(op.Method)},
-		{"Path", jen.Lit(op.Path)},
+	fields := []field{{"ID", jen.Lit(op.ID)}}
+	s := op.Safety
+	if s != nil && s.Key != nil && s.Effect != spec.EffectReadOnly {
+		fields = append(fields, field{"Scope", jen.Lit(s.Key.Scope)})
 	}
-	if s := op.Safety; s == nil {
+	fields = append(fields, field{"Method", jen.Lit(op.Method)}, field{"Path", jen.Lit(op.Path)})
+	if s == nil {
 		fields = append(fields,
 			field{"Effect", rt("EffectReadOnly")},
 			field{"Retry", rt("RetryReads")},
 			field{"Attempts", jen.Lit(readAttempts)})
 	} else {
-		effect, ok := effects[s.Effect]
-		if !ok {
-			g.fail(s.Pos, op.ID, "unknown effect %q", s.Effect)
-		}
 		fields = append(fields,
-			field{"Effect", rt(effect)},
-			field{"Retry", jen.Id(g.local[op] + "Retry")},
+			field{"Effect", rt(effects[s.Effect])},
+			field{"Retry", jen.Id(op.RetryName)},
 			field{"Attempts", jen.Lit(s.Attempts)})
 		if idem := s.Idempotency; idem != nil {
 			if idem.Header != "" {
@@ -234,7 +256,7 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 			}
 		}
 		if s.Receipt {
-			fields = append(fields, field{"Receipt", jen.True()}, field{"IDPointer", jen.Lit(s.IDPointer)})
+			fields = append(fields, field{"Receipt", jen.True()})
 		}
 		if l := s.Lookup; l != nil {
 			c := "Strong"
@@ -243,7 +265,7 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 			}
 			fields = append(fields, field{"Lookup", rt(c)})
 		}
-		if s.Dedupe == "ledger" {
+		if s.Dedupe {
 			fields = append(fields, field{"Dedupe", jen.True()})
 		}
 		if s.Owner != "" {
@@ -258,8 +280,8 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		items[i] = jen.Id(fl.name).Op(":").Add(fl.value)
 	}
 	f.Line()
-	f.Comment("// " + g.local[op] + "Op describes " + op.GoName + " to the runtime.")
-	f.Var().Id(g.local[op]+"Op").Op("=").Op("&").Add(rt("Operation")).Custom(multiLine, items...)
+	f.Comment("// " + op.DescriptorName + " describes " + op.GoName + " to the runtime.")
+	f.Var().Id(op.DescriptorName).Op("=").Op("&").Add(impl("Operation")).Custom(multiLine, items...)
 }
 
 // multiLine renders a composite literal one element per line.
@@ -276,4 +298,63 @@ func duration(d time.Duration) *jen.Statement {
 		}
 	}
 	return jen.Qual("time", "Duration").Call(jen.Id(strconv.FormatInt(int64(d), 10)))
+}
+
+// idAccessor emits the accessor of a receipt's durable id, which the runtime calls on the
+// decoded 2xx body and on what a lookup finds:
+//
+//	func createThreadID(v *Thread) string {
+//		return v.ID
+//	}
+func (g *generator) idAccessor(f *jen.File, op *spec.Operation) {
+	p := op.Safety.ID
+	steps := p.Steps
+	var union *spec.Step
+	if n := len(steps); n > 0 && steps[n-1].Kind == spec.StepUnion {
+		union, steps = &steps[n-1], steps[:n-1]
+	}
+	r := reach(func() *jen.Statement { return jen.Id("v") }, true, steps)
+	var body []jen.Code
+	if len(r.missing) > 0 {
+		body = append(body, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Lit(""))))
+	}
+	v := r.expr()
+	if union != nil {
+		// The union holds JSON: decode the properties that lead to the id.
+		typ := jen.Id(union.Type.Builtin)
+		sel := jen.Id("id")
+		for i := len(union.Rest) - 1; i >= 0; i-- {
+			typ = jen.Struct(jen.Id("V").Add(typ).Tag(map[string]string{"json": union.Rest[i]}))
+		}
+		for range union.Rest {
+			sel = sel.Dot("V")
+		}
+		body = append(body,
+			jen.Var().Id("id").Add(typ),
+			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Add(v).Dot("Raw").Call(), jen.Op("&").Id("id")).Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
+		)
+		v = sel
+	} else if r.ptr {
+		v = jen.Op("*").Add(v)
+	}
+	body = append(body, jen.Return(idString(p.Type, v)))
+	T := resultType(op)
+	f.Line()
+	f.Comment(comment(op.IDName + " returns the durable id of a " + describe(op.Response.Type) + " that " + op.GoName +
+		" created: its " + strconv.Quote(p.Pointer) + ", \"\" when it has none."))
+	f.Func().Id(op.IDName).Params(jen.Id("v").Op("*").Add(T)).String().Block(body...)
+}
+
+// idString converts v, a string or an integer of type r, to a string.
+func idString(r *spec.TypeRef, v *jen.Statement) *jen.Statement {
+	u := under(r)
+	switch {
+	case isString(r) && r.Kind == spec.RefBuiltin:
+		return v
+	case isString(r):
+		return jen.String().Call(v)
+	case u.Kind == spec.RefBuiltin && u.Builtin == "int64" && r.Kind == spec.RefBuiltin:
+		return jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10))
+	}
+	return jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(v), jen.Lit(10))
 }

@@ -24,6 +24,7 @@ var safetyTemplate = template.Must(template.New(SafetyReport).Parse(safetyText))
 type report struct {
 	Package  string
 	Source   string
+	Scope    string
 	Writes   []reportWrite
 	Excluded []reportExcluded
 }
@@ -31,6 +32,7 @@ type report struct {
 type reportWrite struct {
 	Title  string // "createThread: POST /threads"
 	Method string
+	Scope  string // the key scope, as inline code; "" for a write without key
 	Pos    string
 	Rows   []reportRow
 }
@@ -48,7 +50,7 @@ var questions = []struct {
 	text string
 	keys []string
 }{
-	{"Read-only, idempotent, reversible, compensatable or ambiguous?", []string{"effect", "compensate"}},
+	{"Read-only, idempotent, compensatable or ambiguous?", []string{"effect", "compensate", "destructive"}},
 	{"Does the provider honour an idempotency key: where, how long, how long may it be?", []string{"idempotency"}},
 	{"Is a 2xx a receipt (a durable id) or only an acknowledgement?", []string{"response"}},
 	{"Can we ask the provider what committed, and how consistent is the answer?", []string{"lookup", "reference"}},
@@ -64,6 +66,7 @@ func safetyReport(api *spec.API) ([]byte, error) {
 	r := report{
 		Package: api.Package,
 		Source:  "Generated from " + code(api.SpecFile) + " and " + code(api.AnnotFile) + ".",
+		Scope:   code(api.Scope),
 	}
 	if api.Title != "" {
 		r.Source = "API: " + cell(strings.TrimSpace(api.Title+" "+api.Version)) + ". " + r.Source
@@ -82,6 +85,9 @@ func safetyReport(api *spec.API) ([]byte, error) {
 			Title:  cell(op.ID) + ": " + cell(op.Method+" "+op.Path),
 			Method: op.GoName,
 			Pos:    cell(spec.Pos{File: api.AnnotFile, Line: s.Pos.Line, Col: s.Pos.Col}.String()), // never the path as given
+		}
+		if s.Key != nil {
+			w.Scope = code(s.Key.Scope)
 		}
 		for i, q := range questions {
 			a := answers[i]
@@ -104,33 +110,50 @@ func safetyReport(api *spec.API) ([]byte, error) {
 
 func effectAnswer(s *spec.Safety) string {
 	a := map[spec.Effect]string{
-		spec.EffectReadOnly:      "read-only: it changes nothing",
+		spec.EffectReadOnly:      "read-only: it changes nothing, and is called like a read",
 		spec.EffectIdempotent:    "idempotent: repeating it is harmless",
-		spec.EffectReversible:    "reversible: a duplicate can be undone",
-		spec.EffectCompensatable: "compensatable: a duplicate can be offset",
+		spec.EffectCompensatable: "compensatable: a duplicate is a second effect, which the compensation undoes",
 		spec.EffectAmbiguous:     "ambiguous: a duplicate is a second effect",
 	}[s.Effect]
-	if s.Compensate != nil {
-		a += "; compensated by " + code(s.Compensate.ID)
+	if c := s.Compensate; c != nil {
+		a += "; a duplicate the lookup finds beyond the first is undone with " + code(c.Operation.ID)
+		if t := templateText(c.Params); t != "" {
+			a += " (" + t + ", {id} the duplicate's id)"
+		}
+		a += " and recorded compensated"
+	}
+	if s.Effect != spec.EffectReadOnly {
+		if s.Destructive {
+			a += "; destructive: it overwrites or deletes"
+		} else {
+			a += "; not destructive: it neither overwrites nor deletes"
+		}
 	}
 	return a
+}
+
+func templateText(ts []*spec.Template) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = code(t.Param.Name + "=" + t.Text)
+	}
+	return strings.Join(out, ", ")
 }
 
 func idempotencyAnswer(i *spec.Idempotency) string {
 	if i == nil {
 		return "no: the provider honours no idempotency key"
 	}
-	var where []string
-	if i.Header != "" {
-		where = append(where, "header "+code(i.Header))
+	where := ""
+	switch {
+	case i.Header != "":
+		where = "header " + code(i.Header)
+	case i.Query != "":
+		where = "query parameter " + code(i.Query)
+	case i.Body != nil:
+		where = "body " + code(i.Body.Pointer)
 	}
-	if i.Query != "" {
-		where = append(where, "query parameter "+code(i.Query))
-	}
-	if i.Body != "" {
-		where = append(where, "body "+code(i.Body))
-	}
-	a := "yes, in " + strings.Join(where, " and ")
+	a := "yes, in " + where
 	if i.MaxLength > 0 {
 		a += ", at most " + strconv.Itoa(i.MaxLength) + " characters (longer keys are hashed)"
 	}
@@ -143,8 +166,11 @@ func idempotencyAnswer(i *spec.Idempotency) string {
 }
 
 func responseAnswer(s *spec.Safety) string {
-	if s.Receipt {
-		return "receipt: the durable id is at " + code(s.IDPointer)
+	switch {
+	case s.Effect == spec.EffectReadOnly:
+		return "its body, as a read's"
+	case s.Receipt:
+		return "receipt: the durable id is at " + code(s.ID.Pointer)
 	}
 	return "acknowledgement: a 2xx only says the provider accepted the write"
 }
@@ -157,60 +183,68 @@ func lookupAnswer(s *spec.Safety) string {
 	case l.Func != "":
 		a = code(l.Func) + ", written by hand (its signature is checked at compile time), " + string(l.Consistency)
 	default:
-		params := make([]string, len(l.Params))
-		for i, p := range l.Params {
-			params[i] = code(p.Name + "=" + p.Template)
-		}
 		a = "generated from " + code(l.Operation.ID)
-		if len(params) > 0 {
-			a += " with " + strings.Join(params, ", ")
+		if t := templateText(l.Params); t != "" {
+			a += " with " + t
 		}
-		found := l.Found
-		if found == "" {
-			found = "the whole response (404: not found)"
-		} else {
-			found = code(found)
+		if l.Body != nil {
+			a += " with the body " + code(l.Body.JSON)
+		}
+		found := "the whole response (404: not found)"
+		if l.Found != nil {
+			found = code(l.Found.Pointer)
+			if slices.ContainsFunc(l.Found.Steps, func(st spec.Step) bool { return st.Kind == spec.StepEach }) {
+				found += " (every element is a found effect)"
+			}
 		}
 		a += ", found at " + found + ", " + string(l.Consistency)
 	}
 	if r := s.Reference; r != nil {
-		if r.Body != "" {
-			a += "; the provider key is also stored at body " + code(r.Body)
+		what := "the provider key"
+		if r.Value != nil {
+			what = "the reference " + code(r.ValueFormat) + " (from the key)"
+		}
+		if r.Body != nil {
+			a += "; " + what + " is stored at body " + code(r.Body.Pointer)
 		}
 		if r.Query != "" {
-			a += "; the provider key is also sent as query parameter " + code(r.Query)
+			a += "; " + what + " is sent as query parameter " + code(r.Query)
 		}
 	}
 	return a
 }
 
 func retryAnswer(s *spec.Safety) string {
-	if len(s.Retry) == 0 {
+	if s.Retry == 0 {
 		return "none: never retried"
 	}
-	return cell(strings.Join(s.Retry, ", ")) + "; at most " + strconv.Itoa(s.Attempts) + " attempts"
+	return cell(strings.ReplaceAll(s.Retry.String(), "|", ", ")) + "; at most " + strconv.Itoa(s.Attempts) + " attempts"
 }
 
 func keyAnswer(s *spec.Safety) string {
-	a := "no business key (idempotent by declaration)"
-	if k := s.Key; k != nil {
-		fields := make([]string, len(k.Fields))
-		for i, f := range k.Fields {
-			fields[i] = cell(f.Name + " " + f.Type)
-		}
-		a = code(k.Format) + " from " + strings.Join(fields, ", ") + " (type " + code(k.TypeName) + ")"
+	k := s.Key
+	if k == nil {
+		return "no business key (idempotent by declaration); not deduplicated on our side"
 	}
-	if s.Dedupe == "ledger" {
-		return a + "; claimed in the ledger before the call"
+	fields := make([]string, len(k.Fields))
+	for i, f := range k.Fields {
+		fields[i] = cell(f.Name + " " + f.Type)
 	}
-	return a + "; not deduplicated on our side"
+	a := code(k.Format) + " from " + strings.Join(fields, ", ") + " (type " + code(k.TypeName) + "), key scope " + code(k.Scope)
+	if s.Dedupe {
+		return a + "; claimed in the ledger before the call: calls with equal keys are one write"
+	}
+	if s.Idempotency != nil {
+		return a + "; not claimed in the ledger: calls with equal keys are one write only while the provider remembers the key, and concurrent calls are all sent"
+	}
+	return a + "; not claimed in the ledger and no idempotency key: calls with equal keys are separate writes"
 }
 
 func inboxAnswer(i *spec.Inbox) string {
 	if i == nil {
 		return "not declared: no webhook inbox"
 	}
-	return "webhook inbox from " + code(i.Source) + ", event ids kept " + span(i.Retention) + ", order " + cell(i.Order)
+	return "webhook inbox from " + code(i.Source) + " (built by " + code(i.GoName) + "), event ids kept " + span(i.Retention) + ", order " + cell(string(i.Order))
 }
 
 func credentialsAnswer(c *spec.Credentials) string {

@@ -27,26 +27,6 @@ func goType(r *spec.TypeRef) *jen.Statement {
 	return jen.Id(r.Builtin) // string, int64, int32, float64, float32, bool, any
 }
 
-// holding says how a value of some type is held by a field or a parameter.
-type holding struct {
-	ptr       bool // held through a pointer
-	omitempty bool // left out of JSON when empty
-}
-
-// hold decides how a field or parameter of type r is held:
-//
-//   - slices, maps, []byte, any and json.RawMessage (and named types over them) are held as
-//     they are, since nil already means absent; omitempty when optional;
-//   - anything else is a pointer when optional (so that a zero value can still be sent) or
-//     nullable (so that null can be received), with omitempty when optional;
-//   - a required struct that contains its holder by value is a pointer (cyclic).
-func hold(r *spec.TypeRef, required, nullable, cyclic bool) holding {
-	if nilable(r) {
-		return holding{omitempty: !required}
-	}
-	return holding{ptr: !required || nullable || cyclic, omitempty: !required}
-}
-
 // nilable reports whether the zero value of r's Go type is nil.
 func nilable(r *spec.TypeRef) bool {
 	switch r.Kind {
@@ -62,23 +42,12 @@ func nilable(r *spec.TypeRef) bool {
 	return false
 }
 
-// heldType is goType(r), behind a pointer when h says so.
-func heldType(r *spec.TypeRef, h holding) *jen.Statement {
-	if h.ptr {
+// heldType is goType(r), behind a pointer when ptr.
+func heldType(r *spec.TypeRef, ptr bool) *jen.Statement {
+	if ptr {
 		return jen.Op("*").Add(goType(r))
 	}
 	return goType(r)
-}
-
-// fieldHolding is how field f of a struct is held.
-func (g *generator) fieldHolding(f *spec.Field) holding {
-	return hold(f.Type, f.Required, f.Nullable, g.cyclic[f])
-}
-
-// paramHolding is how parameter p is held in its operation's parameter struct. Path parameters
-// are always required.
-func paramHolding(p *spec.Param) holding {
-	return hold(p.Type, p.Required || p.In == spec.InPath, false, false)
 }
 
 // under returns the type a named alias stands for, following aliases, or r itself.

@@ -114,10 +114,6 @@ func unionHelpers(f *jen.File) {
 //		return nil, fmt.Errorf("%s: unknown %s %q", "Pet", "petType", tag)
 //	}
 func (g *generator) discriminated(f *jen.File, t *spec.Type) {
-	if !validTagName(t.Discriminator) {
-		g.fail(t.Pos, "", "type %s: discriminator %q cannot be named in a Go json tag", t.Name, t.Discriminator)
-		return
-	}
 	prop := strconv.Quote(oneLine(t.Discriminator))
 	f.Line()
 	f.Comment("// Discriminator returns the " + prop + " property of the JSON the union holds.")
@@ -134,8 +130,7 @@ func (g *generator) discriminated(f *jen.File, t *spec.Type) {
 	for _, v := range t.Variants {
 		var tags []jen.Code
 		for _, tag := range v.Tags {
-			if seen[tag] {
-				g.fail(t.Pos, "", "type %s: discriminator value %q selects two variants", t.Name, tag)
+			if seen[tag] { // a value one variant lists twice
 				continue
 			}
 			seen[tag] = true

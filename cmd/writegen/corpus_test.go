@@ -117,6 +117,13 @@ func generateCorpus(t *testing.T, specsDir, specFile, out string) string {
 			t.Fatalf("writegen %s %s: exit status %d\n%s%s", cmd, specFile, code, stdout.String(), stderr.String())
 		}
 	}
+	// The part of the package a person writes by hand (a lookup), when there is one.
+	lookups := strings.TrimSuffix(corpusAnnotations(t, specFile), ".writesafety.yaml") + ".lookups.go.txt"
+	if data, err := os.ReadFile(lookups); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "lookups.go"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return dir
 }
 

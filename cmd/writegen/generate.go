@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/templates"
@@ -79,17 +80,40 @@ func usageError(fs *flag.FlagSet, msg string) int {
 	return exitUsage
 }
 
-// generate loads the inputs and returns the generated files. It prints the spec's warnings
-// (defects that do not stop generation) to stderr, one "writegen: warning: " line each.
+// generate loads the inputs, compares the answers with the record of identities the package in
+// -out holds (refusing a change that would turn a retry into a second effect), and returns the
+// generated files. It prints the warnings (defects that do not stop generation) to stderr, one
+// "writegen: warning: " line each.
 func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg})
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range api.Warnings {
+	warnings := api.Warnings
+	recordPath := filepath.Join(f.out, spec.IdentityFile)
+	switch old, err := os.ReadFile(recordPath); {
+	case err == nil:
+		refused, warned := spec.CheckIdentity(api, filepath.ToSlash(recordPath), old)
+		if len(refused) > 0 {
+			return nil, refused
+		}
+		warnings = append(warnings, warned...)
+	case !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+		return nil, err
+	default:
+		warnings = append(warnings, unmatchedAcks(api, filepath.ToSlash(recordPath))...)
+	}
+	for _, w := range warnings {
 		fmt.Fprintf(stderr, "writegen: warning: %v\n", w)
 	}
 	return templates.Generate(api, templates.Options{})
+}
+
+// unmatchedAcks warns of every acknowledgement when there is no record to compare with: none
+// matches a change.
+func unmatchedAcks(api *spec.API, record string) spec.ErrorList {
+	_, warned := spec.CheckIdentity(api, record, spec.IdentityRecord{Version: 1, Scope: api.Scope}.Marshal())
+	return warned
 }
 
 // runGenerate is "writegen generate": it writes every file of the package into -out, or none.
@@ -160,7 +184,7 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 // generated reports whether the file name in a package directory, holding data, was written
 // by writegen: the safety report, or Go source that starts with the generated-code header.
 func generated(name string, data []byte) bool {
-	return name == templates.SafetyReport ||
+	return name == templates.SafetyReport || name == templates.IdentityRecord ||
 		strings.HasSuffix(name, ".go") && bytes.HasPrefix(data, []byte(templates.Header+"\n"))
 }
 

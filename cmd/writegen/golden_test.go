@@ -14,8 +14,10 @@ import (
 
 // The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
 // writesafety.yaml are the inputs; want/ is the whole package that writegen generate must
-// write (and warnings.txt, when there is one, the warnings it prints), or stderr.txt is what it
-// must print when it refuses the inputs. A lookups.go.txt
+// write, and stderr.txt what it must print (its warnings, or the refusal of a case without
+// want/). An old/ directory is the package as a previous generation left it (its
+// WRITE_SAFETY.json is the record the answers are compared with): it is copied into the output
+// directory first, and writegen check must then print what generate prints. A lookups.go.txt
 // beside them is the part of the package a person writes by hand (a lookup), added when the
 // package is compiled.
 //
@@ -64,6 +66,9 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			t.Fatal(err)
@@ -113,76 +118,112 @@ func diffTrees(t *testing.T, got, want map[string][]byte) {
 
 // TestGolden runs writegen generate on every case, in process, and compares the whole output
 // tree with want/ (or what it prints with stderr.txt). It then runs writegen check against
-// want/, which generates again: the output must be byte-identical from run to run.
+// want/, which generates again: the output must be byte-identical from run to run. A case with
+// old/ runs writegen check against a copy of old/ too: a refusal must be the same.
 func TestGolden(t *testing.T) {
 	root := goldenRoot(t)
 	for _, name := range goldenCases(t) {
 		t.Run(name, func(t *testing.T) {
-			t.Chdir(filepath.Join(root, name))
-			out := filepath.Join(t.TempDir(), "pkg")
-			if *update {
-				out = "want"
-			}
+			// The case runs in a copy of its inputs, so that messages name the files as a user
+			// would: openapi.yaml, pkg/WRITE_SAFETY.json.
+			caseDir := filepath.Join(root, name)
+			inputs := readTree(t, caseDir) // files only: want/ and old/ are read below
+			tmp := t.TempDir()
+			writeTree(t, tmp, inputs)
+			t.Chdir(tmp)
+			old := readTree(t, filepath.Join(caseDir, "old"))
+			const out = "pkg"
+			writeTree(t, out, old)
 			args := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", out}
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), append([]string{"generate"}, args...), &stdout, &stderr)
 			if *update {
-				rewrite(t, code, stderr.Bytes())
+				rewrite(t, caseDir, code, out, stderr.Bytes())
 			}
-			wantErr, err := os.ReadFile("stderr.txt")
-			refused := err == nil
+			wantErr := inputs["stderr.txt"]
+			if *update {
+				wantErr, _ = os.ReadFile(filepath.Join(caseDir, "stderr.txt"))
+			}
+			want := readTree(t, filepath.Join(caseDir, "want"))
+			refused := len(want) == 0
 			switch {
 			case refused && code != exitRefused:
 				t.Fatalf("generate: exit %d, want %d (refused)", code, exitRefused)
-			case refused:
-				if got := stderr.String(); got != string(wantErr) {
-					t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
-				}
-				if _, err := os.Stat(out); !os.IsNotExist(err) {
-					t.Errorf("a refused run left %s behind", out)
-				}
-				return
-			case code != exitOK:
+			case !refused && code != exitOK:
 				t.Fatalf("generate: exit %d:\n%s", code, stderr.Bytes())
 			}
-			warnings, _ := os.ReadFile("warnings.txt")
-			if stdout.Len() > 0 || stderr.String() != string(warnings) {
-				t.Errorf("generate printed %q %q, want no output and the warnings %q", stdout.Bytes(), stderr.Bytes(), warnings)
+			if got := stderr.String(); got != string(wantErr) {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got, wantErr)
 			}
-			diffTrees(t, readTree(t, out), readTree(t, "want"))
+			if stdout.Len() > 0 {
+				t.Errorf("generate printed %q", stdout.Bytes())
+			}
+			if refused {
+				diffTrees(t, readTree(t, out), old) // nothing written
+			} else {
+				diffTrees(t, readTree(t, out), want)
+			}
+			checkDir := "want"
+			if refused {
+				if len(old) == 0 {
+					return
+				}
+				checkDir = "old"
+				writeTree(t, checkDir, old)
+				args[len(args)-1] = checkDir
+				wantErr = bytes.ReplaceAll(wantErr, []byte(out+"/"), []byte(checkDir+"/"))
+			} else {
+				writeTree(t, checkDir, want)
+				args[len(args)-1] = checkDir
+			}
 			stderr.Reset()
-			check := append([]string{"check"}, args...)
-			check[len(check)-1] = "want"
-			if code := run(context.Background(), check, &stdout, &stderr); code != exitOK {
+			code = run(context.Background(), append([]string{"check"}, args...), &stdout, &stderr)
+			switch {
+			case refused && (code != exitRefused || stderr.String() != string(wantErr)):
+				t.Errorf("check against old/: exit %d:\n%s\nwant exit %d:\n%s", code, stderr.Bytes(), exitRefused, wantErr)
+			case !refused && code != exitOK:
 				t.Errorf("check against want/: exit %d:\n%s", code, stderr.Bytes())
 			}
 		})
 	}
 }
 
-// rewrite updates the golden files of the case in the working directory after a generate that
-// wrote into want/ and ended with code, having printed stderr.
-func rewrite(t *testing.T, code int, stderr []byte) {
+// writeTree writes files into dir, which it creates when there are files.
+func writeTree(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
-	var err error
+	if len(files) == 0 {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rewrite updates the golden files of the case in caseDir after a generate into out that ended
+// with code, having printed stderr.
+func rewrite(t *testing.T, caseDir string, code int, out string, stderr []byte) {
+	t.Helper()
+	want := filepath.Join(caseDir, "want")
+	if err := os.RemoveAll(want); err != nil {
+		t.Fatal(err)
+	}
 	switch code {
 	case exitOK:
-		if err = os.Remove("stderr.txt"); err == nil || os.IsNotExist(err) {
-			if len(stderr) > 0 {
-				err = os.WriteFile("warnings.txt", stderr, 0o644)
-			} else {
-				err = os.Remove("warnings.txt")
-			}
-		}
+		writeTree(t, want, readTree(t, out))
 	case exitRefused:
-		if err = os.RemoveAll("want"); err == nil {
-			err = os.WriteFile("stderr.txt", stderr, 0o644)
-		}
-		if err == nil {
-			err = os.Remove("warnings.txt")
-		}
 	default:
 		t.Fatalf("generate: exit %d:\n%s", code, stderr)
+	}
+	var err error
+	if len(stderr) == 0 {
+		err = os.Remove(filepath.Join(caseDir, "stderr.txt"))
+	} else {
+		err = os.WriteFile(filepath.Join(caseDir, "stderr.txt"), stderr, 0o644)
 	}
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)

@@ -9,42 +9,48 @@ import (
 	"errors"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 1 of the generated code.
-const _ = runtime.SupportPackageIsVersion1
+// This code needs a runtime that supports version 2 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion2
 
 // Client calls Chat platform 1.0.0 as described in chat.yaml and chat.writesafety.yaml. It is safe
 // for concurrent use. Build it with NewClient.
 type Client struct {
-	rt *runtime.Client
+	impl *writegenimpl.Client
 }
 
-// NewClient returns a Client for the API at baseURL. ledger records the writes that are
-// deduplicated on our side (dedupe: ledger) and must not be nil.
+// DefaultBaseURL is the URL of the API's first server in chat.yaml, used when NewClient is
+// given none.
+const DefaultBaseURL = "http://127.0.0.1:8081"
+
+// NewClient returns a Client for the API at baseURL ("" means DefaultBaseURL). Its writes belong
+// to the provider scope "chat" (in ledger rows and provider keys). ledger records the writes that
+// are deduplicated on our side (dedupe: ledger) and must not be nil.
 func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*Client, error) {
 	if ledger == nil {
 		return nil, errors.New("chat: NewClient: nil ledger")
 	}
-	rt, err := runtime.New(baseURL, append(opts[:len(opts):len(opts)], runtime.WithLedger(ledger))...)
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	impl, err := writegenimpl.NewClient("chat", baseURL, append(opts[:len(opts):len(opts)], runtime.WithLedger(ledger)))
 	if err != nil {
 		return nil, err
 	}
-	return &Client{rt: rt}, nil
+	return &Client{impl: impl}, nil
 }
 
-// Runtime returns the runtime client that carries out the calls.
-func (c *Client) Runtime() *runtime.Client {
-	return c.rt
-}
-
-// Resume drives on the writes that a crash left claimed in the ledger: each is sent again
-// with the same provider key while the provider still remembers it, else looked up, else
-// marked uncertain for a person to reconcile. Call it once at start-up.
-func (c *Client) Resume(ctx context.Context) error {
+// Resume drives on the keyed writes the ledger holds unsettled: calls whose claim outlived
+// their process, and uncertain writes a person marked for another try. Each is sent again with
+// the same provider key while the provider still remembers it, else looked up, else left
+// uncertain for a person to reconcile. Call it at start-up and then now and again; without a
+// ledger it does nothing.
+func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
+	var total runtime.ResumeReport
 	var errs []error
-	if _, err := runtime.Resume[ChatMessage](ctx, c.rt, postConversationMessageOp, nil); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	r, err := writegenimpl.Resume(ctx, c.impl, postConversationMessageOp, writegenimpl.Call[ChatMessage]{ID: postConversationMessageID})
+	total, errs = total.Add(r), append(errs, err)
+	return total, errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // PostConversationMessageParams holds the parameters of PostConversationMessage.
@@ -15,9 +16,9 @@ type PostConversationMessageParams struct {
 	ConversationID string
 }
 
-// PostConversationMessageKey identifies one logical postConversationMessage: "{dedupe_key}". Calls
-// with equal keys are one write: the provider's idempotency key and the ledger's claim are derived
-// from it.
+// PostConversationMessageKey identifies one logical postConversationMessage: "{dedupe_key}", in
+// the key scope "post-conversation-message". Calls with equal keys are one write: the ledger
+// claims the key before the call, and the provider key is derived from it.
 type PostConversationMessageKey struct {
 	DedupeKey string
 }
@@ -39,8 +40,9 @@ func (k PostConversationMessageKey) BusinessKey() (string, error) {
 const postConversationMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry429 | runtime.Retry503
 
 // postConversationMessageOp describes PostConversationMessage to the runtime.
-var postConversationMessageOp = &runtime.Operation{
-	Name:         "postConversationMessage",
+var postConversationMessageOp = &writegenimpl.Operation{
+	ID:           "postConversationMessage",
+	Scope:        "post-conversation-message",
 	Method:       "POST",
 	Path:         "/conversations/{conversation_id}/messages",
 	Effect:       runtime.EffectAmbiguous,
@@ -51,7 +53,6 @@ var postConversationMessageOp = &runtime.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 	RotationSafe: true,
@@ -60,17 +61,24 @@ var postConversationMessageOp = &runtime.Operation{
 // PostConversationMessage calls POST /conversations/{conversation_id}/messages: Post a message
 // into a conversation as the bot.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}", retried on
-// ambiguous, not_sent, status_409, status_429, status_503 within 4 attempts, deduplicated in the
-// ledger; uncertain outcomes go to support-ops.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}" in key scope
+// "post-conversation-message", retried on not_sent, ambiguous, status_409, status_429, status_503
+// within 4 attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostConversationMessage(ctx context.Context, key PostConversationMessageKey, params PostConversationMessageParams, body NewChatMessage) (*runtime.Receipt[ChatMessage], error) {
-	return runtime.Write(ctx, c.rt, postConversationMessageOp, key, runtime.Call[ChatMessage]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/conversations/"+runtime.PathParam("conversation_id", params.ConversationID)+"/messages")
+	return writegenimpl.Write(ctx, c.impl, postConversationMessageOp, key, writegenimpl.Call[ChatMessage]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/conversations/"+writegenimpl.PathParam("conversation_id", params.ConversationID)+"/messages")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: postConversationMessageID,
 	})
+}
+
+// postConversationMessageID returns the durable id of a ChatMessage that PostConversationMessage
+// created: its "/id", "" when it has none.
+func postConversationMessageID(v *ChatMessage) string {
+	return v.ID
 }

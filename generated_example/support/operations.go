@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}". Calls with
-// equal keys are one write: the provider's idempotency key and the ledger's claim are derived from
-// it.
+// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
+// scope "create-thread". Calls with equal keys are one write: the ledger claims the key before the
+// call, and the provider key is derived from it.
 type CreateThreadKey struct {
 	EscalationID int64
 }
@@ -34,8 +35,9 @@ func (k CreateThreadKey) BusinessKey() (string, error) {
 const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry429 | runtime.Retry503
 
 // createThreadOp describes CreateThread to the runtime.
-var createThreadOp = &runtime.Operation{
-	Name:         "createThread",
+var createThreadOp = &writegenimpl.Operation{
+	ID:           "createThread",
+	Scope:        "create-thread",
 	Method:       "POST",
 	Path:         "/threads",
 	Effect:       runtime.EffectAmbiguous,
@@ -46,7 +48,6 @@ var createThreadOp = &runtime.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	Dedupe:       true,
 	Owner:        "support-ops",
@@ -54,41 +55,61 @@ var createThreadOp = &runtime.Operation{
 
 // CreateThread calls POST /threads: Open a thread for a conversation.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}",
-// retried on ambiguous, not_sent, status_409, status_429, status_503 within 4 attempts, looked up
-// with searchThreads (strong), deduplicated in the ledger; uncertain outcomes go to support-ops.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}"
+// in key scope "create-thread", retried on not_sent, ambiguous, status_409, status_429, status_503
+// within 4 attempts, looked up with searchThreads (strong), duplicates compensated with
+// deleteThread, deduplicated in the ledger; uncertain outcomes go to support-ops.
+//
+// It overwrites body field "/external_reference" with the provider key, as the reference the
+// lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return runtime.Write(ctx, c.rt, createThreadOp, key, runtime.Call[Thread]{
-		Request: func(providerKey string) (*runtime.Request, error) {
-			body.ExternalReference = providerKey
-			req := runtime.NewRequest("POST", "/threads")
+	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
+			body.ExternalReference = reference
+			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
-		Lookup: c.createThreadLookup,
+		ID:         createThreadID,
+		Lookup:     c.createThreadLookup,
+		Compensate: c.createThreadCompensate,
 	})
 }
 
-// createThreadLookup finds the createThread whose reference is reference, with SearchThreads. It
-// returns nil when there is none.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) (*runtime.Found[Thread], error) {
+// createThreadID returns the durable id of a Thread that CreateThread created: its "/id", "" when
+// it has none.
+func createThreadID(v *Thread) string {
+	return v.ID
+}
+
+// createThreadLookup finds every createThread whose reference is reference, in the provider's
+// order, with SearchThreads.
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
 	res, err := c.SearchThreads(ctx, SearchThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Items) == 0 {
-		return nil, nil
+	found := make([]runtime.Found[Thread], 0, len(res.Items))
+	for i := range res.Items {
+		body := &res.Items[i]
+		found = append(found, runtime.Found[Thread]{
+			Body: body,
+			ID:   createThreadID(body),
+		})
 	}
-	body := &res.Items[0]
-	id := body.ID
-	return &runtime.Found[Thread]{
-		Body: body,
-		ID:   id,
-	}, nil
+	return found, nil
+}
+
+// createThreadCompensate undoes a duplicate createThread that createThreadLookup found beyond the
+// first, with DeleteThread.
+func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[Thread]) error {
+	return c.DeleteThread(ctx, DeleteThreadParams{
+		ThreadID: duplicate.ID,
+	})
 }
 
 // DeleteThreadParams holds the parameters of DeleteThread.
@@ -102,8 +123,8 @@ type DeleteThreadParams struct {
 const deleteThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429 | runtime.Retry503
 
 // deleteThreadOp describes DeleteThread to the runtime.
-var deleteThreadOp = &runtime.Operation{
-	Name:         "deleteThread",
+var deleteThreadOp = &writegenimpl.Operation{
+	ID:           "deleteThread",
 	Method:       "DELETE",
 	Path:         "/threads/{thread_id}",
 	Effect:       runtime.EffectIdempotent,
@@ -116,11 +137,11 @@ var deleteThreadOp = &runtime.Operation{
 // DeleteThread calls DELETE /threads/{thread_id}: Delete a thread (deleting a deleted thread
 // succeeds).
 //
-// Write safety (see WRITE_SAFETY.md): effect idempotent, retried on ambiguous, not_sent,
+// Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent, ambiguous,
 // status_429, status_503 within 3 attempts; uncertain outcomes go to support-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
-	req := runtime.NewRequest("DELETE", "/threads/"+runtime.PathParam("thread_id", params.ThreadID))
-	_, err := runtime.Do[runtime.Empty](ctx, c.rt, deleteThreadOp, req)
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	_, err := writegenimpl.Do[struct{}](ctx, c.impl, deleteThreadOp, req)
 	return err
 }
 
@@ -131,8 +152,8 @@ type GetThreadParams struct {
 }
 
 // getThreadOp describes GetThread to the runtime.
-var getThreadOp = &runtime.Operation{
-	Name:     "getThread",
+var getThreadOp = &writegenimpl.Operation{
+	ID:       "getThread",
 	Method:   "GET",
 	Path:     "/threads/{thread_id}",
 	Effect:   runtime.EffectReadOnly,
@@ -142,8 +163,8 @@ var getThreadOp = &runtime.Operation{
 
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("thread_id", params.ThreadID))
-	return runtime.Read[Thread](ctx, c.rt, getThreadOp, req)
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
 }
 
 // PostMessageParams holds the parameters of PostMessage.
@@ -152,8 +173,9 @@ type PostMessageParams struct {
 	ThreadID string
 }
 
-// PostMessageKey identifies one logical postMessage: "{dedupe_key}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// PostMessageKey identifies one logical postMessage: "{dedupe_key}", in the key scope
+// "post-message". Calls with equal keys are one write: the ledger claims the key before the call,
+// and the provider key is derived from it.
 type PostMessageKey struct {
 	DedupeKey string
 }
@@ -175,8 +197,9 @@ func (k PostMessageKey) BusinessKey() (string, error) {
 const postMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409 | runtime.Retry429 | runtime.Retry503
 
 // postMessageOp describes PostMessage to the runtime.
-var postMessageOp = &runtime.Operation{
-	Name:         "postMessage",
+var postMessageOp = &writegenimpl.Operation{
+	ID:           "postMessage",
+	Scope:        "post-message",
 	Method:       "POST",
 	Path:         "/threads/{thread_id}/messages",
 	Effect:       runtime.EffectAmbiguous,
@@ -187,26 +210,32 @@ var postMessageOp = &runtime.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }
 
 // PostMessage calls POST /threads/{thread_id}/messages: Post a message to a thread.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}", retried on
-// ambiguous, not_sent, status_409, status_429, status_503 within 4 attempts, deduplicated in the
-// ledger; uncertain outcomes go to support-ops.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}" in key scope
+// "post-message", retried on not_sent, ambiguous, status_409, status_429, status_503 within 4
+// attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
-	return runtime.Write(ctx, c.rt, postMessageOp, key, runtime.Call[Message]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/threads/"+runtime.PathParam("thread_id", params.ThreadID)+"/messages")
+	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Message]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: postMessageID,
 	})
+}
+
+// postMessageID returns the durable id of a Message that PostMessage created: its "/id", "" when
+// it has none.
+func postMessageID(v *Message) string {
+	return v.ID
 }
 
 // SearchThreadsParams holds the parameters of SearchThreads.
@@ -216,8 +245,8 @@ type SearchThreadsParams struct {
 }
 
 // searchThreadsOp describes SearchThreads to the runtime.
-var searchThreadsOp = &runtime.Operation{
-	Name:     "searchThreads",
+var searchThreadsOp = &writegenimpl.Operation{
+	ID:       "searchThreads",
 	Method:   "GET",
 	Path:     "/threads",
 	Effect:   runtime.EffectReadOnly,
@@ -229,7 +258,7 @@ var searchThreadsOp = &runtime.Operation{
 //
 // Strongly consistent; a created thread is found as soon as its 201 is sent.
 func (c *Client) SearchThreads(ctx context.Context, params SearchThreadsParams) (*ThreadList, error) {
-	req := runtime.NewRequest("GET", "/threads")
+	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return runtime.Read[ThreadList](ctx, c.rt, searchThreadsOp, req)
+	return writegenimpl.Read[ThreadList](ctx, c.impl, searchThreadsOp, req)
 }

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getDogOp describes GetDog to the runtime.
-var getDogOp = &runtime.Operation{
-	Name:     "getDog",
+var getDogOp = &writegenimpl.Operation{
+	ID:       "getDog",
 	Method:   "GET",
 	Path:     "/dogs/first",
 	Effect:   runtime.EffectReadOnly,
@@ -20,6 +21,6 @@ var getDogOp = &runtime.Operation{
 
 // GetDog calls GET /dogs/first.
 func (c *Client) GetDog(ctx context.Context) (*Dog, error) {
-	req := runtime.NewRequest("GET", "/dogs/first")
-	return runtime.Read[Dog](ctx, c.rt, getDogOp, req)
+	req := writegenimpl.NewRequest("GET", "/dogs/first")
+	return writegenimpl.Read[Dog](ctx, c.impl, getDogOp, req)
 }

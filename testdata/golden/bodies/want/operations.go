@@ -10,10 +10,14 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// CreateChargeKey identifies one logical createCharge: "order:{order_id}". Calls with equal keys
-// are one write: the provider's idempotency key and the ledger's claim are derived from it.
+// CreateChargeKey identifies one logical createCharge: "order:{order_id}", in the key scope
+// "createcharge". Calls with equal keys are one write only as far as the provider's idempotency
+// key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all
+// sent, and the provider makes them one effect while it remembers the key (for 24h); a later call
+// is a new write.
 type CreateChargeKey struct {
 	OrderID int64
 }
@@ -35,8 +39,9 @@ func (k CreateChargeKey) BusinessKey() (string, error) {
 const createChargeRetry = runtime.RetryNotSent
 
 // createChargeOp describes CreateCharge to the runtime.
-var createChargeOp = &runtime.Operation{
-	Name:         "createCharge",
+var createChargeOp = &writegenimpl.Operation{
+	ID:           "createCharge",
+	Scope:        "createcharge",
 	Method:       "POST",
 	Path:         "/charges",
 	Effect:       runtime.EffectAmbiguous,
@@ -47,30 +52,42 @@ var createChargeOp = &runtime.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Owner:        "storage",
 }
 
 // CreateCharge calls POST /charges.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "order:{order_id}", retried
-// on not_sent within 2 attempts; uncertain outcomes go to storage.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "order:{order_id}" in key
+// scope "createcharge", retried on not_sent within 2 attempts; uncertain outcomes go to storage.
+//
+// It overwrites body field "/metadata/writegen_ref" with the provider key, as the reference the
+// lookup searches for.
 func (c *Client) CreateCharge(ctx context.Context, key CreateChargeKey, body CreateChargeRequest) (*runtime.Receipt[Note], error) {
-	return runtime.Write(ctx, c.rt, createChargeOp, key, runtime.Call[Note]{
-		Request: func(providerKey string) (*runtime.Request, error) {
+	return writegenimpl.Write(ctx, c.impl, createChargeOp, key, writegenimpl.Call[Note]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Metadata = copyMap(body.Metadata)
-			body.Metadata["writegen_ref"] = providerKey
-			req := runtime.NewRequest("POST", "/charges")
+			body.Metadata["writegen_ref"] = reference
+			req := writegenimpl.NewRequest("POST", "/charges")
 			if err := req.Form(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: createChargeID,
 	})
 }
 
-// CreateNoteKey identifies one logical createNote: "note:{note_id}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// createChargeID returns the durable id of a Note that CreateCharge created: its "/id", "" when it
+// has none.
+func createChargeID(v *Note) string {
+	return v.ID
+}
+
+// CreateNoteKey identifies one logical createNote: "note:{note_id}", in the key scope
+// "createnote". Calls with equal keys are one write only as far as the provider's idempotency key
+// reaches: the key is not claimed in the ledger, so concurrent calls with one key are all sent,
+// and the provider makes them one effect while it remembers the key (for as long as it keeps
+// keys); a later call is a new write.
 type CreateNoteKey struct {
 	NoteID string
 }
@@ -92,8 +109,9 @@ func (k CreateNoteKey) BusinessKey() (string, error) {
 const createNoteRetry = runtime.RetryNotSent
 
 // createNoteOp describes CreateNote to the runtime.
-var createNoteOp = &runtime.Operation{
-	Name:      "createNote",
+var createNoteOp = &writegenimpl.Operation{
+	ID:        "createNote",
+	Scope:     "createnote",
 	Method:    "POST",
 	Path:      "/notes",
 	Effect:    runtime.EffectAmbiguous,
@@ -102,24 +120,30 @@ var createNoteOp = &runtime.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
-	IDPointer: "/id",
 	Owner:     "storage",
 }
 
 // CreateNote calls POST /notes.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_id}", retried on
-// not_sent within 2 attempts; uncertain outcomes go to storage.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_id}" in key scope
+// "createnote", retried on not_sent within 2 attempts; uncertain outcomes go to storage.
 func (c *Client) CreateNote(ctx context.Context, key CreateNoteKey, body CreateNoteRequest) (*runtime.Receipt[Note], error) {
-	return runtime.Write(ctx, c.rt, createNoteOp, key, runtime.Call[Note]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/notes")
+	return writegenimpl.Write(ctx, c.impl, createNoteOp, key, writegenimpl.Call[Note]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/notes")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: createNoteID,
 	})
+}
+
+// createNoteID returns the durable id of a Note that CreateNote created: its "/id", "" when it has
+// none.
+func createNoteID(v *Note) string {
+	return v.ID
 }
 
 // putBlobRetry is the fixed set of failures after which PutBlob may be retried;
@@ -127,8 +151,8 @@ func (c *Client) CreateNote(ctx context.Context, key CreateNoteKey, body CreateN
 const putBlobRetry = runtime.RetryNotSent
 
 // putBlobOp describes PutBlob to the runtime.
-var putBlobOp = &runtime.Operation{
-	Name:     "putBlob",
+var putBlobOp = &writegenimpl.Operation{
+	ID:       "putBlob",
 	Method:   "PUT",
 	Path:     "/blobs",
 	Effect:   runtime.EffectIdempotent,
@@ -142,9 +166,9 @@ var putBlobOp = &runtime.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent within 2 attempts;
 // uncertain outcomes go to storage.
 func (c *Client) PutBlob(ctx context.Context, body []byte) error {
-	req := runtime.NewRequest("PUT", "/blobs")
+	req := writegenimpl.NewRequest("PUT", "/blobs")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := runtime.Do[runtime.Empty](ctx, c.rt, putBlobOp, req)
+	_, err := writegenimpl.Do[struct{}](ctx, c.impl, putBlobOp, req)
 	return err
 }
 
@@ -153,16 +177,15 @@ func (c *Client) PutBlob(ctx context.Context, body []byte) error {
 const uploadFileRetry = runtime.RetryNotSent
 
 // uploadFileOp describes UploadFile to the runtime.
-var uploadFileOp = &runtime.Operation{
-	Name:      "uploadFile",
-	Method:    "POST",
-	Path:      "/files",
-	Effect:    runtime.EffectIdempotent,
-	Retry:     uploadFileRetry,
-	Attempts:  2,
-	Receipt:   true,
-	IDPointer: "/id",
-	Owner:     "storage",
+var uploadFileOp = &writegenimpl.Operation{
+	ID:       "uploadFile",
+	Method:   "POST",
+	Path:     "/files",
+	Effect:   runtime.EffectIdempotent,
+	Retry:    uploadFileRetry,
+	Attempts: 2,
+	Receipt:  true,
+	Owner:    "storage",
 }
 
 // UploadFile calls POST /files.
@@ -170,22 +193,22 @@ var uploadFileOp = &runtime.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent within 2 attempts;
 // uncertain outcomes go to storage.
 func (c *Client) UploadFile(ctx context.Context, body UploadFileRequest) (*Note, error) {
-	req := runtime.NewRequest("POST", "/files")
-	parts := make([]runtime.Part, 0, 4)
-	parts = append(parts, runtime.Part{
+	req := writegenimpl.NewRequest("POST", "/files")
+	parts := make([]writegenimpl.Part, 0, 4)
+	parts = append(parts, writegenimpl.Part{
 		ContentType: "application/octet-stream",
 		Data:        body.File,
 		FileName:    "file",
 		Name:        "file",
 	})
 	if body.Purpose != nil {
-		parts = append(parts, runtime.Part{
+		parts = append(parts, writegenimpl.Part{
 			Data: []byte(*body.Purpose),
 			Name: "purpose",
 		})
 	}
 	if body.Size != nil {
-		parts = append(parts, runtime.Part{
+		parts = append(parts, writegenimpl.Part{
 			Data: []byte(strconv.FormatInt(*body.Size, 10)),
 			Name: "size",
 		})
@@ -199,7 +222,13 @@ func (c *Client) UploadFile(ctx context.Context, body UploadFileRequest) (*Note,
 	if err := req.Multipart(parts); err != nil {
 		return nil, err
 	}
-	return runtime.Do[Note](ctx, c.rt, uploadFileOp, req)
+	return writegenimpl.Do[Note](ctx, c.impl, uploadFileOp, req)
+}
+
+// uploadFileID returns the durable id of a Note that UploadFile created: its "/id", "" when it has
+// none.
+func uploadFileID(v *Note) string {
+	return v.ID
 }
 
 // copyMap returns a copy of m with room for one more key; m is not changed.
@@ -210,12 +239,12 @@ func copyMap[M ~map[string]V, V any](m M) M {
 }
 
 // addJSONPart appends the JSON encoding of v to parts as the part name.
-func addJSONPart(parts []runtime.Part, name string, v any) ([]runtime.Part, error) {
+func addJSONPart(parts []writegenimpl.Part, name string, v any) ([]writegenimpl.Part, error) {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return append(parts, runtime.Part{
+	return append(parts, writegenimpl.Part{
 		ContentType: "application/json",
 		Data:        data,
 		Name:        name,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // GetWidgetParams holds the parameters of GetWidget.
@@ -15,8 +16,8 @@ type GetWidgetParams struct {
 }
 
 // getWidgetOp describes GetWidget to the runtime.
-var getWidgetOp = &runtime.Operation{
-	Name:     "getWidget",
+var getWidgetOp = &writegenimpl.Operation{
+	ID:       "getWidget",
 	Method:   "GET",
 	Path:     "/widgets/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -26,6 +27,6 @@ var getWidgetOp = &runtime.Operation{
 
 // GetWidget calls GET /widgets/{id}.
 func (c *Client) GetWidget(ctx context.Context, params GetWidgetParams) (*Widget, error) {
-	req := runtime.NewRequest("GET", "/widgets/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Widget](ctx, c.rt, getWidgetOp, req)
+	req := writegenimpl.NewRequest("GET", "/widgets/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Widget](ctx, c.impl, getWidgetOp, req)
 }

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getCatalogOp describes GetCatalog to the runtime.
-var getCatalogOp = &runtime.Operation{
-	Name:     "getCatalog",
+var getCatalogOp = &writegenimpl.Operation{
+	ID:       "getCatalog",
 	Method:   "GET",
 	Path:     "/catalog",
 	Effect:   runtime.EffectReadOnly,
@@ -20,6 +21,6 @@ var getCatalogOp = &runtime.Operation{
 
 // GetCatalog calls GET /catalog.
 func (c *Client) GetCatalog(ctx context.Context) (*Catalog, error) {
-	req := runtime.NewRequest("GET", "/catalog")
-	return runtime.Read[Catalog](ctx, c.rt, getCatalogOp, req)
+	req := writegenimpl.NewRequest("GET", "/catalog")
+	return writegenimpl.Read[Catalog](ctx, c.impl, getCatalogOp, req)
 }

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getEventOp describes GetEvent to the runtime.
-var getEventOp = &runtime.Operation{
-	Name:     "getEvent",
+var getEventOp = &writegenimpl.Operation{
+	ID:       "getEvent",
 	Method:   "GET",
 	Path:     "/events/last",
 	Effect:   runtime.EffectReadOnly,
@@ -20,8 +21,8 @@ var getEventOp = &runtime.Operation{
 
 // GetEvent calls GET /events/last.
 func (c *Client) GetEvent(ctx context.Context) (*Event, error) {
-	req := runtime.NewRequest("GET", "/events/last")
-	return runtime.Read[Event](ctx, c.rt, getEventOp, req)
+	req := writegenimpl.NewRequest("GET", "/events/last")
+	return writegenimpl.Read[Event](ctx, c.impl, getEventOp, req)
 }
 
 // GetReportParams holds the parameters of GetReport.
@@ -31,8 +32,8 @@ type GetReportParams struct {
 }
 
 // getReportOp describes GetReport to the runtime.
-var getReportOp = &runtime.Operation{
-	Name:     "getReport",
+var getReportOp = &writegenimpl.Operation{
+	ID:       "getReport",
 	Method:   "GET",
 	Path:     "/reports/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -42,8 +43,8 @@ var getReportOp = &runtime.Operation{
 
 // GetReport calls GET /reports/{id}.
 func (c *Client) GetReport(ctx context.Context, params GetReportParams) ([]byte, error) {
-	req := runtime.NewRequest("GET", "/reports/"+runtime.PathParam("id", params.ID))
-	res, err := runtime.Read[[]byte](ctx, c.rt, getReportOp, req)
+	req := writegenimpl.NewRequest("GET", "/reports/"+writegenimpl.PathParam("id", params.ID))
+	res, err := writegenimpl.Read[[]byte](ctx, c.impl, getReportOp, req)
 	if err != nil {
 		return nil, err
 	}

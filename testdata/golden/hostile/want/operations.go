@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // ReturnParams holds the parameters of Return.
@@ -18,8 +19,11 @@ type ReturnParams struct {
 	XMap *string
 }
 
-// ReturnKey identifies one logical return: "*/{chan}\"`". Calls with equal keys are one write: the
-// provider's idempotency key and the ledger's claim are derived from it.
+// ReturnKey identifies one logical return: "*/{chan}\"`", in the key scope "return". Calls with
+// equal keys are one write only as far as the provider's idempotency key reaches: the key is not
+// claimed in the ledger, so concurrent calls with one key are all sent, and the provider makes
+// them one effect while it remembers the key (for as long as it keeps keys); a later call is a new
+// write.
 type ReturnKey struct {
 	Chan string
 }
@@ -41,8 +45,9 @@ func (k ReturnKey) BusinessKey() (string, error) {
 const returnRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // returnOp describes Return to the runtime.
-var returnOp = &runtime.Operation{
-	Name:      "return",
+var returnOp = &writegenimpl.Operation{
+	ID:        "return",
+	Scope:     "return",
 	Method:    "POST",
 	Path:      "/type/{func}",
 	Effect:    runtime.EffectAmbiguous,
@@ -51,7 +56,6 @@ var returnOp = &runtime.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
-	IDPointer: "/func",
 	Owner:     "team */ \" ` | owner",
 }
 
@@ -59,12 +63,13 @@ var returnOp = &runtime.Operation{
 //
 // Line one. //go:generate rm -rf / bidi and `backticks` and "quotes"
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "*/{chan}\"`", retried on
-// ambiguous, not_sent within 2 attempts; uncertain outcomes go to team */ " ` | owner.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "*/{chan}\"`" in key scope
+// "return", retried on not_sent, ambiguous within 2 attempts; uncertain outcomes go to team */ " `
+// | owner.
 func (c *Client) Return(ctx context.Context, key ReturnKey, params ReturnParams, body Type) (*runtime.Receipt[Type], error) {
-	return runtime.Write(ctx, c.rt, returnOp, key, runtime.Call[Type]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/type/"+runtime.PathParam("func", params.Func))
+	return writegenimpl.Write(ctx, c.impl, returnOp, key, writegenimpl.Call[Type]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/type/"+writegenimpl.PathParam("func", params.Func))
 			req.AddQuery("range", params.Range, "form", true)
 			req.SetHeader("x-map", params.XMap)
 			if err := req.JSON(body); err != nil {
@@ -72,5 +77,11 @@ func (c *Client) Return(ctx context.Context, key ReturnKey, params ReturnParams,
 			}
 			return req, nil
 		},
+		ID: returnID,
 	})
+}
+
+// returnID returns the durable id of a Type that Return created: its "/func", "" when it has none.
+func returnID(v *Type) string {
+	return v.Func
 }

@@ -7,10 +7,14 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// KeyInBodyKey identifies one logical keyInBody: "{request_id}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// KeyInBodyKey identifies one logical keyInBody: "{request_id}", in the key scope "keyinbody".
+// Calls with equal keys are one write only as far as the provider's idempotency key reaches: the
+// key is not claimed in the ledger, so concurrent calls with one key are all sent, and the
+// provider makes them one effect while it remembers the key (for as long as it keeps keys); a
+// later call is a new write.
 type KeyInBodyKey struct {
 	RequestID string
 }
@@ -32,40 +36,54 @@ func (k KeyInBodyKey) BusinessKey() (string, error) {
 const keyInBodyRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // keyInBodyOp describes KeyInBody to the runtime.
-var keyInBodyOp = &runtime.Operation{
-	Name:      "keyInBody",
-	Method:    "POST",
-	Path:      "/b",
-	Effect:    runtime.EffectAmbiguous,
-	Retry:     keyInBodyRetry,
-	Attempts:  3,
-	Keyed:     true,
-	Receipt:   true,
-	IDPointer: "/id",
-	Owner:     "platform",
+var keyInBodyOp = &writegenimpl.Operation{
+	ID:       "keyInBody",
+	Scope:    "keyinbody",
+	Method:   "POST",
+	Path:     "/b",
+	Effect:   runtime.EffectAmbiguous,
+	Retry:    keyInBodyRetry,
+	Attempts: 3,
+	Keyed:    true,
+	Receipt:  true,
+	Owner:    "platform",
 }
 
 // KeyInBody calls POST /b.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}", retried on
-// ambiguous, not_sent within 3 attempts; uncertain outcomes go to platform.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}" in key scope
+// "keyinbody", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
+// platform.
+//
+// It overwrites body field "/request_id" with the provider key, and body field
+// "/options/dedupe_id" with the provider key, as the reference the lookup searches for.
 func (c *Client) KeyInBody(ctx context.Context, key KeyInBodyKey, body KeyInBodyRequest) (*runtime.Receipt[Obj], error) {
-	return runtime.Write(ctx, c.rt, keyInBodyOp, key, runtime.Call[Obj]{
-		Request: func(providerKey string) (*runtime.Request, error) {
+	return writegenimpl.Write(ctx, c.impl, keyInBodyOp, key, writegenimpl.Call[Obj]{
+		Request: func(providerKey, reference string) (*writegenimpl.Request, error) {
 			body.RequestID = &providerKey
 			body.Options = ptrCopy(body.Options)
-			body.Options.DedupeID = &providerKey
-			req := runtime.NewRequest("POST", "/b")
+			body.Options.DedupeID = &reference
+			req := writegenimpl.NewRequest("POST", "/b")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: keyInBodyID,
 	})
 }
 
-// KeyInHeaderKey identifies one logical keyInHeader: "{request_id}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// keyInBodyID returns the durable id of a Obj that KeyInBody created: its "/id", "" when it has
+// none.
+func keyInBodyID(v *Obj) string {
+	return v.ID
+}
+
+// KeyInHeaderKey identifies one logical keyInHeader: "{request_id}", in the key scope
+// "keyinheader". Calls with equal keys are one write only as far as the provider's idempotency key
+// reaches: the key is not claimed in the ledger, so concurrent calls with one key are all sent,
+// and the provider makes them one effect while it remembers the key (for 24h); a later call is a
+// new write.
 type KeyInHeaderKey struct {
 	RequestID string
 }
@@ -87,8 +105,9 @@ func (k KeyInHeaderKey) BusinessKey() (string, error) {
 const keyInHeaderRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // keyInHeaderOp describes KeyInHeader to the runtime.
-var keyInHeaderOp = &runtime.Operation{
-	Name:         "keyInHeader",
+var keyInHeaderOp = &writegenimpl.Operation{
+	ID:           "keyInHeader",
+	Scope:        "keyinheader",
 	Method:       "POST",
 	Path:         "/a",
 	Effect:       runtime.EffectAmbiguous,
@@ -99,21 +118,28 @@ var keyInHeaderOp = &runtime.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Owner:        "platform",
 }
 
 // KeyInHeader calls POST /a.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}", retried on
-// ambiguous, not_sent within 3 attempts; uncertain outcomes go to platform.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}" in key scope
+// "keyinheader", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
+// platform.
 func (c *Client) KeyInHeader(ctx context.Context, key KeyInHeaderKey) (*runtime.Receipt[Obj], error) {
-	return runtime.Write(ctx, c.rt, keyInHeaderOp, key, runtime.Call[Obj]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/a")
+	return writegenimpl.Write(ctx, c.impl, keyInHeaderOp, key, writegenimpl.Call[Obj]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/a")
 			return req, nil
 		},
+		ID: keyInHeaderID,
 	})
+}
+
+// keyInHeaderID returns the durable id of a Obj that KeyInHeader created: its "/id", "" when it
+// has none.
+func keyInHeaderID(v *Obj) string {
+	return v.ID
 }
 
 // KeyInQueryParams holds the parameters of KeyInQuery.
@@ -122,8 +148,11 @@ type KeyInQueryParams struct {
 	DryRun *bool
 }
 
-// KeyInQueryKey identifies one logical keyInQuery: "{request_id}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// KeyInQueryKey identifies one logical keyInQuery: "{request_id}", in the key scope "keyinquery".
+// Calls with equal keys are one write only as far as the provider's idempotency key reaches: the
+// key is not claimed in the ledger, so concurrent calls with one key are all sent, and the
+// provider makes them one effect while it remembers the key (for 168h); a later call is a new
+// write.
 type KeyInQueryKey struct {
 	RequestID string
 }
@@ -145,8 +174,9 @@ func (k KeyInQueryKey) BusinessKey() (string, error) {
 const keyInQueryRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // keyInQueryOp describes KeyInQuery to the runtime.
-var keyInQueryOp = &runtime.Operation{
-	Name:      "keyInQuery",
+var keyInQueryOp = &writegenimpl.Operation{
+	ID:        "keyInQuery",
+	Scope:     "keyinquery",
 	Method:    "POST",
 	Path:      "/c",
 	Effect:    runtime.EffectAmbiguous,
@@ -155,23 +185,32 @@ var keyInQueryOp = &runtime.Operation{
 	Keyed:     true,
 	KeyWindow: 168 * time.Hour,
 	Receipt:   true,
-	IDPointer: "/id",
 	Owner:     "platform",
 }
 
 // KeyInQuery calls POST /c.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}", retried on
-// ambiguous, not_sent within 3 attempts; uncertain outcomes go to platform.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{request_id}" in key scope
+// "keyinquery", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
+// platform.
+//
+// It overwrites query parameter "idempotency_key" with the provider key.
 func (c *Client) KeyInQuery(ctx context.Context, key KeyInQueryKey, params KeyInQueryParams) (*runtime.Receipt[Obj], error) {
-	return runtime.Write(ctx, c.rt, keyInQueryOp, key, runtime.Call[Obj]{
-		Request: func(providerKey string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/c")
+	return writegenimpl.Write(ctx, c.impl, keyInQueryOp, key, writegenimpl.Call[Obj]{
+		Request: func(providerKey, _ string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/c")
 			req.AddQuery("dry_run", params.DryRun, "form", true)
 			req.AddQuery("idempotency_key", providerKey, "form", true)
 			return req, nil
 		},
+		ID: keyInQueryID,
 	})
+}
+
+// keyInQueryID returns the durable id of a Obj that KeyInQuery created: its "/id", "" when it has
+// none.
+func keyInQueryID(v *Obj) string {
+	return v.ID
 }
 
 // ptrCopy returns a pointer to a copy of *p, or to a zero T when p is nil.

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // listOrdersOp describes ListOrders to the runtime.
-var listOrdersOp = &runtime.Operation{
-	Name:     "listOrders",
+var listOrdersOp = &writegenimpl.Operation{
+	ID:       "listOrders",
 	Method:   "GET",
 	Path:     "/orders",
 	Effect:   runtime.EffectReadOnly,
@@ -20,6 +21,6 @@ var listOrdersOp = &runtime.Operation{
 
 // ListOrders calls GET /orders.
 func (c *Client) ListOrders(ctx context.Context) (*ListOrdersResponse, error) {
-	req := runtime.NewRequest("GET", "/orders")
-	return runtime.Read[ListOrdersResponse](ctx, c.rt, listOrdersOp, req)
+	req := writegenimpl.NewRequest("GET", "/orders")
+	return writegenimpl.Read[ListOrdersResponse](ctx, c.impl, listOrdersOp, req)
 }

@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}". Calls with
-// equal keys are one write: the provider's idempotency key and the ledger's claim are derived from
-// it.
+// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
+// scope "createthread". Calls with equal keys are one write: the ledger claims the key before the
+// call, and the provider key is derived from it.
 type CreateThreadKey struct {
 	EscalationID string
 }
@@ -33,8 +34,9 @@ func (k CreateThreadKey) BusinessKey() (string, error) {
 const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409
 
 // createThreadOp describes CreateThread to the runtime.
-var createThreadOp = &runtime.Operation{
-	Name:         "createThread",
+var createThreadOp = &writegenimpl.Operation{
+	ID:           "createThread",
+	Scope:        "createthread",
 	Method:       "POST",
 	Path:         "/threads",
 	Effect:       runtime.EffectAmbiguous,
@@ -45,26 +47,32 @@ var createThreadOp = &runtime.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }
 
 // CreateThread calls POST /threads.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}",
-// retried on ambiguous, not_sent, status_409 within 4 attempts, deduplicated in the ledger;
-// uncertain outcomes go to support-ops.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}"
+// in key scope "createthread", retried on not_sent, ambiguous, status_409 within 4 attempts,
+// deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return runtime.Write(ctx, c.rt, createThreadOp, key, runtime.Call[Thread]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/threads")
+	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: createThreadID,
 	})
+}
+
+// createThreadID returns the durable id of a Thread that CreateThread created: its "/id", "" when
+// it has none.
+func createThreadID(v *Thread) string {
+	return v.ID
 }
 
 // DeleteThreadParams holds the parameters of DeleteThread.
@@ -73,8 +81,9 @@ type DeleteThreadParams struct {
 	ID string
 }
 
-// DeleteThreadKey identifies one logical deleteThread: "{thread_id}". Calls with equal keys are
-// one write: the provider's idempotency key and the ledger's claim are derived from it.
+// DeleteThreadKey identifies one logical deleteThread: "{thread_id}", in the key scope
+// "deletethread". Calls with equal keys are one write: the ledger claims the key before the call,
+// and the provider key is derived from it.
 type DeleteThreadKey struct {
 	ThreadID string
 }
@@ -96,8 +105,9 @@ func (k DeleteThreadKey) BusinessKey() (string, error) {
 const deleteThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // deleteThreadOp describes DeleteThread to the runtime.
-var deleteThreadOp = &runtime.Operation{
-	Name:     "deleteThread",
+var deleteThreadOp = &writegenimpl.Operation{
+	ID:       "deleteThread",
+	Scope:    "deletethread",
 	Method:   "DELETE",
 	Path:     "/threads/{id}",
 	Effect:   runtime.EffectIdempotent,
@@ -108,12 +118,12 @@ var deleteThreadOp = &runtime.Operation{
 
 // DeleteThread calls DELETE /threads/{id}.
 //
-// Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}", retried on
-// ambiguous, not_sent within 3 attempts, deduplicated in the ledger.
-func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[runtime.Empty], error) {
-	return runtime.Submit(ctx, c.rt, deleteThreadOp, key, runtime.Call[runtime.Empty]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("DELETE", "/threads/"+runtime.PathParam("id", params.ID))
+// Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}" in key scope
+// "deletethread", retried on not_sent, ambiguous within 3 attempts, deduplicated in the ledger.
+func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[struct{}], error) {
+	return writegenimpl.Submit(ctx, c.impl, deleteThreadOp, key, writegenimpl.Call[struct{}]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
 			return req, nil
 		},
 	})
@@ -126,8 +136,8 @@ type GetThreadParams struct {
 }
 
 // getThreadOp describes GetThread to the runtime.
-var getThreadOp = &runtime.Operation{
-	Name:     "getThread",
+var getThreadOp = &writegenimpl.Operation{
+	ID:       "getThread",
 	Method:   "GET",
 	Path:     "/threads/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -137,8 +147,8 @@ var getThreadOp = &runtime.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Thread](ctx, c.rt, getThreadOp, req)
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -148,8 +158,8 @@ type ListThreadsParams struct {
 }
 
 // listThreadsOp describes ListThreads to the runtime.
-var listThreadsOp = &runtime.Operation{
-	Name:     "listThreads",
+var listThreadsOp = &writegenimpl.Operation{
+	ID:       "listThreads",
 	Method:   "GET",
 	Path:     "/threads",
 	Effect:   runtime.EffectReadOnly,
@@ -159,7 +169,7 @@ var listThreadsOp = &runtime.Operation{
 
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
-	req := runtime.NewRequest("GET", "/threads")
+	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return runtime.Read[ThreadList](ctx, c.rt, listThreadsOp, req)
+	return writegenimpl.Read[ThreadList](ctx, c.impl, listThreadsOp, req)
 }

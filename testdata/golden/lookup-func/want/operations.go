@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // CreateThreadParams holds the parameters of CreateThread.
@@ -14,9 +15,10 @@ type CreateThreadParams struct {
 	IdempotencyKey *string
 }
 
-// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}". Calls with
-// equal keys are one write: the provider's idempotency key and the ledger's claim are derived from
-// it.
+// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
+// scope "createthread". The key is not claimed in the ledger and the provider takes no idempotency
+// key: calls with equal keys are separate writes, which the key only names in errors, hooks and
+// lookups.
 type CreateThreadKey struct {
 	EscalationID string
 }
@@ -38,44 +40,55 @@ func (k CreateThreadKey) BusinessKey() (string, error) {
 const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createThreadOp describes CreateThread to the runtime.
-var createThreadOp = &runtime.Operation{
-	Name:      "createThread",
-	Method:    "POST",
-	Path:      "/threads",
-	Effect:    runtime.EffectAmbiguous,
-	Retry:     createThreadRetry,
-	Attempts:  3,
-	Receipt:   true,
-	IDPointer: "/id",
-	Lookup:    runtime.Strong,
-	Owner:     "support-ops",
+var createThreadOp = &writegenimpl.Operation{
+	ID:       "createThread",
+	Scope:    "createthread",
+	Method:   "POST",
+	Path:     "/threads",
+	Effect:   runtime.EffectAmbiguous,
+	Retry:    createThreadRetry,
+	Attempts: 3,
+	Receipt:  true,
+	Lookup:   runtime.Strong,
+	Owner:    "support-ops",
 }
 
 // CreateThread calls POST /threads.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}",
-// retried on ambiguous, not_sent within 3 attempts, looked up with findThreadByReference (strong);
-// uncertain outcomes go to support-ops.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}"
+// in key scope "createthread", retried on not_sent, ambiguous within 3 attempts, looked up with
+// findThreadByReference (strong); uncertain outcomes go to support-ops.
+//
+// It overwrites body field "/external_reference" with the provider key, as the reference the
+// lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return runtime.Write(ctx, c.rt, createThreadOp, key, runtime.Call[Thread]{
-		Request: func(providerKey string) (*runtime.Request, error) {
-			body.ExternalReference = &providerKey
-			req := runtime.NewRequest("POST", "/threads")
+	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
+			body.ExternalReference = &reference
+			req := writegenimpl.NewRequest("POST", "/threads")
 			req.SetHeader("Idempotency-Key", params.IdempotencyKey)
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID:     createThreadID,
 		Lookup: c.findThreadByReference,
 	})
 }
 
+// createThreadID returns the durable id of a Thread that CreateThread created: its "/id", "" when
+// it has none.
+func createThreadID(v *Thread) string {
+	return v.ID
+}
+
 // CreateThread looks up what it committed with findThreadByReference, a method of Client written
-// by hand in a file of this package. This declaration fails to compile until that method exists
-// with this signature.
+// by hand in a file of this package: it returns every effect it finds for the reference, in the
+// provider's order. This declaration fails to compile until that method exists with this
+// signature.
 var _ interface {
-	findThreadByReference(ctx context.Context, reference string) (*runtime.Found[Thread], error)
+	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
 } = (*Client)(nil)
 
 // GetThreadParams holds the parameters of GetThread.
@@ -85,8 +98,8 @@ type GetThreadParams struct {
 }
 
 // getThreadOp describes GetThread to the runtime.
-var getThreadOp = &runtime.Operation{
-	Name:     "getThread",
+var getThreadOp = &writegenimpl.Operation{
+	ID:       "getThread",
 	Method:   "GET",
 	Path:     "/threads/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -96,8 +109,8 @@ var getThreadOp = &runtime.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Thread](ctx, c.rt, getThreadOp, req)
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -107,8 +120,8 @@ type ListThreadsParams struct {
 }
 
 // listThreadsOp describes ListThreads to the runtime.
-var listThreadsOp = &runtime.Operation{
-	Name:     "listThreads",
+var listThreadsOp = &writegenimpl.Operation{
+	ID:       "listThreads",
 	Method:   "GET",
 	Path:     "/threads",
 	Effect:   runtime.EffectReadOnly,
@@ -118,7 +131,7 @@ var listThreadsOp = &runtime.Operation{
 
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
-	req := runtime.NewRequest("GET", "/threads")
+	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return runtime.Read[ThreadList](ctx, c.rt, listThreadsOp, req)
+	return writegenimpl.Read[ThreadList](ctx, c.impl, listThreadsOp, req)
 }

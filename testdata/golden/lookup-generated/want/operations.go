@@ -9,11 +9,14 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}". Calls with
-// equal keys are one write: the provider's idempotency key and the ledger's claim are derived from
-// it.
+// CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
+// scope "createthread". Calls with equal keys are one write only as far as the provider's
+// idempotency key reaches: the key is not claimed in the ledger, so concurrent calls with one key
+// are all sent, and the provider makes them one effect while it remembers the key (for 24h); a
+// later call is a new write.
 type CreateThreadKey struct {
 	EscalationID string
 }
@@ -35,8 +38,9 @@ func (k CreateThreadKey) BusinessKey() (string, error) {
 const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createThreadOp describes CreateThread to the runtime.
-var createThreadOp = &runtime.Operation{
-	Name:         "createThread",
+var createThreadOp = &writegenimpl.Operation{
+	ID:           "createThread",
+	Scope:        "createthread",
 	Method:       "POST",
 	Path:         "/threads",
 	Effect:       runtime.EffectAmbiguous,
@@ -47,31 +51,41 @@ var createThreadOp = &runtime.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
-	IDPointer:    "/id",
 	Lookup:       runtime.Eventual,
 }
 
 // CreateThread calls POST /threads.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}",
-// retried on ambiguous, not_sent within 3 attempts, looked up with listThreads (eventual).
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "escalation:{escalation_id}"
+// in key scope "createthread", retried on not_sent, ambiguous within 3 attempts, looked up with
+// listThreads (eventual).
+//
+// It overwrites body field "/external_reference" with the provider key, as the reference the
+// lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return runtime.Write(ctx, c.rt, createThreadOp, key, runtime.Call[Thread]{
-		Request: func(providerKey string) (*runtime.Request, error) {
-			body.ExternalReference = &providerKey
-			req := runtime.NewRequest("POST", "/threads")
+	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
+			body.ExternalReference = &reference
+			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID:     createThreadID,
 		Lookup: c.createThreadLookup,
 	})
 }
 
-// createThreadLookup finds the createThread whose reference is reference, with ListThreads. It
-// returns nil when there is none.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) (*runtime.Found[Thread], error) {
+// createThreadID returns the durable id of a Thread that CreateThread created: its "/id", "" when
+// it has none.
+func createThreadID(v *Thread) string {
+	return v.ID
+}
+
+// createThreadLookup finds every createThread whose reference is reference, in the provider's
+// order, with ListThreads.
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
 	arg0 := "ref:" + reference
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: &arg0,
@@ -79,15 +93,15 @@ func (c *Client) createThreadLookup(ctx context.Context, reference string) (*run
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Data) == 0 {
-		return nil, nil
+	found := make([]runtime.Found[Thread], 0, len(res.Data))
+	for i := range res.Data {
+		body := &res.Data[i]
+		found = append(found, runtime.Found[Thread]{
+			Body: body,
+			ID:   createThreadID(body),
+		})
 	}
-	body := &res.Data[0]
-	id := body.ID
-	return &runtime.Found[Thread]{
-		Body: body,
-		ID:   id,
-	}, nil
+	return found, nil
 }
 
 // GetThreadParams holds the parameters of GetThread.
@@ -97,8 +111,8 @@ type GetThreadParams struct {
 }
 
 // getThreadOp describes GetThread to the runtime.
-var getThreadOp = &runtime.Operation{
-	Name:     "getThread",
+var getThreadOp = &writegenimpl.Operation{
+	ID:       "getThread",
 	Method:   "GET",
 	Path:     "/threads/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -108,8 +122,8 @@ var getThreadOp = &runtime.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := runtime.NewRequest("GET", "/threads/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Thread](ctx, c.rt, getThreadOp, req)
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
 }
 
 // GetThreadByReferenceParams holds the parameters of GetThreadByReference.
@@ -119,8 +133,8 @@ type GetThreadByReferenceParams struct {
 }
 
 // getThreadByReferenceOp describes GetThreadByReference to the runtime.
-var getThreadByReferenceOp = &runtime.Operation{
-	Name:     "getThreadByReference",
+var getThreadByReferenceOp = &writegenimpl.Operation{
+	ID:       "getThreadByReference",
 	Method:   "GET",
 	Path:     "/threads/by-reference/{ref}",
 	Effect:   runtime.EffectReadOnly,
@@ -130,8 +144,8 @@ var getThreadByReferenceOp = &runtime.Operation{
 
 // GetThreadByReference calls GET /threads/by-reference/{ref}.
 func (c *Client) GetThreadByReference(ctx context.Context, params GetThreadByReferenceParams) (*Thread, error) {
-	req := runtime.NewRequest("GET", "/threads/by-reference/"+runtime.PathParam("ref", params.Ref))
-	return runtime.Read[Thread](ctx, c.rt, getThreadByReferenceOp, req)
+	req := writegenimpl.NewRequest("GET", "/threads/by-reference/"+writegenimpl.PathParam("ref", params.Ref))
+	return writegenimpl.Read[Thread](ctx, c.impl, getThreadByReferenceOp, req)
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -141,8 +155,8 @@ type ListThreadsParams struct {
 }
 
 // listThreadsOp describes ListThreads to the runtime.
-var listThreadsOp = &runtime.Operation{
-	Name:     "listThreads",
+var listThreadsOp = &writegenimpl.Operation{
+	ID:       "listThreads",
 	Method:   "GET",
 	Path:     "/threads",
 	Effect:   runtime.EffectReadOnly,
@@ -152,9 +166,9 @@ var listThreadsOp = &runtime.Operation{
 
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
-	req := runtime.NewRequest("GET", "/threads")
+	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return runtime.Read[ThreadList](ctx, c.rt, listThreadsOp, req)
+	return writegenimpl.Read[ThreadList](ctx, c.impl, listThreadsOp, req)
 }
 
 // PostMessageParams holds the parameters of PostMessage.
@@ -163,8 +177,10 @@ type PostMessageParams struct {
 	ID string
 }
 
-// PostMessageKey identifies one logical postMessage: "{message_id}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// PostMessageKey identifies one logical postMessage: "{message_id}", in the key scope
+// "postmessage". The key is not claimed in the ledger and the provider takes no idempotency key:
+// calls with equal keys are separate writes, which the key only names in errors, hooks and
+// lookups.
 type PostMessageKey struct {
 	MessageID string
 }
@@ -186,39 +202,49 @@ func (k PostMessageKey) BusinessKey() (string, error) {
 const postMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // postMessageOp describes PostMessage to the runtime.
-var postMessageOp = &runtime.Operation{
-	Name:      "postMessage",
-	Method:    "POST",
-	Path:      "/threads/{id}/messages",
-	Effect:    runtime.EffectAmbiguous,
-	Retry:     postMessageRetry,
-	Attempts:  3,
-	Receipt:   true,
-	IDPointer: "/id",
-	Lookup:    runtime.Strong,
+var postMessageOp = &writegenimpl.Operation{
+	ID:       "postMessage",
+	Scope:    "postmessage",
+	Method:   "POST",
+	Path:     "/threads/{id}/messages",
+	Effect:   runtime.EffectAmbiguous,
+	Retry:    postMessageRetry,
+	Attempts: 3,
+	Receipt:  true,
+	Lookup:   runtime.Strong,
 }
 
 // PostMessage calls POST /threads/{id}/messages.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_id}", retried on
-// ambiguous, not_sent within 3 attempts, looked up with getThreadByReference (strong).
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_id}" in key scope
+// "postmessage", retried on not_sent, ambiguous within 3 attempts, looked up with
+// getThreadByReference (strong).
+//
+// It overwrites body field "/client_ref" with the provider key, as the reference the lookup
+// searches for.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Thread], error) {
-	return runtime.Write(ctx, c.rt, postMessageOp, key, runtime.Call[Thread]{
-		Request: func(providerKey string) (*runtime.Request, error) {
-			body.ClientRef = &providerKey
-			req := runtime.NewRequest("POST", "/threads/"+runtime.PathParam("id", params.ID)+"/messages")
+	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Thread]{
+		Request: func(_, reference string) (*writegenimpl.Request, error) {
+			body.ClientRef = &reference
+			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID:     postMessageID,
 		Lookup: c.postMessageLookup,
 	})
 }
 
+// postMessageID returns the durable id of a Thread that PostMessage created: its "/id", "" when it
+// has none.
+func postMessageID(v *Thread) string {
+	return v.ID
+}
+
 // postMessageLookup finds the postMessage whose reference is reference, with GetThreadByReference.
-// It returns nil when there is none.
-func (c *Client) postMessageLookup(ctx context.Context, reference string) (*runtime.Found[Thread], error) {
+func (c *Client) postMessageLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
 	res, err := c.GetThreadByReference(ctx, GetThreadByReferenceParams{
 		Ref: reference,
 	})
@@ -230,9 +256,8 @@ func (c *Client) postMessageLookup(ctx context.Context, reference string) (*runt
 		return nil, err
 	}
 	body := res
-	id := body.ID
-	return &runtime.Found[Thread]{
+	return []runtime.Found[Thread]{{
 		Body: body,
-		ID:   id,
-	}, nil
+		ID:   postMessageID(body),
+	}}, nil
 }

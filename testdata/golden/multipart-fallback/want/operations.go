@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // createNoteRetry is the fixed set of failures after which CreateNote may be retried;
@@ -13,26 +14,31 @@ import (
 const createNoteRetry = runtime.Retry(0)
 
 // createNoteOp describes CreateNote to the runtime.
-var createNoteOp = &runtime.Operation{
-	Name:      "createNote",
-	Method:    "POST",
-	Path:      "/notes",
-	Effect:    runtime.EffectIdempotent,
-	Retry:     createNoteRetry,
-	Attempts:  1,
-	Receipt:   true,
-	IDPointer: "/id",
+var createNoteOp = &writegenimpl.Operation{
+	ID:       "createNote",
+	Method:   "POST",
+	Path:     "/notes",
+	Effect:   runtime.EffectIdempotent,
+	Retry:    createNoteRetry,
+	Attempts: 1,
+	Receipt:  true,
 }
 
 // CreateNote calls POST /notes.
 //
 // Write safety (see WRITE_SAFETY.md): effect idempotent, never retried.
 func (c *Client) CreateNote(ctx context.Context, body CreateNoteRequest) (*File, error) {
-	req := runtime.NewRequest("POST", "/notes")
+	req := writegenimpl.NewRequest("POST", "/notes")
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return runtime.Do[File](ctx, c.rt, createNoteOp, req)
+	return writegenimpl.Do[File](ctx, c.impl, createNoteOp, req)
+}
+
+// createNoteID returns the durable id of a File that CreateNote created: its "/id", "" when it has
+// none.
+func createNoteID(v *File) string {
+	return v.ID
 }
 
 // uploadFileRetry is the fixed set of failures after which UploadFile may be retried;
@@ -40,22 +46,27 @@ func (c *Client) CreateNote(ctx context.Context, body CreateNoteRequest) (*File,
 const uploadFileRetry = runtime.Retry(0)
 
 // uploadFileOp describes UploadFile to the runtime.
-var uploadFileOp = &runtime.Operation{
-	Name:      "uploadFile",
-	Method:    "POST",
-	Path:      "/files",
-	Effect:    runtime.EffectIdempotent,
-	Retry:     uploadFileRetry,
-	Attempts:  1,
-	Receipt:   true,
-	IDPointer: "/id",
+var uploadFileOp = &writegenimpl.Operation{
+	ID:       "uploadFile",
+	Method:   "POST",
+	Path:     "/files",
+	Effect:   runtime.EffectIdempotent,
+	Retry:    uploadFileRetry,
+	Attempts: 1,
+	Receipt:  true,
 }
 
 // UploadFile calls POST /files.
 //
 // Write safety (see WRITE_SAFETY.md): effect idempotent, never retried.
 func (c *Client) UploadFile(ctx context.Context, body []byte) (*File, error) {
-	req := runtime.NewRequest("POST", "/files")
+	req := writegenimpl.NewRequest("POST", "/files")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	return runtime.Do[File](ctx, c.rt, uploadFileOp, req)
+	return writegenimpl.Do[File](ctx, c.impl, uploadFileOp, req)
+}
+
+// uploadFileID returns the durable id of a File that UploadFile created: its "/id", "" when it has
+// none.
+func uploadFileID(v *File) string {
+	return v.ID
 }

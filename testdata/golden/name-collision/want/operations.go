@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getThingOp describes GetThing to the runtime.
-var getThingOp = &runtime.Operation{
-	Name:     "getThing",
+var getThingOp = &writegenimpl.Operation{
+	ID:       "getThing",
 	Method:   "GET",
 	Path:     "/things",
 	Effect:   runtime.EffectReadOnly,
@@ -20,13 +21,13 @@ var getThingOp = &runtime.Operation{
 
 // GetThing calls GET /things.
 func (c *Client) GetThing(ctx context.Context) (*Thing2, error) {
-	req := runtime.NewRequest("GET", "/things")
-	return runtime.Read[Thing2](ctx, c.rt, getThingOp, req)
+	req := writegenimpl.NewRequest("GET", "/things")
+	return writegenimpl.Read[Thing2](ctx, c.impl, getThingOp, req)
 }
 
 // get_ThingOp describes Get_Thing to the runtime.
-var get_ThingOp = &runtime.Operation{
-	Name:     "get_thing",
+var get_ThingOp = &writegenimpl.Operation{
+	ID:       "get_thing",
 	Method:   "GET",
 	Path:     "/things2",
 	Effect:   runtime.EffectReadOnly,
@@ -36,6 +37,6 @@ var get_ThingOp = &runtime.Operation{
 
 // Get_Thing calls GET /things2.
 func (c *Client) Get_Thing(ctx context.Context) (*Thing1, error) {
-	req := runtime.NewRequest("GET", "/things2")
-	return runtime.Read[Thing1](ctx, c.rt, get_ThingOp, req)
+	req := writegenimpl.NewRequest("GET", "/things2")
+	return writegenimpl.Read[Thing1](ctx, c.impl, get_ThingOp, req)
 }

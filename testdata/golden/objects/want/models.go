@@ -46,7 +46,8 @@ func (v ThingSettings) MarshalJSON() ([]byte, error) {
 	return marshalExtra(plain(v), v.AdditionalProperties)
 }
 
-// UnmarshalJSON decodes the fields of ThingSettings and keeps the other keys in AdditionalProperties.
+// UnmarshalJSON decodes the fields of ThingSettings and keeps the other keys in
+// AdditionalProperties.
 func (v *ThingSettings) UnmarshalJSON(data []byte) error {
 	type plain ThingSettings
 	if err := json.Unmarshal(data, (*plain)(v)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // GetThingParams holds the parameters of GetThing.
@@ -15,8 +16,8 @@ type GetThingParams struct {
 }
 
 // getThingOp describes GetThing to the runtime.
-var getThingOp = &runtime.Operation{
-	Name:     "getThing",
+var getThingOp = &writegenimpl.Operation{
+	ID:       "getThing",
 	Method:   "GET",
 	Path:     "/things/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -26,6 +27,6 @@ var getThingOp = &runtime.Operation{
 
 // GetThing calls GET /things/{id}.
 func (c *Client) GetThing(ctx context.Context, params GetThingParams) (*Thing, error) {
-	req := runtime.NewRequest("GET", "/things/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Thing](ctx, c.rt, getThingOp, req)
+	req := writegenimpl.NewRequest("GET", "/things/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Thing](ctx, c.impl, getThingOp, req)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // ListIssuesParams holds the parameters of ListIssues.
@@ -36,8 +37,8 @@ type ListIssuesParams struct {
 }
 
 // listIssuesOp describes ListIssues to the runtime.
-var listIssuesOp = &runtime.Operation{
-	Name:     "listIssues",
+var listIssuesOp = &writegenimpl.Operation{
+	ID:       "listIssues",
 	Method:   "GET",
 	Path:     "/orgs/{org}/repos/{repo}/issues",
 	Effect:   runtime.EffectReadOnly,
@@ -47,7 +48,7 @@ var listIssuesOp = &runtime.Operation{
 
 // ListIssues calls GET /orgs/{org}/repos/{repo}/issues.
 func (c *Client) ListIssues(ctx context.Context, params ListIssuesParams) ([]Issue, error) {
-	req := runtime.NewRequest("GET", "/orgs/"+runtime.PathParam("org", params.Org)+"/repos/"+runtime.PathParam("repo", params.Repo)+"/issues")
+	req := writegenimpl.NewRequest("GET", "/orgs/"+writegenimpl.PathParam("org", params.Org)+"/repos/"+writegenimpl.PathParam("repo", params.Repo)+"/issues")
 	req.AddQuery("created", params.Created, "deepObject", true)
 	req.AddQuery("ids", params.IDs, "form", true)
 	if len(params.Labels) > 0 {
@@ -63,7 +64,7 @@ func (c *Client) ListIssues(ctx context.Context, params ListIssuesParams) ([]Iss
 	req.SetHeader("X-Page", params.XPage)
 	req.SetHeader("X-Trace-Id", params.XTraceID)
 	req.AddCookie("session", params.Session)
-	res, err := runtime.Read[[]Issue](ctx, c.rt, listIssuesOp, req)
+	res, err := writegenimpl.Read[[]Issue](ctx, c.impl, listIssuesOp, req)
 	if err != nil {
 		return nil, err
 	}

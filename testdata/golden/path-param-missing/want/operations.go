@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // GetAccountParams holds the parameters of GetAccount.
@@ -15,8 +16,8 @@ type GetAccountParams struct {
 }
 
 // getAccountOp describes GetAccount to the runtime.
-var getAccountOp = &runtime.Operation{
-	Name:     "getAccount",
+var getAccountOp = &writegenimpl.Operation{
+	ID:       "getAccount",
 	Method:   "GET",
 	Path:     "/accounts/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -26,6 +27,6 @@ var getAccountOp = &runtime.Operation{
 
 // GetAccount calls GET /accounts/{id}.
 func (c *Client) GetAccount(ctx context.Context, params GetAccountParams) (*GetAccountResponse, error) {
-	req := runtime.NewRequest("GET", "/accounts/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[GetAccountResponse](ctx, c.rt, getAccountOp, req)
+	req := writegenimpl.NewRequest("GET", "/accounts/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[GetAccountResponse](ctx, c.impl, getAccountOp, req)
 }

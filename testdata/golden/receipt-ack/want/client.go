@@ -4,27 +4,46 @@
 // beside this file says what each of its writes does when its outcome is unknown.
 package jobs
 
-import "github.com/writegen/writegen/runtime"
+import (
+	"context"
+	"errors"
 
-// This code needs a runtime that supports version 1 of the generated code.
-const _ = runtime.SupportPackageIsVersion1
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
+)
+
+// This code needs a runtime that supports version 2 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion2
 
 // Client calls Jobs 1 as described in openapi.yaml and writesafety.yaml. It is safe for concurrent
 // use. Build it with NewClient.
 type Client struct {
-	rt *runtime.Client
+	impl *writegenimpl.Client
 }
 
-// NewClient returns a Client for the API at baseURL.
+// NewClient returns a Client for the API at baseURL; the spec declares no server, so baseURL is
+// required. Its writes belong to the provider scope "jobs" (in ledger rows and provider keys).
 func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
-	rt, err := runtime.New(baseURL, opts...)
+	impl, err := writegenimpl.NewClient("jobs", baseURL, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{rt: rt}, nil
+	return &Client{impl: impl}, nil
 }
 
-// Runtime returns the runtime client that carries out the calls.
-func (c *Client) Runtime() *runtime.Client {
-	return c.rt
+// Resume drives on the keyed writes the ledger holds unsettled: calls whose claim outlived
+// their process, and uncertain writes a person marked for another try. Each is sent again with
+// the same provider key while the provider still remembers it, else looked up, else left
+// uncertain for a person to reconcile. Call it at start-up and then now and again; without a
+// ledger it does nothing.
+func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
+	var total runtime.ResumeReport
+	var errs []error
+	r, err := writegenimpl.Resume(ctx, c.impl, cancelJobOp, writegenimpl.Call[struct{}]{})
+	total, errs = total.Add(r), append(errs, err)
+	r, err = writegenimpl.Resume(ctx, c.impl, createScheduleOp, writegenimpl.Call[CreateScheduleResponse]{ID: createScheduleID})
+	total, errs = total.Add(r), append(errs, err)
+	r, err = writegenimpl.Resume(ctx, c.impl, submitJobOp, writegenimpl.Call[SubmitJobResponse]{})
+	total, errs = total.Add(r), append(errs, err)
+	return total, errors.Join(errs...)
 }

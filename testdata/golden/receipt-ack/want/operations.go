@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // CancelJobParams holds the parameters of CancelJob.
@@ -16,8 +17,9 @@ type CancelJobParams struct {
 	ID string
 }
 
-// CancelJobKey identifies one logical cancelJob: "{job_id}". Calls with equal keys are one write:
-// the provider's idempotency key and the ledger's claim are derived from it.
+// CancelJobKey identifies one logical cancelJob: "{job_id}", in the key scope "canceljob". The key
+// is not claimed in the ledger and the provider takes no idempotency key: calls with equal keys
+// are separate writes, which the key only names in errors, hooks and lookups.
 type CancelJobKey struct {
 	JobID string
 }
@@ -39,8 +41,9 @@ func (k CancelJobKey) BusinessKey() (string, error) {
 const cancelJobRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry5xx
 
 // cancelJobOp describes CancelJob to the runtime.
-var cancelJobOp = &runtime.Operation{
-	Name:     "cancelJob",
+var cancelJobOp = &writegenimpl.Operation{
+	ID:       "cancelJob",
+	Scope:    "canceljob",
 	Method:   "POST",
 	Path:     "/jobs/{id}/cancel",
 	Effect:   runtime.EffectIdempotent,
@@ -50,19 +53,22 @@ var cancelJobOp = &runtime.Operation{
 
 // CancelJob calls POST /jobs/{id}/cancel.
 //
-// Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{job_id}", retried on
-// ambiguous, not_sent, status_5xx within 5 attempts.
-func (c *Client) CancelJob(ctx context.Context, key CancelJobKey, params CancelJobParams) (*runtime.Ack[runtime.Empty], error) {
-	return runtime.Submit(ctx, c.rt, cancelJobOp, key, runtime.Call[runtime.Empty]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/jobs/"+runtime.PathParam("id", params.ID)+"/cancel")
+// Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{job_id}" in key scope
+// "canceljob", retried on not_sent, ambiguous, status_5xx within 5 attempts.
+func (c *Client) CancelJob(ctx context.Context, key CancelJobKey, params CancelJobParams) (*runtime.Ack[struct{}], error) {
+	return writegenimpl.Submit(ctx, c.impl, cancelJobOp, key, writegenimpl.Call[struct{}]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/jobs/"+writegenimpl.PathParam("id", params.ID)+"/cancel")
 			return req, nil
 		},
 	})
 }
 
-// CreateScheduleKey identifies one logical createSchedule: "{tenant}/{slot}". Calls with equal
-// keys are one write: the provider's idempotency key and the ledger's claim are derived from it.
+// CreateScheduleKey identifies one logical createSchedule: "{tenant}/{slot}", in the key scope
+// "createschedule". Calls with equal keys are one write only as far as the provider's idempotency
+// key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all
+// sent, and the provider makes them one effect while it remembers the key (for 90m); a later call
+// is a new write.
 type CreateScheduleKey struct {
 	Tenant string
 	Slot   int64
@@ -91,38 +97,47 @@ func (k CreateScheduleKey) BusinessKey() (string, error) {
 const createScheduleRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry409
 
 // createScheduleOp describes CreateSchedule to the runtime.
-var createScheduleOp = &runtime.Operation{
-	Name:      "createSchedule",
+var createScheduleOp = &writegenimpl.Operation{
+	ID:        "createSchedule",
+	Scope:     "createschedule",
 	Method:    "POST",
 	Path:      "/schedules",
-	Effect:    runtime.EffectReversible,
+	Effect:    runtime.EffectAmbiguous,
 	Retry:     createScheduleRetry,
 	Attempts:  4,
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	KeyWindow: 90 * time.Minute,
 	Receipt:   true,
-	IDPointer: "/schedule/id",
 }
 
 // CreateSchedule calls POST /schedules.
 //
-// Write safety (see WRITE_SAFETY.md): effect reversible, business key "{tenant}/{slot}", retried
-// on ambiguous, not_sent, status_409 within 4 attempts.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{tenant}/{slot}" in key
+// scope "createschedule", retried on not_sent, ambiguous, status_409 within 4 attempts.
 func (c *Client) CreateSchedule(ctx context.Context, key CreateScheduleKey, body JobSpec) (*runtime.Receipt[CreateScheduleResponse], error) {
-	return runtime.Write(ctx, c.rt, createScheduleOp, key, runtime.Call[CreateScheduleResponse]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/schedules")
+	return writegenimpl.Write(ctx, c.impl, createScheduleOp, key, writegenimpl.Call[CreateScheduleResponse]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/schedules")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
 			return req, nil
 		},
+		ID: createScheduleID,
 	})
 }
 
-// SubmitJobKey identifies one logical submitJob: "job:{job_name}". Calls with equal keys are one
-// write: the provider's idempotency key and the ledger's claim are derived from it.
+// createScheduleID returns the durable id of a CreateScheduleResponse that CreateSchedule created:
+// its "/schedule/id", "" when it has none.
+func createScheduleID(v *CreateScheduleResponse) string {
+	return strconv.FormatInt(v.Schedule.ID, 10)
+}
+
+// SubmitJobKey identifies one logical submitJob: "job:{job_name}", in the key scope "submitjob".
+// Calls with equal keys are one write only as far as the provider's idempotency key reaches: the
+// key is not claimed in the ledger, so concurrent calls with one key are all sent, and the
+// provider makes them one effect while it remembers the key (for 1h); a later call is a new write.
 type SubmitJobKey struct {
 	JobName string
 }
@@ -144,8 +159,9 @@ func (k SubmitJobKey) BusinessKey() (string, error) {
 const submitJobRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // submitJobOp describes SubmitJob to the runtime.
-var submitJobOp = &runtime.Operation{
-	Name:         "submitJob",
+var submitJobOp = &writegenimpl.Operation{
+	ID:           "submitJob",
+	Scope:        "submitjob",
 	Method:       "POST",
 	Path:         "/jobs",
 	Effect:       runtime.EffectAmbiguous,
@@ -159,12 +175,12 @@ var submitJobOp = &runtime.Operation{
 
 // SubmitJob calls POST /jobs.
 //
-// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "job:{job_name}", retried on
-// ambiguous, not_sent within 3 attempts.
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "job:{job_name}" in key scope
+// "submitjob", retried on not_sent, ambiguous within 3 attempts.
 func (c *Client) SubmitJob(ctx context.Context, key SubmitJobKey, body JobSpec) (*runtime.Ack[SubmitJobResponse], error) {
-	return runtime.Submit(ctx, c.rt, submitJobOp, key, runtime.Call[SubmitJobResponse]{
-		Request: func(string) (*runtime.Request, error) {
-			req := runtime.NewRequest("POST", "/jobs")
+	return writegenimpl.Submit(ctx, c.impl, submitJobOp, key, writegenimpl.Call[SubmitJobResponse]{
+		Request: func(string, string) (*writegenimpl.Request, error) {
+			req := writegenimpl.NewRequest("POST", "/jobs")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getTreeOp describes GetTree to the runtime.
-var getTreeOp = &runtime.Operation{
-	Name:     "getTree",
+var getTreeOp = &writegenimpl.Operation{
+	ID:       "getTree",
 	Method:   "GET",
 	Path:     "/tree",
 	Effect:   runtime.EffectReadOnly,
@@ -20,6 +21,6 @@ var getTreeOp = &runtime.Operation{
 
 // GetTree calls GET /tree.
 func (c *Client) GetTree(ctx context.Context) (*Node, error) {
-	req := runtime.NewRequest("GET", "/tree")
-	return runtime.Read[Node](ctx, c.rt, getTreeOp, req)
+	req := writegenimpl.NewRequest("GET", "/tree")
+	return writegenimpl.Read[Node](ctx, c.impl, getTreeOp, req)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // GetPetParams holds the parameters of GetPet.
@@ -15,8 +16,8 @@ type GetPetParams struct {
 }
 
 // getPetOp describes GetPet to the runtime.
-var getPetOp = &runtime.Operation{
-	Name:     "getPet",
+var getPetOp = &writegenimpl.Operation{
+	ID:       "getPet",
 	Method:   "GET",
 	Path:     "/pets/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -26,6 +27,6 @@ var getPetOp = &runtime.Operation{
 
 // GetPet calls GET /pets/{id}.
 func (c *Client) GetPet(ctx context.Context, params GetPetParams) (*Pet, error) {
-	req := runtime.NewRequest("GET", "/pets/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Pet](ctx, c.rt, getPetOp, req)
+	req := writegenimpl.NewRequest("GET", "/pets/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Pet](ctx, c.impl, getPetOp, req)
 }

@@ -4,27 +4,33 @@
 // beside this file says what each of its writes does when its outcome is unknown.
 package points
 
-import "github.com/writegen/writegen/runtime"
+import (
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
+)
 
-// This code needs a runtime that supports version 1 of the generated code.
-const _ = runtime.SupportPackageIsVersion1
+// This code needs a runtime that supports version 2 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion2
 
 // Client calls Points 1.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
 type Client struct {
-	rt *runtime.Client
+	impl *writegenimpl.Client
 }
 
-// NewClient returns a Client for the API at baseURL.
+// DefaultBaseURL is the URL of the API's first server in openapi.yaml, used when NewClient is
+// given none.
+const DefaultBaseURL = "https://maps.example.com/v2"
+
+// NewClient returns a Client for the API at baseURL ("" means DefaultBaseURL). Its writes belong
+// to the provider scope "points" (in ledger rows and provider keys).
 func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
-	rt, err := runtime.New(baseURL, opts...)
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	impl, err := writegenimpl.NewClient("points", baseURL, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{rt: rt}, nil
-}
-
-// Runtime returns the runtime client that carries out the calls.
-func (c *Client) Runtime() *runtime.Client {
-	return c.rt
+	return &Client{impl: impl}, nil
 }

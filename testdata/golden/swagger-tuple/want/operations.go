@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // ListPointsParams holds the parameters of ListPoints.
@@ -15,8 +16,8 @@ type ListPointsParams struct {
 }
 
 // listPointsOp describes ListPoints to the runtime.
-var listPointsOp = &runtime.Operation{
-	Name:     "listPoints",
+var listPointsOp = &writegenimpl.Operation{
+	ID:       "listPoints",
 	Method:   "GET",
 	Path:     "/points",
 	Effect:   runtime.EffectReadOnly,
@@ -26,11 +27,11 @@ var listPointsOp = &runtime.Operation{
 
 // ListPoints calls GET /points.
 func (c *Client) ListPoints(ctx context.Context, params ListPointsParams) ([]Point, error) {
-	req := runtime.NewRequest("GET", "/points")
+	req := writegenimpl.NewRequest("GET", "/points")
 	if len(params.Tags) > 0 {
 		req.AddQuery("tags", params.Tags, "form", true)
 	}
-	res, err := runtime.Read[[]Point](ctx, c.rt, listPointsOp, req)
+	res, err := writegenimpl.Read[[]Point](ctx, c.impl, listPointsOp, req)
 	if err != nil {
 		return nil, err
 	}

@@ -6,11 +6,12 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // getPaymentOp describes GetPayment to the runtime.
-var getPaymentOp = &runtime.Operation{
-	Name:     "getPayment",
+var getPaymentOp = &writegenimpl.Operation{
+	ID:       "getPayment",
 	Method:   "GET",
 	Path:     "/payments/first",
 	Effect:   runtime.EffectReadOnly,
@@ -20,6 +21,6 @@ var getPaymentOp = &runtime.Operation{
 
 // GetPayment calls GET /payments/first.
 func (c *Client) GetPayment(ctx context.Context) (*Payment, error) {
-	req := runtime.NewRequest("GET", "/payments/first")
-	return runtime.Read[Payment](ctx, c.rt, getPaymentOp, req)
+	req := writegenimpl.NewRequest("GET", "/payments/first")
+	return writegenimpl.Read[Payment](ctx, c.impl, getPaymentOp, req)
 }

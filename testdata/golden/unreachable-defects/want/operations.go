@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // GetItemParams holds the parameters of GetItem.
@@ -15,8 +16,8 @@ type GetItemParams struct {
 }
 
 // getItemOp describes GetItem to the runtime.
-var getItemOp = &runtime.Operation{
-	Name:     "getItem",
+var getItemOp = &writegenimpl.Operation{
+	ID:       "getItem",
 	Method:   "GET",
 	Path:     "/items/{id}",
 	Effect:   runtime.EffectReadOnly,
@@ -26,6 +27,6 @@ var getItemOp = &runtime.Operation{
 
 // GetItem calls GET /items/{id}.
 func (c *Client) GetItem(ctx context.Context, params GetItemParams) (*Item, error) {
-	req := runtime.NewRequest("GET", "/items/"+runtime.PathParam("id", params.ID))
-	return runtime.Read[Item](ctx, c.rt, getItemOp, req)
+	req := writegenimpl.NewRequest("GET", "/items/"+writegenimpl.PathParam("id", params.ID))
+	return writegenimpl.Read[Item](ctx, c.impl, getItemOp, req)
 }

@@ -1,0 +1,321 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// IdentityFile is the name of the record of identities beside the generated package.
+const IdentityFile = "WRITE_SAFETY.json"
+
+// IdentityRecord is what WRITE_SAFETY.json holds: per write, the answers its identity depends on.
+// A retry after a change of any of them can be a second effect: the provider key changes (scope,
+// key scope, key format, max length), a failure the old code stopped at is retried (a widened
+// retry set), a resend is no longer guarded (a weaker lookup, a dropped ledger claim). generate
+// and check compare the answers with the record of the package they write (CheckIdentity).
+type IdentityRecord struct {
+	Version int             `json:"version"`
+	Scope   string          `json:"scope"`
+	Writes  []IdentityWrite `json:"writes"`
+}
+
+// IdentityWrite is the identity of one write.
+type IdentityWrite struct {
+	Operation   string `json:"operation"` // the operationId when the record was written
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	Scope       string `json:"scope"`
+	KeyScope    string `json:"key_scope,omitempty"`
+	KeyFormat   string `json:"key_format,omitempty"`
+	Idempotency string `json:"idempotency,omitempty"` // "header Idempotency-Key", "query k", "body /k"
+	MaxLength   int    `json:"max_length,omitempty"`
+	Retry       string `json:"retry"`  // "not_sent|ambiguous", "none"
+	Lookup      string `json:"lookup"` // strong, eventual or none
+	Dedupe      string `json:"dedupe"` // ledger or none
+}
+
+// Identity returns the record of api's writes, sorted by key scope, then method and path.
+func Identity(api *API) IdentityRecord {
+	rec := IdentityRecord{Version: 1, Scope: api.Scope, Writes: []IdentityWrite{}}
+	for _, op := range api.Operations {
+		if w, ok := identityOf(api, op); ok {
+			rec.Writes = append(rec.Writes, w)
+		}
+	}
+	slices.SortFunc(rec.Writes, func(a, b IdentityWrite) int {
+		if c := strings.Compare(a.KeyScope, b.KeyScope); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Method+" "+a.Path, b.Method+" "+b.Path)
+	})
+	return rec
+}
+
+// Marshal returns the record as WRITE_SAFETY.json holds it: indented JSON and a final newline.
+// A format character the spec's names hold (a bidirectional override, a zero-width space) is
+// written as an escape, so that the file reads as it is in a review.
+func (rec IdentityRecord) Marshal() []byte {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	e.SetIndent("", "  ")
+	if err := e.Encode(rec); err != nil {
+		panic(err) // strings and integers always encode
+	}
+	if !bytes.ContainsFunc(b.Bytes(), unprintable) {
+		return b.Bytes()
+	}
+	var out bytes.Buffer
+	for _, r := range b.String() {
+		if unprintable(r) && r != '\n' {
+			if r > 0xffff { // a surrogate pair, as JSON spells it
+				r1, r2 := utf16.EncodeRune(r)
+				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&out, `\u%04x`, r)
+			}
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.Bytes()
+}
+
+func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
+	s := op.Safety
+	if s == nil || s.Effect == EffectReadOnly {
+		return IdentityWrite{}, false
+	}
+	w := IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
+		Retry: s.Retry.String(), Lookup: "none", Dedupe: "none"}
+	if k := s.Key; k != nil {
+		w.KeyScope, w.KeyFormat = k.Scope, k.Format
+	}
+	if i := s.Idempotency; i != nil {
+		w.Idempotency, w.MaxLength = i.Place(), i.MaxLength
+	}
+	if l := s.Lookup; l != nil {
+		w.Lookup = string(l.Consistency)
+	}
+	if s.Dedupe {
+		w.Dedupe = "ledger"
+	}
+	return w, true
+}
+
+// CheckIdentity compares api with the record old (the contents of the file named oldName) and
+// returns the changes that would turn a retry after the change into a second effect, unless the
+// write's acknowledge names the old value: a change of scope, key scope, key format or max
+// length, a widened retry set, a weaker lookup, a dropped ledger claim. Each refusal is placed at
+// the answer that changed. An acknowledgement that matches no change is a warning.
+func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings ErrorList) {
+	var rec IdentityRecord
+	d := json.NewDecoder(bytes.NewReader(old))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&rec); err != nil || rec.Version != 1 {
+		why := "version is not 1"
+		if err != nil {
+			why = err.Error()
+		}
+		return ErrorList{{Pos: Pos{File: oldName}, Msg: fmt.Sprintf("not a record writegen wrote (%s): restore it from version control, or remove it to start a new record", why)}}, nil
+	}
+	c := &identityCheck{api: api, oldName: oldName, used: map[Pos]bool{}}
+	byScope := map[string]IdentityWrite{}
+	byPath := map[string]IdentityWrite{}
+	for _, w := range rec.Writes {
+		if w.KeyScope != "" {
+			byScope[w.KeyScope] = w
+		}
+		byPath[w.Method+" "+w.Path] = w
+	}
+	scopeChanged := 0
+	var unacked []string
+	for _, op := range api.Operations {
+		now, ok := identityOf(api, op)
+		if !ok {
+			continue
+		}
+		was, ok := byScope[now.KeyScope]
+		if !ok || now.KeyScope == "" {
+			if was, ok = byPath[now.Method+" "+now.Path]; !ok {
+				continue // a new write: nothing to compare
+			}
+		}
+		if was.Scope != now.Scope {
+			scopeChanged++
+			if !c.ack(op, "scope", was.Scope) {
+				unacked = append(unacked, op.ID)
+			}
+		}
+		c.compare(op, was, now)
+	}
+	if len(unacked) > 0 {
+		c.refuse(api.ScopePos, nil, "scope %q was %q in %s: every write gets new provider keys and ledger rows, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {scope: %s, reason: ...} in defaults or in each write; %d of %d do not: %s)",
+			api.Scope, rec.Scope, oldName, strconv.Quote(rec.Scope), len(unacked), scopeChanged, strings.Join(unacked, ", "))
+	}
+	warned := map[Pos]bool{}
+	for _, op := range api.Operations {
+		s := op.Safety
+		if s == nil || s.Acknowledge == nil {
+			continue
+		}
+		// An item of the defaults is shared by the writes that inherit it: it is used when one
+		// of them used it, and reported once.
+		for _, it := range s.Acknowledge.Items {
+			if !c.used[it.Pos] && !warned[it.Pos] {
+				warned[it.Pos] = true
+				op := op.ID
+				if it.Defaults {
+					op = ""
+				}
+				c.warnings = append(c.warnings, &Error{Pos: it.Pos, Operation: op,
+					Msg: fmt.Sprintf("acknowledge %s %q matches no change against %s: remove it", it.Kind, it.Old, oldName)})
+			}
+		}
+	}
+	sortErrors(c.refusals)
+	sortErrors(c.warnings)
+	return c.refusals, c.warnings
+}
+
+type identityCheck struct {
+	api      *API
+	oldName  string
+	used     map[Pos]bool // the acknowledgements used, by position
+	refusals ErrorList
+	warnings ErrorList
+}
+
+// ack reports whether op acknowledges the change of kind from old, and marks the item used.
+func (c *identityCheck) ack(op *Operation, kind, old string) bool {
+	a := op.Safety.Acknowledge
+	if a == nil {
+		return false
+	}
+	for _, it := range a.Items {
+		if it.Kind != kind {
+			continue
+		}
+		match := it.Old == old
+		if kind == "retry" {
+			match = sameRetry(it.Old, old)
+		}
+		if match {
+			c.used[it.Pos] = true
+			return true
+		}
+	}
+	return false
+}
+
+func (c *identityCheck) refuse(pos Pos, op *Operation, format string, args ...any) {
+	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	if op != nil {
+		e.Operation = op.ID
+	}
+	c.refusals = append(c.refusals, e)
+}
+
+// compare refuses the changes of one write's identity its acknowledgement does not name.
+func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
+	s := op.Safety
+	in := "in " + c.oldName
+	again := "so a retry after the change is a second effect"
+	if was.KeyScope != now.KeyScope && !c.ack(op, "key_scope", was.KeyScope) {
+		pos := s.Pos
+		if s.Key != nil {
+			pos = s.Key.ScopePos
+		}
+		c.refuse(pos, op, "key scope %q was %q %s: the write gets new provider keys and ledger rows, %s; put it back with key.scope: %s, or acknowledge it (acknowledge: {key_scope: %s, reason: ...})",
+			now.KeyScope, was.KeyScope, in, again, quoteOr(was.KeyScope), quoteOr(was.KeyScope))
+	}
+	if was.KeyFormat != now.KeyFormat && !c.ack(op, "key_format", was.KeyFormat) {
+		pos := s.Pos
+		if s.Key != nil {
+			pos = s.Key.FormatPos
+		}
+		c.refuse(pos, op, "key format %q was %q %s: the same write gets another business key, %s; put it back, or acknowledge it (acknowledge: {key_format: %s, reason: ...})",
+			now.KeyFormat, was.KeyFormat, in, again, strconv.Quote(was.KeyFormat))
+	}
+	if was.MaxLength != now.MaxLength && !c.ack(op, "max_length", lengthText(was.MaxLength)) {
+		pos := s.Pos
+		if i := s.Idempotency; i != nil {
+			pos = i.Pos
+			if i.MaxLengthPos.Line != 0 {
+				pos = i.MaxLengthPos
+			}
+		}
+		c.refuse(pos, op, "max_length %s was %s %s: a key over the old length is shortened another way, %s; put it back, or acknowledge it (acknowledge: {max_length: %s, reason: ...})",
+			lengthText(now.MaxLength), lengthText(was.MaxLength), in, again, strconv.Quote(lengthText(was.MaxLength)))
+	}
+	if wider := widened(was.Retry, s); len(wider) > 0 && !c.ack(op, "retry", was.Retry) {
+		c.refuse(wider[0].Pos, op, "retry on %s widens the retry set (it was %s %s): a failure the committed code stopped at would be sent again; leave it out, or acknowledge it (acknowledge: {retry: %s, reason: ...})",
+			wider[0].Name, was.Retry, in, strconv.Quote(was.Retry))
+	}
+	if Consistency(now.Lookup).Strength() < Consistency(was.Lookup).Strength() && !c.ack(op, "lookup", was.Lookup) {
+		pos := s.Pos
+		if s.Lookup != nil {
+			pos = s.Lookup.Pos
+		}
+		c.refuse(pos, op, "the lookup is %s, and was %s %s: a resend the old lookup guarded would no longer be, %s; put it back, or acknowledge it (acknowledge: {lookup: %s, reason: ...})",
+			now.Lookup, was.Lookup, in, again, was.Lookup)
+	}
+	if was.Dedupe == "ledger" && now.Dedupe != "ledger" && !c.ack(op, "dedupe", "ledger") {
+		pos := s.Pos
+		if s.DedupePos.Line != 0 {
+			pos = s.DedupePos
+		}
+		c.refuse(pos, op, "dedupe: ledger is dropped (it was claimed in the ledger %s): concurrent calls with one key would both send, %s; put it back, or acknowledge it (acknowledge: {dedupe: ledger, reason: ...})",
+			in, again)
+	}
+}
+
+// widened returns the members of s's retry set the old set (as String writes it) lacks.
+func widened(old string, s *Safety) []RetryMember {
+	var was runtime.Retry
+	for name := range strings.SplitSeq(old, "|") {
+		k, _ := runtime.ParseRetry(name)
+		was |= k
+	}
+	var out []RetryMember
+	for _, m := range s.RetryOn {
+		if !was.Has(m.Kind) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// sameRetry reports whether two retry sets written as "a|b" hold the same kinds.
+func sameRetry(a, b string) bool {
+	set := func(s string) runtime.Retry {
+		var r runtime.Retry
+		for name := range strings.SplitSeq(s, "|") {
+			k, _ := runtime.ParseRetry(strings.TrimSpace(name))
+			r |= k
+		}
+		return r
+	}
+	return set(a) == set(b)
+}
+
+func lengthText(n int) string {
+	if n == 0 {
+		return "none"
+	}
+	return strconv.Itoa(n)
+}
+
+func quoteOr(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,225 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// The Go shape of the types is decided here, once every type is known: which fields are held
+// through pointers, the name of the map that keeps unknown keys, and the checks of what a Go
+// declaration cannot spell.
+
+// shape decides how every field and parameter is held, marks the properties no json tag can
+// name, names the maps of additional properties, and refuses what no Go declaration can spell: a
+// discriminator value that selects two variants.
+func (b *builder) shape(ops []*Operation) ErrorList {
+	var errs ErrorList
+	cyclic := cyclicFields(b.types)
+	for _, t := range b.types {
+		for _, f := range t.Fields {
+			f.Pointer, f.OmitEmpty = hold(f.Type, f.Required, f.Nullable, cyclic[f])
+		}
+
+		for _, f := range t.Fields {
+			f.Untagged = !validTagName(f.Name)
+		}
+		if t.JSONMethods() {
+			b.extraNames(t)
+		}
+		if t.Kind == KindUnion {
+			errs = append(errs, discriminatorDefects(t)...)
+		}
+	}
+	for _, op := range ops {
+		for _, p := range op.Params {
+			p.Pointer, _ = hold(p.Type, p.Required || p.In == InPath, false, false)
+		}
+		if op.Body != nil && op.Body.Encoding == BodyMultipart {
+			if u := under(op.Body.Type); u.Kind != RefNamed || u.Named.Kind != KindStruct {
+				errs = append(errs, &Error{Pos: op.Pos, Operation: op.ID, Msg: fmt.Sprintf("multipart request body is %s, not an object: writegen sends one part per property", describeRef(op.Body.Type))})
+			}
+		}
+	}
+	return errs
+}
+
+// extraNames keeps the fields of a struct with JSON methods apart from them, and names the map
+// of its additional properties (AdditionalProperties, with underscores added while a property
+// has that name).
+func (b *builder) extraNames(t *Type) {
+	if slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
+		claims := []*nameClaim{
+			{Want: "MarshalJSON", Key: "method MarshalJSON", Fixed: true, Got: new(string)},
+			{Want: "UnmarshalJSON", Key: "method UnmarshalJSON", Fixed: true, Got: new(string)},
+		}
+		for _, f := range t.Fields {
+			claims = append(claims, &nameClaim{Want: goName(f.Name), Literal: goLiteral(f.Name), Alt: "Field", Key: f.Name, Got: &f.GoName})
+		}
+		settleNames(claims)
+	}
+	if t.AdditionalProperties == nil {
+		return
+	}
+	name := "AdditionalProperties"
+	for slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == name }) {
+		name += "_"
+	}
+	t.ExtraName = name
+}
+
+// JSONMethods reports whether a struct has its own MarshalJSON and UnmarshalJSON: it keeps
+// additional properties, or a property no json tag can name.
+func (t *Type) JSONMethods() bool {
+	return t.Kind == KindStruct && (t.AdditionalProperties != nil || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Untagged }))
+}
+
+// discriminatorDefects checks that a discriminated union can be decoded by its property.
+func discriminatorDefects(t *Type) ErrorList {
+	if t.Discriminator == "" {
+		return nil
+	}
+	if !validTagName(t.Discriminator) {
+		return ErrorList{{Pos: t.Pos, Msg: fmt.Sprintf("type %s: discriminator %q cannot be named in a Go json tag", t.Name, t.Discriminator)}}
+	}
+	var errs ErrorList
+	seen := map[string]*Variant{}
+	for _, v := range t.Variants {
+		for _, tag := range v.Tags {
+			if prev := seen[tag]; prev != nil && prev != v {
+				errs = append(errs, &Error{Pos: v.Pos, Msg: fmt.Sprintf("type %s: discriminator value %q selects two variants, %s and %s", t.Name, tag, prev.GoName, v.GoName)})
+				continue
+			}
+			seen[tag] = v
+		}
+	}
+	return errs
+}
+
+// hold decides how a field or parameter of type r is held:
+//
+//   - slices, maps, []byte, any and json.RawMessage (and named types over them) are held as
+//     they are, since nil already means absent; omitempty when optional;
+//   - anything else is a pointer when optional (so that a zero value can still be sent) or
+//     nullable (so that null can be received), with omitempty when optional;
+//   - a required struct that contains its holder by value is a pointer (cyclic).
+func hold(r *TypeRef, required, nullable, cyclic bool) (ptr, omitempty bool) {
+	if nilable(r) {
+		return false, !required
+	}
+	return !required || nullable || cyclic, !required
+}
+
+// nilable reports whether the zero value of r's Go type is nil.
+func nilable(r *TypeRef) bool {
+	switch r.Kind {
+	case RefArray, RefMap:
+		return true
+	case RefNamed:
+		return r.Named.Kind == KindAlias && nilable(r.Named.Elem)
+	}
+	switch r.Builtin {
+	case "[]byte", "any", "json.RawMessage":
+		return true
+	}
+	return false
+}
+
+// cyclicFields finds the required, non-nullable struct fields whose struct type contains the
+// struct holding them by value, directly or through other structs. Such a field must be a
+// pointer, or the type would be infinitely large. Every such field of a cycle is made a
+// pointer, so the choice does not depend on the order of declarations.
+func cyclicFields(types []*Type) map[*Field]bool {
+	edges := func(t *Type) []*Field {
+		var out []*Field
+		for _, f := range t.Fields {
+			if f.Required && !f.Nullable && f.Type.Kind == RefNamed && f.Type.Named.Kind == KindStruct {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	// Tarjan's strongly connected components over the value edges.
+	index := map[*Type]int{}
+	low := map[*Type]int{}
+	comp := map[*Type]int{}
+	onStack := map[*Type]bool{}
+	var stack []*Type
+	next, ncomp := 1, 0
+	var visit func(t *Type)
+	visit = func(t *Type) {
+		index[t], low[t] = next, next
+		next++
+		stack = append(stack, t)
+		onStack[t] = true
+		for _, f := range edges(t) {
+			u := f.Type.Named
+			if index[u] == 0 {
+				visit(u)
+				low[t] = min(low[t], low[u])
+			} else if onStack[u] {
+				low[t] = min(low[t], index[u])
+			}
+		}
+		if low[t] == index[t] {
+			ncomp++
+			for {
+				u := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[u] = false
+				comp[u] = ncomp
+				if u == t {
+					break
+				}
+			}
+		}
+	}
+	cyclic := map[*Field]bool{}
+	for _, t := range types {
+		if t.Kind == KindStruct && index[t] == 0 {
+			visit(t)
+		}
+	}
+	for _, t := range types {
+		for _, f := range edges(t) {
+			if comp[f.Type.Named] == comp[t] {
+				cyclic[f] = true
+			}
+		}
+	}
+	return cyclic
+}
+
+// validTagName reports whether encoding/json accepts name as the name in a json tag (its
+// isValidTag): letters, digits and punctuation other than quotes, backslash and comma.
+func validTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", r):
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			return false
+		}
+	}
+	return true
+}
+
+// lowerFirst turns an exported name into an unexported one, lowering a leading initialism as a
+// whole: CreateThread -> createThread, URLCreate -> urlCreate, ID -> id.
+func lowerFirst(name string) string {
+	rs := []rune(name)
+	n := 0
+	for n < len(rs) && unicode.IsUpper(rs[n]) {
+		n++
+	}
+	if n > 1 && n < len(rs) && unicode.IsLetter(rs[n]) {
+		n-- // the last capital starts the next word: URLCreate -> url + Create
+	}
+	for i := range max(n, 1) {
+		rs[i] = unicode.ToLower(rs[i])
+	}
+	return string(rs)
+}
