@@ -3,28 +3,38 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger/sqlite"
 )
 
-// TestLedgerCommand runs "writegen ledger list" and "resolve" through the
-// command's dispatcher on a real SQLite ledger.
+// TestLedgerCommand runs "writegen ledger" through the dispatcher, with writegen-ledger built
+// and on PATH, on a real SQLite ledger: its output, and its exit statuses passed on.
 func TestLedgerCommand(t *testing.T) {
+	bin := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", bin, "../writegen-ledger").CombinedOutput(); err != nil {
+		t.Fatalf("go build writegen-ledger: %v\n%s", err, out)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "ledger.db")
 	l, err := sqlite.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec, _, err := l.Claim(ctx, runtime.Record{Operation: "createThread", BusinessKey: "escalation:42", ProviderKey: "createThread:escalation:42", Owner: "support-ops"})
+	id := runtime.Identity{Scope: "support-desk", Operation: "create-thread", BusinessKey: "escalation:42"}
+	rec, _, err := l.Claim(ctx, runtime.Record{Identity: id, OperationID: "createThread", Owner: "support-ops",
+		ProviderKey: runtime.ProviderKey(id, 64, nil)}, "test", time.Now().Add(time.Minute))
 	if err == nil {
-		err = l.Settle(ctx, rec.ID, runtime.StateUncertain, runtime.Settlement{Attempts: 2, LastError: "ambiguous without key or lookup: EOF"})
+		err = l.Settle(ctx, rec.ID, rec.Fence, runtime.StateUncertain, runtime.Settlement{Attempts: 2, LastError: "ambiguous without key or lookup: EOF"})
 	}
 	l.Close()
 	if err != nil {
@@ -35,47 +45,32 @@ func TestLedgerCommand(t *testing.T) {
 		code := run(ctx, args, &stdout, &stderr)
 		return code, stdout.String(), stderr.String()
 	}
-	db := "sqlite:" + path
-
-	code, out, errOut := wg("ledger", "list", "-db", db)
+	code, out, errOut := wg("ledger", "list", "-db", "sqlite:"+path)
 	if code != 0 {
-		t.Fatalf("list: exit %d: %s", code, errOut)
+		t.Fatalf("ledger list: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"OPERATION", "createThread", "escalation:42", "support-ops", "ambiguous without key or lookup: EOF"} {
+	for _, want := range []string{"create-thread", "escalation:42", "support-desk", "support-ops", "ambiguous without key or lookup: EOF"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("list does not show %q:\n%s", want, out)
+			t.Errorf("ledger list does not show %q:\n%s", want, out)
 		}
 	}
+	if code, _, _ := wg("ledger"); code != exitUsage {
+		t.Errorf("ledger without a command: exit %d, want %d", code, exitUsage)
+	}
+	if code, _, errOut := wg("ledger", "list", "-db", "sqlite:"+filepath.Join(t.TempDir(), "missing.db")); code != exitRefused || !strings.Contains(errOut, "missing.db") {
+		t.Errorf("list of a missing file: exit %d: %s", code, errOut)
+	}
+	if code, out, _ := wg("help", "ledger"); code != 0 || !strings.Contains(out, "resolve") {
+		t.Errorf("help ledger: exit %d: %s", code, out)
+	}
+}
 
-	t.Setenv("WRITEGEN_LEDGER", db)
-	code, out, errOut = wg("ledger", "list", "-json")
-	var rows []struct {
-		ID       int64  `json:"id"`
-		Attempts int    `json:"attempts"`
-		Owner    string `json:"owner"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); code != 0 || err != nil || len(rows) != 1 || rows[0].ID != rec.ID || rows[0].Attempts != 2 {
-		t.Fatalf("list -json from $WRITEGEN_LEDGER: exit %d, %v: %s%s", code, err, out, errOut)
-	}
-
-	id := strconv.FormatInt(rec.ID, 10)
-	if code, _, errOut := wg("ledger", "resolve", "-id", id, "-committed", "-reason", "seen in the desk"); code != 2 || !strings.Contains(errOut, "-provider-id") {
-		t.Fatalf("resolve -committed without -provider-id: exit %d: %s", code, errOut)
-	}
-	if code, out, errOut := wg("ledger", "resolve", "-id", id, "-committed", "-provider-id", "thr_9", "-reason", "seen in the desk"); code != 0 || !strings.Contains(out, "active") {
-		t.Fatalf("resolve: exit %d: %s%s", code, out, errOut)
-	}
-	if code, out, _ := wg("ledger", "list"); code != 0 || !strings.Contains(out, "no uncertain rows") {
-		t.Fatalf("list after resolve: exit %d: %s", code, out)
-	}
-	if code, out, _ := wg("ledger", "list", "-state", "active"); code != 0 || !strings.Contains(out, "escalation:42") {
-		t.Fatalf("list -state active: exit %d: %s", code, out)
-	}
-
-	if code, _, _ := wg("ledger"); code != 2 {
-		t.Fatalf("ledger without a command: exit %d, want 2", code)
-	}
-	if code, _, errOut := wg("ledger", "list", "-db", "sqlite:"+filepath.Join(t.TempDir(), "missing.db")); code != 1 || !strings.Contains(errOut, "missing.db") {
-		t.Fatalf("list of a missing file: exit %d: %s", code, errOut)
+// TestLedgerCommandFallback checks that without writegen-ledger on PATH the dispatcher runs it
+// with "go run" in the current module, which pins its version.
+func TestLedgerCommandFallback(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	cmd := ledgerCmd(context.Background(), []string{"list", "-state", "uncertain"})
+	if want := []string{"run", ledgerPackage, "list", "-state", "uncertain"}; !slices.Equal(cmd.Args[1:], want) {
+		t.Errorf("args %q, want go %q", cmd.Args, want)
 	}
 }

@@ -133,8 +133,10 @@ func TestStripeMock(t *testing.T) {
 
 	baseURL := startStripeMock(t, mock)
 	ledger := filepath.Join(t.TempDir(), "ledger.db")
-	op := &runtime.Operation{Name: "PostCustomers", KeyMaxLength: 255} // as stripe.writesafety.yaml says
-	key := func(businessKey string, secret []byte) string { return runtime.ProviderKey(op, businessKey, secret) }
+	// PostCustomers' identity and key length, as stripe.writesafety.yaml says.
+	key := func(businessKey string, secret []byte) string {
+		return runtime.ProviderKey(runtime.Identity{Scope: "stripe", Operation: "postcustomers", BusinessKey: businessKey}, 255, secret)
+	}
 
 	run, code := runStripeMockProgram(t, bin, "run", baseURL, ledger)
 	if code != 3 {
