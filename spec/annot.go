@@ -137,6 +137,16 @@ type annotParser struct {
 	op    string                // operation the entry being read belongs to
 	keyOf map[*yaml.Node]string // the key each mapping value is under, for messages
 	errs  ErrorList
+	// misspelt holds, by mapping, the known keys its unknown keys look like, with the node of
+	// the unknown key: a misspelt answer is reported once, not again as missing.
+	misspelt map[*yaml.Node]map[string]*yaml.Node
+}
+
+// absent reports whether the mapping n, read into m, lacks the key name and has no key that
+// looks like a misspelling of it.
+func (p *annotParser) absent(n *yaml.Node, m map[string][2]*yaml.Node, name string) bool {
+	_, ok := m[name]
+	return !ok && p.misspelt[n][name] == nil
 }
 
 func (p *annotParser) pos(n *yaml.Node) Pos {
@@ -399,6 +409,17 @@ func (p *annotParser) mapping(n *yaml.Node, known ...string) map[string][2]*yaml
 	out := make(map[string][2]*yaml.Node, len(pairs))
 	for _, kv := range pairs {
 		if !slices.Contains(known, kv[0].Value) {
+			if like := closest(kv[0].Value, known); like != "" {
+				p.errorf(kv[0], "unknown field %q (did you mean %q?)", kv[0].Value, like)
+				if p.misspelt == nil {
+					p.misspelt = map[*yaml.Node]map[string]*yaml.Node{}
+				}
+				if p.misspelt[n] == nil {
+					p.misspelt[n] = map[string]*yaml.Node{}
+				}
+				p.misspelt[n][like] = kv[0]
+				continue
+			}
 			p.errorf(kv[0], "unknown field %q (known: %s)", kv[0].Value, strings.Join(known, ", "))
 			continue
 		}
@@ -480,7 +501,7 @@ func (p *annotParser) oneOf(n *yaml.Node, allowed ...string) (string, bool) {
 		return "", false
 	}
 	if !slices.Contains(allowed, s) {
-		p.errorf(n, "%q is not one of: %s", s, strings.Join(allowed, ", "))
+		p.errorf(n, "%q is not one of: %s%s", s, strings.Join(allowed, ", "), Suggest(s, allowed))
 		return "", false
 	}
 	return s, true
@@ -553,6 +574,12 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 	m := p.mapping(n, answerKeys...)
 	for name, kv := range m {
 		a.set[name] = kv[0]
+	}
+	// A misspelt answer is reported once, as misspelt: not again as missing.
+	for name, key := range p.misspelt[n] {
+		if _, ok := m[name]; !ok {
+			a.set[name], a.bad[name] = key, true
+		}
 	}
 	for _, name := range answerKeys { // in a fixed order, so errors come out the same every time
 		kv, ok := m[name]
@@ -627,7 +654,8 @@ func (p *annotParser) effect(n *yaml.Node, a *answers) {
 	case "reversible":
 		p.errorf(n, "effect reversible is gone: a duplicate that can be undone is still a second effect; write ambiguous (and compensate: to undo the duplicates a lookup finds)")
 	default:
-		p.errorf(n, "%q is not one of: read_only, idempotent, compensatable, ambiguous", s)
+		effects := []string{"read_only", "idempotent", "compensatable", "ambiguous"}
+		p.errorf(n, "%q is not one of: %s%s", s, strings.Join(effects, ", "), Suggest(s, effects))
 	}
 }
 
@@ -649,7 +677,9 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
 	}
 	kv, ok := m["fields"]
 	if !ok {
-		p.errorf(n, "key needs fields (name: string or int64)")
+		if p.absent(n, m, "fields") {
+			p.errorf(n, "key needs fields (name: string or int64)")
+		}
 		return nil
 	}
 	fields := p.pairs(kv[1])
@@ -676,7 +706,9 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
 	settleNames(claims)
 	fk, ok := m["format"]
 	if !ok {
-		p.errorf(n, "key needs a format, like %q", "{"+firstField(k)+"}")
+		if p.absent(n, m, "format") {
+			p.errorf(n, "key needs a format, like %q", "{"+firstField(k)+"}")
+		}
 		return nil
 	}
 	if k.Format, ok = p.str(fk[1]); !ok {
@@ -842,7 +874,9 @@ func (p *annotParser) response(n *yaml.Node, a *answers) {
 	}
 	kv, ok := m["is"]
 	if !ok {
-		p.errorf(n, "response needs is: receipt or acknowledgement")
+		if p.absent(n, m, "is") {
+			p.errorf(n, "response needs is: receipt or acknowledgement")
+		}
 		return
 	}
 	a.respIs, _ = p.oneOf(kv[1], "receipt", "acknowledgement")
@@ -901,7 +935,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	if kv, ok := m["consistency"]; ok {
 		s, _ := p.oneOf(kv[1], string(Strong), string(Eventual))
 		l.consistency = Consistency(s)
-	} else {
+	} else if p.absent(n, m, "consistency") {
 		p.errorf(n, "lookup needs consistency: strong or eventual")
 	}
 	return l
@@ -996,12 +1030,12 @@ func (p *annotParser) inbox(n *yaml.Node) *Inbox {
 		if in.Source != "" && goName(in.Source) == "X" {
 			p.errorf(kv[1], "inbox source %q needs a letter or a digit: it names the inbox's constructor", in.Source)
 		}
-	} else {
+	} else if p.absent(n, m, "source") {
 		p.errorf(n, "inbox needs a source")
 	}
 	if kv, ok := m["retention"]; ok {
 		in.Retention, _ = p.duration(kv[1])
-	} else {
+	} else if p.absent(n, m, "retention") {
 		p.errorf(n, "inbox needs a retention (at least the provider's retry period)")
 	}
 	if kv, ok := m["order"]; ok {

@@ -133,7 +133,8 @@ func onlyPlaceholders(doc any, e *jsonschema.ValidationError) bool {
 
 // TestSchemaKnowsEveryField reads annot.go and checks that every field name the parser accepts
 // (the names given to its mapping reader, and the lists it passes there) is a property in the
-// schema, so that editors never flag a field the parser takes.
+// schema, and every value it picks from a list is in an enum of the schema, so that editors
+// never flag what the parser takes.
 func TestSchemaKnowsEveryField(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "annot.go", nil, 0)
@@ -155,23 +156,31 @@ func TestSchemaKnowsEveryField(t *testing.T) {
 			}
 		}
 	}
-	var fields []string
+	// The names given to the mapping reader are fields; those given to oneOf are values.
+	var fields, values []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
 			return true
 		}
-		if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "mapping" || len(call.Args) < 2 {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || len(call.Args) < 2 || sel.Sel.Name != "mapping" && sel.Sel.Name != "oneOf" {
 			return true
 		}
+		var names []string
 		for _, a := range call.Args[1:] {
-			fields = append(fields, stringsIn(a)...)
+			names = append(names, stringsIn(a)...)
 			ast.Inspect(a, func(n ast.Node) bool {
 				if id, ok := n.(*ast.Ident); ok {
-					fields = append(fields, lists[id.Name]...)
+					names = append(names, lists[id.Name]...)
 				}
 				return true
 			})
+		}
+		if sel.Sel.Name == "mapping" {
+			fields = append(fields, names...)
+		} else {
+			values = append(values, names...)
 		}
 		return true
 	})
@@ -182,7 +191,7 @@ func TestSchemaKnowsEveryField(t *testing.T) {
 	if err := json.Unmarshal(AnnotationSchema, &schema); err != nil {
 		t.Fatal(err)
 	}
-	known := map[string]bool{}
+	known, enums := map[string]bool{}, map[string]bool{}
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
@@ -191,6 +200,16 @@ func TestSchemaKnowsEveryField(t *testing.T) {
 				for k := range props {
 					known[k] = true
 				}
+			}
+			if e, ok := v["enum"].([]any); ok {
+				for _, x := range e {
+					if s, ok := x.(string); ok {
+						enums[s] = true
+					}
+				}
+			}
+			if c, ok := v["const"].(string); ok {
+				enums[c] = true
 			}
 			for _, e := range v {
 				walk(e)
@@ -206,6 +225,15 @@ func TestSchemaKnowsEveryField(t *testing.T) {
 	for _, name := range slices.Compact(fields) {
 		if !known[name] {
 			t.Errorf("the parser knows the field %q; the schema has no property of that name", name)
+		}
+	}
+	if len(values) < 10 {
+		t.Fatalf("found %d values in annot.go's oneOf calls: has the parser changed shape?", len(values))
+	}
+	slices.Sort(values)
+	for _, v := range slices.Compact(values) {
+		if !enums[v] {
+			t.Errorf("the parser accepts the value %q; no enum or const of the schema has it", v)
 		}
 	}
 }

@@ -227,10 +227,24 @@ scope: threads
     key: {fields: {escalation_id: string}, formt: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retries: {on: [not_sent]}
-` + okRest + "colour: blue\n"), `ws.yaml:6:10: operation "createThread": key needs a format, like "{escalation_id}"
-ws.yaml:6:44: operation "createThread": unknown field "formt" (known: scope, fields, format)
+` + okRest + "colour: blue\n"), `ws.yaml:6:44: operation "createThread": unknown field "formt" (did you mean "format"?)
 ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox, acknowledge)
 ws.yaml:13:1: unknown field "colour" (known: version, package, scope, include, defaults, operations, exclude, names)`},
+		{"misspelt operation, one message", annot(`  createThraed:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:4:3: operation "createThraed": no such operation in the spec (did you mean "createThread"?)`},
+		{"misspelt answers, one message each", annot(`  createThread:
+    efect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key}
+    respons: {is: receipt, id: /id}
+` + okRest), `ws.yaml:5:5: operation "createThread": unknown field "efect" (did you mean "effect"?)
+ws.yaml:8:5: operation "createThread": unknown field "respons" (did you mean "response"?)`},
+		{"misspelt value", annot(okCreate+`    dedupe: leger
+`+okRest), `ws.yaml:9:13: operation "createThread": "leger" is not one of: ledger, none (did you mean "ledger"?)`},
 		{"wrong types", annot(`  createThread:
     effect: [ambiguous]
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -270,7 +284,7 @@ exclude:
 `), `ws.yaml:7:25: operation "createThread": idempotency body "/idempotency_key" does not resolve in the request body: CreateThreadRequest has no property "idempotency_key"
 ws.yaml:12:16: operation "deleteThread": reference needs a business key: the reference is the provider key or a template over the key's fields`},
 		{"retry names and attempts", annot(okCreate + `    retry: {on: [not_sent, status_418, not_sent], attempts: 0}
-` + okRest), `ws.yaml:9:28: operation "createThread": "status_418" is not one of: not_sent, ambiguous, status_408, status_409, status_425, status_429, status_500, status_502, status_503, status_504, status_5xx
+` + okRest), `ws.yaml:9:28: operation "createThread": "status_418" is not one of: not_sent, ambiguous, status_408, status_409, status_425, status_429, status_500, status_502, status_503, status_504, status_5xx (did you mean "status_408"?)
 ws.yaml:9:40: operation "createThread": not_sent is listed twice
 ws.yaml:9:61: operation "createThread": attempts must be at least 1`},
 		{"attempts without a retry set", annot(okCreate + `    retry: {on: [], attempts: 3}

@@ -27,8 +27,10 @@ type resolver struct {
 	// defective names the operations a defect of the spec is reported for: the checks of
 	// answers that depend on their types are not made.
 	defective map[string]bool
-	inboxes   map[string]*Inbox
-	errs      ErrorList
+	// meant holds the operations an entry that names no operation looks like a misspelling of.
+	meant   map[*specOp]bool
+	inboxes map[string]*Inbox
+	errs    ErrorList
 }
 
 func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
@@ -71,6 +73,26 @@ func (r *resolver) find(name string) *specOp {
 	return nil
 }
 
+// closestOp returns the operation whose operationId name looks like a misspelling of, or nil.
+func (r *resolver) closestOp(name string) *specOp {
+	ids := make([]string, len(r.ops))
+	for i, so := range r.ops {
+		ids[i] = so.op.ID
+	}
+	if like := closest(name, ids); like != "" {
+		return r.byName[like]
+	}
+	return nil
+}
+
+// suggestOp returns Suggest's answer for an operation name, "" when none is close.
+func (r *resolver) suggestOp(name string) string {
+	if so := r.closestOp(name); so != nil {
+		return " (did you mean " + strconv.Quote(so.op.ID) + "?)"
+	}
+	return ""
+}
+
 // bind matches entries and exclusions to operations.
 func (r *resolver) bind() {
 	named := make(map[*specOp]*yaml.Node)
@@ -88,7 +110,16 @@ func (r *resolver) bind() {
 		switch {
 		case e.id == "":
 		case so == nil:
-			r.errorf(e.at, e.id, "no such operation in the spec (name it by operationId or as \"POST /path\")")
+			like := r.closestOp(e.id)
+			if like == nil {
+				r.errorf(e.at, e.id, "no such operation in the spec (name it by operationId or as \"POST /path\")")
+				break
+			}
+			r.errorf(e.at, e.id, "no such operation in the spec (did you mean %q?)", like.op.ID)
+			if r.meant == nil {
+				r.meant = map[*specOp]bool{}
+			}
+			r.meant[like] = true // its missing answers are this entry's misspelling, not a defect of their own
 		case !so.op.Write:
 			r.errorf(e.at, e.id, "%s is a read: only writes take write-safety answers", so.op.Method)
 		case claim(so, e.at, e.id):
@@ -100,7 +131,7 @@ func (r *resolver) bind() {
 		switch {
 		case x.id == "":
 		case so == nil:
-			r.errorf(x.node, x.id, "excluded operation is not in the spec")
+			r.errorf(x.node, x.id, "excluded operation is not in the spec%s", r.suggestOp(x.id))
 		case r.entries[so] != nil:
 			r.errorf(x.node, x.id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.Path, r.entries[so].at.Line)
 		case claim(so, x.node, x.id):
@@ -126,7 +157,7 @@ func (r *resolver) decideScope() {
 			if so := r.find(n.Value); so != nil {
 				pick[so] = true
 			} else {
-				r.errorf(n, n.Value, "included operation is not in the spec")
+				r.errorf(n, n.Value, "included operation is not in the spec%s", r.suggestOp(n.Value))
 			}
 		}
 		for _, n := range in.tags {
@@ -203,7 +234,7 @@ func (r *resolver) deps(so *specOp) []*specOp {
 		lo := r.find(l.op)
 		switch {
 		case lo == nil:
-			r.errorf(l.opNode, op.ID, "lookup operation %q is not in the spec", l.op)
+			r.errorf(l.opNode, op.ID, "lookup operation %q is not in the spec%s", l.op, r.suggestOp(l.op))
 		case lo == so:
 			r.errorf(l.opNode, op.ID, "an operation cannot be its own lookup")
 		case lo.op.Write && !(r.entries[lo] != nil && r.entries[lo].effect == EffectReadOnly):
@@ -220,7 +251,7 @@ func (r *resolver) deps(so *specOp) []*specOp {
 		co := r.find(c.op)
 		switch {
 		case co == nil:
-			r.errorf(c.opNode, op.ID, "compensation %q is not in the spec", c.op)
+			r.errorf(c.opNode, op.ID, "compensation %q is not in the spec%s", c.op, r.suggestOp(c.op))
 		case co == so:
 			r.errorf(c.opNode, op.ID, "an operation cannot compensate itself")
 		case !co.op.Write:
@@ -243,6 +274,9 @@ func (r *resolver) safety(so *specOp) {
 	op := so.op
 	entry, def := r.entries[so], r.a.defaults
 	if entry == nil && def == nil {
+		if r.meant[so] {
+			return // reported where its entry misspells it
+		}
 		r.errs = append(r.errs, &Error{Pos: op.Pos, Operation: op.ID,
 			Msg: op.Method + " has no write-safety annotation: answer it under operations, or list it under exclude"})
 		return

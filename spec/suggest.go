@@ -6,9 +6,9 @@ import (
 )
 
 // Suggest returns the candidate closest to name, as ` (did you mean "x"?)`, or "" when none is
-// close: within an edit distance of a third of the name's length (at least one), ignoring
-// case, underscores and dashes. Of equally close candidates the first one wins, so callers pass
-// them in a stable order.
+// close: within an edit distance of a quarter of the name's length (at least one), or the name
+// with a short suffix more or less, ignoring case, underscores and dashes. Of equally close
+// candidates the first one wins, so callers pass them in a stable order.
 func Suggest(name string, candidates []string) string {
 	if best := closest(name, candidates); best != "" {
 		return " (did you mean " + strconv.Quote(best) + "?)"
@@ -22,13 +22,19 @@ func closest(name string, candidates []string) string {
 		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
 	}
 	n := norm(name)
-	limit := max(1, len([]rune(n))/3)
+	limit := max(1, len([]rune(n))/4)
 	best, bestD := "", limit+1
 	for _, c := range candidates {
 		if c == name {
 			continue
 		}
-		if d := distance(n, norm(c)); d < bestD {
+		nc := norm(c)
+		d := distance(n, nc)
+		short, long := min(len(n), len(nc)), max(len(n), len(nc))
+		if 4*short >= 3*long && (strings.HasPrefix(n, nc) || strings.HasPrefix(nc, n)) {
+			d = min(d, 1) // one is the other with a little more: idempotency_key, idempotency
+		}
+		if d < bestD {
 			best, bestD = c, d
 		}
 	}

@@ -12,7 +12,10 @@ func TestSuggest(t *testing.T) {
 		{"idempotence", ` (did you mean "idempotency"?)`},
 		{"status_492", ` (did you mean "status_429"?)`},
 		{"status_400", ` (did you mean "status_409"?)`},
-		{"retries", ""},
+		{"retries", ""},                                            // not among the candidates
+		{"idempotency_key", ` (did you mean "idempotency"?)`},       // inflected
+		{"status", ""},                                             // a prefix of two: the first is not a guess
+		{"crea", ""},
 		{"uploadAttachment", ""},
 	} {
 		if got := Suggest(tt.name, candidates); got != tt.want {
