@@ -137,6 +137,7 @@ type annotParser struct {
 	op    string                // operation the entry being read belongs to
 	keyOf map[*yaml.Node]string // the key each mapping value is under, for messages
 	errs  ErrorList
+	data  []byte // the file, for hints about YAML's own syntax
 	// misspelt holds, by mapping, the known keys its unknown keys look like, with the node of
 	// the unknown key: a misspelt answer is reported once, not again as missing.
 	misspelt map[*yaml.Node]map[string]*yaml.Node
@@ -162,7 +163,7 @@ func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
 
 // parseAnnotations reads the annotation file. It returns what it could read and every defect.
 func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
-	p := &annotParser{file: file, keyOf: make(map[*yaml.Node]string)}
+	p := &annotParser{file: file, keyOf: make(map[*yaml.Node]string), data: data}
 	a := &annotations{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -447,11 +448,17 @@ func (p *annotParser) typeError(n *yaml.Node, want string) {
 	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
 		return // reported as a placeholder
 	}
+	hint := ""
+	if want == "a string" {
+		if h := valueHint(n, p.data); h != "" {
+			hint = "; " + h
+		}
+	}
 	if key := p.keyOf[n]; key != "" {
-		p.errorf(n, "%s: want %s, found %s", key, want, kindName(n))
+		p.errorf(n, "%s: want %s, found %s%s", key, want, kindName(n), hint)
 		return
 	}
-	p.errorf(n, "want %s, found %s", want, kindName(n))
+	p.errorf(n, "want %s, found %s%s", want, kindName(n), hint)
 }
 
 func (p *annotParser) str(n *yaml.Node) (string, bool) {

@@ -58,7 +58,7 @@ func TestSpecDefects(t *testing.T) {
 		{name: "broken.json", spec: "{\n  \"openapi\": \"3.0.0\",\n  \"paths\": {,}\n}\n",
 			errs: `broken.json:3:13: invalid character ',' looking for beginning of object key string`},
 		{name: "short.json", spec: "{\"openapi\": \"3.0.0\", \"info\": {\"title\": \"x\"", errs: `short.json:1:43: unexpected end of JSON input after object key:value pair`},
-		{name: "tabs.yaml", spec: "openapi: 3.0.0\ninfo:\n\ttitle: x\n", errs: `tabs.yaml:3:1: found character that cannot start any token`},
+		{name: "tabs.yaml", spec: "openapi: 3.0.0\ninfo:\n\ttitle: x\n", errs: `tabs.yaml:3:1: found character that cannot start any token; YAML indents with spaces only: replace the tab`},
 		{name: "none.yaml", spec: "title: x\n", errs: `none.yaml:1:1: not an OpenAPI document: neither "openapi" nor "swagger" is set`},
 		{name: "old.yaml", spec: "swagger: \"1.2\"\n", errs: `old.yaml:1:10: unsupported swagger version "1.2" (want 2.0)`},
 		{name: "list.yaml", spec: "- a\n", errs: `list.yaml:1:1: not an OpenAPI document: the top level is not a mapping`},

@@ -204,6 +204,9 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 		if e.Pos.Line == 0 {
 			e.Pos.Line, e.Pos.Col = unreadable(data)
 		}
+		if h := syntaxHint(e.Msg, data, e.Pos.Line, e.Pos.Col); h != "" {
+			e.Msg += "; " + h
+		}
 		return ErrorList{e}, nil
 	}
 	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}

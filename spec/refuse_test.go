@@ -243,8 +243,8 @@ ws.yaml:13:1: unknown field "colour" (known: version, package, scope, include, d
     respons: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:5:5: operation "createThread": unknown field "efect" (did you mean "effect"?)
 ws.yaml:8:5: operation "createThread": unknown field "respons" (did you mean "response"?)`},
-		{"misspelt value", annot(okCreate+`    dedupe: leger
-`+okRest), `ws.yaml:9:13: operation "createThread": "leger" is not one of: ledger, none (did you mean "ledger"?)`},
+		{"misspelt value", annot(okCreate + `    dedupe: leger
+` + okRest), `ws.yaml:9:13: operation "createThread": "leger" is not one of: ledger, none (did you mean "ledger"?)`},
 		{"wrong types", annot(`  createThread:
     effect: [ambiguous]
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}

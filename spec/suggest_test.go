@@ -12,9 +12,9 @@ func TestSuggest(t *testing.T) {
 		{"idempotence", ` (did you mean "idempotency"?)`},
 		{"status_492", ` (did you mean "status_429"?)`},
 		{"status_400", ` (did you mean "status_409"?)`},
-		{"retries", ""},                                            // not among the candidates
-		{"idempotency_key", ` (did you mean "idempotency"?)`},       // inflected
-		{"status", ""},                                             // a prefix of two: the first is not a guess
+		{"retries", ""}, // not among the candidates
+		{"idempotency_key", ` (did you mean "idempotency"?)`}, // inflected
+		{"status", ""}, // a prefix of two: the first is not a guess
 		{"crea", ""},
 		{"uploadAttachment", ""},
 	} {

@@ -52,14 +52,18 @@ type File struct {
 
 // Options tune Generate. There are none yet: the type keeps Generate's signature stable when
 // some are added.
-type Options struct{}
+type Options struct {
+	// Version is the generator's version, printed in WRITE_SAFETY.md's header so that a
+	// reviewer sees which writegen wrote the package ("" prints none).
+	Version string
+}
 
 // Generate returns the files of the package described by api, sorted by name. The IR is
 // resolved and checked: Generate fails only when the emitters wrote Go that does not parse, a
 // defect of writegen reported as a *FormatError.
 func Generate(api *spec.API, opts Options) ([]File, error) {
 	g := &generator{api: api}
-	report, err := safetyReport(api)
+	report, err := safetyReport(api, opts.Version)
 	if err != nil {
 		return nil, err
 	}

@@ -77,6 +77,78 @@ func TestCommandLine(t *testing.T) {
 	t.Run("init, version and usage", func(t *testing.T) { testInitVersionUsage(t, wg) })
 	t.Run("config file", func(t *testing.T) { testConfig(t, wg) })
 	t.Run("help", func(t *testing.T) { testHelp(t, wg) })
+	t.Run("inputs that say what to do", func(t *testing.T) { testInputErrors(t, wg) })
+	t.Run("check -diff", func(t *testing.T) { testCheckDiff(t, wg) })
+}
+
+// testInputErrors checks the messages of inputs given wrongly: each names the flag, says what is
+// wrong and what to do, and leaves nothing behind.
+func testInputErrors(t *testing.T, wg cmdline) {
+	dir := copyCase(t, "ledger")
+	writeFile(t, filepath.Join(dir, "afile"), "")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-spec", "missing.yaml", "-annotations", "writesafety.yaml", "-out", "client"},
+			"writegen: -spec missing.yaml: no such file\n"},
+		{[]string{"-spec", "openapi.yaml", "-annotations", "missing.yaml", "-out", "client"},
+			"writegen: -annotations missing.yaml: no such file\n"},
+		{[]string{"-spec", ".", "-annotations", "writesafety.yaml", "-out", "client"},
+			"writegen: -spec .: is a directory; want a file\n"},
+		{[]string{"-spec", "writesafety.yaml", "-annotations", "openapi.yaml", "-out", "client"},
+			"writegen: -spec writesafety.yaml is a write-safety annotation file and -annotations openapi.yaml an OpenAPI document: swap them\n"},
+		{[]string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", "afile"},
+			"writegen: -out afile: is a file; want the directory of the generated package (it is created if absent)\n"},
+	} {
+		for _, cmd := range []string{"generate", "check"} {
+			code, _, stderr := wg(dir, append([]string{cmd}, tt.args...)...)
+			if code != exitRefused || stderr != tt.want {
+				t.Errorf("writegen %s %q: exit %d, stderr %q; want exit 1, %q", cmd, tt.args, code, stderr, tt.want)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".writegen-") || e.Name() == "client" {
+			t.Errorf("a refused run left %s behind", e.Name())
+		}
+	}
+
+	// check refuses a hand-written file with a generated file's name as generate does.
+	in := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", "client"}
+	if code, _, stderr := wg(dir, append([]string{"generate"}, in...)...); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	writeFile(t, filepath.Join(dir, "client", "client.go"), "package threads\n")
+	_, _, genErr := wg(dir, append([]string{"generate"}, in...)...)
+	code, _, checkErr := wg(dir, append([]string{"check"}, in...)...)
+	if code != exitRefused || checkErr != genErr || !strings.Contains(checkErr, "client.go: not written by writegen") {
+		t.Errorf("check over a hand-written client.go: exit %d, %q; generate said %q", code, checkErr, genErr)
+	}
+}
+
+// testCheckDiff checks that check -diff prints a unified diff of what generate would change.
+func testCheckDiff(t *testing.T, wg cmdline) {
+	dir := copyCase(t, "ledger")
+	in := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", "client"}
+	if code, _, stderr := wg(dir, append([]string{"generate"}, in...)...); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	models := filepath.Join(dir, "client", "models.go")
+	writeFile(t, models, strings.Replace(readFile(t, models), "package threads", "package threads\n\n// edited by hand", 1))
+	code, stdout, stderr := wg(dir, append([]string{"check", "-diff"}, in...)...)
+	if code != exitRefused || !strings.Contains(stderr, "stale: models.go") {
+		t.Fatalf("check -diff: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"--- a/client/models.go\n+++ b/client/models.go\n@@ -", "\n-// edited by hand\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("check -diff prints no %q:\n%s", want, stdout)
+		}
+	}
+	if code, stdout, _ := wg(dir, append([]string{"check"}, in...)...); code != exitRefused || stdout != "" {
+		t.Errorf("check without -diff printed a diff: %q", stdout)
+	}
 }
 
 // testConfig runs generate and check with their inputs in writegen.yaml, as a //go:generate line

@@ -20,6 +20,7 @@ import (
 // genFlags are the flags of generate and check.
 type genFlags struct {
 	spec, annotations, out, pkg string
+	diff                        bool // check: print a unified diff of what is stale
 }
 
 // parseGenFlags parses the flags of generate or check. It returns the exit status to end with
@@ -31,6 +32,9 @@ func parseGenFlags(cmd string, args []string, stderr io.Writer) (genFlags, int, 
 	fs.StringVar(&f.annotations, "annotations", "", "the write-safety annotation file")
 	fs.StringVar(&f.out, "out", "", "the directory of the generated package")
 	fs.StringVar(&f.pkg, "package", "", "the Go package name (default: the annotation file's package)")
+	if cmd == "check" {
+		fs.BoolVar(&f.diff, "diff", false, "print a unified diff of what generate would change, on standard output")
+	}
 	config := fs.String("config", configFile, "a file holding the inputs (spec, annotations, out, package); flags win over it")
 	if code, ok := parse(fs, args); !ok {
 		return f, code, false
@@ -85,8 +89,14 @@ func usageError(fs *flag.FlagSet, msg string) int {
 // generated files. It prints the warnings (defects that do not stop generation) to stderr, one
 // "writegen: warning: " line each.
 func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
+	if err := f.checkPaths(); err != nil {
+		return nil, err
+	}
 	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg})
 	if err != nil {
+		if swapped(f.spec, f.annotations) {
+			return nil, fmt.Errorf("-spec %s is a write-safety annotation file and -annotations %s an OpenAPI document: swap them", f.spec, f.annotations)
+		}
 		return nil, err
 	}
 	warnings := api.Warnings
@@ -106,7 +116,7 @@ func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "writegen: warning: %v\n", w)
 	}
-	return templates.Generate(api, templates.Options{})
+	return templates.Generate(api, templates.Options{Version: version()})
 }
 
 // unmatchedAcks warns of every acknowledgement when there is no record to compare with: none
@@ -149,6 +159,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if !d.empty() {
 		fmt.Fprintf(stderr, "writegen: %s is not what writegen generate writes; run it again:\n%s", f.out, d)
+		if f.diff {
+			d.unified(stdout, f.out)
+		}
 		return exitRefused
 	}
 	return exitOK
@@ -173,12 +186,17 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	version := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		version = bi.Main.Version
-	}
-	fmt.Fprintln(stdout, "writegen", version)
+	fmt.Fprintln(stdout, "writegen", version())
 	return exitOK
+}
+
+// version is the module version writegen was built from: the one a connector pins with
+// go get -tool, "(devel)" in a build of this repository.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }
 
 // generated reports whether the file name in a package directory, holding data, was written
@@ -219,6 +237,8 @@ func existing(dir string) (gen map[string][]byte, others map[string]bool, err er
 // diff is how a package directory differs from what generate writes, as sorted file names.
 type diff struct {
 	stale, missing, extra []string
+	old                   map[string][]byte // the generated files dir holds that are no longer generated
+	new                   []templates.File  // what generate writes
 }
 
 func (d diff) empty() bool { return len(d.stale)+len(d.missing)+len(d.extra) == 0 }
@@ -240,9 +260,12 @@ func (d diff) String() string {
 // compare tells how dir differs from files.
 func compare(dir string, files []templates.File) (diff, error) {
 	var d diff
-	old, _, err := existing(dir)
+	old, others, err := existing(dir)
 	if err != nil {
 		return d, err
+	}
+	if err := handWritten(dir, files, others); err != nil {
+		return d, err // as generate refuses it
 	}
 	for _, f := range files {
 		data, ok := old[f.Name]
@@ -258,7 +281,48 @@ func compare(dir string, files []templates.File) (diff, error) {
 		d.extra = append(d.extra, name)
 	}
 	slices.Sort(d.extra)
-	return d, nil
+	d.new = files
+	d.old, err = existingData(dir, d.stale, d.extra)
+	return d, err
+}
+
+// existingData reads the named files of dir.
+func existingData(dir string, lists ...[]string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, names := range lists {
+		for _, n := range names {
+			data, err := os.ReadFile(filepath.Join(dir, n))
+			if err != nil {
+				return nil, err
+			}
+			out[n] = data
+		}
+	}
+	return out, nil
+}
+
+// unified writes the differences as a unified diff, from dir's files to generate's.
+func (d diff) unified(w io.Writer, dir string) {
+	var want map[string][]byte = map[string][]byte{}
+	for _, f := range d.new {
+		want[f.Name] = f.Data
+	}
+	names := slices.Concat(d.stale, d.missing, d.extra)
+	slices.Sort(names)
+	for _, n := range names {
+		path := filepath.ToSlash(filepath.Join(dir, n))
+		writeUnified(w, path, d.old[n], want[n])
+	}
+}
+
+// handWritten refuses a file writegen did not write that has the name of a generated one.
+func handWritten(dir string, files []templates.File, others map[string]bool) error {
+	for _, f := range files {
+		if others[f.Name] {
+			return fmt.Errorf("%s: not written by writegen; move it away, or writegen would overwrite it", filepath.Join(dir, f.Name))
+		}
+	}
+	return nil
 }
 
 // writePackage makes dir hold files and no other file writegen wrote, writing all or nothing:
@@ -271,11 +335,18 @@ func writePackage(dir string, files []templates.File) error {
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		if others[f.Name] {
-			return fmt.Errorf("%s: not written by writegen; move it away, or writegen would overwrite it", filepath.Join(dir, f.Name))
-		}
+	if err := handWritten(dir, files, others); err != nil {
+		return err
 	}
+	if err := writeAll(dir, old, files); err != nil {
+		// The temporary directory is gone: name what the user named.
+		return fmt.Errorf("-out %s: %w", dir, unwrapPath(err))
+	}
+	return nil
+}
+
+// writeAll writes files into dir through a temporary directory beside it.
+func writeAll(dir string, old map[string][]byte, files []templates.File) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
