@@ -13,5 +13,5 @@
 // fails while the committed code is stale.
 package example
 
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec support.yaml -annotations writesafety.yaml -out support
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec support.yaml -annotations writesafety.yaml -out support -mcp
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec chat.yaml -annotations chat.writesafety.yaml -out chat
