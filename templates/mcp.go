@@ -545,19 +545,49 @@ func sourceSchema() *jobj {
 			"adopted_ledger: an earlier call with the same business key took effect, and the ledger returned its outcome without calling the provider.")
 }
 
+// Output schemas are bounded: one whose response reaches more than maxOutputTypes named types,
+// or that would take more than maxOutputNodes type uses or outputBudget bytes, writes its types
+// down to fewer levels (see limitedSchemaGen): three or two, the most that fits, else one.
+const (
+	maxOutputTypes = 64
+	maxOutputNodes = 2000
+	outputBudget   = 32 << 10
+)
+
 // outputSchema is the schema of the structured content of op's results: a receipt {id,
 // source, body}, an acknowledgement {accepted, status, source, note, body}, or a read's
 // response (in {"result": ...} when it is not an object).
 func (m *mcpGen) outputSchema(op *spec.Operation) *jobj {
+	var roots []*spec.TypeRef
+	if hasResult(op) {
+		roots = append(roots, op.Response.Type)
+	}
+	fits := func(g *schemaGen) *jobj {
+		g.maxNodes = maxOutputNodes
+		if s := output(op, g); !g.over && len(jsonText(s)) <= outputBudget {
+			return s
+		}
+		return nil
+	}
+	if g := newSchemaGen(false, roots...); g.types <= maxOutputTypes {
+		if s := fits(g); s != nil {
+			return s
+		}
+	}
+	for limit := 3; limit > 1; limit-- {
+		if s := fits(limitedSchemaGen(limit)); s != nil {
+			return s
+		}
+	}
+	return output(op, limitedSchemaGen(1))
+}
+
+// output is the output schema of op written by g.
+func output(op *spec.Operation, g *schemaGen) *jobj {
 	var res *spec.TypeRef
 	if hasResult(op) {
 		res = op.Response.Type
 	}
-	var roots []*spec.TypeRef
-	if res != nil {
-		roots = append(roots, res)
-	}
-	g := newSchemaGen(false, roots...)
 	props := obj()
 	var required []string
 	prop := func(name string, s *jobj, req bool) {
@@ -566,9 +596,13 @@ func (m *mcpGen) outputSchema(op *spec.Operation) *jobj {
 			required = append(required, name)
 		}
 	}
+	note := ""
+	if g.limit > 0 {
+		note = " Objects nested more than " + strconv.Itoa(g.limit) + " levels deep are not described here."
+	}
 	bodyProp := func() {
 		if res != nil {
-			prop("body", g.ref(res).describe("The provider's answer."), false)
+			prop("body", g.ref(res).describe("The provider's answer."+note), false)
 		}
 	}
 	switch op.Call {
@@ -593,11 +627,15 @@ func (m *mcpGen) outputSchema(op *spec.Operation) *jobj {
 			g.use(res.Named)
 			return g.finish(obj().set("type", "object").set("$ref", "#/$defs/"+res.Named.Name))
 		case isObject(res) && res.Kind == spec.RefNamed:
-			return g.finish(g.named(res.Named, nil))
+			s := g.named(res.Named, nil)
+			if note != "" {
+				s.set("description", strings.TrimSpace(oneLine(res.Named.Doc)+note))
+			}
+			return g.finish(s)
 		case isObject(res):
 			return g.finish(g.ref(res))
 		}
-		prop("result", g.ref(res), true)
+		prop("result", g.ref(res).describe(strings.TrimSpace(note)), true)
 	}
 	root := obj().set("type", "object").set("properties", props)
 	if len(required) > 0 {

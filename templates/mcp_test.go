@@ -300,3 +300,93 @@ func TestToolArgNames(t *testing.T) {
 		t.Errorf("arguments %q, want %q", got, want)
 	}
 }
+
+// TestCorpusTools generates the tools of every spec of the shared corpus, every write answered
+// through defaults, and checks that every schema resolves and every tool and argument name is
+// one clients accept and is unique.
+func TestCorpusTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates the corpus")
+	}
+	dir := filepath.Join("..", "..", "shared", "corpus", "specs")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("the shared corpus is absent (%v)", err)
+	}
+	annotations := []byte(strings.Replace(corpusAnnotations, "defaults:\n", "defaults:\n  destructive: false\n", 1))
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			api, err := spec.LoadBytes(e.Name(), data, "writesafety.yaml", annotations, spec.Options{})
+			if err != nil {
+				t.Skipf("not generated without answers of its own: %v", err)
+			}
+			files, err := Generate(api, Options{MCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tools map[string]generatedTool
+			for _, f := range files {
+				if f.Name == ToolsFile {
+					tools = parseTools(t, f.Data)
+				}
+			}
+			names := map[string]bool{}
+			for _, op := range api.Operations {
+				tool := tools[op.Local+"Tool"]
+				if !validToolName(tool.name) || len(tool.name) > maxToolName || names[tool.name] {
+					t.Errorf("%s: tool name %q", op.ID, tool.name)
+				}
+				names[tool.name] = true
+				checkHints(t, op, tool)
+				checkSchemas(t, op, tool)
+				var in struct{ Properties map[string]json.RawMessage }
+				json.Unmarshal([]byte(tool.input), &in)
+				for name := range in.Properties {
+					if argName(name) != name {
+						t.Errorf("%s: argument %q", op.ID, name)
+					}
+				}
+			}
+			t.Logf("%d tools", len(tools))
+		})
+	}
+}
+
+// TestBoundedOutputSchema checks that a response reaching more named types than an output
+// schema describes in full is written down to fewer levels, says so, and still resolves.
+func TestBoundedOutputSchema(t *testing.T) {
+	types := make([]*spec.Type, maxOutputTypes+10)
+	for i := range types {
+		types[i] = &spec.Type{Name: "T" + strconv.Itoa(i), Kind: spec.KindStruct}
+	}
+	for i, typ := range types {
+		typ.Fields = []*spec.Field{{Name: "name", Type: &spec.TypeRef{Kind: spec.RefBuiltin, Builtin: "string"}, Required: true}}
+		if i+1 < len(types) {
+			typ.Fields = append(typ.Fields, &spec.Field{Name: "next", Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[i+1]}})
+		}
+	}
+	op := &spec.Operation{ID: "getChain", Call: spec.CallRead, Response: &spec.Response{Status: 200, Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[0]}}}
+	m := &mcpGen{names: map[*spec.Operation]string{op: "getChain"}, args: map[*spec.Operation][]toolArg{op: nil}}
+	text := jsonText(m.outputSchema(op))
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.Description, "more than 3 levels deep are not described") {
+		t.Errorf("description %q", s.Description)
+	}
+	third := s.Properties["next"].Properties["next"].Properties["next"]
+	if third == nil || third.Type != "object" {
+		t.Fatalf("the third level is not described: %+v", third)
+	}
+	if fourth := third.Properties["next"]; fourth == nil || fourth.Type != "" || len(fourth.Properties) > 0 {
+		t.Errorf("the fourth level is described: %+v", fourth)
+	}
+}

@@ -149,6 +149,22 @@ type schemaGen struct {
 	input bool                // the input of a tool: read-only fields are not required
 	defs  map[*spec.Type]bool // named types written under $defs
 	used  []*spec.Type        // defs referred to so far
+	types int                 // the named types the schema reaches
+	// limit, when above 0, writes every type in place (no $defs) down to limit levels of named
+	// types, and every value below as {}: see limitedSchemaGen.
+	limit, depth int
+	// maxNodes, when above 0, is the most type uses written: past it, over is set and the rest
+	// is {} (the schema is then thrown away).
+	maxNodes, nodes int
+	over            bool
+}
+
+// limitedSchemaGen writes schemas whose named types are written in place down to limit levels,
+// and left undescribed ({}, any value) below. It bounds the output schemas of APIs whose
+// responses reach most of their types (Stripe's expandable fields): such a schema says less
+// than the spec, never something else.
+func limitedSchemaGen(limit int) *schemaGen {
+	return &schemaGen{defs: map[*spec.Type]bool{}, limit: limit}
 }
 
 // newSchemaGen plans the schema of the types roots: which named types go under $defs.
@@ -157,7 +173,7 @@ func newSchemaGen(input bool, roots ...*spec.TypeRef) *schemaGen {
 	for _, r := range roots {
 		p.ref(r)
 	}
-	g := &schemaGen{input: input, defs: map[*spec.Type]bool{}}
+	g := &schemaGen{input: input, defs: map[*spec.Type]bool{}, types: len(p.seen)}
 	for _, t := range p.seen {
 		shared := p.count[t] > 1 && (t.Kind == spec.KindStruct || t.Kind == spec.KindUnion || t.Kind == spec.KindAlias && under(t.Elem).Kind != spec.RefBuiltin)
 		if shared || p.recursive[t] {
@@ -220,11 +236,22 @@ func (g *schemaGen) use(t *spec.Type) {
 
 // ref is the schema of a use of r.
 func (g *schemaGen) ref(r *spec.TypeRef) *jobj {
+	if g.nodes++; g.maxNodes > 0 && g.nodes > g.maxNodes {
+		g.over = true
+		return obj()
+	}
 	switch r.Kind {
 	case spec.RefNamed:
 		if g.defs[r.Named] {
 			g.use(r.Named)
 			return obj().set("$ref", "#/$defs/"+r.Named.Name)
+		}
+		if leaf := r.Named.Kind == spec.KindEnum || r.Named.Kind == spec.KindAlias && under(r.Named.Elem).Kind == spec.RefBuiltin; g.limit > 0 && !leaf {
+			if g.depth >= g.limit {
+				return obj()
+			}
+			g.depth++
+			defer func() { g.depth-- }()
 		}
 		return g.named(r.Named, nil)
 	case spec.RefArray:
