@@ -8,10 +8,11 @@
 //   - ./simulator: both peers on 127.0.0.1, with fault injection.
 //   - ./scenario: the relay end to end against the simulators, checked after every run.
 //   - ./cmd/demo: 200 escalations through faults, with a summary.
+//   - ./cmd/mcp: the support desk as MCP tools for agents, generated with -mcp.
 //
 // Run "go generate ./generated_example" after changing a spec or an annotation file; a test
 // fails while the committed code is stale.
 package example
 
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec support.yaml -annotations writesafety.yaml -out support
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec support.yaml -annotations writesafety.yaml -out support -mcp
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec chat.yaml -annotations chat.writesafety.yaml -out chat

@@ -50,18 +50,26 @@ type File struct {
 	Data []byte
 }
 
-// Options tune Generate. There are none yet: the type keeps Generate's signature stable when
-// some are added.
+// Options tune Generate.
 type Options struct {
 	// Version is the generator's version, printed in WRITE_SAFETY.md's header so that a
 	// reviewer sees which writegen wrote the package ("" prints none).
 	Version string
+	// MCP adds tools.go: the operations as MCP tools (github.com/modelcontextprotocol/go-sdk),
+	// registered by the generated Client.AddTools, with hints derived from the answers.
+	MCP bool
 }
 
 // Generate returns the files of the package described by api, sorted by name. The IR is
 // resolved and checked: Generate fails only when the emitters wrote Go that does not parse, a
-// defect of writegen reported as a *FormatError.
+// defect of writegen reported as a *FormatError, or, with opts.MCP, when the answers leave a
+// tool's hints unsettled (a spec.ErrorList at the answers' positions).
 func Generate(api *spec.API, opts Options) ([]File, error) {
+	if opts.MCP {
+		if errs := mcpDefects(api); len(errs) > 0 {
+			return nil, errs
+		}
+	}
 	g := &generator{api: api}
 	report, err := safetyReport(api, opts.Version)
 	if err != nil {
@@ -69,6 +77,11 @@ func Generate(api *spec.API, opts Options) ([]File, error) {
 	}
 	// Build every file first (the builders share the generator), then format them in parallel.
 	srcs := g.sources()
+	if opts.MCP {
+		f := g.newFile()
+		g.tools(f)
+		srcs = append(srcs, source{ToolsFile, f})
+	}
 	files := make([]File, len(srcs), len(srcs)+2)
 	errs := make([]error, len(srcs))
 	sem := make(chan struct{}, goruntime.GOMAXPROCS(0))

@@ -20,12 +20,13 @@ import (
 //	annotations: writesafety.yaml
 //	out: support
 //	package: support   # optional: default the annotation file's package
+//	mcp: true          # optional: also write the MCP tools (-mcp)
 //
 // Paths are relative to the file. A flag given on the command line wins over the file.
 const configFile = "writegen.yaml"
 
 // configKeys are the keys a config file may hold, in the order they are documented.
-var configKeys = []string{"spec", "annotations", "out", "package"}
+var configKeys = []string{"spec", "annotations", "out", "package", "mcp"}
 
 // readConfig fills the fields of f that no flag set (set names the flags given) from the config
 // file at path. A missing file is no error when the path was not asked for explicitly.
@@ -59,6 +60,12 @@ func readConfig(f *genFlags, path string, explicit bool, set map[string]bool) er
 			return fmt.Errorf("%s:%d:%d: %s: want a non-empty string", path, v.Line, v.Column, k.Value)
 		}
 		if set[k.Value] {
+			continue
+		}
+		if k.Value == "mcp" {
+			if v.ShortTag() != "!!bool" || v.Decode(&f.mcp) != nil {
+				return fmt.Errorf("%s:%d:%d: mcp: want true or false", path, v.Line, v.Column)
+			}
 			continue
 		}
 		value := v.Value

@@ -4,8 +4,8 @@
 //
 // Usage:
 //
-//	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME]
-//	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME]
+//	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME] [-mcp]
+//	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME] [-mcp]
 //	writegen init     -spec FILE [-package NAME] > writesafety.yaml
 //	writegen ledger   list|resolve ...
 //	writegen version
@@ -25,7 +25,18 @@
 //     models_0.go to models_7.go by a hash of their names);
 //   - operations.go: one method per operation; each write takes its own business key type,
 //     declares its retry set as a constant and calls the lookup its annotation names;
-//   - WRITE_SAFETY.md: the answers of the annotation file, one table per write, for reviewers.
+//   - WRITE_SAFETY.md: the answers of the annotation file, one table per write, for reviewers;
+//   - tools.go, with -mcp (or "mcp: true" in writegen.yaml): every operation in scope as an MCP
+//     tool of the official Go SDK (github.com/modelcontextprotocol/go-sdk), added to a server by
+//     Client.AddTools. A tool's input schema is the request's parameters and body, with the
+//     business key fields as required arguments; its output schema is the receipt, the
+//     acknowledgement or the response. Its hints are derived from the answers, never set by
+//     hand: readOnlyHint for reads, idempotentHint only when repeating a call with the same
+//     arguments cannot make a second effect (an idempotent effect, a key claimed in the ledger,
+//     a provider key kept forever), destructiveHint from the destructive answer, openWorldHint
+//     for all. An uncertain outcome reaches the agent as a tool error that tells it not to call
+//     again, who was told and which read tool can check. With -mcp a POST write must answer
+//     destructive (true when it overwrites or deletes, false when it only adds).
 //
 // The output is byte-identical from run to run and gofmt- and vet-clean. Writegen writes every
 // file or none: the files are written into a temporary directory beside DIR, then renamed into

@@ -20,6 +20,7 @@ import (
 // genFlags are the flags of generate and check.
 type genFlags struct {
 	spec, annotations, out, pkg string
+	mcp                         bool // also write tools.go, the operations as MCP tools
 	diff                        bool // check: print a unified diff of what is stale
 }
 
@@ -27,15 +28,16 @@ type genFlags struct {
 // when the command should not go on (-h, or a usage error already reported).
 func parseGenFlags(cmd string, args []string, stderr io.Writer) (genFlags, int, bool) {
 	var f genFlags
-	fs := newFlagSet(cmd, "-spec FILE -annotations FILE -out DIR [-package NAME]", stderr)
+	fs := newFlagSet(cmd, "-spec FILE -annotations FILE -out DIR [-package NAME] [-mcp]", stderr)
 	fs.StringVar(&f.spec, "spec", "", "the OpenAPI document (3.0, 3.1 or Swagger 2.0, YAML or JSON)")
 	fs.StringVar(&f.annotations, "annotations", "", "the write-safety annotation file")
 	fs.StringVar(&f.out, "out", "", "the directory of the generated package")
 	fs.StringVar(&f.pkg, "package", "", "the Go package name (default: the annotation file's package)")
+	fs.BoolVar(&f.mcp, "mcp", false, "also write tools.go: the operations as MCP tools (Client.AddTools)")
 	if cmd == "check" {
 		fs.BoolVar(&f.diff, "diff", false, "print a unified diff of what generate would change, on standard output")
 	}
-	config := fs.String("config", configFile, "a file holding the inputs (spec, annotations, out, package); flags win over it")
+	config := fs.String("config", configFile, "a file holding the inputs (spec, annotations, out, package, mcp); flags win over it")
 	if code, ok := parse(fs, args); !ok {
 		return f, code, false
 	}
@@ -116,7 +118,7 @@ func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "writegen: warning: %v\n", w)
 	}
-	return templates.Generate(api, templates.Options{Version: version()})
+	return templates.Generate(api, templates.Options{Version: version(), MCP: f.mcp})
 }
 
 // unmatchedAcks warns of every acknowledgement when there is no record to compare with: none

@@ -55,8 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 const usage = `usage:
-	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME]
-	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME]
+	writegen generate -spec FILE -annotations FILE -out DIR [-package NAME] [-mcp]
+	writegen check    -spec FILE -annotations FILE -out DIR [-package NAME] [-mcp]
 	writegen init     -spec FILE [-package NAME] > writesafety.yaml
 	writegen schema   > writesafety.schema.json
 	writegen ledger   list|resolve|redrive|compensate|adopt ...

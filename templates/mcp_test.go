@@ -1,0 +1,392 @@
+package templates
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/writegen/writegen/spec"
+)
+
+// generatedTool is what a tool variable of a generated tools.go declares.
+type generatedTool struct {
+	name                                         string
+	readOnly, destructive, idempotent, openWorld bool
+	input, output                                string // the schemas, "" when absent
+}
+
+// parseTools reads the tool variables of a generated tools.go, by variable name.
+func parseTools(t *testing.T, src []byte) map[string]generatedTool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), ToolsFile, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]generatedTool{}
+	str := func(e ast.Expr) string {
+		lit, ok := e.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			t.Fatalf("not a string literal: %#v", e)
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	boolean := func(e ast.Expr) bool {
+		if call, ok := e.(*ast.CallExpr); ok { // new(true)
+			e = call.Args[0]
+		}
+		return e.(*ast.Ident).Name == "true"
+	}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, s := range g.Specs {
+			vs := s.(*ast.ValueSpec)
+			lit := vs.Values[0].(*ast.UnaryExpr).X.(*ast.CompositeLit)
+			var tool generatedTool
+			for _, el := range lit.Elts {
+				kv := el.(*ast.KeyValueExpr)
+				switch kv.Key.(*ast.Ident).Name {
+				case "Name":
+					tool.name = str(kv.Value)
+				case "InputSchema":
+					tool.input = str(kv.Value.(*ast.CallExpr).Args[0])
+				case "OutputSchema":
+					tool.output = str(kv.Value.(*ast.CallExpr).Args[0])
+				case "Annotations":
+					for _, a := range kv.Value.(*ast.UnaryExpr).X.(*ast.CompositeLit).Elts {
+						akv := a.(*ast.KeyValueExpr)
+						v := boolean(akv.Value)
+						switch akv.Key.(*ast.Ident).Name {
+						case "ReadOnlyHint":
+							tool.readOnly = v
+						case "DestructiveHint":
+							tool.destructive = v
+						case "IdempotentHint":
+							tool.idempotent = v
+						case "OpenWorldHint":
+							tool.openWorld = v
+						}
+					}
+				}
+			}
+			tools[vs.Names[0].Name] = tool
+		}
+	}
+	return tools
+}
+
+// mcpInputs are the inputs generated with -mcp: the golden cases mcp-* that are not refused,
+// and the example's support desk.
+func mcpInputs(t *testing.T) []struct{ spec, annotations string } {
+	t.Helper()
+	root := filepath.Join("..", "testdata", "golden")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []struct{ spec, annotations string }
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "mcp-") {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "want")); err != nil {
+			continue // refused
+		}
+		inputs = append(inputs, struct{ spec, annotations string }{filepath.Join(dir, "openapi.yaml"), filepath.Join(dir, "writesafety.yaml")})
+	}
+	if len(inputs) < 2 {
+		t.Fatalf("found %d mcp golden cases", len(inputs))
+	}
+	ex := filepath.Join("..", "generated_example")
+	return append(inputs, struct{ spec, annotations string }{filepath.Join(ex, "support.yaml"), filepath.Join(ex, "writesafety.yaml")})
+}
+
+// TestToolHintsNeverClaimMore checks every tool generated from the golden cases and the example
+// against the annotations it comes from (promise 36): readOnlyHint exactly for reads and
+// read_only writes; idempotentHint only for reads, idempotent effects, a business key claimed in
+// the ledger, or a provider key kept forever (never a key kept for a window only);
+// destructiveHint exactly for writes whose answer (or method) says they overwrite or delete;
+// openWorldHint for every tool. It also resolves every schema with the SDK's JSON Schema
+// package, and checks that the business key fields are required and excluded operations are
+// not tools.
+func TestToolHintsNeverClaimMore(t *testing.T) {
+	for _, in := range mcpInputs(t) {
+		t.Run(filepath.Base(filepath.Dir(in.spec)), func(t *testing.T) {
+			api, err := spec.Load(in.spec, in.annotations, spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			files, err := Generate(api, Options{MCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var src []byte
+			for _, f := range files {
+				if f.Name == ToolsFile {
+					src = f.Data
+				}
+			}
+			tools := parseTools(t, src)
+			if len(tools) != len(api.Operations) {
+				t.Errorf("%d tools for %d operations", len(tools), len(api.Operations))
+			}
+			for _, ex := range api.Excluded {
+				for _, tool := range tools {
+					if tool.name == ex.ID {
+						t.Errorf("excluded operation %s is a tool", ex.ID)
+					}
+				}
+			}
+			for _, op := range api.Operations {
+				tool, ok := tools[op.Local+"Tool"]
+				if !ok {
+					t.Errorf("%s: no tool", op.ID)
+					continue
+				}
+				checkHints(t, op, tool)
+				checkSchemas(t, op, tool)
+			}
+		})
+	}
+}
+
+// checkHints fails when a hint of tool claims more than op's annotations say.
+func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
+	t.Helper()
+	s := op.Safety
+	read := s == nil || s.Effect == spec.EffectReadOnly
+	if tool.readOnly != read {
+		t.Errorf("%s: readOnlyHint %v, but it is a read: %v", op.ID, tool.readOnly, read)
+	}
+	if tool.idempotent {
+		allowed := read || s.Effect == spec.EffectIdempotent ||
+			s.Key != nil && (s.Dedupe || s.Idempotency != nil && s.Idempotency.Window == 0)
+		if !allowed {
+			t.Errorf("%s: idempotentHint, but repeating it can make a second effect (effect %s, dedupe %v, idempotency %+v)", op.ID, s.Effect, s.Dedupe, s.Idempotency)
+		}
+	} else if read || s.Effect == spec.EffectIdempotent {
+		t.Errorf("%s: no idempotentHint for a read or an idempotent effect", op.ID)
+	}
+	wantDestructive := !read && s.Destructive
+	if tool.destructive != wantDestructive {
+		t.Errorf("%s: destructiveHint %v, the annotations say %v", op.ID, tool.destructive, wantDestructive)
+	}
+	if !read && op.Method == "POST" && !s.DestructiveSet {
+		t.Errorf("%s: a POST tool without a destructive answer", op.ID)
+	}
+	if !tool.openWorld {
+		t.Errorf("%s: no openWorldHint, but it calls the provider", op.ID)
+	}
+}
+
+// checkSchemas resolves the schemas of tool and checks that its business key fields are
+// required arguments.
+func checkSchemas(t *testing.T, op *spec.Operation, tool generatedTool) {
+	t.Helper()
+	for _, text := range []string{tool.input, tool.output} {
+		if text == "" {
+			continue
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal([]byte(text), &s); err != nil {
+			t.Errorf("%s: %v", op.ID, err)
+			continue
+		}
+		if s.Type != "object" {
+			t.Errorf("%s: a schema of type %q, want object", op.ID, s.Type)
+		}
+		if _, err := s.Resolve(nil); err != nil {
+			t.Errorf("%s: %v", op.ID, err)
+		}
+	}
+	if tool.output == "" {
+		t.Errorf("%s: no output schema", op.ID)
+	}
+	var in struct{ Required []string }
+	json.Unmarshal([]byte(tool.input), &in)
+	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+		for _, a := range toolArgs(op) {
+			if a.key != nil && !containsString(in.Required, a.name) {
+				t.Errorf("%s: business key field %s is not a required argument", op.ID, a.name)
+			}
+		}
+	}
+}
+
+func containsString(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestToolNames checks that tool names are valid for every client, stable and unique.
+func TestToolNames(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	ops := []*spec.Operation{
+		{ID: "createThread", GoName: "CreateThread"},
+		{ID: "POST /threads", GoName: "PostThreads"},
+		{ID: "repos.get", GoName: "ReposGet"},
+		{ID: "ReposGet", GoName: "ReposGet2"},
+		{ID: long, GoName: "Long"},
+	}
+	names := toolNames(ops)
+	want := []string{"createThread", "PostThreads", "ReposGet", "ReposGet_2", long[:55] + "_"}
+	for i, op := range ops {
+		got := names[op]
+		if i == 4 {
+			if !strings.HasPrefix(got, want[i]) || len(got) > maxToolName {
+				t.Errorf("%s: %q", op.ID, got)
+			}
+		} else if got != want[i] {
+			t.Errorf("%s: %q, want %q", op.ID, got, want[i])
+		}
+		if !validToolName(got) {
+			t.Errorf("%s: %q is not a valid tool name", op.ID, got)
+		}
+	}
+	if again := toolNames(ops); again[ops[4]] != names[ops[4]] {
+		t.Errorf("the cut name is not stable: %q, then %q", names[ops[4]], again[ops[4]])
+	}
+}
+
+// TestToolArgNames checks that argument names are valid property names, and that colliding
+// names are qualified by where they go.
+func TestToolArgNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"escalation_id": "escalation_id",
+		"filter[kind]":  "filter_kind",
+		"expand[]":      "expand",
+		"X-Request-Id":  "X-Request-Id",
+		"$":             "arg",
+		"a b  c":        "a_b_c",
+	} {
+		if got := argName(in); got != want {
+			t.Errorf("argName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	op := &spec.Operation{
+		Call:   spec.CallWrite,
+		Safety: &spec.Safety{Key: &spec.Key{Fields: []spec.KeyField{{Name: "id"}, {Name: "body"}}}},
+		Params: []*spec.Param{
+			{Name: "id", In: spec.InPath},
+			{Name: "id", In: spec.InQuery},
+			{Name: "limit", In: spec.InQuery},
+		},
+		Body: &spec.Body{},
+	}
+	var got []string
+	for _, a := range toolArgs(op) {
+		got = append(got, a.name)
+	}
+	if want := "key_id key_body path_id query_id limit body"; strings.Join(got, " ") != want {
+		t.Errorf("arguments %q, want %q", got, want)
+	}
+}
+
+// TestCorpusTools generates the tools of every spec of the shared corpus, every write answered
+// through defaults, and checks that every schema resolves and every tool and argument name is
+// one clients accept and is unique.
+func TestCorpusTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates the corpus")
+	}
+	dir := filepath.Join("..", "..", "shared", "corpus", "specs")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("the shared corpus is absent (%v)", err)
+	}
+	annotations := []byte(strings.Replace(corpusAnnotations, "defaults:\n", "defaults:\n  destructive: false\n", 1))
+	for _, e := range entries {
+		t.Run(e.Name(), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			api, err := spec.LoadBytes(e.Name(), data, "writesafety.yaml", annotations, spec.Options{})
+			if err != nil {
+				t.Skipf("not generated without answers of its own: %v", err)
+			}
+			files, err := Generate(api, Options{MCP: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tools map[string]generatedTool
+			for _, f := range files {
+				if f.Name == ToolsFile {
+					tools = parseTools(t, f.Data)
+				}
+			}
+			names := map[string]bool{}
+			for _, op := range api.Operations {
+				tool := tools[op.Local+"Tool"]
+				if !validToolName(tool.name) || len(tool.name) > maxToolName || names[tool.name] {
+					t.Errorf("%s: tool name %q", op.ID, tool.name)
+				}
+				names[tool.name] = true
+				checkHints(t, op, tool)
+				checkSchemas(t, op, tool)
+				var in struct{ Properties map[string]json.RawMessage }
+				json.Unmarshal([]byte(tool.input), &in)
+				for name := range in.Properties {
+					if argName(name) != name {
+						t.Errorf("%s: argument %q", op.ID, name)
+					}
+				}
+			}
+			t.Logf("%d tools", len(tools))
+		})
+	}
+}
+
+// TestBoundedOutputSchema checks that a response reaching more named types than an output
+// schema describes in full is written down to fewer levels, says so, and still resolves.
+func TestBoundedOutputSchema(t *testing.T) {
+	types := make([]*spec.Type, maxOutputTypes+10)
+	for i := range types {
+		types[i] = &spec.Type{Name: "T" + strconv.Itoa(i), Kind: spec.KindStruct}
+	}
+	for i, typ := range types {
+		typ.Fields = []*spec.Field{{Name: "name", Type: &spec.TypeRef{Kind: spec.RefBuiltin, Builtin: "string"}, Required: true}}
+		if i+1 < len(types) {
+			typ.Fields = append(typ.Fields, &spec.Field{Name: "next", Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[i+1]}})
+		}
+	}
+	op := &spec.Operation{ID: "getChain", Call: spec.CallRead, Response: &spec.Response{Status: 200, Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[0]}}}
+	m := &mcpGen{names: map[*spec.Operation]string{op: "getChain"}, args: map[*spec.Operation][]toolArg{op: nil}}
+	text := jsonText(m.outputSchema(op))
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.Description, "more than 3 levels deep are not described") {
+		t.Errorf("description %q", s.Description)
+	}
+	third := s.Properties["next"].Properties["next"].Properties["next"]
+	if third == nil || third.Type != "object" {
+		t.Fatalf("the third level is not described: %+v", third)
+	}
+	if fourth := third.Properties["next"]; fourth == nil || fourth.Type != "" || len(fourth.Properties) > 0 {
+		t.Errorf("the fourth level is described: %+v", fourth)
+	}
+}
