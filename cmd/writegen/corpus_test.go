@@ -164,7 +164,7 @@ func TestCorpusRefusesSquare(t *testing.T) {
 	square := filepath.Join(corpusDir(t), "square.json")
 	tmp := t.TempDir()
 	annotations := filepath.Join(tmp, "square.writesafety.yaml")
-	if err := os.WriteFile(annotations, []byte("version: 1\npackage: square\n"), 0o644); err != nil {
+	if err := os.WriteFile(annotations, []byte("version: 1\npackage: square\nscope: square\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(tmp, "square")
@@ -240,7 +240,7 @@ func specOperations(t *testing.T, path string) int {
 }
 
 // operationDescriptor matches the descriptor generated for each operation.
-var operationDescriptor = regexp.MustCompile(`(?m)^var \w+Op = &runtime\.Operation\{$`)
+var operationDescriptor = regexp.MustCompile(`(?m)^var \w+Op = &writegenimpl\.Operation\{$`)
 
 // generatedOperations counts the operation descriptors in the Go files of dir.
 func generatedOperations(t *testing.T, dir string) int {
