@@ -78,7 +78,7 @@ func main() {
 	if *seed == 0 {
 		*seed = uint64(time.Now().UnixNano()%999_999) + 1
 	}
-	ok, err := run(context.Background(), *n, *seed, *keep, os.Stdout)
+	_, ok, err := run(context.Background(), *n, *seed, *keep, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "duplicates:", err)
 		os.Exit(1)
@@ -128,37 +128,36 @@ type row struct {
 }
 
 // run measures every client and prints the tables; ok is false when a writegen row shows a
-// duplicate effect or a lost outcome.
-func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (ok bool, err error) {
+// duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
+func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (rows []row, ok bool, err error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	root, err := os.MkdirTemp("", "writegen-duplicates-")
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	pl, sc := newPlan(seed, n), newSchedule(seed, n)
-	twice, pairs := 0, 0
+	pairs := 0
 	for _, t := range pl.tasks {
 		if len(t.slots) == 2 {
 			pairs++
 		}
 	}
-	twice = len(pl.tasks) - n
+	twice := len(pl.tasks) - n
 	fmt.Fprintf(out, "%d orders to pay out, %d logical writes (%d orders asked again later, %d asked twice at once); seed %d\n",
 		n, len(pl.slots), twice, pairs, seed)
 	fmt.Fprintf(out, "faults: %.0f%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), and %d crashes of the caller\n\n",
 		faultRate*100, len(sc.crashes))
 
 	ok = true
-	var rows []row
 	for _, c := range clients {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		r, err := measure(cctx, exe, root, c.arg, pl, sc, seed, n)
 		cancel()
 		if err != nil {
-			return false, fmt.Errorf("%s: %w (its state is kept in %s)", c.name, err, root)
+			return nil, false, fmt.Errorf("%s: %w (its state is kept in %s)", c.name, err, root)
 		}
 		r.name, r.writegen = c.name, c.writegen
 		rows = append(rows, r)
@@ -169,13 +168,13 @@ func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (ok 
 	printTables(out, rows)
 	if !ok {
 		fmt.Fprintf(out, "\nFAIL: a writegen row shows duplicate effects or lost outcomes; the callers' journals and ledgers are kept in %s\n", root)
-		return false, nil
+		return rows, false, nil
 	}
 	if keep {
 		fmt.Fprintf(out, "\nthe callers' journals and ledgers are in %s\n", root)
-		return true, nil
+		return rows, true, nil
 	}
-	return true, os.RemoveAll(root)
+	return rows, true, os.RemoveAll(root)
 }
 
 // measure runs the workload through one client against a new provider and counts.
