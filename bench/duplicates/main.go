@@ -69,16 +69,18 @@ func main() {
 	}
 	n := flag.Int("n", 2000, "business operations (orders to pay out)")
 	seed := flag.Uint64("seed", 0, "seed of the workload and of the fault schedule (0 picks one)")
+	rate := flag.Float64("faults", faultRate, "share of the create requests that meet a random fault")
+	every := flag.Int("crash-every", crashEvery, "one crash of the caller per this many orders")
 	keep := flag.Bool("keep", false, "keep the callers' journals and ledgers, and say where")
 	flag.Parse()
-	if flag.NArg() > 0 || *n < 1 {
+	if flag.NArg() > 0 || *n < 1 || *rate < 0 || *rate > 1 || *every < 1 {
 		flag.Usage()
 		os.Exit(2)
 	}
 	if *seed == 0 {
 		*seed = uint64(time.Now().UnixNano()%999_999) + 1
 	}
-	_, ok, err := run(context.Background(), *n, *seed, *keep, os.Stdout)
+	_, ok, err := run(context.Background(), newSchedule(*seed, *n, *rate, *every), *n, *keep, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "duplicates:", err)
 		os.Exit(1)
@@ -125,11 +127,13 @@ type row struct {
 	wall      time.Duration
 	stats     providerStats
 	causes    [numCauses]int
+	bad       []string // what happened to the first orders with a duplicate or a lost outcome
 }
 
 // run measures every client and prints the tables; ok is false when a writegen row shows a
 // duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
-func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (rows []row, ok bool, err error) {
+func run(ctx context.Context, sc *schedule, n int, keep bool, out io.Writer) (rows []row, ok bool, err error) {
+	seed := sc.seed
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, false, err
@@ -138,7 +142,7 @@ func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (row
 	if err != nil {
 		return nil, false, err
 	}
-	pl, sc := newPlan(seed, n), newSchedule(seed, n)
+	pl := newPlan(seed, n)
 	pairs := 0
 	for _, t := range pl.tasks {
 		if len(t.slots) == 2 {
@@ -148,8 +152,8 @@ func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (row
 	twice := len(pl.tasks) - n
 	fmt.Fprintf(out, "%d orders to pay out, %d logical writes (%d orders asked again later, %d asked twice at once); seed %d\n",
 		n, len(pl.slots), twice, pairs, seed)
-	fmt.Fprintf(out, "faults: %.0f%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), and %d crashes of the caller\n\n",
-		faultRate*100, len(sc.crashes))
+	fmt.Fprintf(out, "faults: %g%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), and %d crashes of the caller\n\n",
+		sc.rate*100, len(sc.crashes))
 
 	ok = true
 	for _, c := range clients {
@@ -166,6 +170,14 @@ func run(ctx context.Context, n int, seed uint64, keep bool, out io.Writer) (row
 		}
 	}
 	printTables(out, rows)
+	for _, r := range rows {
+		if r.writegen && len(r.bad) > 0 {
+			fmt.Fprintf(out, "\n%s, orders with a duplicate or a lost outcome:\n", r.name)
+			for _, b := range r.bad {
+				fmt.Fprintf(out, "  %s\n", b)
+			}
+		}
+	}
 	if !ok {
 		fmt.Fprintf(out, "\nFAIL: a writegen row shows duplicate effects or lost outcomes; the callers' journals and ledgers are kept in %s\n", root)
 		return rows, false, nil
@@ -208,6 +220,7 @@ func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedu
 	for _, e := range entries {
 		last[e.slot] = e
 	}
+	bad := make(map[int]bool)
 	for slot, o := range pl.slots {
 		id := pl.orders[o].id
 		e, recorded := last[slot]
@@ -223,6 +236,23 @@ func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedu
 			r.lost++
 		default:
 			r.failed++
+			continue
+		}
+		if res.effects[id] > 1 || (e.outcome != outcomeUncertain && (!recorded || res.owner[e.id] != id)) {
+			bad[o] = true
+		}
+	}
+	for o := range pl.orders {
+		if bad[o] && len(r.bad) < 5 {
+			id := pl.orders[o].id
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: %d transfers; requests %v; the caller recorded", id, res.effects[id], res.history[id])
+			for slot, so := range pl.slots {
+				if so == o {
+					fmt.Fprintf(&b, " [%s %s %s]", last[slot].outcome, last[slot].id, last[slot].err)
+				}
+			}
+			r.bad = append(r.bad, b.String())
 		}
 	}
 	return r, nil

@@ -25,11 +25,12 @@ func TestMain(m *testing.M) {
 // them), and every client was killed and restarted once per crash of the schedule.
 func TestBenchmark(t *testing.T) {
 	const n, seed = 200, 12
-	rows, ok, err := run(context.Background(), n, seed, false, io.Discard)
+	sc := newSchedule(seed, n, faultRate, crashEvery)
+	rows, ok, err := run(context.Background(), sc, n, false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	crashes := len(newSchedule(seed, n).crashes)
+	crashes := len(sc.crashes)
 	for _, r := range rows {
 		if r.writegen && (r.dups > 0 || r.lost > 0) {
 			t.Errorf("%s: %d duplicate effects, %d lost outcomes, want none", r.name, r.dups, r.lost)
@@ -51,14 +52,14 @@ func TestBenchmark(t *testing.T) {
 
 // TestSchedule checks that the workload and the faults depend on the seed alone.
 func TestSchedule(t *testing.T) {
-	a, b := newSchedule(3, 1000), newSchedule(3, 1000)
+	a, b := newSchedule(3, 1000, faultRate, crashEvery), newSchedule(3, 1000, faultRate, crashEvery)
 	differs := false
 	for o := range 1000 {
 		for k := 1; k <= 4; k++ {
 			if a.fault(o, k) != b.fault(o, k) {
 				t.Fatalf("fault(%d, %d) differs for one seed", o, k)
 			}
-			differs = differs || a.fault(o, k) != newSchedule(4, 1000).fault(o, k)
+			differs = differs || a.fault(o, k) != newSchedule(4, 1000, faultRate, crashEvery).fault(o, k)
 		}
 	}
 	if !differs {

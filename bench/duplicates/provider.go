@@ -65,6 +65,17 @@ type request struct {
 	commit bool  // it made a transfer (or will: a slow commit)
 }
 
+func (r request) String() string {
+	s := fmt.Sprintf("process %d: %s", r.gen, r.fault)
+	if !r.keyed {
+		s += ", no key"
+	}
+	if r.commit {
+		s += ", committed"
+	}
+	return s
+}
+
 // keyed is what the provider remembers of one idempotency key.
 type keyed struct {
 	sum    [sha256.Size]byte
@@ -289,12 +300,13 @@ type providerResult struct {
 	effects map[string]int
 	owner   map[string]string
 	causes  [numCauses]int // duplicate effects by cause
+	history map[string][]request
 }
 
 func (p *provider) result() providerResult {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	res := providerResult{stats: p.stats, effects: p.effects, owner: p.owner}
+	res := providerResult{stats: p.stats, effects: p.effects, owner: p.owner, history: p.history}
 	for _, h := range p.history {
 		for c, k := range causes(h) {
 			res.causes[c] += k

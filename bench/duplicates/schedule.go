@@ -11,8 +11,8 @@ const (
 	concurrentShare = 0.05  // business operations asked twice at the same moment
 	twiceShare      = 0.10  // business operations asked again later
 	repeatGap       = 200   // how many operations later, at most, the second ask comes
-	faultRate       = 0.10  // share of the create requests that meet a fault
-	crashEvery      = 500   // one crash of the caller per this many business operations
+	faultRate       = 0.10  // share of the create requests that meet a fault (-faults)
+	crashEvery      = 500   // one crash of the caller per this many business operations (-crash-every)
 	currency        = "eur" // every transfer's currency
 )
 
@@ -119,17 +119,20 @@ func (f fault) String() string { return faultNames[f] }
 // faults on its n-th request for an order, whatever order its requests arrive in.
 type schedule struct {
 	seed    uint64
+	rate    float64      // share of the create requests that meet a random fault
 	crashes map[int]bool // orders whose first request crashes the caller
 }
 
-func newSchedule(seed uint64, n int) *schedule {
+// newSchedule places one crash in each stretch of every orders (at least one crash), and
+// gives a share rate of the create requests a random fault.
+func newSchedule(seed uint64, n int, rate float64, every int) *schedule {
 	rng := rand.New(rand.NewPCG(seed, 0x6372617368))
-	s := &schedule{seed: seed, crashes: make(map[int]bool)}
-	for i := range max(1, n/crashEvery) {
-		// One crash in each stretch of crashEvery operations, past the first few so that the
-		// caller is busy when it dies.
-		lo := i * crashEvery
-		s.crashes[min(n-1, lo+10+rng.IntN(max(1, crashEvery-10)))] = true
+	s := &schedule{seed: seed, rate: rate, crashes: make(map[int]bool)}
+	every = max(every, 1)
+	for i := range max(1, n/every) {
+		// Past the first few orders of the stretch, so that the caller is busy when it dies.
+		lo := i * every
+		s.crashes[min(n-1, lo+min(10, every/2)+rng.IntN(max(1, every-10)))] = true
 	}
 	return s
 }
@@ -140,7 +143,7 @@ func (s *schedule) fault(o, n int) fault {
 		return crash
 	}
 	rng := rand.New(rand.NewPCG(s.seed, uint64(o)<<16|uint64(n)))
-	if rng.Float64() >= faultRate {
+	if rng.Float64() >= s.rate {
 		return noFault
 	}
 	return fault(1 + rng.IntN(numRandom))
