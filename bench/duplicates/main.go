@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,6 +73,7 @@ func main() {
 	rate := flag.Float64("faults", faultRate, "share of the create requests that meet a random fault")
 	every := flag.Int("crash-every", crashEvery, "one crash of the caller per this many orders")
 	keep := flag.Bool("keep", false, "keep the callers' journals and ledgers, and say where")
+	only := flag.String("clients", "", "measure only these clients, comma-separated: "+clientArgs())
 	flag.Parse()
 	if flag.NArg() > 0 || *n < 1 || *rate < 0 || *rate > 1 || *every < 1 {
 		flag.Usage()
@@ -80,7 +82,17 @@ func main() {
 	if *seed == 0 {
 		*seed = uint64(time.Now().UnixNano()%999_999) + 1
 	}
-	_, ok, err := run(context.Background(), newSchedule(*seed, *n, *rate, *every), *n, *keep, os.Stdout)
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+		for _, name := range names {
+			if !strings.Contains(" "+clientArgs()+" ", " "+name+" ") {
+				fmt.Fprintf(os.Stderr, "duplicates: no client %q (%s)\n", name, clientArgs())
+				os.Exit(2)
+			}
+		}
+	}
+	_, ok, err := run(context.Background(), newSchedule(*seed, *n, *rate, *every), *n, names, *keep, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "duplicates:", err)
 		os.Exit(1)
@@ -88,6 +100,15 @@ func main() {
 	if !ok {
 		os.Exit(1)
 	}
+}
+
+// clientArgs lists the clients by the names -clients takes.
+func clientArgs() string {
+	var names []string
+	for _, c := range clients {
+		names = append(names, c.arg)
+	}
+	return strings.Join(names, " ")
 }
 
 // child runs the calling process of one client.
@@ -120,9 +141,9 @@ type row struct {
 	writes    int // logical writes asked of the client
 	calls     int // requests the provider received
 	dups      int // effects beyond the first, summed over orders
-	lost      int // logical writes whose order has an effect, reported failed or not recorded
+	lost      int // see measure
 	uncertain int // logical writes reported uncertain
-	failed    int // logical writes reported failed whose order has no effect
+	failed    int // logical writes reported failed that are not lost outcomes
 	restarts  int
 	wall      time.Duration
 	stats     providerStats
@@ -130,9 +151,9 @@ type row struct {
 	bad       []string // what happened to the first orders with a duplicate or a lost outcome
 }
 
-// run measures every client and prints the tables; ok is false when a writegen row shows a
+// run measures every client (or those named in only) and prints the tables; ok is false when a writegen row shows a
 // duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
-func run(ctx context.Context, sc *schedule, n int, keep bool, out io.Writer) (rows []row, ok bool, err error) {
+func run(ctx context.Context, sc *schedule, n int, only []string, keep bool, out io.Writer) (rows []row, ok bool, err error) {
 	seed := sc.seed
 	exe, err := os.Executable()
 	if err != nil {
@@ -157,6 +178,9 @@ func run(ctx context.Context, sc *schedule, n int, keep bool, out io.Writer) (ro
 
 	ok = true
 	for _, c := range clients {
+		if only != nil && !slices.Contains(only, c.arg) {
+			continue
+		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 		r, err := measure(cctx, exe, root, c.arg, pl, sc, seed, n)
 		cancel()
@@ -189,7 +213,10 @@ func run(ctx context.Context, sc *schedule, n int, keep bool, out io.Writer) (ro
 	return rows, true, os.RemoveAll(root)
 }
 
-// measure runs the workload through one client against a new provider and counts.
+// measure runs the workload through one client against a new provider and counts. A logical
+// write is a lost outcome when the caller recorded it with a transfer that is not its order's,
+// or recorded it failed or not at all while its order has a transfer that no logical write of
+// the order recorded (as a receipt, or as uncertain); a write not recorded at all is lost too.
 func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedule, seed uint64, n int) (row, error) {
 	dir := filepath.Join(root, client)
 	if err := os.Mkdir(dir, 0o700); err != nil {
@@ -220,25 +247,34 @@ func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedu
 	for _, e := range entries {
 		last[e.slot] = e
 	}
+	// An order's transfer is known to the caller when one of the order's logical writes recorded
+	// it, or recorded that it cannot tell (uncertain).
+	known := make(map[int]bool)
+	for slot, o := range pl.slots {
+		e := last[slot]
+		known[o] = known[o] || e.outcome == outcomeUncertain || e.outcome == outcomeOK && res.owner[e.id] == pl.orders[o].id
+	}
 	bad := make(map[int]bool)
 	for slot, o := range pl.slots {
 		id := pl.orders[o].id
 		e, recorded := last[slot]
 		switch {
-		case !recorded:
-			r.lost++
 		case e.outcome == outcomeUncertain:
 			r.uncertain++
 		case e.outcome == outcomeOK && res.owner[e.id] == id:
 		case e.outcome == outcomeOK:
 			r.lost++ // a receipt of another order's transfer, or of none
-		case res.effects[id] > 0:
-			r.lost++
+			bad[o] = true
+		case res.effects[id] > 0 && !known[o]:
+			r.lost++ // failed or not recorded, and no other write of the order knows the transfer
+			bad[o] = true
+		case !recorded:
+			r.lost++ // not recorded, and nothing was made: not even a failure is known
+			bad[o] = true
 		default:
 			r.failed++
-			continue
 		}
-		if res.effects[id] > 1 || (e.outcome != outcomeUncertain && (!recorded || res.owner[e.id] != id)) {
+		if res.effects[id] > 1 {
 			bad[o] = true
 		}
 	}
@@ -342,7 +378,7 @@ func printTables(out io.Writer, rows []row) {
 	for f := requestLost; f < numFaults; f++ {
 		fmt.Fprintf(tw, " %s \t", f)
 	}
-	fmt.Fprintln(tw, " restarts \t failed, no effect \t")
+	fmt.Fprintln(tw, " restarts \t failed, not lost \t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s \t %d \t %d \t", r.name, r.stats.Creates, r.stats.Lookups)
 		for f := requestLost; f < numFaults; f++ {

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 func TestBenchmark(t *testing.T) {
 	const n, seed = 200, 12
 	sc := newSchedule(seed, n, faultRate, crashEvery)
-	rows, ok, err := run(context.Background(), sc, n, false, io.Discard)
+	rows, ok, err := run(context.Background(), sc, n, nil, false, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
