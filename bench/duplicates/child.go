@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// workers is how many logical writes the caller runs at once.
+const workers = 16
+
+// client is one way of making the logical write: pay out an order. pay returns the transfer's
+// id, or an error (which matches runtime.ErrUncertain when the client says so).
+type client struct {
+	pay   func(ctx context.Context, o order) (id string, err error)
+	close func() error // nil when there is nothing to close
+}
+
+// opener builds a client for the provider at baseURL; dir is the caller's state directory,
+// kept across restarts.
+type opener func(ctx context.Context, baseURL, dir string) (*client, error)
+
+// The outcomes the caller records.
+const (
+	outcomeOK        = "ok"
+	outcomeFailed    = "failed"
+	outcomeUncertain = "uncertain"
+)
+
+// entry is the caller's record of one logical write.
+type entry struct {
+	slot    int
+	outcome string
+	id      string
+	err     string
+}
+
+// runChild is the calling process: a connector that works through the plan, records each
+// outcome in its journal (its own database) as soon as a call returns, and, when it is started
+// again after a crash, does every logical write the journal does not record, including those
+// the crash interrupted.
+func runChild(ctx context.Context, open opener, baseURL, dir string, seed uint64, n int) error {
+	pl := newPlan(seed, n)
+	path := filepath.Join(dir, "journal")
+	done, err := readJournal(path)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	c, err := open(ctx, baseURL, dir)
+	if err != nil {
+		return err
+	}
+	if c.close != nil {
+		defer c.close()
+	}
+
+	var mu sync.Mutex
+	var failed error
+	record := func(e entry) {
+		line := fmt.Sprintf("%d\t%s\t%s\t%s\n", e.slot, e.outcome, e.id, oneLine(e.err))
+		mu.Lock()
+		defer mu.Unlock()
+		// One write per record: a crash loses the records not yet written, never half of one.
+		if _, err := f.WriteString(line); err != nil && failed == nil {
+			failed = err
+		}
+	}
+	call := func(slot int) {
+		o := pl.orders[pl.slots[slot]]
+		id, err := c.pay(ctx, o)
+		e := entry{slot: slot, outcome: outcomeOK, id: id}
+		switch {
+		case errors.Is(err, runtime.ErrUncertain):
+			e.outcome, e.err = outcomeUncertain, err.Error()
+		case err != nil:
+			e.outcome, e.err = outcomeFailed, err.Error()
+		}
+		record(e)
+	}
+
+	tasks := make(chan task)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for t := range tasks {
+				var both sync.WaitGroup
+				for _, s := range t.slots {
+					if !done[s] {
+						both.Go(func() { call(s) })
+					}
+				}
+				both.Wait()
+			}
+		})
+	}
+	for _, t := range pl.tasks {
+		tasks <- t
+	}
+	close(tasks)
+	wg.Wait()
+	return failed
+}
+
+// readJournal returns the slots the journal records.
+func readJournal(path string) (map[int]bool, error) {
+	done := make(map[int]bool)
+	es, err := loadJournal(path)
+	for _, e := range es {
+		done[e.slot] = true
+	}
+	return done, err
+}
+
+// loadJournal reads the caller's records; a missing journal has none.
+func loadJournal(path string) ([]entry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var es []entry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 4)
+		if len(parts) != 4 {
+			return nil, fmt.Errorf("%s: malformed record %q", path, sc.Text())
+		}
+		slot, err := strconv.Atoi(parts[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: malformed record %q", path, sc.Text())
+		}
+		es = append(es, entry{slot: slot, outcome: parts[1], id: parts[2], err: parts[3]})
+	}
+	return es, sc.Err()
+}
+
+// oneLine keeps an error message on one line of the journal.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
+}

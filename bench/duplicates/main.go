@@ -1,0 +1,406 @@
+// Command duplicates counts the duplicate effects API clients make under faults: writegen's
+// clients against what connector teams use today, on one seeded fault schedule.
+//
+//	go run ./bench/duplicates [-n 2000] [-seed S]
+//
+// A simulated payments provider (api.yaml) runs on 127.0.0.1 and counts the transfers it makes
+// per order. The same workload, n orders to pay out, some asked twice and some twice at the same
+// moment, goes through each client in turn, in a child process that is killed at seeded moments
+// and started again, as a connector is by a crash or a deploy; after a restart it does again
+// whatever its journal does not record as done. The same faults strike every client: the fault
+// of a create request depends only on the seed, the order and how many requests for that order
+// came before it. The clients are
+//
+//   - the client oapi-codegen generates from api.yaml, on go-retryablehttp's default policy;
+//   - the same client with a random idempotency key per logical call, reused by that call's
+//     retries (what stripe-go and the Stainless SDKs do);
+//   - the writegen client generated from api.yaml and writesafety.yaml, without a ledger;
+//   - the writegen client generated with writesafety-ledger.yaml, on an SQLite ledger.
+//
+// It prints one row per client and exits with status 1 when a writegen row shows a duplicate
+// effect or a lost outcome. README.md says what each column counts.
+package main
+
+//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config oapi-codegen.yaml api.yaml
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety.yaml -out transfers
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-ledger.yaml -out transfersledger
+
+import (
+	"bytes"
+	"context"
+
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// clients are the rows of the table, in order.
+var clients = []struct {
+	name     string // as the table shows it
+	arg      string // how the child process is told which it runs
+	open     opener
+	writegen bool // its row must show no duplicate effect and no lost outcome
+}{
+	{"oapi-codegen + go-retryablehttp", "retryablehttp", openRetryable, false},
+	{"oapi-codegen + random key per call", "sdk", openSDK, false},
+	{"writegen, no ledger", "writegen", openWritegen, true},
+	{"writegen + SQLite ledger", "writegen-ledger", openWritegenLedger, true},
+}
+
+// childMode is the first argument that makes this program the calling process of one client:
+// childMode CLIENT URL DIR SEED N.
+const childMode = "-child"
+
+func main() {
+	if len(os.Args) == 7 && os.Args[1] == childMode {
+		if err := child(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "duplicates:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	n := flag.Int("n", 2000, "business operations (orders to pay out)")
+	seed := flag.Uint64("seed", 0, "seed of the workload and of the fault schedule (0 picks one)")
+	rate := flag.Float64("faults", faultRate, "share of the create requests that meet a random fault")
+	every := flag.Int("crash-every", crashEvery, "one crash of the caller per this many orders")
+	keep := flag.Bool("keep", false, "keep the callers' journals and ledgers, and say where")
+	only := flag.String("clients", "", "measure only these clients, comma-separated: "+clientArgs())
+	flag.Parse()
+	if flag.NArg() > 0 || *n < 1 || *rate < 0 || *rate > 1 || *every < 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if *seed == 0 {
+		*seed = uint64(time.Now().UnixNano()%999_999) + 1
+	}
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+		for _, name := range names {
+			if !strings.Contains(" "+clientArgs()+" ", " "+name+" ") {
+				fmt.Fprintf(os.Stderr, "duplicates: no client %q (%s)\n", name, clientArgs())
+				os.Exit(2)
+			}
+		}
+	}
+	_, ok, err := run(context.Background(), newSchedule(*seed, *n, *rate, *every), *n, names, *keep, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "duplicates:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+// clientArgs lists the clients by the names -clients takes.
+func clientArgs() string {
+	var names []string
+	for _, c := range clients {
+		names = append(names, c.arg)
+	}
+	return strings.Join(names, " ")
+}
+
+// child runs the calling process of one client.
+func child(args []string) error {
+	seed, err := strconv.ParseUint(args[3], 10, 64)
+	if err != nil {
+		return err
+	}
+	n, err := strconv.Atoi(args[4])
+	if err != nil {
+		return err
+	}
+	for _, c := range clients {
+		if c.arg == args[0] {
+			// The parent holds standard input open: if it dies, so does this process.
+			go func() {
+				io.Copy(io.Discard, os.Stdin)
+				os.Exit(3)
+			}()
+			return runChild(context.Background(), c.open, args[1], args[2], seed, n)
+		}
+	}
+	return fmt.Errorf("no client %q", args[0])
+}
+
+// row is what one client did.
+type row struct {
+	name      string
+	writegen  bool
+	writes    int // logical writes asked of the client
+	calls     int // requests the provider received
+	dups      int // effects beyond the first, summed over orders
+	lost      int // see measure
+	uncertain int // logical writes reported uncertain
+	failed    int // logical writes reported failed that are not lost outcomes
+	restarts  int
+	wall      time.Duration
+	stats     providerStats
+	causes    [numCauses]int
+	bad       []string // what happened to the first orders with a duplicate or a lost outcome
+}
+
+// run measures every client (or those named in only) and prints the tables; ok is false when a writegen row shows a
+// duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
+func run(ctx context.Context, sc *schedule, n int, only []string, keep bool, out io.Writer) (rows []row, ok bool, err error) {
+	seed := sc.seed
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, false, err
+	}
+	root, err := os.MkdirTemp("", "writegen-duplicates-")
+	if err != nil {
+		return nil, false, err
+	}
+	pl := newPlan(seed, n)
+	pairs := 0
+	for _, t := range pl.tasks {
+		if len(t.slots) == 2 {
+			pairs++
+		}
+	}
+	twice := len(pl.tasks) - n
+	fmt.Fprintf(out, "%d orders to pay out, %d logical writes (%d orders asked again later, %d asked twice at once); seed %d\n",
+		n, len(pl.slots), twice, pairs, seed)
+	fmt.Fprintf(out, "faults: %g%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), and %d crashes of the caller\n\n",
+		sc.rate*100, len(sc.crashes))
+
+	ok = true
+	for _, c := range clients {
+		if only != nil && !slices.Contains(only, c.arg) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		r, err := measure(cctx, exe, root, c.arg, pl, sc, seed, n)
+		cancel()
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w (its state is kept in %s)", c.name, err, root)
+		}
+		r.name, r.writegen = c.name, c.writegen
+		rows = append(rows, r)
+		if c.writegen && (r.dups > 0 || r.lost > 0) {
+			ok = false
+		}
+	}
+	printTables(out, rows)
+	for _, r := range rows {
+		if r.writegen && len(r.bad) > 0 {
+			fmt.Fprintf(out, "\n%s, orders with a duplicate or a lost outcome:\n", r.name)
+			for _, b := range r.bad {
+				fmt.Fprintf(out, "  %s\n", b)
+			}
+		}
+	}
+	if !ok {
+		fmt.Fprintf(out, "\nFAIL: a writegen row shows duplicate effects or lost outcomes; the callers' journals and ledgers are kept in %s\n", root)
+		return rows, false, nil
+	}
+	if keep {
+		fmt.Fprintf(out, "\nthe callers' journals and ledgers are in %s\n", root)
+		return rows, true, nil
+	}
+	return rows, true, os.RemoveAll(root)
+}
+
+// measure runs the workload through one client against a new provider and counts. A logical
+// write is a lost outcome when the caller recorded it with a transfer that is not its order's,
+// or recorded it failed or not at all while its order has a transfer that no logical write of
+// the order recorded (as a receipt, or as uncertain); a write not recorded at all is lost too.
+func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedule, seed uint64, n int) (row, error) {
+	dir := filepath.Join(root, client)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return row{}, err
+	}
+	sup := &supervisor{}
+	p, err := startProvider(func(id string, k int) fault { return sc.fault(pl.index[id], k) }, sup.generation, sup.kill)
+	if err != nil {
+		return row{}, err
+	}
+	start := time.Now()
+	restarts, err := sup.run(ctx, exe, childMode, client, p.url, dir, strconv.FormatUint(seed, 10), strconv.Itoa(n))
+	wall := time.Since(start)
+	p.close() // a slow commit may still be running: it counts
+	if err != nil {
+		return row{}, err
+	}
+	entries, err := loadJournal(filepath.Join(dir, "journal"))
+	if err != nil {
+		return row{}, err
+	}
+	res := p.result()
+	r := row{writes: len(pl.slots), calls: res.stats.Calls, restarts: restarts, wall: wall, stats: res.stats, causes: res.causes}
+	for _, e := range res.effects {
+		r.dups += max(0, e-1)
+	}
+	last := make(map[int]entry, len(entries))
+	for _, e := range entries {
+		last[e.slot] = e
+	}
+	// An order's transfer is known to the caller when one of the order's logical writes recorded
+	// it, or recorded that it cannot tell (uncertain).
+	known := make(map[int]bool)
+	for slot, o := range pl.slots {
+		e := last[slot]
+		known[o] = known[o] || e.outcome == outcomeUncertain || e.outcome == outcomeOK && res.owner[e.id] == pl.orders[o].id
+	}
+	bad := make(map[int]bool)
+	for slot, o := range pl.slots {
+		id := pl.orders[o].id
+		e, recorded := last[slot]
+		switch {
+		case e.outcome == outcomeUncertain:
+			r.uncertain++
+		case e.outcome == outcomeOK && res.owner[e.id] == id:
+		case e.outcome == outcomeOK:
+			r.lost++ // a receipt of another order's transfer, or of none
+			bad[o] = true
+		case res.effects[id] > 0 && !known[o]:
+			r.lost++ // failed or not recorded, and no other write of the order knows the transfer
+			bad[o] = true
+		case !recorded:
+			r.lost++ // not recorded, and nothing was made: not even a failure is known
+			bad[o] = true
+		default:
+			r.failed++
+		}
+		if res.effects[id] > 1 {
+			bad[o] = true
+		}
+	}
+	for o := range pl.orders {
+		if bad[o] && len(r.bad) < 5 {
+			id := pl.orders[o].id
+			var b strings.Builder
+			fmt.Fprintf(&b, "%s: %d transfers; requests %v; the caller recorded", id, res.effects[id], res.history[id])
+			for slot, so := range pl.slots {
+				if so == o {
+					fmt.Fprintf(&b, " [%s %s %s]", last[slot].outcome, last[slot].id, last[slot].err)
+				}
+			}
+			r.bad = append(r.bad, b.String())
+		}
+	}
+	return r, nil
+}
+
+// supervisor runs the calling process and starts it again each time a crash fault kills it.
+type supervisor struct {
+	mu     sync.Mutex
+	gen    int // the generation of the process running now, 1 for the first
+	proc   *os.Process
+	exited chan struct{} // closed once proc has exited
+	killed bool          // proc was killed by a crash fault
+}
+
+func (s *supervisor) generation() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// kill kills the calling process if it is still of generation gen, and returns once it has
+// exited.
+func (s *supervisor) kill(gen int) {
+	s.mu.Lock()
+	if gen != s.gen || s.proc == nil {
+		s.mu.Unlock()
+		return
+	}
+	s.killed = true
+	proc, exited := s.proc, s.exited
+	s.mu.Unlock()
+	proc.Kill()
+	<-exited
+}
+
+// run runs the process until it exits on its own, and returns how often it was restarted.
+func (s *supervisor) run(ctx context.Context, exe string, args ...string) (restarts int, err error) {
+	for {
+		cmd := exec.CommandContext(ctx, exe, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if _, err := cmd.StdinPipe(); err != nil {
+			return restarts, err
+		}
+		s.mu.Lock()
+		if err := cmd.Start(); err != nil {
+			s.mu.Unlock()
+			return restarts, err
+		}
+		s.gen++
+		s.proc, s.exited, s.killed = cmd.Process, make(chan struct{}), false
+		exited := s.exited
+		s.mu.Unlock()
+
+		err := cmd.Wait()
+		s.mu.Lock()
+		killed := s.killed
+		s.proc = nil
+		s.mu.Unlock()
+		close(exited)
+		switch {
+		case err == nil:
+			return restarts, nil
+		case ctx.Err() != nil:
+			return restarts, ctx.Err()
+		case !killed:
+			return restarts, fmt.Errorf("calling process: %w: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		restarts++
+	}
+}
+
+// printTables prints the results and the faults each client met.
+func printTables(out io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Fprintln(tw, "client \t logical writes \t provider calls \t duplicate effects \t per 10,000 writes \t lost outcomes \t uncertain \t calls per write \t wall time \t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s \t %d \t %d \t %d \t %.1f \t %d \t %d \t %.2f \t %.1fs \t\n",
+			r.name, r.writes, r.calls, r.dups, float64(r.dups)*10000/float64(r.writes), r.lost, r.uncertain,
+			float64(r.calls)/float64(r.writes), r.wall.Seconds())
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "faults met (they strike a client's n-th request for an order; clients that send more requests meet more):")
+	tw = tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Fprint(tw, "client \t creates \t lookups \t")
+	for f := requestLost; f < numFaults; f++ {
+		fmt.Fprintf(tw, " %s \t", f)
+	}
+	fmt.Fprintln(tw, " restarts \t failed, not lost \t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s \t %d \t %d \t", r.name, r.stats.Creates, r.stats.Lookups)
+		for f := requestLost; f < numFaults; f++ {
+			fmt.Fprintf(tw, " %d \t", r.stats.Faults[f])
+		}
+		fmt.Fprintf(tw, " %d \t %d \t\n", r.restarts, r.failed)
+	}
+	tw.Flush()
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "duplicate effects by cause:")
+	tw = tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Fprint(tw, "client \t")
+	for _, c := range causeNames {
+		fmt.Fprintf(tw, " %s \t", c)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s \t", r.name)
+		for _, k := range r.causes {
+			fmt.Fprintf(tw, " %d \t", k)
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}

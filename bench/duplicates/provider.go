@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// How slow a slow commit is, and when the gateway in front of it gives up on the connection.
+const (
+	slowCommitTime  = 300 * time.Millisecond
+	slowGatewayTime = 100 * time.Millisecond
+	keyWindow       = 24 * time.Hour // how long the provider remembers an idempotency key
+	retryAfter      = "1"            // seconds, on 429 and 503
+)
+
+// provider is the payments provider of api.yaml on 127.0.0.1: it makes transfers, counts them
+// per order (the business identity), honours Idempotency-Key within keyWindow as Stripe does,
+// keeps each transfer's reference with a strongly consistent search by it, and injects the
+// faults of its schedule into create requests.
+type provider struct {
+	srv   *http.Server
+	url   string
+	fault func(orderID string, n int) fault
+	// crash kills the calling process if the request came from the process running now (gen is
+	// the generation of the connection, see caller) and returns once it is dead.
+	crash func(gen int)
+	// caller returns the generation of the calling process now, stamped on each connection.
+	caller func() int
+	slow   sync.WaitGroup // slow commits still running
+
+	mu        sync.Mutex
+	keys      map[string]*keyed    // by idempotency key
+	byRef     map[string][][]byte  // transfers (their JSON) by reference, oldest first
+	effects   map[string]int       // transfers committed by order id
+	owner     map[string]string    // transfer id -> order id
+	history   map[string][]request // create requests by order id, in order of arrival
+	transfers int
+	stats     providerStats
+}
+
+// providerStats counts what the provider saw.
+type providerStats struct {
+	Calls     int // requests of any kind, faulted or not
+	Creates   int // create requests
+	Lookups   int // searches by reference
+	Replayed  int // creates answered with the stored response of their key
+	Conflicts int // creates answered 409: the first request with the key was still running
+	KeyReused int // creates answered 422: the key came with another body
+	Faults    [numFaults]int
+}
+
+// request is what the provider remembers of one create request, to say what each duplicate
+// effect came from.
+type request struct {
+	gen    int   // the generation of the calling process
+	fault  fault // the fault it met
+	keyed  bool  // it carried an idempotency key
+	commit bool  // it made a transfer (or will: a slow commit)
+}
+
+func (r request) String() string {
+	s := fmt.Sprintf("process %d: %s", r.gen, r.fault)
+	if !r.keyed {
+		s += ", no key"
+	}
+	if r.commit {
+		s += ", committed"
+	}
+	return s
+}
+
+// keyed is what the provider remembers of one idempotency key.
+type keyed struct {
+	sum    [sha256.Size]byte
+	at     time.Time
+	done   bool // the response is stored
+	status int
+	body   []byte
+}
+
+// newTransfer is the body of a create request (NewTransfer in api.yaml).
+type newTransfer struct {
+	OrderID   string  `json:"order_id"`
+	Amount    int64   `json:"amount"`
+	Currency  string  `json:"currency"`
+	Reference *string `json:"reference,omitempty"`
+}
+
+// transfer is a transfer as the provider answers it (Transfer in api.yaml).
+type transfer struct {
+	ID        string    `json:"id"`
+	OrderID   string    `json:"order_id"`
+	Amount    int64     `json:"amount"`
+	Currency  string    `json:"currency"`
+	Reference *string   `json:"reference,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+type genKey struct{}
+
+// startProvider starts a provider on 127.0.0.1.
+func startProvider(fault func(string, int) fault, caller func() int, crash func(int)) (*provider, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &provider{
+		url:     "http://" + ln.Addr().String(),
+		fault:   fault,
+		caller:  caller,
+		crash:   crash,
+		keys:    make(map[string]*keyed),
+		byRef:   make(map[string][][]byte),
+		effects: make(map[string]int),
+		owner:   make(map[string]string),
+		history: make(map[string][]request),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /transfers", p.create)
+	mux.HandleFunc("GET /transfers", p.search)
+	p.srv = &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p.count(func(s *providerStats) { s.Calls++ })
+			mux.ServeHTTP(w, r)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		// Each connection remembers which process opened it, so that a crash fault kills the
+		// process that sent the request and never its successor.
+		ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+			return context.WithValue(ctx, genKey{}, caller())
+		},
+	}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// close waits for the slow commits and stops the provider.
+func (p *provider) close() {
+	p.slow.Wait()
+	p.srv.Close()
+}
+
+func (p *provider) create(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	var in newTransfer
+	if err != nil || json.Unmarshal(body, &in) != nil || in.OrderID == "" {
+		problem(w, http.StatusBadRequest, "a transfer needs an order_id")
+		return
+	}
+	gen, _ := r.Context().Value(genKey{}).(int)
+	p.mu.Lock()
+	p.stats.Creates++
+	h := p.history[in.OrderID]
+	f := p.fault(in.OrderID, len(h)+1)
+	p.stats.Faults[f]++
+	p.history[in.OrderID] = append(h, request{gen: gen, fault: f, keyed: r.Header.Get("Idempotency-Key") != ""})
+	i := len(h)
+	p.mu.Unlock()
+	mark := func() { // this request makes a transfer
+		p.mu.Lock()
+		p.history[in.OrderID][i].commit = true
+		p.mu.Unlock()
+	}
+
+	switch f {
+	case requestLost:
+		hijack(w).Close()
+		return
+	case unavailable, rateLimited:
+		w.Header().Set("Retry-After", retryAfter)
+		if f == unavailable {
+			problem(w, http.StatusServiceUnavailable, "try again later")
+		} else {
+			problem(w, http.StatusTooManyRequests, "slow down")
+		}
+		return
+	}
+
+	status, resp, k := p.begin(r.Header.Get("Idempotency-Key"), sha256.Sum256(body))
+	if status == 0 {
+		mark()
+	}
+	if status == 0 && f == slowCommit {
+		p.slow.Add(1)
+		go func() {
+			defer p.slow.Done()
+			time.Sleep(slowCommitTime)
+			p.commit(k, in)
+		}()
+		time.Sleep(slowGatewayTime)
+		hijack(w).Close()
+		return
+	}
+	if status == 0 {
+		status, resp = p.commit(k, in)
+	}
+	switch f {
+	case responseLost:
+		conn := hijack(w)
+		conn.Write([]byte("HTTP/1.1 2"))
+		conn.Close()
+	case resetAfterCommit:
+		conn := hijack(w)
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		conn.Close()
+	case crash:
+		p.crash(gen)
+		hijack(w).Close()
+	default:
+		writeJSON(w, status, resp)
+	}
+}
+
+// begin looks up the request's idempotency key. It returns the answer when the key settles the
+// request (the stored response, 409 or 422), else status 0 and the entry the commit fills (nil
+// without a key).
+func (p *provider) begin(key string, sum [sha256.Size]byte) (status int, resp []byte, k *keyed) {
+	if key == "" {
+		return 0, nil, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if prev := p.keys[key]; prev != nil && time.Since(prev.at) < keyWindow {
+		switch {
+		case !prev.done:
+			p.stats.Conflicts++
+			return http.StatusConflict, problemBody("a request with this idempotency key is still running"), nil
+		case prev.sum != sum:
+			p.stats.KeyReused++
+			return http.StatusUnprocessableEntity, problemBody("idempotency key reused with another request body"), nil
+		}
+		p.stats.Replayed++
+		return prev.status, prev.body, nil
+	}
+	k = &keyed{sum: sum, at: time.Now()}
+	p.keys[key] = k
+	return 0, nil, k
+}
+
+// commit makes the transfer and stores the response under k (nil without a key).
+func (p *provider) commit(k *keyed, in newTransfer) (int, []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.transfers++
+	t := transfer{
+		ID:        fmt.Sprintf("tr_%07d", p.transfers),
+		OrderID:   in.OrderID,
+		Amount:    in.Amount,
+		Currency:  in.Currency,
+		Reference: in.Reference,
+		CreatedAt: time.Now().UTC(),
+	}
+	b, _ := json.Marshal(t)
+	p.effects[in.OrderID]++
+	p.owner[t.ID] = in.OrderID
+	if in.Reference != nil {
+		p.byRef[*in.Reference] = append(p.byRef[*in.Reference], b)
+	}
+	if k != nil {
+		k.done, k.status, k.body = true, http.StatusCreated, b
+	}
+	return http.StatusCreated, b
+}
+
+// search answers GET /transfers?reference=R with every transfer made with R, oldest first.
+func (p *provider) search(w http.ResponseWriter, r *http.Request) {
+	ref := r.URL.Query().Get("reference")
+	p.mu.Lock()
+	p.stats.Lookups++
+	items := append([][]byte(nil), p.byRef[ref]...)
+	p.mu.Unlock()
+	raw := make([]json.RawMessage, len(items))
+	for i, b := range items {
+		raw[i] = b
+	}
+	b, _ := json.Marshal(struct {
+		Items []json.RawMessage `json:"items"`
+	}{raw})
+	writeJSON(w, http.StatusOK, b)
+}
+
+func (p *provider) count(f func(*providerStats)) {
+	p.mu.Lock()
+	f(&p.stats)
+	p.mu.Unlock()
+}
+
+// result is what the provider holds at the end of a run.
+type providerResult struct {
+	stats   providerStats
+	effects map[string]int
+	owner   map[string]string
+	causes  [numCauses]int // duplicate effects by cause
+	history map[string][]request
+}
+
+func (p *provider) result() providerResult {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	res := providerResult{stats: p.stats, effects: p.effects, owner: p.owner, history: p.history}
+	for _, h := range p.history {
+		for c, k := range causes(h) {
+			res.causes[c] += k
+		}
+	}
+	return res
+}
+
+// What a duplicate effect came from.
+const (
+	causeLostAnswer = iota // a retry by the same process after an answer was lost (response lost, reset, slow commit)
+	causeRestart           // the work done again by the process restarted after a crash
+	causeAskedAgain        // the order was asked for again, later or at the same moment
+	numCauses
+)
+
+var causeNames = [numCauses]string{"retry after a lost answer", "work redone after a restart", "order asked again"}
+
+// causes attributes each transfer of one order beyond the first, in order of arrival: to a
+// retry when the same process lost the answer to an earlier request without a key (a retry
+// with the key would have been answered from it), else to a restart when it was made by a
+// later process than the first transfer, else to the order being asked again.
+func causes(h []request) (n [numCauses]int) {
+	first := -1
+	lost := make(map[int]int) // answers lost to the calling process of each generation
+	for _, r := range h {
+		if !r.commit {
+			continue
+		}
+		switch {
+		case first < 0:
+			first = r.gen
+		case lost[r.gen] > 0:
+			lost[r.gen]--
+			n[causeLostAnswer]++
+		case r.gen != first:
+			n[causeRestart]++
+		default:
+			n[causeAskedAgain]++
+		}
+		switch r.fault {
+		case responseLost, resetAfterCommit, slowCommit:
+			if !r.keyed {
+				lost[r.gen]++
+			}
+		}
+	}
+	return n
+}
+
+// hijack takes the connection of w over, to break it.
+func hijack(w http.ResponseWriter) net.Conn {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	return conn
+}
+
+func problemBody(title string) []byte {
+	b, _ := json.Marshal(struct {
+		Title string `json:"title"`
+	}{title})
+	return b
+}
+
+func problem(w http.ResponseWriter, status int, title string) {
+	writeJSON(w, status, problemBody(title))
+}
+
+func writeJSON(w http.ResponseWriter, status int, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b)
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+)
+
+// The shape of the workload and of the fault schedule.
+const (
+	concurrentShare = 0.05  // business operations asked twice at the same moment
+	twiceShare      = 0.10  // business operations asked again later
+	repeatGap       = 200   // how many operations later, at most, the second ask comes
+	faultRate       = 0.10  // share of the create requests that meet a fault (-faults)
+	crashEvery      = 500   // one crash of the caller per this many business operations (-crash-every)
+	currency        = "eur" // every transfer's currency
+)
+
+// order is one business operation: pay out an order. Its id is the business identity.
+type order struct {
+	id     string
+	amount int64
+}
+
+// task is what the caller is asked to do at one moment: one logical write of an order, or two
+// at the same moment. Each logical write has a slot, its index in the whole workload.
+type task struct {
+	order int   // index in plan.orders
+	slots []int // one slot, or two asked concurrently
+}
+
+// plan is the workload, derived from the seed alone so that the caller (a child process that
+// may be restarted) and the parent that counts agree on it.
+type plan struct {
+	orders []order
+	tasks  []task
+	slots  []int          // the order of each slot
+	index  map[string]int // order id -> index
+}
+
+func newPlan(seed uint64, n int) *plan {
+	rng := rand.New(rand.NewPCG(seed, 0x706c616e))
+	type placed struct {
+		at    float64
+		order int
+		calls int
+	}
+	var ps []placed
+	p := &plan{index: make(map[string]int, n)}
+	for i := range n {
+		o := order{id: fmt.Sprintf("ord-%06d", i+1), amount: 500 + rng.Int64N(100_000)}
+		p.orders = append(p.orders, o)
+		p.index[o.id] = i
+		calls := 1
+		if rng.Float64() < concurrentShare {
+			calls = 2
+		}
+		ps = append(ps, placed{float64(i), i, calls})
+		if rng.Float64() < twiceShare {
+			ps = append(ps, placed{float64(i) + 1 + rng.Float64()*repeatGap, i, 1})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b placed) int {
+		switch {
+		case a.at < b.at:
+			return -1
+		case a.at > b.at:
+			return 1
+		}
+		return 0
+	})
+	for _, x := range ps {
+		t := task{order: x.order}
+		for range x.calls {
+			t.slots = append(t.slots, len(p.slots))
+			p.slots = append(p.slots, x.order)
+		}
+		p.tasks = append(p.tasks, t)
+	}
+	return p
+}
+
+// fault is what the provider does to one create request.
+type fault uint8
+
+// The faults. Each random fault is as likely as any other; crashes are placed apart.
+const (
+	noFault fault = iota
+	// requestLost: the provider's front end drops the connection before its handler runs;
+	// nothing commits.
+	requestLost
+	// responseLost: the transfer commits, then the connection breaks while the answer is on its
+	// way (a few bytes of the status line, then the end of the connection).
+	responseLost
+	// resetAfterCommit: the transfer commits, then the connection is reset (TCP RST).
+	resetAfterCommit
+	// slowCommit: the commit takes slowCommitTime, and the gateway drops the connection after
+	// slowGatewayTime; a request with the same key meanwhile is answered 409.
+	slowCommit
+	// unavailable: 503 with Retry-After, nothing commits.
+	unavailable
+	// rateLimited: 429 with Retry-After, nothing commits.
+	rateLimited
+	// crash: the transfer commits, then the calling process is killed before it reads the
+	// answer; it is restarted and does its unfinished work again.
+	crash
+	numFaults
+)
+
+// numRandom is the number of faults drawn at random (every fault but crash).
+const numRandom = int(crash - 1)
+
+var faultNames = [numFaults]string{"none", "request lost", "response lost", "reset after commit", "slow commit", "503", "429", "crash"}
+
+func (f fault) String() string { return faultNames[f] }
+
+// schedule decides the fault of each create request from the seed, the order it is for and how
+// many requests for that order came before it, and nothing else: every client meets the same
+// faults on its n-th request for an order, whatever order its requests arrive in.
+type schedule struct {
+	seed    uint64
+	rate    float64      // share of the create requests that meet a random fault
+	crashes map[int]bool // orders whose first request crashes the caller
+}
+
+// newSchedule places one crash in each stretch of every orders (at least one crash), and
+// gives a share rate of the create requests a random fault.
+func newSchedule(seed uint64, n int, rate float64, every int) *schedule {
+	rng := rand.New(rand.NewPCG(seed, 0x6372617368))
+	s := &schedule{seed: seed, rate: rate, crashes: make(map[int]bool)}
+	every = max(every, 1)
+	for i := range max(1, n/every) {
+		// Past the first few orders of the stretch, so that the caller is busy when it dies.
+		lo := i * every
+		s.crashes[min(n-1, lo+min(10, every/2)+rng.IntN(max(1, every-10)))] = true
+	}
+	return s
+}
+
+// fault returns the fault of the n-th create request (1 for the first) for order o.
+func (s *schedule) fault(o, n int) fault {
+	if n == 1 && s.crashes[o] {
+		return crash
+	}
+	rng := rand.New(rand.NewPCG(s.seed, uint64(o)<<16|uint64(n)))
+	if rng.Float64() >= s.rate {
+		return noFault
+	}
+	return fault(1 + rng.IntN(numRandom))
+}
