@@ -256,6 +256,8 @@ type Operation struct {
 	// Write is true for POST, PUT, PATCH and DELETE. Safety is non-nil exactly for writes.
 	Write  bool
 	Safety *Safety
+	// Hints are what an agent tool of the operation may claim about it.
+	Hints Hints
 }
 
 // PathPart is a literal piece of a path template (Param nil) or the parameter that fills a

@@ -19,6 +19,8 @@ import (
 type Options struct {
 	// Package overrides the annotation file's package name when not empty.
 	Package string
+	// MCP asks for agent tools too: every answer their hints need must be given.
+	MCP bool
 }
 
 // Load reads an OpenAPI document (3.0, 3.1 or Swagger 2.0) and its write-safety annotation file
@@ -105,6 +107,14 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	api.Warnings = warnings
 
 	r.assemble(api)
+	for _, op := range api.Operations {
+		op.Hints = hintsOf(op)
+	}
+	if opts.MCP {
+		if errs := toolDefects(api); len(errs) > 0 {
+			return nil, sorted(errs)
+		}
+	}
 	return api, nil
 }
 

@@ -62,14 +62,8 @@ type Options struct {
 
 // Generate returns the files of the package described by api, sorted by name. The IR is
 // resolved and checked: Generate fails only when the emitters wrote Go that does not parse, a
-// defect of writegen reported as a *FormatError, or, with opts.MCP, when the answers leave a
-// tool's hints unsettled (a spec.ErrorList at the answers' positions).
+// defect of writegen reported as a *FormatError.
 func Generate(api *spec.API, opts Options) ([]File, error) {
-	if opts.MCP {
-		if errs := mcpDefects(api); len(errs) > 0 {
-			return nil, errs
-		}
-	}
 	g := &generator{api: api}
 	report, err := safetyReport(api, opts.Version)
 	if err != nil {

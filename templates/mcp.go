@@ -21,46 +21,6 @@ const (
 // ToolsFile is the name of the generated file of MCP tools.
 const ToolsFile = "tools.go"
 
-// mcpDefects lists what stops the MCP tools from being generated: a POST write that does not
-// say whether it overwrites or deletes (its method does not settle it, and destructiveHint must
-// be derived, never guessed). Each is reported at the write's entry in the annotation file.
-func mcpDefects(api *spec.API) spec.ErrorList {
-	var errs spec.ErrorList
-	for _, op := range api.Operations {
-		s := op.Safety
-		if s == nil || op.Call == spec.CallRead || op.Method != "POST" || s.DestructiveSet {
-			continue
-		}
-		errs = append(errs, &spec.Error{Pos: s.Pos, Operation: op.ID,
-			Msg: "destructive: say whether it overwrites or deletes (true) or only adds (false); MCP tools need the answer for a POST"})
-	}
-	return errs
-}
-
-// hints are the MCP tool annotations of an operation, derived from its answers.
-type hints struct {
-	readOnly, destructive, idempotent bool
-}
-
-// toolHints derives the hints of op (promise 36): readOnlyHint for reads and read_only writes;
-// idempotentHint only when repeating the call with the same arguments cannot make a second
-// effect: the effect is idempotent, or the business key is claimed in the ledger (a repeat gets
-// the first outcome), or the provider keeps its key forever (a key remembered for a window does
-// not qualify: a repeat after it is a second effect); destructiveHint from the destructive
-// answer (or the method's default). openWorldHint is true for every tool: each calls the
-// provider.
-func toolHints(op *spec.Operation) hints {
-	s := op.Safety
-	switch op.Call {
-	case spec.CallRead:
-		return hints{readOnly: true, idempotent: true}
-	case spec.CallDo:
-		return hints{destructive: s.Destructive, idempotent: s.Effect == spec.EffectIdempotent}
-	}
-	return hints{destructive: s.Destructive, idempotent: s.Effect == spec.EffectIdempotent || s.Dedupe ||
-		s.Idempotency != nil && s.Idempotency.Window == 0}
-}
-
 // mcpGen holds what the tools of one API are called: tool names, argument names.
 type mcpGen struct {
 	*generator
@@ -157,15 +117,15 @@ func list(names []string) string {
 //		OutputSchema: json.RawMessage(`{...}`),
 //	}
 func (m *mcpGen) tool(f *jen.File, op *spec.Operation) {
-	h := toolHints(op)
+	h := op.Hints
 	title := oneLine(op.Summary)
 	if title == "" {
 		title = m.names[op]
 	}
 	annotations := jen.Op("&").Qual(mcpPath, "ToolAnnotations").Custom(multiLine,
-		jen.Id("ReadOnlyHint").Op(":").Lit(h.readOnly),
-		jen.Id("DestructiveHint").Op(":").Id("new").Call(jen.Lit(h.destructive)),
-		jen.Id("IdempotentHint").Op(":").Lit(h.idempotent),
+		jen.Id("ReadOnlyHint").Op(":").Lit(h.ReadOnly),
+		jen.Id("DestructiveHint").Op(":").Id("new").Call(jen.Lit(h.Destructive)),
+		jen.Id("IdempotentHint").Op(":").Lit(h.Idempotent),
 		jen.Id("OpenWorldHint").Op(":").Id("new").Call(jen.True()),
 	)
 	items := []jen.Code{

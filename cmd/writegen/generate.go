@@ -94,7 +94,7 @@ func (f genFlags) generate(stderr io.Writer) ([]templates.File, error) {
 	if err := f.checkPaths(); err != nil {
 		return nil, err
 	}
-	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg})
+	api, err := spec.Load(f.spec, f.annotations, spec.Options{Package: f.pkg, MCP: f.mcp})
 	if err != nil {
 		if swapped(f.spec, f.annotations) {
 			return nil, fmt.Errorf("-spec %s is a write-safety annotation file and -annotations %s an OpenAPI document: swap them", f.spec, f.annotations)
