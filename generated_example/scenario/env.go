@@ -90,7 +90,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		tokens: NewClock(false),
 		prefix: "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
 	}
-	e.ledger, err = ledgercli.Open(ctx, o.Ledger)
+	e.ledger, err = ledgercli.Open(ctx, o.Ledger, ledger.WithClock(e.clock))
 	if err != nil {
 		return nil, err
 	}
@@ -118,6 +118,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		WebhookURL:    hooks + "support",
 		WebhookSecret: supportSecret,
 		Deliveries:    func(id string) simulator.Delivery { return e.schedule().delivery(id) },
+		Clock:         e.clock.Now,
 	})
 	e.chat = simulator.NewChat(simulator.ChatConfig{
 		Faults:        e.fault,
@@ -125,6 +126,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		WebhookURL:    hooks + "chat",
 		WebhookSecret: chatSecret,
 		Deliveries:    func(id string) simulator.Delivery { return e.schedule().delivery(id) },
+		Clock:         e.clock.Now,
 	})
 
 	access, refresh, life := e.desk.Credentials()

@@ -135,7 +135,7 @@ func (f Figures) Write(w io.Writer) {
 	reasons := make(map[string]int)
 	var order []string
 	for _, n := range f.Notices {
-		r := n.Operation + ": " + n.Reason
+		r := n.OperationID + ": " + n.Reason
 		if reasons[r] == 0 {
 			order = append(order, r)
 		}
@@ -153,6 +153,6 @@ func (f Figures) Write(w io.Writer) {
 		if n.Cause != nil {
 			cause = " (" + strings.TrimPrefix(n.Cause.Error(), "runtime: ") + ")"
 		}
-		p("  - %s %s after %d attempts: %s%s; owner %s", n.Operation, n.BusinessKey, n.Attempts, n.Reason, cause, n.Owner)
+		p("  - %s %s after %d attempts: %s%s; owner %s", n.OperationID, n.BusinessKey, n.Attempts, n.Reason, cause, n.Owner)
 	}
 }

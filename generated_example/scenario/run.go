@@ -85,12 +85,12 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 		threads[t.ConversationID] = append(threads[t.ConversationID], t)
 	}
 	listed := make(map[string]bool) // "operation business-key" of every uncertain row
-	rows, err := e.ledger.List(ctx, runtime.StateUncertain)
+	rows, err := e.ledger.List(ctx, ledger.Filter{State: runtime.StateUncertain, AnyScope: true, AnyTenant: true})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		listed[r.Operation+" "+r.BusinessKey] = true
+		listed[r.Scope+"/"+r.Operation+" "+r.BusinessKey] = true
 	}
 
 	for _, c := range convs {
@@ -116,11 +116,11 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 			switch n := count(ts[0].Messages, func(m simulator.Message) bool { return m.Author == "customer" }); {
 			case n > 1:
 				fail("%s: the user's request was posted into the thread %d times", c, n)
-			case n == 0 && !listed["postMessage escalation-opening:"+id]:
+			case n == 0 && !listed["support-desk/post-message escalation-opening:"+id]:
 				fail("%s: the user's request was never posted into the thread, and is not listed uncertain", c)
 			}
 		case es.Status == "uncertain":
-			if !listed["createThread escalation:"+id] {
+			if !listed["support-desk/create-thread escalation:"+id] {
 				fail("%s: escalation %s is uncertain but not listed for reconciliation", c, id)
 			}
 		default:
@@ -140,7 +140,7 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 		case es.FirstReplyID == "":
 		case len(answers) == 1 && answers[0].InReplyTo != es.FirstReplyID:
 			fail("%s: delivered reply %s, but the first was %s", c, answers[0].InReplyTo, es.FirstReplyID)
-		case len(answers) == 0 && !listed["postConversationMessage escalation-first-reply:"+id]:
+		case len(answers) == 0 && !listed["chat/post-conversation-message escalation-first-reply:"+id]:
 			fail("%s: first reply %s never delivered, and not listed uncertain", c, es.FirstReplyID)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/writegen/writegen/generated_example/simulator"
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgercli"
 )
 
@@ -68,7 +69,7 @@ func TestUncertainListed(t *testing.T) {
 		t.Fatalf("want 3 uncertain escalations after 3 lookups, got %+v", f)
 	}
 	for _, n := range f.Notices {
-		if n.Operation != "createThread" || n.Owner != "support-ops" || n.Attempts != 4 {
+		if n.OperationID != "createThread" || n.Owner != "support-ops" || n.Attempts != 4 {
 			t.Errorf("notice %+v", n)
 		}
 	}
@@ -81,7 +82,7 @@ func TestUncertainListed(t *testing.T) {
 			t.Errorf("writegen ledger list does not show %s:\n%s", n.BusinessKey, out.String())
 		}
 	}
-	rows, err := env.Ledger().List(t.Context(), runtime.StateUncertain)
+	rows, err := env.Ledger().List(t.Context(), ledger.Filter{State: runtime.StateUncertain, Scope: "support-desk", AnyTenant: true})
 	if err != nil || len(rows) != 3 {
 		t.Errorf("uncertain rows: %d, %v", len(rows), err)
 	}
