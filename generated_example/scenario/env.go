@@ -88,16 +88,18 @@ type Env struct {
 	tokenLife time.Duration // of the desk's access tokens
 	prefix    string        // of the conversation ids, unique to the Env (a ledger may be reused)
 
-	mu        sync.Mutex
-	sched     Schedule
-	runs      int                       // schedules run
-	convs     int                       // conversations that asked for a person
-	requests  int                       // escalation events sent
-	paused    int                       // pauses past the key window
-	uncertain []*runtime.UncertainError // every outcome told to the notifier
-	token     runtime.Token             // as persisted by the refresher
-	checked   Checks                    // what the checks counted
-	replica   ReplicaFigures            // what happened to the relay processes
+	mu         sync.Mutex
+	sched      Schedule
+	runs       int                       // schedules run
+	convs      int                       // conversations that asked for a person
+	requests   int                       // escalation events sent
+	paused     int                       // pauses past the key window
+	uncertain  []*runtime.UncertainError // every outcome told to the notifier
+	token      runtime.Token             // as persisted by the refresher
+	checked    Checks                    // what the checks counted
+	replica    ReplicaFigures            // what happened to the relay processes
+	struck     map[int]bool              // the replicas killed or stopped in this run or the one before
+	lastStruck int                       // the replica killed or stopped in this run, -1 if none
 }
 
 // NewEnv opens the ledger, starts the simulators and the relay, or its replicas.
@@ -123,10 +125,11 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		}
 	}
 	e := &Env{
-		opts:   o,
-		clock:  NewClock(o.Instant),
-		tokens: NewClock(false),
-		prefix: "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
+		opts:       o,
+		lastStruck: -1,
+		clock:      NewClock(o.Instant),
+		tokens:     NewClock(false),
+		prefix:     "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
 	}
 	e.ledger, err = ledgercli.Open(ctx, o.Ledger, ledger.WithClock(e.clock))
 	if err != nil {
@@ -195,15 +198,40 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 	return opts
 }
 
+// watcher is told what the clients of a relay met: uncertain outcomes, and claims they lost.
+type watcher interface {
+	runtime.Notifier
+	// fenced is told when a call's settlement of row id was refused because another caller took
+	// the row over (the call's fence is stale): the call had stopped renewing its lease.
+	fenced(id, fence int64)
+}
+
+// fenceWatch is the ledger of the clients: the relay's, which tells w when a settlement is
+// refused for a stale fence. It changes nothing.
+type fenceWatch struct {
+	*ledger.Ledger
+	w watcher
+}
+
+// Settle implements runtime.Ledger.
+func (l fenceWatch) Settle(ctx context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
+	err := l.Ledger.Settle(ctx, id, fence, to, s)
+	if errors.Is(err, runtime.ErrLeaseLost) {
+		l.w.fenced(id, fence)
+	}
+	return err
+}
+
 // newRelay builds a relay on l with clients of the simulators at deskURL and chatURL.
 func newRelay(ctx context.Context, o Options, l *ledger.Ledger, deskURL, chatURL string, clock runtime.Clock,
-	tokens runtime.TokenSource, n runtime.Notifier) (*relay.Relay, error) {
-	common := clientOptions(o, clock, n)
-	deskClient, err := support.NewClient(deskURL, l, append(common, runtime.WithTokenSource(tokens))...)
+	tokens runtime.TokenSource, w watcher) (*relay.Relay, error) {
+	common := clientOptions(o, clock, w)
+	cl := fenceWatch{l, w}
+	deskClient, err := support.NewClient(deskURL, cl, append(common, runtime.WithTokenSource(tokens))...)
 	if err != nil {
 		return nil, err
 	}
-	chatClient, err := chat.NewClient(chatURL, l, append(common, runtime.WithHeader("Authorization", "Bearer "+botToken))...)
+	chatClient, err := chat.NewClient(chatURL, cl, append(common, runtime.WithHeader("Authorization", "Bearer "+botToken))...)
 	if err != nil {
 		return nil, err
 	}
@@ -369,6 +397,19 @@ func (e *Env) Uncertain(_ context.Context, ue *runtime.UncertainError) {
 	e.mu.Lock()
 	e.uncertain = append(e.uncertain, ue)
 	e.mu.Unlock()
+}
+
+// fenced counts a call of the relay in this process that lost its claim.
+func (e *Env) fenced(int64, int64) { e.countFenced(-1) }
+
+// countFenced counts a call that lost its claim, in replica i (-1: in this process).
+func (e *Env) countFenced(i int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.replica.Fenced++
+	if i >= 0 && !e.struck[i] {
+		e.replica.FencedLive++
+	}
 }
 
 // whsec formats a webhook secret as Standard Webhooks receivers take it.

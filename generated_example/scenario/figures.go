@@ -107,6 +107,12 @@ type ReplicaFigures struct {
 	// those of them another process took over, with a new fence (the others were settled by
 	// their own caller, continued before anyone took them).
 	Orphaned, TakenOver int
+	// Fenced counts the calls whose settlement the ledger refused because another caller had
+	// taken their claim over (the call then adopts the other's outcome, or ends uncertain), and
+	// FencedLive those in a replica that was neither killed nor stopped in that run or the one
+	// before: a live call whose heartbeat did not renew its lease in time (a machine too busy),
+	// or a takeover of a live call. It is a figure, not a check: it depends on timing.
+	Fenced, FencedLive int
 
 	orphans []orphan // of the run in progress
 }
@@ -220,6 +226,10 @@ func (f Figures) Write(w io.Writer) {
 	if r := f.Replica; r.Replicas > 1 {
 		p("Replicas           %5d relay processes on one ledger; %d claims held by a process killed or stopped, %d of them taken over by another",
 			r.Replicas, r.Orphaned, r.TakenOver)
+		p("Fenced out         %5d calls whose claim was taken over while they ran (%d in a replica neither killed nor stopped)",
+			r.Fenced, r.FencedLive)
+	} else if r.Fenced > 0 {
+		p("Fenced out         %5d calls whose claim was taken over while they ran (the connector was paused)", r.Fenced)
 	}
 	p("Uncertain outcomes %5d told to the owner; %d writes uncertain when checked, each listed for a person:",
 		len(f.Notices), f.Checked.Listed)

@@ -72,6 +72,7 @@ type replicaMsg struct {
 	Stats    *relay.Stats `json:"stats,omitempty"`
 	Held     bool         `json:"held,omitempty"`
 	Released bool         `json:"released,omitempty"`
+	Fenced   bool         `json:"fenced,omitempty"` // a call lost its claim (see watcher)
 	Err      string       `json:"err,omitempty"`
 }
 
@@ -122,6 +123,8 @@ func (o *output) send(m replicaMsg) {
 func (o *output) Uncertain(_ context.Context, ue *runtime.UncertainError) {
 	o.send(replicaMsg{Notice: noticeOf(ue)})
 }
+
+func (o *output) fenced(int64, int64) { o.send(replicaMsg{Fenced: true}) }
 
 // runReplica is a relay process: the relay on the ledger, its webhook server, its workers and
 // its periodic Resume, until its input ends.
@@ -298,6 +301,8 @@ func (p *replicaProc) read(stdout io.Reader, ready chan<- string, e *Env) {
 			ready <- m.URL
 		case m.Notice != nil:
 			e.Uncertain(context.Background(), m.Notice.uncertain())
+		case m.Fenced:
+			e.countFenced(p.index)
 		default:
 			p.replies <- m
 		}

@@ -28,7 +28,15 @@ func (e *Env) Run(ctx context.Context, s Schedule) (violations []string, err err
 	var struck sync.WaitGroup
 	var strikeErr error
 	if rs, ok := e.relays.(*replicas); ok {
-		if rf := s.replicaFault(len(rs.procs)); rf.kind != "" {
+		rf := s.replicaFault(len(rs.procs))
+		e.mu.Lock()
+		e.struck = map[int]bool{e.lastStruck: e.lastStruck >= 0}
+		e.lastStruck = -1
+		if rf.kind != "" {
+			e.struck[rf.replica], e.lastStruck = true, rf.replica
+		}
+		e.mu.Unlock()
+		if rf.kind != "" {
 			struck.Go(func() { strikeErr = rs.strike(ctx, rf, 4*s.Within) })
 		}
 	}
