@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,40 @@ func TestUncertainListed(t *testing.T) {
 	rows, err := env.Ledger().List(t.Context(), ledger.Filter{State: runtime.StateUncertain, Scope: "support-desk", AnyTenant: true})
 	if err != nil || len(rows) != 3 {
 		t.Errorf("uncertain rows: %d, %v", len(rows), err)
+	}
+}
+
+// Once the desk heals, the periodic Resume drives the uncertain threads on with their keys, and
+// the relay's reconcile records them on their escalations: one thread each, and the user's
+// request posted into it.
+func TestUncertainReconciled(t *testing.T) {
+	env, _ := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
+	if f := env.Figures(); f.Uncertain != 3 || f.Threads != 0 {
+		t.Fatalf("want 3 uncertain escalations first, got %+v", f)
+	}
+	run(t, env, Schedule{Seed: 4}) // no faults from now on
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for i := 1; i <= 3; i++ {
+		conv := env.prefix + "1-" + strconv.Itoa(i)
+		for {
+			es, _, err := relay.ReadEscalation(ctx, env.Ledger(), conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if es.ThreadID != "" {
+				break
+			}
+			if err := sleepUntil(ctx, time.Now().Add(10*time.Millisecond)); err != nil {
+				t.Fatalf("%s: no thread recorded after the desk healed: %v (%+v)", conv, err, env.Figures())
+			}
+		}
+	}
+	run(t, env, Schedule{Seed: 5}) // checks the ledger at rest again
+	f := env.Figures()
+	if f.Threads != 3 || f.Reconciled != 3 || f.Uncertain != 0 || f.Openings != 3 || f.Resumed.Active < 3 {
+		t.Errorf("want 3 threads, reconciled after Resume settled them, with the requests posted; got %+v", f)
 	}
 }
 
