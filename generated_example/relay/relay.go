@@ -387,23 +387,17 @@ func (r *Relay) open(ctx context.Context, id int64, conv, text string, repeat bo
 }
 
 // recordThread stores the thread on the escalation and, in the same transaction, the obligation
-// to post the user's request into it.
+// to post the user's request into it. It counts only what was committed.
 func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread], repeat bool) error {
-	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
-		var was string
+	var recorded bool
+	var was string
+	err := r.ledger.InTx(ctx, func(tx ledger.Querier) error {
 		if _, err := queryRow(ctx, tx, selectStatus, []any{id}, &was); err != nil {
 			return err
 		}
 		n, err := tx.Exec(ctx, recordThread, id, rec.ID, r.now())
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			// Recorded by another handler of the same escalation.
-			if repeat {
-				r.count(func(s *Stats) { s.Repeats++ })
-			}
-			return nil
+		if err != nil || n == 0 {
+			return err // n == 0: recorded by another handler of the same escalation
 		}
 		var text string
 		if _, err := queryRow(ctx, tx, `SELECT request_text FROM relay_escalations WHERE id = $1`, []any{id}, &text); err != nil {
@@ -413,6 +407,17 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 		if err != nil {
 			return err
 		}
+		recorded = true
+		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Operation: opPostMessage,
+			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
+			Payload:   payload,
+		})
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("relay: record the thread of escalation %d: %w", id, err)
+	case recorded:
 		r.count(func(s *Stats) {
 			s.Threads++
 			switch rec.Source {
@@ -425,12 +430,10 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 				s.Reconciled++
 			}
 		})
-		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
-			Operation: opPostMessage,
-			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
-			Payload:   payload,
-		})
-	})
+	case repeat:
+		r.count(func(s *Stats) { s.Repeats++ })
+	}
+	return nil
 }
 
 // setStatus records why an escalation has no thread; counted runs when the status changed.
@@ -488,27 +491,33 @@ func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
 		return nil
 	}
 	r.count(func(s *Stats) { s.Replies++ })
-	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
+	var first bool
+	err := r.ledger.InTx(ctx, func(tx ledger.Querier) error {
 		var id int64
-		first, err := queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
-		if err != nil {
-			return fmt.Errorf("relay: reply %s: %w", ev.Message.ID, err)
-		}
-		if !first {
-			r.count(func(s *Stats) { s.LaterReplies++ })
-			return nil
+		var err error
+		first, err = queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
+		if err != nil || !first {
+			return err
 		}
 		payload, err := json.Marshal(answer{ConversationID: ev.ConversationID, ReplyID: ev.Message.ID, Author: ev.Message.Author, Text: ev.Message.Text})
 		if err != nil {
 			return err
 		}
-		r.count(func(s *Stats) { s.FirstReplies++ })
 		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
 			Operation: opPostToChat,
 			DedupeKey: firstReplyPref + strconv.FormatInt(id, 10),
 			Payload:   payload,
 		})
 	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("relay: reply %s: %w", ev.Message.ID, err)
+	case first:
+		r.count(func(s *Stats) { s.FirstReplies++ })
+	default:
+		r.count(func(s *Stats) { s.LaterReplies++ })
+	}
+	return nil
 }
 
 // send delivers one obligation with its dedupe key as the business key.

@@ -316,6 +316,13 @@ func (e *Env) Close() error {
 	return errors.Join(err, e.ledger.Close())
 }
 
+// HoldResume keeps every relay from starting another periodic Resume until release is called,
+// after waiting for the ones in progress to end (see relay.Relay.HoldResume): the ledger is then
+// at rest, unless events are still being handled. Run holds them while it checks a run.
+func (e *Env) HoldResume(ctx context.Context) (release func(), err error) {
+	return e.relays.hold(ctx)
+}
+
 // Ledger returns the ledger the relays use.
 func (e *Env) Ledger() *ledger.Ledger { return e.ledger }
 
