@@ -363,21 +363,35 @@ func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 // uncertain thread, the thread). repeat says whether an outcome another handler recorded first
 // counts as a repeat request.
 func (r *Relay) open(ctx context.Context, id int64, conv, text string, repeat bool) error {
-	rec, err := r.cfg.Support.CreateThread(ctx, support.CreateThreadKey{EscalationID: id}, support.NewThread{
-		ConversationID: conv,
-		Subject:        "Escalation " + strconv.FormatInt(id, 10) + ": " + firstLine(text),
-	})
+	create := func() (*runtime.Receipt[support.Thread], error) {
+		return r.cfg.Support.CreateThread(ctx, support.CreateThreadKey{EscalationID: id}, support.NewThread{
+			ConversationID: conv,
+			Subject:        "Escalation " + strconv.FormatInt(id, 10) + ": " + firstLine(text),
+		})
+	}
+	rec, err := create()
 	switch {
 	case err == nil:
 		return r.recordThread(ctx, id, rec, repeat)
 	case errors.Is(err, runtime.ErrUncertain):
 		// Listed by "writegen ledger list" for a person, and driven on by Resume while the desk's
 		// key or search can still settle it; never retried into a second thread.
-		return r.setStatus(ctx, id, "uncertain", err, repeat, func(s *Stats) { s.Uncertain++ })
+		changed, serr := r.setStatus(ctx, id, "uncertain", err, repeat, func(s *Stats) { s.Uncertain++ })
+		if serr != nil || !changed {
+			return serr
+		}
+		// A Resume may have settled the row between the call's end and the status: its
+		// reconcile did not see the escalation uncertain yet. One more look at the ledger
+		// closes the gap (a Resume that settles the row later reconciles it).
+		if rec, err := create(); err == nil {
+			return r.recordThread(ctx, id, rec, false)
+		}
+		return nil
 	case errors.Is(err, runtime.ErrRejected), errors.Is(err, runtime.ErrKeyConflict), errors.Is(err, runtime.ErrCompensated):
 		// For good: the desk refused the request, the key holds another request (a bug of ours),
 		// or the thread was undone.
-		return r.setStatus(ctx, id, "failed", err, repeat, func(s *Stats) { s.Failed++ })
+		_, serr := r.setStatus(ctx, id, "failed", err, repeat, func(s *Stats) { s.Failed++ })
+		return serr
 	case errors.Is(err, runtime.ErrNotApplied):
 		// Nothing happened and the key is free: the inbox tries again later, with the same key.
 		r.count(func(s *Stats) { s.NotApplied++ })
@@ -436,19 +450,20 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 	return nil
 }
 
-// setStatus records why an escalation has no thread; counted runs when the status changed.
-func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, repeat bool, counted func(*Stats)) error {
+// setStatus records why an escalation has no thread, and reports whether its status changed;
+// counted runs when it did.
+func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, repeat bool, counted func(*Stats)) (bool, error) {
 	n, err := r.ledger.Querier().Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
 	switch {
 	case err != nil:
-		return fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
+		return false, fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
 	case n > 0:
 		r.count(counted)
 	case repeat:
 		// Recorded by another handler of the same escalation.
 		r.count(func(s *Stats) { s.Repeats++ })
 	}
-	return nil
+	return n > 0, nil
 }
 
 // escalationRequested is the body of the chat platform's escalation.requested webhook: the user

@@ -160,6 +160,18 @@ func answerWrite(id string) string {
 
 func writeOf(id runtime.Identity) string { return id.Scope + "/" + id.Operation + " " + id.BusinessKey }
 
+// claimOf describes the ledger's claim of a write ("scope/key-scope business-key"), for a
+// failure message.
+func (e *Env) claimOf(ctx context.Context, write string) string {
+	scopeOp, key, _ := strings.Cut(write, " ")
+	scope, op, _ := strings.Cut(scopeOp, "/")
+	r, err := e.ledger.Find(ctx, runtime.Identity{Scope: scope, Operation: op, BusinessKey: key})
+	if err != nil {
+		return "its claim: " + err.Error()
+	}
+	return fmt.Sprintf("its claim, ledger row %d, is %s (fence %d, %d attempts, last error %q)", r.ID, r.State, r.Fence, r.Attempts, r.LastError)
+}
+
 // check returns what does not hold for the conversations of a run, and for the ledger as a
 // whole, and counts it.
 func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
@@ -231,16 +243,16 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 				fail("%s: the user's request was posted into the thread %d times", conv, n)
 			case n == 0 && !uncertain(&c, conv, openingWrite(id)):
 				c.Lost++
-				fail("%s: the user's request was never posted into the thread, and is not listed uncertain", conv)
+				fail("%s: the user's request was never posted into the thread, and is not listed uncertain; %s", conv, e.claimOf(ctx, openingWrite(id)))
 			}
 		case es.Status == "uncertain":
 			if !uncertain(&c, conv, threadWrite(id)) {
 				c.Lost++
-				fail("%s: escalation %s is uncertain but not listed for reconciliation", conv, id)
+				fail("%s: escalation %s is uncertain but not listed for reconciliation; %s", conv, id, e.claimOf(ctx, threadWrite(id)))
 			}
 		default:
 			c.Lost++
-			fail("%s: escalation %s ended %s without a thread or an uncertain record (%s)", conv, id, es.Status, es.LastError)
+			fail("%s: escalation %s ended %s without a thread or an uncertain record (%s); %s", conv, id, es.Status, es.LastError, e.claimOf(ctx, threadWrite(id)))
 		}
 
 		answers := e.chat.Messages(conv)
@@ -260,7 +272,7 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 			fail("%s: delivered reply %s, but the first was %s", conv, answers[0].InReplyTo, es.FirstReplyID)
 		case len(answers) == 0 && !uncertain(&c, conv, answerWrite(id)):
 			c.Lost++
-			fail("%s: first reply %s never delivered, and not listed uncertain", conv, es.FirstReplyID)
+			fail("%s: first reply %s never delivered, and not listed uncertain; %s", conv, es.FirstReplyID, e.claimOf(ctx, answerWrite(id)))
 		}
 	}
 	for _, n := range notices[e.checked.Notices:] {
