@@ -228,12 +228,21 @@ func (r *Relay) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 		s.Resumes++
 		s.Resumed = s.Resumed.Add(rep)
 	})
-	return rep, errors.Join(err1, err2, r.reconcile(ctx))
+	_, err3 := r.Reconcile(ctx)
+	return rep, errors.Join(err1, err2, err3)
 }
 
-// reconcile asks the ledger again for the thread of every escalation whose thread was
+// Reconcile asks the ledger again for the thread of every escalation whose thread was
 // uncertain: the same call with the same key, which reads the row and sends nothing while the
-// row is settled. A row settled active since records its thread; an uncertain one stays so.
+// row is settled. A row settled active since (by a Resume, here or in another relay, or by a
+// person) records its thread; an uncertain one stays so. It returns how many escalations that
+// were uncertain had their thread recorded while it ran. Resume calls it.
+func (r *Relay) Reconcile(ctx context.Context) (int, error) {
+	before := r.Stats().Reconciled
+	err := r.reconcile(ctx)
+	return r.Stats().Reconciled - before, err
+}
+
 func (r *Relay) reconcile(ctx context.Context) error {
 	type uncertain struct {
 		id         int64

@@ -72,6 +72,9 @@ type relays interface {
 	stats() relay.Stats
 	// hold holds the periodic Resume of every relay (see relay.HoldResume).
 	hold(ctx context.Context) (release func(), err error)
+	// reconcile has every relay reconcile its uncertain escalations (see relay.Reconcile) and
+	// returns how many got their thread.
+	reconcile(ctx context.Context) (int, error)
 	close() error
 }
 
@@ -293,6 +296,8 @@ func (lo *local) route(string, int) string { return lo.url }
 func (lo *local) stats() relay.Stats       { return lo.relay.Stats() }
 
 func (lo *local) hold(ctx context.Context) (func(), error) { return lo.relay.HoldResume(ctx) }
+
+func (lo *local) reconcile(ctx context.Context) (int, error) { return lo.relay.Reconcile(ctx) }
 
 func (lo *local) close() error {
 	lo.stop()

@@ -73,6 +73,9 @@ type Checks struct {
 	// Notices counts the uncertain outcomes told to the notifier. A write that Resume drives on
 	// and that ends uncertain again is told again.
 	Notices int
+	// CaughtUp counts the escalations whose thread a relay recorded at the reconcile made before
+	// a check: a Resume had settled the thread since the last reconcile saw the escalation.
+	CaughtUp int
 }
 
 // reason counts a listed write under reason.
@@ -90,6 +93,7 @@ func (c *Checks) add(o Checks) {
 	c.Listed += o.Listed
 	c.Unnotified += o.Unnotified
 	c.Notices += o.Notices
+	c.CaughtUp += o.CaughtUp
 	for r, n := range o.Reasons {
 		if c.Reasons == nil {
 			c.Reasons = make(map[string]int)
@@ -268,4 +272,7 @@ func (f Figures) Write(w io.Writer) {
 	}
 	p("Checked            %5d escalations: %d duplicates, %d outcomes lost, %d uncertain writes nobody was told about",
 		f.Checked.Escalations, f.Checked.Duplicates, f.Checked.Lost, f.Checked.Unnotified)
+	if f.Checked.CaughtUp > 0 {
+		p("  (%d escalations caught up with a thread that Resume settled at the reconcile before a check)", f.Checked.CaughtUp)
+	}
 }

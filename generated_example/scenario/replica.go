@@ -65,15 +65,16 @@ type replicaSpec struct {
 
 // replicaMsg is one line of a relay process's output: first its webhooks' URL, then notices
 // as they happen, and the answers to the parent's commands (one line each: "stats", "hold",
-// "release").
+// "release", "reconcile").
 type replicaMsg struct {
-	URL      string       `json:"url,omitempty"`
-	Notice   *notice      `json:"notice,omitempty"`
-	Stats    *relay.Stats `json:"stats,omitempty"`
-	Held     bool         `json:"held,omitempty"`
-	Released bool         `json:"released,omitempty"`
-	Fenced   bool         `json:"fenced,omitempty"` // a call lost its claim (see watcher)
-	Err      string       `json:"err,omitempty"`
+	URL        string       `json:"url,omitempty"`
+	Notice     *notice      `json:"notice,omitempty"`
+	Stats      *relay.Stats `json:"stats,omitempty"`
+	Held       bool         `json:"held,omitempty"`
+	Released   bool         `json:"released,omitempty"`
+	Fenced     bool         `json:"fenced,omitempty"` // a call lost its claim (see watcher)
+	Reconciled *int         `json:"reconciled,omitempty"`
+	Err        string       `json:"err,omitempty"`
 }
 
 // notice is an uncertain outcome as a relay process tells it.
@@ -183,6 +184,13 @@ func runReplica(spec string) error {
 				}
 			}
 			out.send(replicaMsg{Held: true})
+		case "reconcile":
+			n, err := r.Reconcile(ctx)
+			if err != nil {
+				out.send(replicaMsg{Err: err.Error()})
+				continue
+			}
+			out.send(replicaMsg{Reconciled: &n})
 		case "release":
 			if release != nil {
 				release()
@@ -389,6 +397,23 @@ func (rs *replicas) hold(ctx context.Context) (func(), error) {
 		}
 	}
 	return release, nil
+}
+
+func (rs *replicas) reconcile(ctx context.Context) (int, error) {
+	rs.mu.Lock()
+	procs := append([]*replicaProc(nil), rs.procs...)
+	rs.mu.Unlock()
+	total := 0
+	for _, p := range procs {
+		m, err := p.command(ctx, "reconcile")
+		if err != nil {
+			return total, err
+		}
+		if m.Reconciled != nil {
+			total += *m.Reconciled
+		}
+	}
+	return total, nil
 }
 
 // crash kills replica i, after asking what it did, records the claims it held, and starts it

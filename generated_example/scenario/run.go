@@ -102,7 +102,8 @@ func (rs *replicas) strike(ctx context.Context, rf replicaFault, within time.Dur
 
 // quiet waits until the relays and their peers are at rest: every webhook event delivered and
 // handled, every obligation sent or settled, no claim open, no commit running and no event on
-// the way. It returns with the periodic Resume of every relay held, so that none claims a row
+// the way, and every relay has reconciled its uncertain escalations with the ledger as it is
+// then. It returns with the periodic Resume of every relay held, so that none claims a row
 // while the run is checked; release lets them go on.
 func (e *Env) quiet(ctx context.Context) (release func(), err error) {
 	for {
@@ -122,9 +123,18 @@ func (e *Env) quiet(ctx context.Context) (release func(), err error) {
 			// A Resume that ran until the hold may have left a commit running at a peer.
 			e.desk.Wait()
 			e.chat.Wait()
-			n, err = relay.Pending(ctx, e.ledger)
+			claims, err = e.claims(ctx)
+			if err == nil && claims == 0 {
+				// The escalations catch up with what a Resume settled at the relays' next
+				// reconcile; with every claim settled, this one sees the ledger as it stays.
+				var caught int
+				caught, err = e.relays.reconcile(ctx)
+				e.mu.Lock()
+				e.checked.CaughtUp += caught
+				e.mu.Unlock()
+			}
 			if err == nil {
-				claims, err = e.claims(ctx)
+				n, err = relay.Pending(ctx, e.ledger)
 			}
 			if err == nil && n == 0 && claims == 0 && e.eventsSent() == before {
 				return release, nil
