@@ -76,6 +76,9 @@ type Checks struct {
 	// CaughtUp counts the escalations whose thread a relay recorded at the reconcile made before
 	// a check: a Resume had settled the thread since the last reconcile saw the escalation.
 	CaughtUp int
+	// StaleOutbox is, at the last check, how many outbox items were uncertain although a Resume
+	// had since driven their write on to its receipt (see Env.staleOutbox).
+	StaleOutbox int
 }
 
 // reason counts a listed write under reason.
@@ -272,6 +275,9 @@ func (f Figures) Write(w io.Writer) {
 	}
 	p("Checked            %5d escalations: %d duplicates, %d outcomes lost, %d uncertain writes nobody was told about",
 		f.Checked.Escalations, f.Checked.Duplicates, f.Checked.Lost, f.Checked.Unnotified)
+	if f.Checked.StaleOutbox > 0 {
+		p("  (%d obligations still listed uncertain by the outbox, although Resume has settled their write since)", f.Checked.StaleOutbox)
+	}
 	if f.Checked.CaughtUp > 0 {
 		p("  (%d escalations caught up with a thread that Resume settled at the reconcile before a check)", f.Checked.CaughtUp)
 	}

@@ -303,6 +303,10 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 			}
 		}
 	}
+	stale, err := e.staleOutbox(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, st := range []ledger.OutboxState{ledger.OutboxPending, ledger.OutboxFailed, ledger.OutboxRejected} {
 		items, err := e.ledger.OutboxItems(ctx, st)
 		if err != nil {
@@ -340,10 +344,33 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 
 	e.mu.Lock()
 	e.checked.add(c)
+	e.checked.StaleOutbox = stale
 	e.replica.Orphaned += len(orphans)
 	e.replica.TakenOver += takenOver
 	e.mu.Unlock()
 	return v, nil
+}
+
+// staleOutbox counts the outbox items that ended uncertain although their write's claim is
+// active now: a Resume drove the write on to its receipt after the outbox gave up on it. The
+// outbox keeps them uncertain (it has no way to learn of it), and lists them for a person.
+func (e *Env) staleOutbox(ctx context.Context) (int, error) {
+	items, err := e.ledger.OutboxItems(ctx, ledger.OutboxUncertain)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, it := range items {
+		id := runtime.Identity{Scope: "support-desk", Operation: "post-message", BusinessKey: it.DedupeKey}
+		if it.Operation == "postConversationMessage" {
+			id.Scope, id.Operation = "chat", "post-conversation-message"
+		}
+		r, err := e.ledger.Find(ctx, id)
+		if err == nil && r.State == runtime.StateActive {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Unhandled returns the ids of the webhook events the simulators sent that the relay's inbox
