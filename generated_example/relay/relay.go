@@ -266,11 +266,13 @@ func (r *Relay) reconcile(ctx context.Context) error {
 	}
 	var errs []error
 	for _, e := range es {
-		// A row another relay is driving now is waited for, within one period.
-		cctx, cancel := context.WithTimeout(ctx, r.cfg.ResumeEvery)
+		// A row another relay is driving now is waited for, within a period (a second at
+		// least); what is not settled by then is left to the next reconcile.
+		cctx, cancel := context.WithTimeout(ctx, max(r.cfg.ResumeEvery, time.Second))
 		err := r.open(cctx, e.id, e.conv, e.text, false)
+		late := cctx.Err() != nil
 		cancel()
-		if err != nil && ctx.Err() == nil && !errors.Is(err, runtime.ErrInProgress) {
+		if err != nil && !late && !errors.Is(err, runtime.ErrInProgress) {
 			errs = append(errs, err)
 		}
 	}

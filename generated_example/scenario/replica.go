@@ -74,6 +74,7 @@ type replicaMsg struct {
 	Released   bool         `json:"released,omitempty"`
 	Fenced     bool         `json:"fenced,omitempty"` // a call lost its claim (see watcher)
 	Reconciled *int         `json:"reconciled,omitempty"`
+	Failed     string       `json:"failed,omitempty"` // why a reconcile failed, in part
 	Err        string       `json:"err,omitempty"`
 }
 
@@ -186,11 +187,11 @@ func runReplica(spec string) error {
 			out.send(replicaMsg{Held: true})
 		case "reconcile":
 			n, err := r.Reconcile(ctx)
+			m := replicaMsg{Reconciled: &n}
 			if err != nil {
-				out.send(replicaMsg{Err: err.Error()})
-				continue
+				m.Failed = err.Error()
 			}
-			out.send(replicaMsg{Reconciled: &n})
+			out.send(m)
 		case "release":
 			if release != nil {
 				release()
@@ -404,6 +405,7 @@ func (rs *replicas) reconcile(ctx context.Context) (int, error) {
 	procs := append([]*replicaProc(nil), rs.procs...)
 	rs.mu.Unlock()
 	total := 0
+	var errs []error
 	for _, p := range procs {
 		m, err := p.command(ctx, "reconcile")
 		if err != nil {
@@ -412,8 +414,11 @@ func (rs *replicas) reconcile(ctx context.Context) (int, error) {
 		if m.Reconciled != nil {
 			total += *m.Reconciled
 		}
+		if m.Failed != "" {
+			errs = append(errs, fmt.Errorf("scenario: replica %d: reconcile: %s", p.index, m.Failed))
+		}
 	}
-	return total, nil
+	return total, errors.Join(errs...)
 }
 
 // crash kills replica i, after asking what it did, records the claims it held, and starts it

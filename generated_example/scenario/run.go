@@ -106,6 +106,7 @@ func (rs *replicas) strike(ctx context.Context, rf replicaFault, within time.Dur
 // then. It returns with the periodic Resume of every relay held, so that none claims a row
 // while the run is checked; release lets them go on.
 func (e *Env) quiet(ctx context.Context) (release func(), err error) {
+	var lastErr error // of the last reconcile that failed
 	for {
 		before := e.eventsSent()
 		e.desk.Wait()
@@ -127,11 +128,16 @@ func (e *Env) quiet(ctx context.Context) (release func(), err error) {
 			if err == nil && claims == 0 {
 				// The escalations catch up with what a Resume settled at the relays' next
 				// reconcile; with every claim settled, this one sees the ledger as it stays.
-				var caught int
-				caught, err = e.relays.reconcile(ctx)
+				// An escalation it could not reconcile (the ledger too slow to answer, say) is
+				// tried again in the next round.
+				caught, rerr := e.relays.reconcile(ctx)
 				e.mu.Lock()
 				e.checked.CaughtUp += caught
 				e.mu.Unlock()
+				if rerr != nil {
+					lastErr = rerr
+					claims = -1
+				}
 			}
 			if err == nil {
 				n, err = relay.Pending(ctx, e.ledger)
@@ -145,6 +151,9 @@ func (e *Env) quiet(ctx context.Context) (release func(), err error) {
 			}
 		}
 		if err := sleepUntil(ctx, time.Now().Add(time.Millisecond)); err != nil {
+			if lastErr != nil {
+				err = fmt.Errorf("%w (the last reconcile failed: %v)", err, lastErr)
+			}
 			return nil, fmt.Errorf("scenario: %d events and obligations, %d claims still pending: %w", n, claims, err)
 		}
 	}
