@@ -27,13 +27,24 @@ func queryRow(ctx context.Context, q ledger.Querier, query string, args []any, d
 	return found, rows.Close()
 }
 
-// migrate creates the relay's table in the ledger's database.
-func migrate(ctx context.Context, l *ledger.Ledger) error {
-	autoID := "INTEGER PRIMARY KEY AUTOINCREMENT"
+// Migrate creates the relay's table in the ledger's database, unless it exists. Relays that
+// start together on one PostgreSQL database take turns (CREATE TABLE IF NOT EXISTS alone can
+// fail when two run at once); SQLite's transactions take turns anyway. New calls it.
+func Migrate(ctx context.Context, l *ledger.Ledger) error {
+	autoID, lock := "INTEGER PRIMARY KEY AUTOINCREMENT", ""
 	if l.Dialect() == "postgres" {
-		autoID = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
+		autoID, lock = "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY", "SELECT pg_advisory_xact_lock(7301652214512803840)"
 	}
-	if _, err := l.Querier().Exec(ctx, fmt.Sprintf(schema, autoID)); err != nil {
+	err := l.InTx(ctx, func(tx ledger.Querier) error {
+		if lock != "" {
+			if _, err := tx.Exec(ctx, lock); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx, fmt.Sprintf(schema, autoID))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("relay: create table: %w", err)
 	}
 	return nil

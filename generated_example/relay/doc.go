@@ -23,4 +23,13 @@
 //     user's request is posted into the new thread, and the first reply into the conversation.
 //   - What cannot be settled ends uncertain in the ledger, where "writegen ledger list" shows it
 //     to a person, and never turns into a second thread.
+//   - Run calls Resume now and again (ResumeEvery): the clients take over the claims of a relay
+//     that died or stalled for longer than its lease, and drive on the uncertain writes whose
+//     key or lookup can still settle them; then the relay asks the ledger again for the threads
+//     of its uncertain escalations, so that what was settled since reaches them.
+//
+// Several relays, in several processes or machines, may share one ledger (PostgreSQL): a webhook
+// is handled by whichever relay it reaches, an obligation by whichever outbox worker leases it,
+// and every Resume may run at once, since the ledger hands each claim to one caller under a
+// lease and fences out a caller whose lease was taken over.
 package relay

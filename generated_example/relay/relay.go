@@ -38,10 +38,18 @@ const (
 VALUES ($1, $2, 'creating', $3, $3)
 ON CONFLICT (conversation_id) DO NOTHING`
 
-	selectEscalation = `SELECT id, COALESCE(thread_id, '') FROM relay_escalations WHERE conversation_id = $1`
+	// selectEscalation reads what opening the thread needs: the request stored with the first
+	// event, so that every handler of the escalation sends the same request.
+	selectEscalation = `SELECT id, COALESCE(thread_id, ''), request_text FROM relay_escalations WHERE conversation_id = $1`
 
 	selectEscalationFull = `SELECT id, status, COALESCE(thread_id, ''), COALESCE(first_reply_id, ''), last_error
 FROM relay_escalations WHERE conversation_id = $1`
+
+	// selectUncertain lists the escalations whose thread ended uncertain, for reconcile.
+	selectUncertain = `SELECT id, conversation_id, request_text FROM relay_escalations
+WHERE status = 'uncertain' AND thread_id IS NULL ORDER BY id`
+
+	selectStatus = `SELECT status FROM relay_escalations WHERE id = $1`
 
 	recordThread = `UPDATE relay_escalations SET status = 'active', thread_id = $2, last_error = '', updated_at = $3
 WHERE id = $1 AND thread_id IS NULL`
@@ -74,14 +82,16 @@ type Config struct {
 	Chat    *chat.Client
 	// ChatSecret and SupportSecret verify the webhooks ("whsec_" and base64).
 	ChatSecret, SupportSecret string
-	// Workers tunes the inbox and outbox workers (Name, Workers, Poll, Backoff, Logger).
+	// Workers tunes the inbox and outbox workers (Name, Workers, Lease, Poll, Backoff, Logger).
 	Workers ledger.WorkerOptions
-	// ResumeEvery is how often writes left claimed (after a crash) are driven on; default a
-	// minute.
+	// ResumeEvery is how often Run calls Resume; default a minute. Every replica of the relay
+	// may run it: the ledger hands each row to one of them.
 	ResumeEvery time.Duration
 }
 
-// Relay relays escalations between the chat platform and the support desk.
+// Relay relays escalations between the chat platform and the support desk. Several relays, in
+// several processes, may share one ledger: each webhook is handled by the relay it reaches,
+// each obligation is sent by one of their outbox workers, and each write has one effect.
 type Relay struct {
 	cfg     Config
 	ledger  *ledger.Ledger
@@ -89,6 +99,7 @@ type Relay struct {
 	deskIn  *ledger.Inbox
 	outbox  *ledger.Outbox
 	handler http.Handler
+	resumer chan struct{} // held by a periodic Resume while it runs, and by HoldResume
 
 	mu    sync.Mutex
 	stats Stats
@@ -100,14 +111,19 @@ type Stats struct {
 	Repeats       int // requests whose outcome our records already held: nothing sent for them
 	Threads       int // threads recorded on an escalation
 	FromLookup    int // of those, threads an earlier attempt created, found by searching the desk
-	FromLedger    int // of those, threads an earlier handler created, read from the ledger
-	Uncertain     int // escalations whose thread could not be settled
-	Failed        int // escalations the desk refused
+	FromLedger    int // of those, threads another call created, read from the ledger
+	Reconciled    int // of those, threads of escalations that were uncertain, settled since
+	Uncertain     int // escalations whose thread could not be settled (some are reconciled later)
+	Failed        int // escalations the desk refused, or whose key held another request
+	NotApplied    int // calls that certainly did nothing: tried again later with the same key
 	Replies       int // reply events handled
 	FirstReplies  int // replies chosen as the answer and queued for delivery
 	LaterReplies  int // replies that came after the answer: not relayed
 	Sent          int // obligations delivered, receipt stored
 	SendUncertain int // obligations whose delivery could not be settled
+
+	Resumes int                  // Resume passes
+	Resumed runtime.ResumeReport // what they did: rows taken over, and how each was settled
 }
 
 // New creates the relay's table if needed and returns a relay.
@@ -118,10 +134,10 @@ func New(ctx context.Context, cfg Config) (*Relay, error) {
 	if cfg.ResumeEvery <= 0 {
 		cfg.ResumeEvery = time.Minute
 	}
-	if err := migrate(ctx, cfg.Ledger); err != nil {
+	if err := Migrate(ctx, cfg.Ledger); err != nil {
 		return nil, err
 	}
-	r := &Relay{cfg: cfg, ledger: cfg.Ledger}
+	r := &Relay{cfg: cfg, ledger: cfg.Ledger, resumer: make(chan struct{}, 1)}
 	var err error
 	if r.chatIn, err = r.inbox("chat", cfg.ChatSecret, r.escalate); err != nil {
 		return nil, err
@@ -154,8 +170,8 @@ func (r *Relay) inbox(source, secret string, handle func(context.Context, ledger
 // Handler receives the webhooks: POST /webhooks/chat and POST /webhooks/support.
 func (r *Relay) Handler() http.Handler { return r.handler }
 
-// Run drives writes left claimed by an earlier run, then handles events and delivers
-// obligations until ctx ends; it returns ctx.Err().
+// Run calls Resume, then handles events and delivers obligations, calling Resume again every
+// ResumeEvery, until ctx ends; it returns ctx.Err().
 func (r *Relay) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { r.chatIn.Run(ctx) })
@@ -165,7 +181,14 @@ func (r *Relay) Run(ctx context.Context) error {
 		t := time.NewTicker(r.cfg.ResumeEvery)
 		defer t.Stop()
 		for {
-			if err := r.Resume(ctx); err != nil && ctx.Err() == nil {
+			select {
+			case r.resumer <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			_, err := r.Resume(ctx)
+			<-r.resumer
+			if err != nil && ctx.Err() == nil {
 				r.logger().ErrorContext(ctx, "relay: resume", "err", err)
 			}
 			select {
@@ -179,23 +202,97 @@ func (r *Relay) Run(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Resume drives the writes of both clients left claimed by a process that stopped, with the
-// same provider keys.
-func (r *Relay) Resume(ctx context.Context) error {
-	return errors.Join(r.cfg.Support.Resume(ctx), r.cfg.Chat.Resume(ctx))
+// HoldResume keeps Run from starting another periodic Resume until release is called, after
+// waiting for the one in progress to end; it fails only when ctx ends first. A Resume called
+// directly is not held. (The soak holds the Resume of every relay while it checks the ledger.)
+func (r *Relay) HoldResume(ctx context.Context) (release func(), err error) {
+	select {
+	case r.resumer <- struct{}{}:
+		return sync.OnceFunc(func() { <-r.resumer }), nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Resume drives on the writes of both clients that need it: claims whose caller stopped
+// renewing its lease (it crashed, or stalled for longer than the lease), and uncertain writes
+// the runtime may still settle (their provider key is inside its window, or the desk's search
+// can answer). Several relays may run it at once: the ledger hands each row to one of them.
+// Then it reconciles the escalations whose thread was uncertain, so that what a Resume, here or
+// elsewhere, or a person settled reaches them. It returns what the clients' Resume did.
+func (r *Relay) Resume(ctx context.Context) (runtime.ResumeReport, error) {
+	desk, err1 := r.cfg.Support.Resume(ctx)
+	chat, err2 := r.cfg.Chat.Resume(ctx)
+	rep := desk.Add(chat)
+	r.count(func(s *Stats) {
+		s.Resumes++
+		s.Resumed = s.Resumed.Add(rep)
+	})
+	_, err3 := r.Reconcile(ctx)
+	return rep, errors.Join(err1, err2, err3)
+}
+
+// Reconcile asks the ledger again for the thread of every escalation whose thread was
+// uncertain: the same call with the same key, which reads the row and sends nothing while the
+// row is settled. A row settled active since (by a Resume, here or in another relay, or by a
+// person) records its thread; an uncertain one stays so. It returns how many escalations that
+// were uncertain had their thread recorded while it ran. Resume calls it.
+func (r *Relay) Reconcile(ctx context.Context) (int, error) {
+	before := r.Stats().Reconciled
+	err := r.reconcile(ctx)
+	return r.Stats().Reconciled - before, err
+}
+
+func (r *Relay) reconcile(ctx context.Context) error {
+	type uncertain struct {
+		id         int64
+		conv, text string
+	}
+	rows, err := r.ledger.Querier().Query(ctx, selectUncertain)
+	if err != nil {
+		return fmt.Errorf("relay: list uncertain escalations: %w", err)
+	}
+	var es []uncertain
+	for rows.Next() {
+		var e uncertain
+		if err := rows.Scan(&e.id, &e.conv, &e.text); err != nil {
+			rows.Close()
+			return fmt.Errorf("relay: list uncertain escalations: %w", err)
+		}
+		es = append(es, e)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("relay: list uncertain escalations: %w", err)
+	}
+	var errs []error
+	for _, e := range es {
+		// A row another relay is driving now is waited for, within a period (a second at
+		// least); what is not settled by then is left to the next reconcile.
+		cctx, cancel := context.WithTimeout(ctx, max(r.cfg.ResumeEvery, time.Second))
+		err := r.open(cctx, e.id, e.conv, e.text, false)
+		late := cctx.Err() != nil
+		cancel()
+		if err != nil && !late && !errors.Is(err, runtime.ErrInProgress) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Pending reports how many events and obligations are still to be handled.
-func (r *Relay) Pending(ctx context.Context) (int, error) {
+func (r *Relay) Pending(ctx context.Context) (int, error) { return Pending(ctx, r.ledger) }
+
+// Pending reports how many events and obligations in l are still to be handled, by any relay.
+func Pending(ctx context.Context, l *ledger.Ledger) (int, error) {
 	n := 0
 	for _, src := range []string{"chat", "support"} {
-		evs, err := r.ledger.Events(ctx, src, ledger.EventPending)
+		evs, err := l.Events(ctx, src, ledger.EventPending)
 		if err != nil {
 			return 0, err
 		}
 		n += len(evs)
 	}
-	items, err := r.ledger.OutboxItems(ctx, ledger.OutboxPending)
+	items, err := l.OutboxItems(ctx, ledger.OutboxPending)
 	return n + len(items), err
 }
 
@@ -210,7 +307,13 @@ type Escalation struct {
 
 // Escalation returns the escalation of a conversation; found is false when it has none.
 func (r *Relay) Escalation(ctx context.Context, conversationID string) (e Escalation, found bool, err error) {
-	found, err = queryRow(ctx, r.ledger.Querier(), selectEscalationFull, []any{conversationID},
+	return ReadEscalation(ctx, r.ledger, conversationID)
+}
+
+// ReadEscalation returns the escalation of a conversation as the relays sharing l recorded it;
+// found is false when it has none.
+func ReadEscalation(ctx context.Context, l *ledger.Ledger, conversationID string) (e Escalation, found bool, err error) {
+	found, err = queryRow(ctx, l.Querier(), selectEscalationFull, []any{conversationID},
 		&e.ID, &e.Status, &e.ThreadID, &e.FirstReplyID, &e.LastError)
 	return e, found, err
 }
@@ -239,7 +342,7 @@ func (r *Relay) logger() *slog.Logger {
 func (r *Relay) now() int64 { return time.Now().UnixMicro() }
 
 // escalate handles an escalation.requested event: it records the escalation (one per
-// conversation) and opens its thread, unless it has one.
+// conversation, with the text of the first request) and opens its thread, unless it has one.
 func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 	var ev escalationRequested
 	if err := json.Unmarshal(e.Body, &ev); err != nil || ev.ConversationID == "" {
@@ -251,8 +354,8 @@ func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 		return fmt.Errorf("relay: record escalation of %s: %w", ev.ConversationID, err)
 	}
 	var id int64
-	var threadID string
-	if _, err := queryRow(ctx, db, selectEscalation, []any{ev.ConversationID}, &id, &threadID); err != nil {
+	var threadID, text string
+	if _, err := queryRow(ctx, db, selectEscalation, []any{ev.ConversationID}, &id, &threadID, &text); err != nil {
 		return fmt.Errorf("relay: read escalation of %s: %w", ev.ConversationID, err)
 	}
 	r.count(func(s *Stats) { s.Requests++ })
@@ -260,37 +363,66 @@ func (r *Relay) escalate(ctx context.Context, e ledger.Event) error {
 		r.count(func(s *Stats) { s.Repeats++ })
 		return nil
 	}
-	// Every handler of the escalation gets here until its thread is recorded: the ledger lets
-	// one of them call the desk and hands the others its outcome, uncertain included, without
-	// a call (and, once a person has resolved an uncertain thread, the thread they found).
-	rec, err := r.cfg.Support.CreateThread(ctx, support.CreateThreadKey{EscalationID: id}, support.NewThread{
-		ConversationID: ev.ConversationID,
-		Subject:        "Escalation " + strconv.FormatInt(id, 10) + ": " + firstLine(ev.Text),
-	})
+	return r.open(ctx, id, ev.ConversationID, text, true)
+}
+
+// open opens the thread of escalation id and records the outcome. Every handler of the
+// escalation gets here until its thread is recorded, and reconcile after it was uncertain: the
+// request is built from what the escalation stores, never from the event at hand, so each of
+// them asks for the same write. The ledger lets one of them call the desk and hands the others
+// its outcome, uncertain included, without a call (and, once a Resume or a person has settled an
+// uncertain thread, the thread). repeat says whether an outcome another handler recorded first
+// counts as a repeat request.
+func (r *Relay) open(ctx context.Context, id int64, conv, text string, repeat bool) error {
+	create := func() (*runtime.Receipt[support.Thread], error) {
+		return r.cfg.Support.CreateThread(ctx, support.CreateThreadKey{EscalationID: id}, support.NewThread{
+			ConversationID: conv,
+			Subject:        "Escalation " + strconv.FormatInt(id, 10) + ": " + firstLine(text),
+		})
+	}
+	rec, err := create()
 	switch {
 	case err == nil:
-		return r.recordThread(ctx, id, rec)
+		return r.recordThread(ctx, id, rec, repeat)
 	case errors.Is(err, runtime.ErrUncertain):
-		// Listed by "writegen ledger list" for a person; never retried into a second thread.
-		return r.setStatus(ctx, id, "uncertain", err, func(s *Stats) { s.Uncertain++ })
-	case errors.Is(err, runtime.ErrRejected), errors.Is(err, runtime.ErrNotSent):
-		return r.setStatus(ctx, id, "failed", err, func(s *Stats) { s.Failed++ })
+		// Listed by "writegen ledger list" for a person, and driven on by Resume while the desk's
+		// key or search can still settle it; never retried into a second thread.
+		changed, serr := r.setStatus(ctx, id, "uncertain", err, repeat, func(s *Stats) { s.Uncertain++ })
+		if serr != nil || !changed {
+			return serr
+		}
+		// A Resume may have settled the row between the call's end and the status: its
+		// reconcile did not see the escalation uncertain yet. One more look at the ledger
+		// closes the gap (a Resume that settles the row later reconciles it).
+		if rec, err := create(); err == nil {
+			return r.recordThread(ctx, id, rec, false)
+		}
+		return nil
+	case errors.Is(err, runtime.ErrRejected), errors.Is(err, runtime.ErrKeyConflict), errors.Is(err, runtime.ErrCompensated):
+		// For good: the desk refused the request, the key holds another request (a bug of ours),
+		// or the thread was undone.
+		_, serr := r.setStatus(ctx, id, "failed", err, repeat, func(s *Stats) { s.Failed++ })
+		return serr
+	case errors.Is(err, runtime.ErrNotApplied):
+		// Nothing happened and the key is free: the inbox tries again later, with the same key.
+		r.count(func(s *Stats) { s.NotApplied++ })
+		return fmt.Errorf("relay: escalation %d: %w", id, err)
 	}
-	return err // retried by the inbox
+	return err // another caller's call still running, or the ledger failing: tried again
 }
 
 // recordThread stores the thread on the escalation and, in the same transaction, the obligation
-// to post the user's request into it.
-func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread]) error {
-	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
-		n, err := tx.Exec(ctx, recordThread, id, rec.ID, r.now())
-		if err != nil {
+// to post the user's request into it. It counts only what was committed.
+func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread], repeat bool) error {
+	var recorded bool
+	var was string
+	err := r.ledger.InTx(ctx, func(tx ledger.Querier) error {
+		if _, err := queryRow(ctx, tx, selectStatus, []any{id}, &was); err != nil {
 			return err
 		}
-		if n == 0 {
-			// Recorded by another handler of the same escalation, which made the call.
-			r.count(func(s *Stats) { s.Repeats++ })
-			return nil
+		n, err := tx.Exec(ctx, recordThread, id, rec.ID, r.now())
+		if err != nil || n == 0 {
+			return err // n == 0: recorded by another handler of the same escalation
 		}
 		var text string
 		if _, err := queryRow(ctx, tx, `SELECT request_text FROM relay_escalations WHERE id = $1`, []any{id}, &text); err != nil {
@@ -300,6 +432,17 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 		if err != nil {
 			return err
 		}
+		recorded = true
+		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Operation: opPostMessage,
+			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
+			Payload:   payload,
+		})
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("relay: record the thread of escalation %d: %w", id, err)
+	case recorded:
 		r.count(func(s *Stats) {
 			s.Threads++
 			switch rec.Source {
@@ -308,28 +451,30 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 			case runtime.AdoptedLedger:
 				s.FromLedger++
 			}
+			if was == "uncertain" {
+				s.Reconciled++
+			}
 		})
-		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
-			Operation: opPostMessage,
-			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
-			Payload:   payload,
-		})
-	})
-}
-
-// setStatus records why an escalation has no thread; counted runs when the status changed.
-func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, counted func(*Stats)) error {
-	n, err := r.ledger.Querier().Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
-	if err != nil {
-		return fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
-	}
-	if n > 0 {
-		r.count(counted)
-	} else {
-		// Recorded by another handler of the same escalation, which made the call.
+	case repeat:
 		r.count(func(s *Stats) { s.Repeats++ })
 	}
 	return nil
+}
+
+// setStatus records why an escalation has no thread, and reports whether its status changed;
+// counted runs when it did.
+func (r *Relay) setStatus(ctx context.Context, id int64, status string, cause error, repeat bool, counted func(*Stats)) (bool, error) {
+	n, err := r.ledger.Querier().Exec(ctx, recordStatus, id, status, cause.Error(), r.now())
+	switch {
+	case err != nil:
+		return false, fmt.Errorf("relay: record escalation %d as %s: %w", id, status, err)
+	case n > 0:
+		r.count(counted)
+	case repeat:
+		// Recorded by another handler of the same escalation.
+		r.count(func(s *Stats) { s.Repeats++ })
+	}
+	return n > 0, nil
 }
 
 // escalationRequested is the body of the chat platform's escalation.requested webhook: the user
@@ -372,27 +517,33 @@ func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
 		return nil
 	}
 	r.count(func(s *Stats) { s.Replies++ })
-	return r.ledger.InTx(ctx, func(tx ledger.Querier) error {
+	var first bool
+	err := r.ledger.InTx(ctx, func(tx ledger.Querier) error {
 		var id int64
-		first, err := queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
-		if err != nil {
-			return fmt.Errorf("relay: reply %s: %w", ev.Message.ID, err)
-		}
-		if !first {
-			r.count(func(s *Stats) { s.LaterReplies++ })
-			return nil
+		var err error
+		first, err = queryRow(ctx, tx, claimFirstReply, []any{ev.ConversationID, ev.Message.ID, r.now()}, &id)
+		if err != nil || !first {
+			return err
 		}
 		payload, err := json.Marshal(answer{ConversationID: ev.ConversationID, ReplyID: ev.Message.ID, Author: ev.Message.Author, Text: ev.Message.Text})
 		if err != nil {
 			return err
 		}
-		r.count(func(s *Stats) { s.FirstReplies++ })
 		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
 			Operation: opPostToChat,
 			DedupeKey: firstReplyPref + strconv.FormatInt(id, 10),
 			Payload:   payload,
 		})
 	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("relay: reply %s: %w", ev.Message.ID, err)
+	case first:
+		r.count(func(s *Stats) { s.FirstReplies++ })
+	default:
+		r.count(func(s *Stats) { s.LaterReplies++ })
+	}
+	return nil
 }
 
 // send delivers one obligation with its dedupe key as the business key.

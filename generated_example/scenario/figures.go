@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,8 +20,9 @@ type Figures struct {
 	Threads    int // threads the desk created
 	Recorded   int // escalations whose thread the relay recorded
 	FromLookup int // of those, found by searching the desk after the attempts ran out
-	FromLedger int // of those, handed over by the ledger from another handler's call
-	Uncertain  int // escalations whose thread could not be settled
+	FromLedger int // of those, handed over by the ledger from another call
+	Reconciled int // of those, threads of escalations that were uncertain, settled since by Resume
+	Uncertain  int // escalations whose thread could not be settled (and was not since)
 	Failed     int // escalations the desk refused
 
 	Replies      int // replies the desk's agents wrote
@@ -44,8 +46,87 @@ type Figures struct {
 	AckLost    int                     // webhook events whose 2xx was lost
 	Events     int                     // webhook events sent, desk and chat
 
+	Resumes int                  // Resume passes of the relays
+	Resumed runtime.ResumeReport // what they did; Taken counts the rows taken over
+
+	Checked Checks         // what the checks after each run found
+	Replica ReplicaFigures // what happened to the relay processes, with Replicas
+
 	// Notices are the uncertain outcomes the owner was told about, in order.
 	Notices []*runtime.UncertainError
+}
+
+// Checks count what the checks after each run found.
+type Checks struct {
+	Escalations int // escalations checked
+	// Duplicates counts second effects: threads of one conversation, posts of one request, and
+	// replies delivered into one conversation, beyond the first. It must be 0.
+	Duplicates int
+	// Lost counts outcomes lost: an escalation, a request to post or a reply to deliver with
+	// neither its effect recorded nor an uncertain row listed by the ledger. It must be 0.
+	Lost int
+	// Listed counts the writes of the runs that were uncertain when checked, each listed by the
+	// ledger for a person, and Unnotified those nobody was told about (it must be 0).
+	Listed, Unnotified int
+	// Reasons counts Listed by operation and reason.
+	Reasons map[string]int
+	// Notices counts the uncertain outcomes told to the notifier. A write that Resume drives on
+	// and that ends uncertain again is told again.
+	Notices int
+	// CaughtUp counts the escalations whose thread a relay recorded at the reconcile made before
+	// a check: a Resume had settled the thread since the last reconcile saw the escalation.
+	CaughtUp int
+	// StaleOutbox is, at the last check, how many outbox items were uncertain although a Resume
+	// had since driven their write on to its receipt (see Env.staleOutbox).
+	StaleOutbox int
+}
+
+// reason counts a listed write under reason.
+func (c *Checks) reason(r string) {
+	if c.Reasons == nil {
+		c.Reasons = make(map[string]int)
+	}
+	c.Reasons[r]++
+}
+
+func (c *Checks) add(o Checks) {
+	c.Escalations += o.Escalations
+	c.Duplicates += o.Duplicates
+	c.Lost += o.Lost
+	c.Listed += o.Listed
+	c.Unnotified += o.Unnotified
+	c.Notices += o.Notices
+	c.CaughtUp += o.CaughtUp
+	for r, n := range o.Reasons {
+		if c.Reasons == nil {
+			c.Reasons = make(map[string]int)
+		}
+		c.Reasons[r] += n
+	}
+}
+
+// ReplicaFigures count what happened to the relay processes of an Env with Replicas.
+type ReplicaFigures struct {
+	Replicas int // relay processes
+	Crashes  int // processes killed (each started again)
+	Stalls   int // processes stopped for one to two leases, then continued
+	// Orphaned counts the claims a process held when it was killed or stopped, and TakenOver
+	// those of them another process took over, with a new fence (the others were settled by
+	// their own caller, continued before anyone took them).
+	Orphaned, TakenOver int
+	// Fenced counts the calls whose settlement the ledger refused because another caller had
+	// taken their claim over (the call then adopts the other's outcome, or ends uncertain), and
+	// FencedLive those in a replica that was neither killed nor stopped in that run or the one
+	// before: a live call whose heartbeat did not renew its lease in time (a machine too busy),
+	// or a takeover of a live call. It is a figure, not a check: it depends on timing.
+	Fenced, FencedLive int
+
+	orphans []orphan // of the run in progress
+}
+
+// orphan is a claim held by a process that was killed or stopped.
+type orphan struct {
+	id, fence int64
 }
 
 // Duplicates is the number of second effects avoided.
@@ -53,9 +134,10 @@ func (f Figures) Duplicates() int {
 	return f.Redeliveries + f.RepeatRequests + f.FromLookup + f.KeyReplays + f.StillRunning
 }
 
-// FaultsInjected is the number of write faults, pauses and webhook faults injected.
+// FaultsInjected is the number of write faults, pauses and webhook faults injected, and of
+// relay processes killed or stopped.
 func (f Figures) FaultsInjected() int {
-	n := f.Paused + f.Duplicated + f.Late + f.AckLost
+	n := f.Paused + f.Duplicated + f.Late + f.AckLost + f.Replica.Crashes + f.Replica.Stalls
 	for _, c := range f.Faults {
 		n += c
 	}
@@ -65,7 +147,7 @@ func (f Figures) FaultsInjected() int {
 // Figures returns the counts so far. It reads no database and may be called while a run is in
 // progress.
 func (e *Env) Figures() Figures {
-	desk, chat, rel := e.desk.Stats(), e.chat.Stats(), e.relay.Stats()
+	desk, chat, rel := e.desk.Stats(), e.chat.Stats(), e.relays.stats()
 	e.mu.Lock()
 	f := Figures{
 		Runs:          e.runs,
@@ -73,13 +155,21 @@ func (e *Env) Figures() Figures {
 		Requests:      e.requests,
 		Paused:        e.paused,
 		Notices:       slices.Clone(e.uncertain),
+		Checked:       e.checked,
+		Replica:       e.replica,
 	}
+	f.Checked.Reasons = maps.Clone(e.checked.Reasons)
+	f.Replica.orphans = nil
 	e.mu.Unlock()
+	if e.opts.Replicas > 1 {
+		f.Replica.Replicas = e.opts.Replicas
+	}
 	f.Threads, f.Replies, f.Openings, f.Lookups, f.Rotations = desk.Threads, desk.Replies, desk.Messages, desk.Lookups, desk.Refreshes
 	f.Answers = chat.Messages
-	f.Recorded, f.FromLookup, f.FromLedger = rel.Threads, rel.FromLookup, rel.FromLedger
-	f.Uncertain, f.Failed, f.LaterReplies = rel.Uncertain, rel.Failed, rel.LaterReplies
+	f.Recorded, f.FromLookup, f.FromLedger, f.Reconciled = rel.Threads, rel.FromLookup, rel.FromLedger, rel.Reconciled
+	f.Uncertain, f.Failed, f.LaterReplies = rel.Uncertain-rel.Reconciled, rel.Failed, rel.LaterReplies
 	f.RepeatRequests = rel.Repeats
+	f.Resumes, f.Resumed = rel.Resumes, rel.Resumed
 	f.Faults = make(map[simulator.Fault]int)
 	for _, w := range []simulator.WriteStats{desk.Writes, chat.Writes} {
 		f.KeyReplays += w.Replayed
@@ -110,6 +200,9 @@ func (f Figures) Write(w io.Writer) {
 	p("  created by the call                        %5d", f.Recorded-f.FromLookup-f.FromLedger)
 	p("  found by a lookup (the response was lost)  %5d", f.FromLookup)
 	p("  handed over by the ledger                  %5d", f.FromLedger)
+	if f.Reconciled > 0 {
+		p("  of those, uncertain first, then settled by Resume %d", f.Reconciled)
+	}
 	p("Duplicates avoided %5d", f.Duplicates())
 	p("  webhook re-deliveries stored once          %5d", f.Redeliveries)
 	p("  repeat requests answered from our records  %5d", f.RepeatRequests)
@@ -130,29 +223,62 @@ func (f Figures) Write(w io.Writer) {
 	p("  %-40s   %5d", "webhook delivered twice at once", f.Duplicated)
 	p("  %-40s   %5d", "webhook overtaken (out of order)", f.Late)
 	p("  %-40s   %5d", "webhook 2xx lost, delivered again", f.AckLost)
+	if r := f.Replica; r.Replicas > 1 {
+		p("  %-40s   %5d", "relay process killed, started again", r.Crashes)
+		p("  %-40s   %5d", "relay process stopped for 1-2 leases", r.Stalls)
+	}
 	p("Token rotations    %5d (refreshes, one at a time, each persisted before use)", f.Rotations)
-	p("Uncertain outcomes %5d, each listed for a person to reconcile:", len(f.Notices))
-	reasons := make(map[string]int)
-	var order []string
+	p("Resume             %5d passes took over %d rows (expired leases, uncertain rows driven on): %d active, %d uncertain again, %d not applied, %d rejected",
+		f.Resumes, f.Resumed.Taken, f.Resumed.Active, f.Resumed.Uncertain, f.Resumed.NotApplied, f.Resumed.Rejected)
+	if r := f.Replica; r.Replicas > 1 {
+		p("Replicas           %5d relay processes on one ledger; %d claims held by a process killed or stopped, %d of them taken over by another",
+			r.Replicas, r.Orphaned, r.TakenOver)
+		p("Fenced out         %5d calls whose claim was taken over while they ran (%d in a replica neither killed nor stopped)",
+			r.Fenced, r.FencedLive)
+	} else if r.Fenced > 0 {
+		p("Fenced out         %5d calls whose claim was taken over while they ran (the connector was paused)", r.Fenced)
+	}
+	p("Uncertain outcomes %5d told to the owner; %d writes uncertain when checked, each listed for a person:",
+		len(f.Notices), f.Checked.Listed)
+	reasons := slices.Sorted(maps.Keys(f.Checked.Reasons))
+	slices.SortStableFunc(reasons, func(a, b string) int { return f.Checked.Reasons[b] - f.Checked.Reasons[a] })
+	for _, r := range reasons {
+		p("  %-56s %5d", r, f.Checked.Reasons[r])
+	}
+	// One line per write, with its last notice: Resume drives some writes on, and a write that
+	// ends uncertain again is told again.
+	var writes []string
+	last := make(map[string]*runtime.UncertainError)
+	told := make(map[string]int)
 	for _, n := range f.Notices {
-		r := n.Operation + ": " + n.Reason
-		if reasons[r] == 0 {
-			order = append(order, r)
+		w := writeOf(n.Identity)
+		if told[w] == 0 {
+			writes = append(writes, w)
 		}
-		reasons[r]++
+		last[w] = n
+		told[w]++
 	}
-	for _, r := range order {
-		p("  %-56s %3d", r, reasons[r])
-	}
-	for i, n := range f.Notices {
+	for i, w := range writes {
 		if i == 5 {
-			p("  ... and %d more", len(f.Notices)-5)
+			p("  ... and %d more writes", len(writes)-5)
 			break
 		}
-		cause := ""
+		n := last[w]
+		cause, times := "", ""
 		if n.Cause != nil {
-			cause = " (" + strings.TrimPrefix(n.Cause.Error(), "runtime: ") + ")"
+			cause = " (" + strings.TrimPrefix(n.Cause.Error(), "writegen: ") + ")"
 		}
-		p("  - %s %s after %d attempts: %s%s; owner %s", n.Operation, n.BusinessKey, n.Attempts, n.Reason, cause, n.Owner)
+		if told[w] > 1 {
+			times = fmt.Sprintf("; told %d times", told[w])
+		}
+		p("  - %s %s after %d attempts: %s%s; owner %s%s", n.OperationID, n.BusinessKey, n.Attempts, n.Reason, cause, n.Owner, times)
+	}
+	p("Checked            %5d escalations: %d duplicates, %d outcomes lost, %d uncertain writes nobody was told about",
+		f.Checked.Escalations, f.Checked.Duplicates, f.Checked.Lost, f.Checked.Unnotified)
+	if f.Checked.StaleOutbox > 0 {
+		p("  (%d obligations still listed uncertain by the outbox, although Resume has settled their write since)", f.Checked.StaleOutbox)
+	}
+	if f.Checked.CaughtUp > 0 {
+		p("  (%d escalations caught up with a thread that Resume settled at the reconcile before a check)", f.Checked.CaughtUp)
 	}
 }

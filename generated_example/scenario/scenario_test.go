@@ -4,15 +4,26 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/writegen/writegen/generated_example/relay"
 	"github.com/writegen/writegen/generated_example/simulator"
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgercli"
 )
+
+func TestMain(m *testing.M) {
+	if code, ok := ReplicaMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
 
 func newEnv(t *testing.T) (*Env, string) {
 	t.Helper()
@@ -59,16 +70,27 @@ func TestWithoutFaults(t *testing.T) {
 }
 
 // A thread that cannot be settled is uncertain, told to its owner and listed by
-// "writegen ledger list"; nothing is created twice meanwhile.
+// "writegen ledger list"; nothing is created twice meanwhile, as Resume drives the rows on
+// (the desk's search can answer) and they end uncertain again.
 func TestUncertainListed(t *testing.T) {
 	env, dsn := newEnv(t)
 	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
 	f := env.Figures()
-	if f.Threads != 0 || f.Uncertain != 3 || len(f.Notices) != 3 || f.Lookups != 3 {
-		t.Fatalf("want 3 uncertain escalations after 3 lookups, got %+v", f)
-	}
+	writes := make(map[string]bool)
 	for _, n := range f.Notices {
-		if n.Operation != "createThread" || n.Owner != "support-ops" || n.Attempts != 4 {
+		writes[n.BusinessKey] = true
+	}
+	if f.Threads != 0 || f.Uncertain != 3 || len(writes) != 3 || f.Lookups < 3 || f.Checked.Listed != 3 {
+		t.Fatalf("want 3 uncertain escalations after 3 lookups or more, got %+v", f)
+	}
+	// Resume drives the rows on now and again: while it does, they are claimed, not uncertain.
+	release, err := env.HoldResume(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, n := range f.Notices {
+		if n.OperationID != "createThread" || n.Owner != "support-ops" || n.Attempts != 4 {
 			t.Errorf("notice %+v", n)
 		}
 	}
@@ -81,9 +103,43 @@ func TestUncertainListed(t *testing.T) {
 			t.Errorf("writegen ledger list does not show %s:\n%s", n.BusinessKey, out.String())
 		}
 	}
-	rows, err := env.Ledger().List(t.Context(), runtime.StateUncertain)
+	rows, err := env.Ledger().List(t.Context(), ledger.Filter{State: runtime.StateUncertain, Scope: "support-desk", AnyTenant: true})
 	if err != nil || len(rows) != 3 {
 		t.Errorf("uncertain rows: %d, %v", len(rows), err)
+	}
+}
+
+// Once the desk heals, the periodic Resume drives the uncertain threads on with their keys, and
+// the relay's reconcile records them on their escalations: one thread each, and the user's
+// request posted into it.
+func TestUncertainReconciled(t *testing.T) {
+	env, _ := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
+	if f := env.Figures(); f.Uncertain != 3 || f.Threads != 0 {
+		t.Fatalf("want 3 uncertain escalations first, got %+v", f)
+	}
+	run(t, env, Schedule{Seed: 4}) // no faults from now on
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for i := 1; i <= 3; i++ {
+		conv := env.prefix + "1-" + strconv.Itoa(i)
+		for {
+			es, _, err := relay.ReadEscalation(ctx, env.Ledger(), conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if es.ThreadID != "" {
+				break
+			}
+			if err := sleepUntil(ctx, time.Now().Add(10*time.Millisecond)); err != nil {
+				t.Fatalf("%s: no thread recorded after the desk healed: %v (%+v)", conv, err, env.Figures())
+			}
+		}
+	}
+	run(t, env, Schedule{Seed: 5}) // checks the ledger at rest again
+	f := env.Figures()
+	if f.Threads != 3 || f.Reconciled != 3 || f.Uncertain != 0 || f.Openings != 3 || f.Resumed.Active < 3 {
+		t.Errorf("want 3 threads, reconciled after Resume settled them, with the requests posted; got %+v", f)
 	}
 }
 
@@ -93,7 +149,7 @@ func TestWebhookSignature(t *testing.T) {
 	body := []byte(`{"event_id":"forged","conversation_id":"c-forged","text":"hi"}`)
 	for _, src := range []string{"chat", "support"} {
 		h := simulator.Sign([]byte("not the secret"), "forged", time.Now(), body)
-		req, _ := http.NewRequest(http.MethodPost, env.hooks+src, bytes.NewReader(body))
+		req, _ := http.NewRequest(http.MethodPost, env.WebhookURL("forged")+src, bytes.NewReader(body))
 		req.Header = h
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -105,7 +161,7 @@ func TestWebhookSignature(t *testing.T) {
 		}
 	}
 	run(t, env, Schedule{Seed: 1})
-	if _, found, err := env.relay.Escalation(t.Context(), "c-forged"); err != nil || found {
+	if _, found, err := relay.ReadEscalation(t.Context(), env.Ledger(), "c-forged"); err != nil || found {
 		t.Errorf("forged escalation recorded: %v %v", found, err)
 	}
 }

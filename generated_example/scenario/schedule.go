@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"time"
 
 	"github.com/writegen/writegen/generated_example/simulator"
 )
@@ -31,6 +32,19 @@ type Schedule struct {
 	Deliveries float64
 	// Rate is how many escalation requests are sent per second; 0 sends them all at once.
 	Rate float64
+	// SlowCommit, when not zero, is how long at least the commit of a SlowCommit fault runs
+	// while its request waits unanswered (each runs from SlowCommit to twice as long); zero
+	// keeps the simulators' default, a dropped connection and a commit within 50ms.
+	SlowCommit time.Duration
+
+	// What happens to the relay processes of an Env with Replicas (ignored without): at a
+	// moment drawn from [0, Within) after the run starts, one of them is killed and started
+	// again after a time drawn from [0, Down) (chance Crash), or else stopped for a time drawn
+	// from [Stopped, 2·Stopped) and then continued (chance Stall), as a process stalls when its
+	// machine or its collector stops it.
+	Crash, Stall  float64
+	Within        time.Duration
+	Down, Stopped time.Duration
 }
 
 // AllFaults are the faults a schedule draws from: every Fault of the simulator.
@@ -62,10 +76,70 @@ func RandomSchedule(seed uint64, escalations int) Schedule {
 	}
 }
 
+// RandomReplicaSchedule draws a schedule as RandomSchedule does, for relays in two processes
+// whose claims are held under lease: slow commits run one to two leases, a stalled replica stays
+// stopped for one to two leases, there is no pause (processes do not share a clock that jumps),
+// and a replica is killed or stalled in about half the runs.
+func RandomReplicaSchedule(seed uint64, escalations int, lease time.Duration) Schedule {
+	s := RandomSchedule(seed, escalations)
+	r := rand.New(rand.NewPCG(seed, 0x4e911ca))
+	s.Pause = 0
+	s.SlowCommit = lease
+	s.Crash = r.Float64() * 0.6
+	s.Stall = r.Float64() * 0.6
+	s.Within = 50 * time.Millisecond
+	s.Down, s.Stopped = lease, lease
+	return s
+}
+
 // String sums the schedule up on one line, for failure messages.
 func (s Schedule) String() string {
-	return fmt.Sprintf("seed %d: %d escalations, repeat %.2f, replies ≤%d, write faults %.2f %v, stubborn %.2f, pause %.2f, deliveries %.2f",
+	str := fmt.Sprintf("seed %d: %d escalations, repeat %.2f, replies ≤%d, write faults %.2f %v, stubborn %.2f, pause %.2f, deliveries %.2f",
 		s.Seed, s.Escalations, s.Repeat, s.MaxReplies, s.WriteFaults, s.Faults, s.Stubborn, s.Pause, s.Deliveries)
+	if s.SlowCommit > 0 {
+		str += fmt.Sprintf(", slow commits ≥%v", s.SlowCommit)
+	}
+	if rf := s.replicaFault(2); rf.kind != "" {
+		str += fmt.Sprintf(", %s replica %d after %v for %v", rf.kind, rf.replica, rf.at, rf.length)
+	}
+	return str
+}
+
+// replicaFault is what happens to the relay processes during a run.
+type replicaFault struct {
+	kind    string // "crash", "stall" or "" for nothing
+	replica int
+	at      time.Duration // after the run starts
+	length  time.Duration // how long the replica is down, or stopped
+}
+
+// replicaFault decides what happens to one of n relay processes during the run.
+func (s Schedule) replicaFault(n int) replicaFault {
+	if n < 2 || s.Within <= 0 {
+		return replicaFault{}
+	}
+	var rf replicaFault
+	switch u := s.chance("replica fault"); {
+	case u < s.Crash:
+		rf.kind = "crash"
+		rf.length = time.Duration(s.chance("down") * float64(s.Down))
+	case u < s.Crash+(1-s.Crash)*s.Stall:
+		rf.kind = "stall"
+		rf.length = time.Duration((1 + s.chance("stalled")) * float64(s.Stopped))
+	default:
+		return rf
+	}
+	rf.replica = s.pick(n, "which replica")
+	rf.at = time.Duration(s.chance("when") * float64(s.Within))
+	return rf
+}
+
+// slowCommit decides how long the commit of a slow commit runs (a simulator.SlowCommitFunc).
+func (s Schedule) slowCommit(op, key string, n int) time.Duration {
+	if s.SlowCommit <= 0 {
+		return 0
+	}
+	return time.Duration((1 + s.chance("slow", op, key, n)) * float64(s.SlowCommit))
 }
 
 // chance returns a number in [0, 1) fixed by the seed and the parts.

@@ -14,13 +14,19 @@ type ChatConfig struct {
 	// Faults decides the fault of each write request; nil injects none. Token rotation faults
 	// are ignored: the platform's bot token does not rotate.
 	Faults FaultFunc
+	// SlowCommit, when set, says how long the commits of SlowCommit faults run while their
+	// requests wait (see SlowCommit).
+	SlowCommit SlowCommitFunc
 	// Token is the bot token the relay must send as "Authorization: Bearer <Token>".
 	Token string
 	// WebhookURL receives the escalation.requested events, signed with WebhookSecret and
-	// delivered as Deliveries says.
+	// delivered as Deliveries says; Route, when set, chooses the URL of each delivery instead.
 	WebhookURL    string
+	Route         RouteFunc
 	WebhookSecret []byte
 	Deliveries    DeliveryFunc
+	// Clock tells the platform's time, that of its webhook signatures; nil means time.Now.
+	Clock func() time.Time
 }
 
 // Chat is a running chat platform. Its methods are safe for concurrent use.
@@ -79,7 +85,7 @@ func NewChat(cfg ChatConfig) *Chat {
 		id := r.PathValue("conversation_id")
 		c.writes.serve(w, r, "postChatMessage", func(body []byte) (int, any) { return c.post(id, body) })
 	})
-	c.server = newServer(mux, newWrites(cfg.Faults, nil), newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries))
+	c.server = newServer(mux, newWrites(cfg.Faults, cfg.SlowCommit, nil), newWebhook(cfg.WebhookURL, cfg.Route, cfg.Clock, cfg.WebhookSecret, cfg.Deliveries))
 	return c
 }
 

@@ -226,6 +226,7 @@ type receiver struct {
 	secret []byte
 	t      *testing.T
 	got    chan string // every delivery's event id, when not nil
+	stamps []int64     // every delivery's webhook-timestamp
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -238,6 +239,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.ids = append(rc.ids, id)
+	rc.stamps = append(rc.stamps, sec)
 	if rc.got != nil {
 		rc.got <- id
 	}
@@ -321,5 +323,72 @@ func TestChatPostsAndEvents(t *testing.T) {
 	}
 	if got := c.Stats(); got.Messages != 1 || got.Unauthorized != 1 || got.Webhook.Late != 1 || got.Webhook.AckLost != 1 {
 		t.Errorf("stats = %+v", got)
+	}
+}
+
+// A slow commit with a SlowCommitFunc holds its request unanswered while it runs; a request with
+// the same key meanwhile is answered 409, and once the commit is done the key answers with the
+// original response. The write commits once, although its caller gave up.
+func TestSupportHeldSlowCommit(t *testing.T) {
+	s := NewSupport(SupportConfig{
+		Faults:     plan(SlowCommit),
+		SlowCommit: func(string, string, int) time.Duration { return 500 * time.Millisecond },
+	})
+	defer s.Close()
+	access, _, _ := s.Credentials()
+	req, _ := http.NewRequest("POST", s.URL()+"/threads", strings.NewReader(threadBody))
+	req.Header.Set("Authorization", "Bearer "+access)
+	req.Header.Set("Idempotency-Key", "k")
+	impatient := &http.Client{Timeout: 20 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+	if resp, err := impatient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("first request answered %d while its commit runs", resp.StatusCode)
+	}
+	st, _, err := do(t, s, "POST", "/threads", "k", threadBody)
+	if err != nil || (st != http.StatusConflict && st != http.StatusCreated) {
+		t.Fatalf("retry: %d %v, want 409 (or 201 once the commit is done)", st, err)
+	}
+	s.Wait()
+	if st, _, _ := do(t, s, "POST", "/threads", "k", threadBody); st != http.StatusCreated {
+		t.Fatalf("retry after the commit: %d, want 201", st)
+	}
+	got := s.Stats()
+	if got.Threads != 1 || got.Writes.Committed != 1 || got.Writes.Faults[SlowCommit] != 1 {
+		t.Errorf("stats = %+v, want 1 thread committed by one slow commit", got)
+	}
+}
+
+// Route chooses the receiver of each delivery: a delivery that fails goes, here, to the other
+// receiver. Signatures carry the time of Clock.
+func TestWebhookRouteAndClock(t *testing.T) {
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := &receiver{secret: []byte("s"), t: t, fail: []int{503}}
+	b := &receiver{secret: []byte("s"), t: t}
+	ha, hb := httptest.NewServer(a), httptest.NewServer(b)
+	defer ha.Close()
+	defer hb.Close()
+	var mu sync.Mutex
+	var routed []int
+	s := NewSupport(SupportConfig{
+		Replies: func(string) int { return 1 },
+		Route: func(id string, n int) string {
+			mu.Lock()
+			routed = append(routed, n)
+			mu.Unlock()
+			if n%2 == 1 {
+				return ha.URL
+			}
+			return hb.URL
+		},
+		WebhookSecret: []byte("s"),
+		Clock:         func() time.Time { return at },
+	})
+	do(t, s, "POST", "/threads", "k", threadBody)
+	s.Close()
+	if len(a.ids) != 1 || len(b.ids) != 1 || a.ids[0] != b.ids[0] || len(routed) != 2 || routed[0] != 1 || routed[1] != 2 {
+		t.Errorf("deliveries: %v to the first, %v to the second, routed %v; want the first, failed, then the second", a.ids, b.ids, routed)
+	}
+	if ts := b.stamps[0]; ts != at.Unix() {
+		t.Errorf("signed at %d, want the clock's %d", ts, at.Unix())
 	}
 }

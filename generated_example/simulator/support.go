@@ -14,6 +14,9 @@ import (
 type SupportConfig struct {
 	// Faults decides the fault of each write request; nil injects none.
 	Faults FaultFunc
+	// SlowCommit, when set, says how long the commits of SlowCommit faults run while their
+	// requests wait (see SlowCommit).
+	SlowCommit SlowCommitFunc
 	// Rotate is called when a RotateToken or RotateAfterCommit fault strikes, while the request
 	// is held: it must make the client refresh its token now, through POST /oauth/token, as a
 	// concurrent request of the same client would. Nil ignores those faults.
@@ -25,10 +28,13 @@ type SupportConfig struct {
 	// means none.
 	Replies func(conversationID string) int
 	// WebhookURL receives the reply.created events, signed with WebhookSecret and delivered as
-	// Deliveries says.
+	// Deliveries says; Route, when set, chooses the URL of each delivery instead.
 	WebhookURL    string
+	Route         RouteFunc
 	WebhookSecret []byte
 	Deliveries    DeliveryFunc
+	// Clock tells the desk's time, that of its webhook signatures; nil means time.Now.
+	Clock func() time.Time
 }
 
 // Support is a running support desk. Its methods are safe for concurrent use.
@@ -113,7 +119,7 @@ func NewSupport(cfg SupportConfig) *Support {
 		s.writes.serve(w, r, "postMessage", func(body []byte) (int, any) { return s.postMessage(id, body) })
 	}))
 	mux.HandleFunc("POST /oauth/token", s.issueToken)
-	s.server = newServer(mux, newWrites(cfg.Faults, cfg.Rotate), newWebhook(cfg.WebhookURL, cfg.WebhookSecret, cfg.Deliveries))
+	s.server = newServer(mux, newWrites(cfg.Faults, cfg.SlowCommit, cfg.Rotate), newWebhook(cfg.WebhookURL, cfg.Route, cfg.Clock, cfg.WebhookSecret, cfg.Deliveries))
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,9 +65,14 @@ func Sign(secret []byte, id string, t time.Time, body []byte) http.Header {
 	return h
 }
 
-// webhook delivers events to one URL.
+// RouteFunc chooses the URL that delivery n (1 for the first) of the event with the given id is
+// made to, as a load balancer in front of several receivers would.
+type RouteFunc func(eventID string, n int) string
+
+// webhook delivers events to one URL, or to the URLs a RouteFunc chooses.
 type webhook struct {
-	url    string
+	route  RouteFunc
+	now    func() time.Time
 	secret []byte
 	plan   DeliveryFunc
 	client *http.Client
@@ -79,12 +85,19 @@ type webhook struct {
 	stats    WebhookStats
 }
 
-func newWebhook(url string, secret []byte, plan DeliveryFunc) *webhook {
+func newWebhook(url string, route RouteFunc, now func() time.Time, secret []byte, plan DeliveryFunc) *webhook {
 	if plan == nil {
 		plan = func(string) Delivery { return Once }
 	}
+	if route == nil {
+		route = func(string, int) string { return url }
+	}
+	if now == nil {
+		now = time.Now
+	}
 	return &webhook{
-		url:    url,
+		route:  route,
+		now:    now,
 		secret: secret,
 		plan:   plan,
 		client: &http.Client{Timeout: 10 * time.Second},
@@ -116,6 +129,8 @@ func (h *webhook) send(id string, body []byte) {
 	h.wg.add()
 	go func() {
 		defer h.wg.done()
+		var n atomic.Int32 // deliveries of the event so far
+		untilAcked := func(id string, body []byte) bool { return h.untilAcked(id, body, &n) }
 		var acked bool
 		switch mode {
 		case Late:
@@ -123,17 +138,17 @@ func (h *webhook) send(id string, body []byte) {
 			case <-next:
 			case <-time.After(lateCap):
 			}
-			acked = h.untilAcked(id, body)
+			acked = untilAcked(id, body)
 		case Twice:
 			other := make(chan bool)
-			go func() { other <- h.untilAcked(id, body) }()
-			acked = h.untilAcked(id, body)
+			go func() { other <- untilAcked(id, body) }()
+			acked = untilAcked(id, body)
 			acked = <-other || acked
 		case AckLost:
-			h.untilAcked(id, body) // its 2xx is treated as lost
-			acked = h.untilAcked(id, body)
+			untilAcked(id, body) // its 2xx is treated as lost
+			acked = untilAcked(id, body)
 		default:
-			acked = h.untilAcked(id, body)
+			acked = untilAcked(id, body)
 		}
 		h.mu.Lock()
 		if acked {
@@ -167,10 +182,11 @@ func (h *webhook) wait() {
 	h.mu.Unlock()
 }
 
-// untilAcked delivers the event until a delivery is answered 2xx, and reports whether one was.
-func (h *webhook) untilAcked(id string, body []byte) bool {
+// untilAcked delivers the event until a delivery is answered 2xx, and reports whether one was;
+// sent counts the deliveries of the event.
+func (h *webhook) untilAcked(id string, body []byte, sent *atomic.Int32) bool {
 	for n := 1; n <= maxDeliveries; n++ {
-		if h.post(id, body) {
+		if h.post(id, int(sent.Add(1)), body) {
 			return true
 		}
 		h.mu.Lock()
@@ -181,16 +197,16 @@ func (h *webhook) untilAcked(id string, body []byte) bool {
 	return false
 }
 
-// post makes one delivery and reports whether it was answered 2xx.
-func (h *webhook) post(id string, body []byte) bool {
+// post makes delivery n of an event and reports whether it was answered 2xx.
+func (h *webhook) post(id string, n int, body []byte) bool {
 	h.mu.Lock()
 	h.stats.Deliveries++
 	h.mu.Unlock()
-	req, err := http.NewRequest(http.MethodPost, h.url, bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, h.route(id, n), bytes.NewReader(body))
 	if err != nil {
 		return false
 	}
-	req.Header = Sign(h.secret, id, time.Now(), body)
+	req.Header = Sign(h.secret, id, h.now(), body)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {

@@ -22,8 +22,11 @@ const (
 	LoseRequest
 	// LoseResponse commits the write, then drops the connection in the middle of the answer.
 	LoseResponse
-	// SlowCommit drops the connection while the commit is still running. The commit finishes
-	// as soon as a request with the same key has been answered 409, or shortly after.
+	// SlowCommit commits slowly. By default it drops the connection while the commit is still
+	// running, and the commit finishes as soon as a request with the same key has been answered
+	// 409, or shortly after. With a SlowCommitFunc the request is held, unanswered, while the
+	// commit runs for as long as the function says (longer than the caller waits, usually),
+	// and every request with the same key meanwhile is answered 409 at once.
 	SlowCommit
 	// Unavailable answers 503 before anything commits.
 	Unavailable
@@ -52,6 +55,10 @@ func (f Fault) String() string {
 // 1 for the first.
 type FaultFunc func(operation, key string, n int) Fault
 
+// SlowCommitFunc says how long the commit of a write request that meets SlowCommit runs, with
+// the same arguments as a FaultFunc; 0 keeps the default behaviour.
+type SlowCommitFunc func(operation, key string, n int) time.Duration
+
 // WriteStats counts what the writes of one server did.
 type WriteStats struct {
 	Requests   int           // write requests received
@@ -70,9 +77,10 @@ type commitFunc func(body []byte) (status int, resp any)
 
 // writes runs the write requests of one server: idempotency keys, faults and counts.
 type writes struct {
-	faults FaultFunc
-	rotate func(ctx context.Context) error // nil: rotation faults are ignored
-	slow   inflight                        // slow commits still running
+	faults  FaultFunc
+	slowFor SlowCommitFunc                  // nil: slow commits drop the connection at once
+	rotate  func(ctx context.Context) error // nil: rotation faults are ignored
+	slow    inflight                        // slow commits still running
 
 	mu       sync.Mutex
 	keys     map[string]*keyed // by operation + " " + key
@@ -85,17 +93,19 @@ type keyed struct {
 	sum     [sha256.Size]byte
 	done    chan struct{} // closed once the response is stored (or the request failed)
 	release chan struct{} // closed to let a slow commit finish
+	held    bool          // a slow commit that holds its request: repeats are answered 409 at once
 	once    sync.Once
 	status  int // 0 when the request failed before committing
 	body    []byte
 }
 
-func newWrites(faults FaultFunc, rotate func(ctx context.Context) error) *writes {
+func newWrites(faults FaultFunc, slowFor SlowCommitFunc, rotate func(ctx context.Context) error) *writes {
 	if faults == nil {
 		faults = func(string, string, int) Fault { return NoFault }
 	}
 	return &writes{
 		faults:   faults,
+		slowFor:  slowFor,
 		rotate:   rotate,
 		keys:     make(map[string]*keyed),
 		arrivals: make(map[string]int),
@@ -153,6 +163,10 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		s.rotateDuring(w, r)
 		return
 	case SlowCommit:
+		if d := s.slowFor.duration(op, key, n); d > 0 {
+			s.holdCommit(w, id, k, commit, body, d)
+			return
+		}
 		s.slow.add()
 		go func() {
 			defer s.slow.done()
@@ -183,11 +197,46 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 	}
 }
 
+// duration returns how long the slow commit of a request runs, 0 for the default.
+func (f SlowCommitFunc) duration(op, key string, n int) time.Duration {
+	if f == nil {
+		return 0
+	}
+	return f(op, key, n)
+}
+
+// holdCommit runs a slow commit of d while the request waits, unanswered; the commit happens
+// even when the caller has given up meanwhile, and its answer is written, if the connection is
+// still there to take it.
+func (s *writes) holdCommit(w http.ResponseWriter, id string, k *keyed, commit commitFunc, body []byte, d time.Duration) {
+	s.slow.add()
+	defer s.slow.done()
+	if k != nil {
+		s.mu.Lock()
+		k.held = true
+		s.mu.Unlock()
+	}
+	time.Sleep(d)
+	status, resp := s.finish(id, k, commit, body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(resp)
+}
+
 // repeat answers a request whose key was seen before.
 func (s *writes) repeat(w http.ResponseWriter, k *keyed, sum [sha256.Size]byte) {
+	s.mu.Lock()
+	held := k.held
+	s.mu.Unlock()
 	select {
 	case <-k.done:
 	default:
+		if held {
+			// The first request is still running, and will be for a while.
+			s.count(func(st *WriteStats) { st.InProgress++ })
+			problem(w, http.StatusConflict, "a request with this idempotency key is still running")
+			return
+		}
 		// The first request is still running. Let a slow commit finish and answer only once it
 		// has, so that the retry after this 409 is served the stored response.
 		k.once.Do(func() { close(k.release) })

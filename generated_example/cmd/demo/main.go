@@ -5,10 +5,15 @@
 // threads, no reply was delivered twice, every escalation ended with a thread or an uncertain
 // record, and every event was handled.
 //
-//	go run ./generated_example/cmd/demo [-n 200] [-seed 1] [-rate 100] [-faults 0.2] [-db FILE]
+//	go run ./generated_example/cmd/demo [-n 200] [-seed 1] [-rate 100] [-faults 0.2] [-db FILE] [-replicas N]
 //
 // The ledger goes to a new temporary directory unless -db names a file (or a postgres:// URL);
 // it is kept, so that "writegen ledger list" can show the uncertain outcomes afterwards.
+//
+// With -replicas 2 (and a postgres:// -db) the relay runs in two processes of its own, this
+// program run again, on the one ledger, with claims under a 300ms lease; slow commits run
+// longer than the lease, and one of the processes is killed and started again, or stopped for a
+// while, during the run.
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -26,19 +32,24 @@ import (
 )
 
 func main() {
+	if code, ok := scenario.ReplicaMain(); ok {
+		os.Exit(code)
+	}
 	n := flag.Int("n", 200, "escalations to drive")
 	seed := flag.Uint64("seed", 1, "seed of every random choice")
 	rate := flag.Float64("rate", 100, "escalation requests per second (0: all at once)")
 	faults := flag.Float64("faults", 0.2, "chance that a write request meets a fault")
 	db := flag.String("db", "", "ledger: an SQLite file or a postgres:// URL (default: a new temporary directory)")
+	replicas := flag.Int("replicas", 0, "relay processes sharing the ledger (2 or more; needs a postgres:// -db); 0: the relay in this process")
 	flag.Parse()
-	if flag.NArg() > 0 || *n < 1 || *faults < 0 || *faults > 1 || *rate < 0 {
+	pg := strings.HasPrefix(*db, "postgres://") || strings.HasPrefix(*db, "postgresql://")
+	if flag.NArg() > 0 || *n < 1 || *faults < 0 || *faults > 1 || *rate < 0 || *replicas < 0 || *replicas == 1 || *replicas > 1 && !pg {
 		flag.Usage()
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	ok, err := run(ctx, os.Stdout, config{n: *n, seed: *seed, rate: *rate, faults: *faults, db: *db})
+	ok, err := run(ctx, os.Stdout, config{n: *n, seed: *seed, rate: *rate, faults: *faults, db: *db, replicas: *replicas})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
@@ -50,12 +61,13 @@ func main() {
 
 // config is what the flags ask for.
 type config struct {
-	n       int
-	seed    uint64
-	rate    float64
-	faults  float64
-	db      string
-	instant bool // backoff costs no real time (for tests)
+	n        int
+	seed     uint64
+	rate     float64
+	faults   float64
+	db       string
+	replicas int
+	instant  bool // backoff costs no real time (for tests)
 }
 
 // run runs the demo and reports whether every check held.
@@ -84,10 +96,24 @@ func run(ctx context.Context, out *os.File, c config) (bool, error) {
 		Deliveries:  faults,
 		Rate:        c.rate,
 	}
-	fmt.Fprintf(out, "Escalation relay: %d escalations, seed %d, faults %.0f%% of writes, ledger %s\n\n", n, c.seed, 100*faults, dsn)
+	o := scenario.Options{Ledger: dsn, Instant: c.instant}
+	where := "one relay process"
+	if c.replicas > 1 {
+		const lease = 300 * time.Millisecond
+		o = scenario.Options{Ledger: dsn, Replicas: c.replicas, Lease: lease, AttemptTimeout: 200 * time.Millisecond, ResumeEvery: lease / 3}
+		s.Pause, s.SlowCommit = 0, lease
+		// One replica is killed or stopped while the requests arrive.
+		s.Crash, s.Stall, s.Down, s.Stopped = 0.5, 1, lease, lease
+		s.Within = 200 * time.Millisecond
+		if c.rate > 0 {
+			s.Within = time.Duration(float64(n) / c.rate * float64(time.Second))
+		}
+		where = fmt.Sprintf("%d relay processes", c.replicas)
+	}
+	fmt.Fprintf(out, "Escalation relay: %d escalations, seed %d, faults %.0f%% of writes, %s, ledger %s\n\n", n, c.seed, 100*faults, where, redact(dsn))
 
 	start := time.Now()
-	env, err := scenario.NewEnv(ctx, scenario.Options{Ledger: dsn, Instant: c.instant})
+	env, err := scenario.NewEnv(ctx, o)
 	if err != nil {
 		return false, err
 	}
@@ -109,7 +135,7 @@ func run(ctx context.Context, out *os.File, c config) (bool, error) {
 	f.Write(out)
 	fmt.Fprintln(out)
 	if len(f.Notices) > 0 {
-		fmt.Fprintf(out, "List them:  go run ./cmd/writegen ledger list -db %s\n", dsn)
+		fmt.Fprintf(out, "List them:  go run ./cmd/writegen ledger list -db %s\n", redact(dsn))
 	}
 	fmt.Fprintf(out, "Took %s.\n\n", time.Since(start).Round(10*time.Millisecond))
 	if len(violations) > 0 {
@@ -161,4 +187,15 @@ func progress(out *os.File, env *scenario.Env, n int, start time.Time, done <-ch
 func status(f scenario.Figures, n int, took time.Duration) string {
 	return fmt.Sprintf("%5.1fs  escalations %d/%d settled · threads %d · uncertain %d · faults %d · webhook events %d",
 		took.Seconds(), f.Settled(), n, f.Threads, len(f.Notices), f.FaultsInjected(), f.Events)
+}
+
+// redact hides the password of a URL.
+func redact(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			return u.String()
+		}
+	}
+	return dsn
 }

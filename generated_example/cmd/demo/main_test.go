@@ -1,11 +1,25 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/writegen/writegen/generated_example/scenario"
 )
+
+func TestMain(m *testing.M) {
+	if code, ok := scenario.ReplicaMain(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
 
 // The demo runs to its checks and prints its summary.
 func TestDemo(t *testing.T) {
@@ -26,4 +40,62 @@ func TestDemo(t *testing.T) {
 	if !ok || !strings.Contains(string(b), "20 conversations asked for a person") || !strings.Contains(string(b), "Checked: ") {
 		t.Errorf("demo failed or printed no summary:\n%s", b)
 	}
+}
+
+// With -replicas 2 on PostgreSQL the demo runs two relay processes and still checks out.
+func TestDemoReplicas(t *testing.T) {
+	dsn := os.Getenv("WRITEGEN_PG_DSN")
+	if dsn == "" {
+		t.Skip(`WRITEGEN_PG_DSN is not set: run eval "$(.ci/pg start)" to run the demo with replicas`)
+	}
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	ok, err := run(t.Context(), out, config{n: 20, seed: 5, rate: 100, faults: 0.3, db: freshSchema(t, dsn), replicas: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok || !strings.Contains(string(b), "2 relay processes") || !strings.Contains(string(b), "Checked: ") {
+		t.Errorf("demo failed or printed no summary:\n%s", b)
+	}
+}
+
+// freshSchema creates a schema of its own for the test, dropped at its end, and returns dsn
+// with that schema as search_path.
+func freshSchema(t *testing.T, dsn string) string {
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("demo_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer c.Close(context.Background())
+		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Error(err)
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("WRITEGEN_PG_DSN: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
