@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -114,56 +115,85 @@ func (m *buildModule) toolexecFlag(log string) string {
 	return q(m.self) + " " + toolexecMode + " " + q(log)
 }
 
-// buildResult is what one build of a package cost.
+// buildResult is what one build of one package, or of several at once, cost.
 type buildResult struct {
-	build   sample // the go build command and everything it ran
-	compile sample // the compiler's run on the package itself
+	build sample // the go build command and everything it ran
+	// compile is the compiler's runs on the packages built: for one package its run; for
+	// several, their wall and CPU times summed and the largest peak RSS.
+	compile  sample
+	packages int
+	// together is the largest sum of the resident sets of the compilers running at once,
+	// sampled (see rssSampler); 0 where it could not be sampled.
+	together int64
 }
 
-// build compiles the package in directory pkg of the module (a name like "n1000"), with a
-// cold cache entry for it and warm ones for its dependencies.
-func (m *buildModule) build(ctx context.Context, pkg string) (buildResult, error) {
-	if !m.started[pkg] {
-		out, err := m.goCmd(ctx, "list", "-f", `{{join .Imports "\n"}}`, "./"+pkg)
+// build compiles the packages in directories pkgs of the module (names like "n1000"), with
+// cold cache entries for them and warm ones for their dependencies, in one go build.
+func (m *buildModule) build(ctx context.Context, pkgs ...string) (buildResult, error) {
+	args := make([]string, len(pkgs))
+	for i, pkg := range pkgs {
+		args[i] = "./" + pkg
+	}
+	if key := strings.Join(pkgs, " "); !m.started[key] {
+		out, err := m.goCmd(ctx, append([]string{"list", "-f", `{{join .Imports "\n"}}`}, args...)...)
 		if err != nil {
 			return buildResult{}, err
 		}
-		imports := strings.Fields(string(out))
-		if _, err := m.goCmd(ctx, append([]string{"build"}, imports...)...); err != nil {
+		var deps []string
+		for _, imp := range strings.Fields(string(out)) {
+			if !strings.HasPrefix(imp, modulePath+"/") && !slices.Contains(deps, imp) {
+				deps = append(deps, imp)
+			}
+		}
+		if _, err := m.goCmd(ctx, append([]string{"build"}, deps...)...); err != nil {
 			return buildResult{}, err
 		}
-		m.started[pkg] = true
-	}
-	name, err := packageName(filepath.Join(m.dir, pkg))
-	if err != nil {
-		return buildResult{}, err
+		m.started[key] = true
 	}
 	m.builds++
-	nonce := fmt.Sprintf("package %s\n\n// Build %d of the scale benchmark: a new file hash, so that the package is compiled again.\n", name, m.builds)
-	if err := os.WriteFile(filepath.Join(m.dir, pkg, nonceFile), []byte(nonce), 0o644); err != nil {
-		return buildResult{}, err
+	for _, pkg := range pkgs {
+		name, err := packageName(filepath.Join(m.dir, pkg))
+		if err != nil {
+			return buildResult{}, err
+		}
+		nonce := fmt.Sprintf("package %s\n\n// Build %d of the scale benchmark: a new file hash, so that the package is compiled again.\n", name, m.builds)
+		if err := os.WriteFile(filepath.Join(m.dir, pkg, nonceFile), []byte(nonce), 0o644); err != nil {
+			return buildResult{}, err
+		}
 	}
 	log := filepath.Join(m.logs, fmt.Sprintf("build-%d.jsonl", m.builds))
-	s, _, err := runChild(ctx, m.dir, m.env, "go", "build", "-toolexec", m.toolexecFlag(log), "./"+pkg)
+	var sampler *rssSampler
+	s, _, err := runWatched(ctx, m.dir, m.env, func(pid int) { sampler = startRSSSampler(pid) },
+		"go", append([]string{"build", "-toolexec", m.toolexecFlag(log)}, args...)...)
+	res := buildResult{build: s, packages: len(pkgs)}
+	if sampler != nil {
+		res.together = sampler.finish()
+	}
 	if err != nil {
 		return buildResult{}, err
 	}
-	res := buildResult{build: s}
 	recs, err := readToolLog(log)
 	if err != nil {
 		return res, err
 	}
-	found := false
-	for _, r := range recs {
-		if r.Tool == "compile" && r.Package == modulePath+"/"+pkg {
-			res.compile = sample{wall: durationOf(r.Wall), cpu: durationOf(r.CPU), maxRSS: r.MaxRSS}
-			found = true
+	for _, pkg := range pkgs {
+		found := false
+		for _, r := range recs {
+			if r.Tool == "compile" && r.Package == modulePath+"/"+pkg {
+				res.compile.wall += durationOf(r.Wall)
+				res.compile.cpu += durationOf(r.CPU)
+				res.compile.maxRSS = max(res.compile.maxRSS, r.MaxRSS)
+				found = true
+			}
+		}
+		if !found {
+			return res, fmt.Errorf("go build ./%s: the compiler did not run on the package (%d tool runs logged): was it cached?", pkg, len(recs))
+		}
+		if err := m.forget(ctx, pkg); err != nil {
+			return res, err
 		}
 	}
-	if !found {
-		return res, fmt.Errorf("go build ./%s: the compiler did not run on the package (%d tool runs logged): was it cached?", pkg, len(recs))
-	}
-	return res, m.forget(ctx, pkg)
+	return res, nil
 }
 
 // forget removes the compiled archive of pkg from the build cache.

@@ -26,6 +26,12 @@
 // peak RSS is the largest resident set among them (rusage). The compile row is the compiler's
 // run on the generated package alone, logged through -toolexec.
 //
+// At sizes above -split (1,000 by default) the API is also generated as several packages of at
+// most that many operations, whole tags of the synthetic spec in each (selected with the
+// annotation file's include filter), and they are built in one go build, as a program that
+// imports them all would be: the go command then runs one compiler per core, so beside the
+// largest process the peak of the compilers' resident sets summed is sampled from /proc.
+//
 // Then the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside the module root,
 // with testdata/corpus/stripe.writesafety.yaml): kin-openapi's load beside writegen generate,
 // and the rebuild of the generated package. It is left out, with a message, when the corpus is
@@ -97,6 +103,7 @@ type config struct {
 	sizes                       []int
 	runs, buildRuns, largeRuns  int
 	large                       int
+	split                       int
 	seed                        uint64
 	others, build, stripe, keep bool
 	stripeSpec, stripeAnnot     string
@@ -112,6 +119,7 @@ func parseFlags(root string, args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.buildRuns, "build-runs", 3, "builds of each generated package below -large operations")
 	fs.IntVar(&c.largeRuns, "large-build-runs", 1, "builds of each generated package of -large operations or more")
 	fs.IntVar(&c.large, "large", 5000, "the size from which -large-build-runs applies")
+	fs.IntVar(&c.split, "split", 1000, "at sizes above it, also generate the API as packages of at most this many operations (whole tags of 140) and build them together; 0: never")
 	fs.Uint64Var(&c.seed, "seed", 1, "the seed the synthetic specs are drawn from")
 	fs.BoolVar(&c.others, "others", true, "measure oapi-codegen and ogen beside writegen")
 	fs.BoolVar(&c.build, "build", true, "build the generated packages")
@@ -324,6 +332,8 @@ type sizeResult struct {
 	files     int
 	size      int64
 	builds    []buildResult
+	split     []buildResult // the API generated as several packages, built together
+	splitOps  int           // the most operations in one of them
 }
 
 // measureSize measures the synthetic spec of n operations.
@@ -419,8 +429,53 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 			}
 			r.builds = append(r.builds, br)
 		}
+		if b.cfg.split > 0 && n > b.cfg.split {
+			if err := b.measureSplit(ctx, r, rs, specPath, runs); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return r, nil
+}
+
+// measureSplit generates the API of resources rs as packages of about -split operations each,
+// whole tag groups in each (the include filter of the annotation file), and builds them in one
+// go build, as a program that imports them all would.
+func (b *bench) measureSplit(ctx context.Context, r *sizeResult, rs []*resource, specPath string, runs int) error {
+	perPackage := max(1, b.cfg.split/(groupSize*opsPerResource))
+	groups := (len(rs) + groupSize - 1) / groupSize
+	dir := fmt.Sprintf("n%d-split", r.ops)
+	var pkgs []string
+	for first := 0; first < groups; first += perPackage {
+		var tags []string
+		ops := 0
+		for g := first; g < min(first+perPackage, groups); g++ {
+			tags = append(tags, fmt.Sprintf("group%02d", g))
+			for _, res := range rs[g*groupSize : min((g+1)*groupSize, len(rs))] {
+				ops += res.ops
+			}
+		}
+		r.splitOps = max(r.splitOps, ops)
+		name := fmt.Sprintf("p%d", len(pkgs))
+		annot := filepath.Join(b.tmp, fmt.Sprintf("spec-%d", r.ops), name+".writesafety.yaml")
+		data := append(synthAnnotations(rs, b.withScope), "include:\n  tags: ["+strings.Join(tags, ", ")+"]\n"...)
+		if err := os.WriteFile(annot, data, 0o644); err != nil {
+			return err
+		}
+		out := filepath.Join(b.tmp, "module", dir, name)
+		if _, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annot, "-out", out, "-package", name); err != nil {
+			return err
+		}
+		pkgs = append(pkgs, filepath.Join(dir, name))
+	}
+	for range runs {
+		br, err := b.mod.build(ctx, pkgs...)
+		if err != nil {
+			return err
+		}
+		r.split = append(r.split, br)
+	}
+	return nil
 }
 
 // measureStripe measures the Stripe spec of the corpus.
@@ -515,11 +570,38 @@ func (b *bench) printSize(r *sizeResult) {
 		row("go build (package cold, deps warm)", build, false)
 		row("  of which the compile of the package", compile, false)
 	}
+	if len(r.split) > 0 {
+		build, compile, together := splitSeries(r.split)
+		row(fmt.Sprintf("go build of %d packages (split)", r.split[0].packages), build, false)
+		row("  their compiles (summed; largest RSS)", compile, false)
+		fmt.Fprintf(w, "  packages of up to %s operations; compilers running at once peaked at %s together\n",
+			thousands(r.splitOps), sampled(together))
+	}
 	for _, o := range r.others {
 		if o.refused == "" && o.lines > 0 {
 			fmt.Fprintf(w, "%s's package: %s Go lines\n", o.g.name, thousands(o.lines))
 		}
 	}
+}
+
+// splitSeries returns the go build and compile samples of split builds, and the median peak of
+// the compilers' summed RSS.
+func splitSeries(rs []buildResult) (build, compile series, together int64) {
+	var t series
+	for _, br := range rs {
+		build = append(build, br.build)
+		compile = append(compile, br.compile)
+		t = append(t, sample{maxRSS: br.together})
+	}
+	return build, compile, t.median().maxRSS
+}
+
+// sampled formats a sampled RSS, "-" when nothing could be sampled.
+func sampled(n int64) string {
+	if n == 0 {
+		return "- (no /proc)"
+	}
+	return mb(n)
 }
 
 // firstLine returns the first line of an error and the last line of what the child printed.
@@ -603,6 +685,16 @@ func (b *bench) printTargets(results []*sizeResult, stripe *sizeResult) {
 		m := build.median()
 		line("go build of 10,000 operations: peak RSS <= 2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
 		line("go build of 10,000 operations: wall <= 40 s", secs(m.wall), m.wall.Seconds()/bigBuildWall.Seconds(), "")
+	}
+	if big != nil && len(big.split) > 0 {
+		build, _, together := splitSeries(big.split)
+		m := build.median()
+		what := fmt.Sprintf("the same as %d packages (split)", big.split[0].packages)
+		if together > 0 {
+			line(what+": compilers' summed RSS <= 2 GB", mb(together), float64(together)/bigBuildRSS, "")
+		}
+		line(what+": largest process <= 2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
+		line(what+": wall <= 40 s", secs(m.wall), m.wall.Seconds()/bigBuildWall.Seconds(), "")
 	}
 	switch {
 	case stripe == nil:

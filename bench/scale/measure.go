@@ -35,13 +35,24 @@ func usage(ps *os.ProcessState) (cpu time.Duration, maxRSS int64, err error) {
 // runChild runs a command in dir with env added to the environment and returns its cost and
 // standard output. A failure carries the end of its standard error.
 func runChild(ctx context.Context, dir string, env []string, name string, args ...string) (sample, []byte, error) {
+	return runWatched(ctx, dir, env, nil, name, args...)
+}
+
+// runWatched is runChild that calls started with the child's process id once it runs.
+func runWatched(ctx context.Context, dir string, env []string, started func(pid int), name string, args ...string) (sample, []byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if started != nil {
+			started(cmd.Process.Pid)
+		}
+		err = cmd.Wait()
+	}
 	s := sample{wall: time.Since(start)}
 	if err != nil {
 		return s, stdout.Bytes(), fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(stderr.Bytes(), 2000))
