@@ -169,7 +169,7 @@ type bench struct {
 	writegen  string
 	others    []*generator
 	mod       *buildModule
-	withScope bool // the annotation files need a top-level scope
+	scoped    bool // the annotation files are in the format with a provider scope
 	out       io.Writer
 }
 
@@ -349,13 +349,14 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 	if err := os.WriteFile(specPath, specData, 0o644); err != nil {
 		return nil, err
 	}
-	write := func() error { return os.WriteFile(annotPath, synthAnnotations(rs, b.withScope), 0o644) }
+	write := func() error { return os.WriteFile(annotPath, synthAnnotations(rs, b.scoped), 0o644) }
 	if err := write(); err != nil {
 		return nil, err
 	}
 	out := filepath.Join(b.tmp, "module", fmt.Sprintf("n%d", n))
 	// A first generation, unmeasured, checks the annotation format (a writegen whose format has
-	// a top-level scope refuses a file without one) and warms the file cache for every tool.
+	// a provider scope refuses a file without one: then the file is written in that format) and
+	// warms the file cache for every tool.
 	gen := func() (sample, error) {
 		if err := os.RemoveAll(out); err != nil {
 			return sample{}, err
@@ -364,10 +365,10 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 		return s, err
 	}
 	if _, err := gen(); err != nil {
-		if b.withScope || !strings.Contains(err.Error(), "scope") {
+		if b.scoped || !strings.Contains(err.Error(), "scope") {
 			return nil, err
 		}
-		b.withScope = true
+		b.scoped = true
 		if err := write(); err != nil {
 			return nil, err
 		}
@@ -458,7 +459,7 @@ func (b *bench) measureSplit(ctx context.Context, r *sizeResult, rs []*resource,
 		r.splitOps = max(r.splitOps, ops)
 		name := fmt.Sprintf("p%d", len(pkgs))
 		annot := filepath.Join(b.tmp, fmt.Sprintf("spec-%d", r.ops), name+".writesafety.yaml")
-		data := append(synthAnnotations(rs, b.withScope), "include:\n  tags: ["+strings.Join(tags, ", ")+"]\n"...)
+		data := append(synthAnnotations(rs, b.scoped), "include:\n  tags: ["+strings.Join(tags, ", ")+"]\n"...)
 		if err := os.WriteFile(annot, data, 0o644); err != nil {
 			return err
 		}

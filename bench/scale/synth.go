@@ -352,12 +352,14 @@ func synthSpec(rs []*resource) []byte {
 	return data
 }
 
-// synthAnnotations returns the annotation file of the resources. withScope writes the
-// top-level scope: the annotation format of a writegen that requires it.
-func synthAnnotations(rs []*resource, withScope bool) []byte {
+// synthAnnotations returns the annotation file of the resources. scoped writes the format of
+// a writegen whose annotation files name their provider scope: a top-level scope, and
+// compensations that pass the duplicate's id ({operation: ..., params: {id: "{id}"}}) where the
+// older format names the operation alone.
+func synthAnnotations(rs []*resource, scoped bool) []byte {
 	var b strings.Builder
 	b.WriteString("# Write-safety answers of the synthetic API of writegen's scale benchmark.\nversion: 1\npackage: api\n")
-	if withScope {
+	if scoped {
 		b.WriteString("scope: synthetic\n")
 	}
 	b.WriteString("operations:\n")
@@ -375,7 +377,10 @@ func synthAnnotations(rs []*resource, withScope bool) []byte {
 			b.WriteString("    response: {is: receipt, id: /id}\n")
 			fmt.Fprintf(&b, "    lookup: {operation: list%s, params: {external_reference: \"{ref}\"}, found: /data/0, consistency: %s}\n", T, r.consistency)
 			b.WriteString("    " + retryKeyed + "\n")
-			if r.compensate && r.ops > 4 {
+			switch {
+			case r.compensate && r.ops > 4 && scoped:
+				fmt.Fprintf(&b, "    compensate: {operation: delete%s, params: {id: \"{id}\"}}\n", T)
+			case r.compensate && r.ops > 4:
 				fmt.Fprintf(&b, "    compensate: delete%s\n", T)
 			}
 			if r.dedupeCreate {
