@@ -3,6 +3,7 @@ package writegenimpl
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -43,7 +44,7 @@ type Call[T any] struct {
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, calls[T]{&call}, true)
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), true)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key
 // Submit runs one logical write whose 2xx is only an acknowledgement, by
 // the rules of Write; the acknowledgement needs no id.
 func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, calls[T]{&call}, false)
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), false)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
 func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeRead, calls[T]{})
+	v, err := c.direct(ctx, op, req, modeRead, codecOf[T](nil))
 	b, _ := v.(*T)
 	return b, err
 }
@@ -78,7 +79,7 @@ func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*
 // ends uncertain, recorded (in the ledger, when the client has one) and
 // notified.
 func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeDo, calls[T]{})
+	v, err := c.direct(ctx, op, req, modeDo, codecOf[T](nil))
 	b, _ := v.(*T)
 	return b, err
 }
@@ -89,20 +90,19 @@ func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T,
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, calls[T]{&call})
+	return c.resume(ctx, op, codecOf(&call))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
-// body, read its durable id, look effects up and compensate them. The
-// generic functions above hand it to the executor, which is not generic.
-type codec interface {
-	decode(b []byte) (any, error)
-	hasID() bool
-	id(body any) string
-	hasLookup() bool
-	lookup(ctx context.Context, reference string) ([]found, error)
-	hasCompensate() bool
-	compensate(ctx context.Context, duplicate found) error
+// body, read its durable id, look effects up and compensate them. It is a
+// plain struct, not an interface implemented by a generic type: each
+// response type then costs the compiler a few small closures, not a method
+// set with its itab and wrappers.
+type codec struct {
+	typ  reflect.Type                                                 // the response type T; bodies decode into a new *T
+	idOf func(body any) string                                        // nil without an id accessor
+	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
+	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
 }
 
 // found is a runtime.Found with its type erased.
@@ -111,57 +111,83 @@ type found struct {
 	body any // a *T
 }
 
-// calls is the codec of a Call[T], or, with a nil call, of a call that only
-// decodes: a read or an unkeyed write.
-type calls[T any] struct{ call *Call[T] }
+// codecOf returns the codec of call, or, with a nil call, of a call that
+// only decodes: a read or an unkeyed write.
+func codecOf[T any](call *Call[T]) codec {
+	cd := codec{typ: reflect.TypeFor[T]()}
+	if call == nil {
+		return cd
+	}
+	if id := call.ID; id != nil {
+		cd.idOf = func(body any) string {
+			if b, _ := body.(*T); b != nil {
+				return id(b)
+			}
+			return ""
+		}
+	}
+	if look := call.Lookup; look != nil {
+		cd.find = func(ctx context.Context, reference string) ([]found, error) {
+			fs, err := look(ctx, reference)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]found, len(fs))
+			for i, f := range fs {
+				out[i] = found{id: f.ID, body: f.Body}
+			}
+			return out, nil
+		}
+	}
+	if comp := call.Compensate; comp != nil {
+		cd.undo = func(ctx context.Context, d found) error {
+			b, _ := d.body.(*T)
+			return comp(ctx, runtime.Found[T]{ID: d.id, Body: b})
+		}
+	}
+	return cd
+}
 
-func (a calls[T]) decode(b []byte) (any, error) { return decodeAs[T](b) }
-func (a calls[T]) hasID() bool                  { return a.call != nil && a.call.ID != nil }
-func (a calls[T]) hasLookup() bool              { return a.call != nil && a.call.Lookup != nil }
-func (a calls[T]) hasCompensate() bool          { return a.call != nil && a.call.Compensate != nil }
+func (cd codec) hasID() bool         { return cd.idOf != nil }
+func (cd codec) hasLookup() bool     { return cd.find != nil }
+func (cd codec) hasCompensate() bool { return cd.undo != nil }
 
-func (a calls[T]) id(body any) string {
-	b, _ := body.(*T)
-	if b == nil || !a.hasID() {
+// id returns the durable id of a decoded body, "" without an accessor.
+func (cd codec) id(body any) string {
+	if cd.idOf == nil {
 		return ""
 	}
-	return a.call.ID(b)
+	return cd.idOf(body)
 }
 
-func (a calls[T]) lookup(ctx context.Context, reference string) ([]found, error) {
-	fs, err := a.call.Lookup(ctx, reference)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]found, len(fs))
-	for i, f := range fs {
-		out[i] = found{id: f.ID, body: f.Body}
-	}
-	return out, nil
+func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
+	return cd.find(ctx, reference)
 }
 
-func (a calls[T]) compensate(ctx context.Context, d found) error {
-	b, _ := d.body.(*T)
-	return a.call.Compensate(ctx, runtime.Found[T]{ID: d.id, Body: b})
-}
+func (cd codec) compensate(ctx context.Context, d found) error { return cd.undo(ctx, d) }
 
-// decodeAs decodes a JSON body into a new *T; an empty body gives a zero T.
-// A *[]byte receives the body as it came (a PDF, plain text); a *struct{},
-// the type of a response without a body, ignores whatever came.
-func decodeAs[T any](b []byte) (any, error) {
-	v := new(T)
-	switch p := any(v).(type) {
-	case *struct{}:
-		return v, nil
-	case *[]byte:
-		*p = append([]byte(nil), b...) // b may be a pooled buffer
-		return v, nil
+// The response types decoded specially.
+var (
+	emptyType = reflect.TypeFor[struct{}]() // a response without a body: whatever came is ignored
+	bytesType = reflect.TypeFor[[]byte]()   // a body that is not JSON (a PDF, plain text): kept as it came
+)
+
+// decode decodes a JSON body into a new *T; an empty body gives a zero T.
+func (cd codec) decode(b []byte) (any, error) {
+	v := reflect.New(cd.typ)
+	p := v.Interface()
+	switch cd.typ {
+	case emptyType:
+		return p, nil
+	case bytesType:
+		v.Elem().SetBytes(append([]byte(nil), b...)) // b may be a pooled buffer
+		return p, nil
 	}
 	if len(b) == 0 {
-		return v, nil
+		return p, nil
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(b, p); err != nil {
 		return nil, err
 	}
-	return v, nil
+	return p, nil
 }
