@@ -38,11 +38,12 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 //	}
 //
 // A read (an unkeyed write calls writegenimpl.Do instead; a slice or a map is returned as it
-// is, not through a pointer; without a response body only the error is returned):
+// is, not through a pointer; without a response body only the error is returned). The body is
+// decoded into the new value it is given: the compiler makes one Read for all pointer types.
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 //		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-//		return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+//		return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 //	}
 func (g *generator) method(f *jen.File, op *spec.Operation) {
 	args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
@@ -93,7 +94,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
 		body, _ = g.request(op, fail)
-		run := impl(fn).Types(T).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"))
+		run := impl(fn).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"), jen.New(T))
 		switch {
 		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}

@@ -93,7 +93,7 @@ func BenchmarkRead(b *testing.B) {
 		for b.Loop() {
 			r := NewRequest("GET", "/things")
 			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
-			l, err := Read[thingList](ctx, c, listOp, r)
+			l, err := Read(ctx, c, listOp, r, new(thingList))
 			if err != nil || len(l.Data) != 1 {
 				b.Fatal(l, err)
 			}

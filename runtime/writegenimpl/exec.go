@@ -44,7 +44,7 @@ type Call[T any] struct {
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), true)
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(call.ID, call.Lookup, call.Compensate), true)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key
 // Submit runs one logical write whose 2xx is only an acknowledgement, by
 // the rules of Write; the acknowledgement needs no id.
 func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), false)
+	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(call.ID, call.Lookup, call.Compensate), false)
 	if err != nil {
 		return nil, err
 	}
@@ -67,21 +67,30 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
-func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeRead, codecOf[T](nil))
-	b, _ := v.(*T)
-	return b, err
+// Its 2xx body is decoded into into, a new pointer (new(Thread)), which it
+// returns: a *[]byte keeps the body as it came, a *struct{} ignores it.
+//
+// Every pointer type has the same shape, so the compiler makes one Read
+// for all the reads of a package, whatever their response types.
+func Read[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
+	if err := c.direct(ctx, op, req, modeRead, codec{into: into}); err != nil {
+		var none P
+		return none, err
+	}
+	return into, nil
 }
 
 // Do runs a write without a business key, such as an idempotent PUT. Its
 // retry set applies as declared, but once an attempt may have taken effect
 // it is re-sent only when op.Effect is EffectIdempotent; otherwise the call
 // ends uncertain, recorded (in the ledger, when the client has one) and
-// notified.
-func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeDo, codecOf[T](nil))
-	b, _ := v.(*T)
-	return b, err
+// notified. Its 2xx body is decoded into into, as Read does.
+func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
+	if err := c.direct(ctx, op, req, modeDo, codec{into: into}); err != nil {
+		var none P
+		return none, err
+	}
+	return into, nil
 }
 
 // Resume takes over the rows of op that need driving on (expired leases;
@@ -90,19 +99,24 @@ func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T,
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(&call))
+	return c.resume(ctx, op, codecOf(call.ID, call.Lookup, call.Compensate))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
-// body, read its durable id, look effects up and compensate them. It is a
-// plain struct, not an interface implemented by a generic type: each
-// response type then costs the compiler a few small closures, not a method
-// set with its itab and wrappers.
+// body, read its durable id, look effects up and compensate them.
+//
+// It costs the compiler nothing per response type. Write, Submit and
+// Resume are the only functions instantiated per type, and they are a few
+// lines each: codecOf's type parameter is a pointer, one shape for all;
+// the lookup and the compensation, called only after an ambiguous attempt,
+// are called through reflection; bodies are decoded into a reflect.New of
+// the type, or into the pointer a read was given.
 type codec struct {
-	typ  reflect.Type                                                 // the response type T; bodies decode into a new *T
-	idOf func(body any) string                                        // nil without an id accessor
-	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
-	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
+	typ  reflect.Type          // the response type T of a keyed write; bodies decode into a new *T
+	into any                   // the *T a read or an unkeyed write decodes into, nil for a keyed write
+	idOf func(body any) string // nil without an id accessor
+	find reflect.Value         // func(ctx, reference) ([]runtime.Found[T], error); invalid without a lookup
+	undo reflect.Value         // func(ctx, runtime.Found[T]) error; invalid without a compensation
 }
 
 // found is a runtime.Found with its type erased.
@@ -111,46 +125,31 @@ type found struct {
 	body any // a *T
 }
 
-// codecOf returns the codec of call, or, with a nil call, of a call that
-// only decodes: a read or an unkeyed write.
-func codecOf[T any](call *Call[T]) codec {
-	cd := codec{typ: reflect.TypeFor[T]()}
-	if call == nil {
-		return cd
-	}
-	if id := call.ID; id != nil {
+// codecOf returns the codec of a keyed write whose response type is the
+// element of P. lookup and compensate are the call's Lookup and
+// Compensate, nil or not.
+func codecOf[P any](id func(P) string, lookup, compensate any) codec {
+	cd := codec{typ: reflect.TypeFor[P]().Elem()}
+	if id != nil {
 		cd.idOf = func(body any) string {
-			if b, _ := body.(*T); b != nil {
+			if b, ok := body.(P); ok {
 				return id(b)
 			}
 			return ""
 		}
 	}
-	if look := call.Lookup; look != nil {
-		cd.find = func(ctx context.Context, reference string) ([]found, error) {
-			fs, err := look(ctx, reference)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]found, len(fs))
-			for i, f := range fs {
-				out[i] = found{id: f.ID, body: f.Body}
-			}
-			return out, nil
-		}
+	if f := reflect.ValueOf(lookup); !f.IsNil() {
+		cd.find = f
 	}
-	if comp := call.Compensate; comp != nil {
-		cd.undo = func(ctx context.Context, d found) error {
-			b, _ := d.body.(*T)
-			return comp(ctx, runtime.Found[T]{ID: d.id, Body: b})
-		}
+	if f := reflect.ValueOf(compensate); !f.IsNil() {
+		cd.undo = f
 	}
 	return cd
 }
 
 func (cd codec) hasID() bool         { return cd.idOf != nil }
-func (cd codec) hasLookup() bool     { return cd.find != nil }
-func (cd codec) hasCompensate() bool { return cd.undo != nil }
+func (cd codec) hasLookup() bool     { return cd.find.IsValid() }
+func (cd codec) hasCompensate() bool { return cd.undo.IsValid() }
 
 // id returns the durable id of a decoded body, "" without an accessor.
 func (cd codec) id(body any) string {
@@ -160,27 +159,45 @@ func (cd codec) id(body any) string {
 	return cd.idOf(body)
 }
 
+// lookup calls the lookup: func(ctx, reference) ([]runtime.Found[T], error).
 func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
-	return cd.find(ctx, reference)
+	out := cd.find.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), reflect.ValueOf(reference)})
+	if err, _ := out[1].Interface().(error); err != nil {
+		return nil, err
+	}
+	fs := make([]found, out[0].Len())
+	for i := range fs {
+		f := out[0].Index(i)
+		fs[i] = found{id: f.FieldByName("ID").String(), body: f.FieldByName("Body").Interface()}
+	}
+	return fs, nil
 }
 
-func (cd codec) compensate(ctx context.Context, d found) error { return cd.undo(ctx, d) }
+// compensate calls the compensation: func(ctx, runtime.Found[T]) error.
+func (cd codec) compensate(ctx context.Context, d found) error {
+	dup := reflect.New(cd.undo.Type().In(1)).Elem()
+	dup.FieldByName("ID").SetString(d.id)
+	if d.body != nil {
+		dup.FieldByName("Body").Set(reflect.ValueOf(d.body))
+	}
+	err, _ := cd.undo.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), dup})[0].Interface().(error)
+	return err
+}
 
-// The response types decoded specially.
-var (
-	emptyType = reflect.TypeFor[struct{}]() // a response without a body: whatever came is ignored
-	bytesType = reflect.TypeFor[[]byte]()   // a body that is not JSON (a PDF, plain text): kept as it came
-)
-
-// decode decodes a JSON body into a new *T; an empty body gives a zero T.
+// decode decodes a JSON body into the pointer a read was given, or for a
+// keyed write into a new *T; an empty body leaves it zero. A *struct{} (a
+// response without a body) ignores whatever came; a *[]byte (a body that
+// is not JSON: a PDF, plain text) keeps it as it came.
 func (cd codec) decode(b []byte) (any, error) {
-	v := reflect.New(cd.typ)
-	p := v.Interface()
-	switch cd.typ {
-	case emptyType:
+	p := cd.into
+	if p == nil {
+		p = reflect.New(cd.typ).Interface()
+	}
+	switch v := p.(type) {
+	case *struct{}:
 		return p, nil
-	case bytesType:
-		v.Elem().SetBytes(append([]byte(nil), b...)) // b may be a pooled buffer
+	case *[]byte:
+		*v = append([]byte(nil), b...) // b may be a pooled buffer
 		return p, nil
 	}
 	if len(b) == 0 {

@@ -168,7 +168,7 @@ var putBlobOp = &writegenimpl.Operation{
 func (c *Client) PutBlob(ctx context.Context, body []byte) error {
 	req := writegenimpl.NewRequest("PUT", "/blobs")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, putBlobOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, putBlobOp, req, new(struct{}))
 	return err
 }
 
@@ -222,7 +222,7 @@ func (c *Client) UploadFile(ctx context.Context, body UploadFileRequest) (*Note,
 	if err := req.Multipart(parts); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Do[Note](ctx, c.impl, uploadFileOp, req)
+	return writegenimpl.Do(ctx, c.impl, uploadFileOp, req, new(Note))
 }
 
 // uploadFileID returns the durable id of a Note that UploadFile created: its "/id", "" when it has

@@ -122,7 +122,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -145,7 +145,7 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read[ListThreadsResponse](ctx, c.impl, listThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new(ListThreadsResponse))
 }
 
 // PostMessageParams holds the parameters of PostMessage.

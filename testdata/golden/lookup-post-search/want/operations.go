@@ -123,7 +123,7 @@ func (c *Client) SearchContacts(ctx context.Context, body SearchRequest) (*Conta
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Read[ContactList](ctx, c.impl, searchContactsOp, req)
+	return writegenimpl.Read(ctx, c.impl, searchContactsOp, req, new(ContactList))
 }
 
 // jsonString is s as a JSON string, for the body template of a lookup.
