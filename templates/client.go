@@ -87,32 +87,24 @@ func (g *generator) client(f *jen.File) {
 	}
 }
 
-// resume emits Resume, which drives on the keyed writes the ledger holds unsettled:
+// resume emits Resume, which drives on the keyed writes the ledger holds unsettled. It is one
+// call with a table of the writes, which costs the compiler far less than a call for each:
 //
 //	func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-//		var total runtime.ResumeReport
-//		var errs []error
-//		r, err := writegenimpl.Resume(ctx, c.impl, createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup})
-//		total, errs = total.Add(r), append(errs, err)
-//		return total, errors.Join(errs...)
+//		return writegenimpl.ResumeAll(
+//			ctx, c.impl,
+//			writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
+//			writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Message]{ID: postMessageID}),
+//		)
 //	}
 func (g *generator) resume(f *jen.File) {
-	body := []jen.Code{
-		jen.Var().Id("total").Add(rt("ResumeReport")),
-		jen.Var().Id("errs").Index().Error(),
+	args := []jen.Code{jen.List(jen.Id("ctx"), jen.Id("c").Dot("impl"))}
+	for _, op := range g.api.Resumable {
+		args = append(args, impl("ResumableWrite").Call(jen.Id(op.DescriptorName),
+			impl("Call").Types(resultType(op)).Values(g.callItems(op, nil)...)))
 	}
-	for i, op := range g.api.Resumable {
-		assign := ":="
-		if i > 0 {
-			assign = "="
-		}
-		body = append(body,
-			jen.List(jen.Id("r"), jen.Err()).Op(assign).Add(impl("Resume")).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName),
-				impl("Call").Types(resultType(op)).Values(g.callItems(op, nil)...)),
-			jen.List(jen.Id("total"), jen.Id("errs")).Op("=").List(jen.Id("total").Dot("Add").Call(jen.Id("r")), jen.Append(jen.Id("errs"), jen.Err())),
-		)
-	}
-	body = append(body, jen.Return(jen.Id("total"), jen.Qual("errors", "Join").Call(jen.Id("errs").Op("..."))))
+	call := jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
+	body := []jen.Code{jen.Return(impl("ResumeAll").Custom(call, args...))}
 	f.Line()
 	f.Comment("// Resume drives on the keyed writes the ledger holds unsettled: calls whose claim outlived\n" +
 		"// their process, and uncertain writes a person marked for another try. Each is sent again with\n" +

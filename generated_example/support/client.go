@@ -48,11 +48,9 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup, Compensate: c.createThreadCompensate})
-	total, errs = total.Add(r), append(errs, err)
-	r, err = writegenimpl.Resume(ctx, c.impl, postMessageOp, writegenimpl.Call[Message]{ID: postMessageID})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup, Compensate: c.createThreadCompensate}),
+		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Message]{ID: postMessageID}),
+	)
 }

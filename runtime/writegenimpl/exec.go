@@ -3,6 +3,7 @@ package writegenimpl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 
 	"github.com/writegen/writegen/runtime"
@@ -100,6 +101,47 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
 	return c.resume(ctx, op, codecOf(call.ID, call.Lookup, call.Compensate))
+}
+
+// Resumable is a keyed write that ResumeAll drives on. Build it with
+// ResumableWrite.
+type Resumable struct {
+	op *Operation
+	cd *codec
+}
+
+// ResumableWrite returns the keyed write of op for ResumeAll. call.Request
+// is unused: the stored request is sent.
+//
+//go:noinline
+func ResumableWrite[T any](op *Operation, call Call[T]) Resumable {
+	cd := codecOf(call.ID, call.Lookup, call.Compensate)
+	return Resumable{op: op, cd: &cd}
+}
+
+// ResumeAll resumes each write, as Resume does, and returns the sum of
+// their reports and their errors joined. It stops when ctx ends.
+//
+// A generated client's Resume is one call of it, with one argument a
+// write: a table, which costs the compiler far less than a call of Resume
+// for each.
+func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.ResumeReport, error) {
+	var total runtime.ResumeReport
+	var errs []error
+	for _, w := range writes {
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := c.resume(ctx, w.op, *w.cd)
+		total = total.Add(r)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && ctx.Err() != nil {
+		errs = append(errs, ctx.Err())
+	}
+	return total, errors.Join(errs...)
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx

@@ -6,7 +6,6 @@ package bodies
 
 import (
 	"context"
-	"errors"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -37,11 +36,9 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, createChargeOp, writegenimpl.Call[Note]{ID: createChargeID})
-	total, errs = total.Add(r), append(errs, err)
-	r, err = writegenimpl.Resume(ctx, c.impl, createNoteOp, writegenimpl.Call[Note]{ID: createNoteID})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(createChargeOp, writegenimpl.Call[Note]{ID: createChargeID}),
+		writegenimpl.ResumableWrite(createNoteOp, writegenimpl.Call[Note]{ID: createNoteID}),
+	)
 }
