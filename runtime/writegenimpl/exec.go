@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -33,7 +35,19 @@ type Call[T any] struct {
 	Compensate func(ctx context.Context, duplicate runtime.Found[T]) error
 }
 
-// Write runs one logical write whose 2xx is a receipt.
+// The entry points of generated code cost the compiler nothing per
+// response type: a type parameter is instantiated with pointer types only
+// (new(Thread), new(runtime.Receipt[Thread])), which all have one shape,
+// so the compiler makes one WriteInto, one Read and so on for a whole
+// package, and the rest is reached through reflection: a Call is read as
+// any, bodies are decoded into a reflect.New of their type, and the id
+// accessor, the lookup and the compensation are called with
+// reflect.Value.Call, a fraction of a microsecond against the network's
+// tens. Write, Submit and Resume, generic in the response type, are for
+// code written by hand.
+
+// WriteInto runs one logical write whose 2xx is a receipt, and fills and
+// returns into, a new *runtime.Receipt[T]; call is the write's Call[T].
 //
 // The business key is checked, the provider key derived and the request
 // built once; every attempt sends the same bytes. A failed attempt is
@@ -44,35 +58,58 @@ type Call[T any] struct {
 // notified. A 2xx that does not decode or carries no id is uncertain too.
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
-func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(call.ID, call.Lookup, call.Compensate), true)
-	if err != nil {
-		return nil, err
+func WriteInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, call, true); err != nil {
+		var none R
+		return none, err
 	}
-	b, _ := o.body.(*T)
-	return &runtime.Receipt[T]{ID: o.id, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
-		ProviderKey: o.pk, Status: o.status}, nil
+	return into, nil
 }
 
-// Submit runs one logical write whose 2xx is only an acknowledgement, by
-// the rules of Write; the acknowledgement needs no id.
-func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(call.ID, call.Lookup, call.Compensate), false)
-	if err != nil {
-		return nil, err
+// SubmitInto runs one logical write whose 2xx is only an acknowledgement,
+// by the rules of WriteInto, and fills and returns into, a new
+// *runtime.Ack[T]; the acknowledgement needs no id.
+func SubmitInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, call, false); err != nil {
+		var none R
+		return none, err
 	}
-	b, _ := o.body.(*T)
-	return &runtime.Ack[T]{Status: o.status, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
-		ProviderKey: o.pk}, nil
+	return into, nil
+}
+
+// Write is WriteInto for code written by hand.
+func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
+	return WriteInto(ctx, c, op, key, new(runtime.Receipt[T]), call)
+}
+
+// Submit is SubmitInto for code written by hand.
+func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
+	return SubmitInto(ctx, c, op, key, new(runtime.Ack[T]), call)
+}
+
+// keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
+func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into, call any, receipt bool) error {
+	cd, k, err := codecOf(call)
+	var r reflect.Value
+	var f results
+	if err == nil {
+		r, f, err = resultOf(into, cd.typ, receipt)
+	}
+	if err != nil {
+		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
+	}
+	o, err := c.keyed(ctx, op, key, k.request, k.reference, cd, receipt)
+	if err != nil {
+		return err
+	}
+	fill(r, f, o)
+	return nil
 }
 
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
 // Its 2xx body is decoded into into, a new pointer (new(Thread)), which it
 // returns: a *[]byte keeps the body as it came, a *struct{} ignores it.
-//
-// Every pointer type has the same shape, so the compiler makes one Read
-// for all the reads of a package, whatever their response types.
 func Read[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
 	if err := c.direct(ctx, op, req, modeRead, codec{into: into}); err != nil {
 		var none P
@@ -100,31 +137,25 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(call.ID, call.Lookup, call.Compensate))
+	return ResumeAll(ctx, c, ResumableWrite(op, call))
 }
 
 // Resumable is a keyed write that ResumeAll drives on. Build it with
 // ResumableWrite.
 type Resumable struct {
-	op *Operation
-	cd *codec
+	op   *Operation
+	call any
 }
 
-// ResumableWrite returns the keyed write of op for ResumeAll. call.Request
-// is unused: the stored request is sent.
-//
-//go:noinline
-func ResumableWrite[T any](op *Operation, call Call[T]) Resumable {
-	cd := codecOf(call.ID, call.Lookup, call.Compensate)
-	return Resumable{op: op, cd: &cd}
-}
+// ResumableWrite returns the keyed write of op for ResumeAll; call is its
+// Call[T], whose Request is unused: the stored request is sent.
+func ResumableWrite(op *Operation, call any) Resumable { return Resumable{op: op, call: call} }
 
 // ResumeAll resumes each write, as Resume does, and returns the sum of
 // their reports and their errors joined. It stops when ctx ends.
 //
-// A generated client's Resume is one call of it, with one argument a
-// write: a table, which costs the compiler far less than a call of Resume
-// for each.
+// A generated client's Resume is one call of it with a table of its
+// writes, which costs the compiler far less than a call of Resume for each.
 func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.ResumeReport, error) {
 	var total runtime.ResumeReport
 	var errs []error
@@ -132,7 +163,12 @@ func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.Res
 		if ctx.Err() != nil {
 			break
 		}
-		r, err := c.resume(ctx, w.op, *w.cd)
+		cd, _, err := codecOf(w.call)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, err))
+			continue
+		}
+		r, err := c.resume(ctx, w.op, cd)
 		total = total.Add(r)
 		if err != nil {
 			errs = append(errs, err)
@@ -146,19 +182,12 @@ func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.Res
 
 // codec is what the executor knows of a response type: how to decode a 2xx
 // body, read its durable id, look effects up and compensate them.
-//
-// It costs the compiler nothing per response type. Write, Submit and
-// Resume are the only functions instantiated per type, and they are a few
-// lines each: codecOf's type parameter is a pointer, one shape for all;
-// the lookup and the compensation, called only after an ambiguous attempt,
-// are called through reflection; bodies are decoded into a reflect.New of
-// the type, or into the pointer a read was given.
 type codec struct {
-	typ  reflect.Type          // the response type T of a keyed write; bodies decode into a new *T
-	into any                   // the *T a read or an unkeyed write decodes into, nil for a keyed write
-	idOf func(body any) string // nil without an id accessor
-	find reflect.Value         // func(ctx, reference) ([]runtime.Found[T], error); invalid without a lookup
-	undo reflect.Value         // func(ctx, runtime.Found[T]) error; invalid without a compensation
+	typ  reflect.Type  // the response type T of a keyed write; bodies decode into a new *T
+	into any           // the *T a read or an unkeyed write decodes into, nil for a keyed write
+	idOf reflect.Value // func(*T) string; invalid without an id accessor
+	find reflect.Value // func(ctx, reference) ([]runtime.Found[T], error); invalid without a lookup
+	undo reflect.Value // func(ctx, runtime.Found[T]) error; invalid without a compensation
 }
 
 // found is a runtime.Found with its type erased.
@@ -167,38 +196,126 @@ type found struct {
 	body any // a *T
 }
 
-// codecOf returns the codec of a keyed write whose response type is the
-// element of P. lookup and compensate are the call's Lookup and
-// Compensate, nil or not.
-func codecOf[P any](id func(P) string, lookup, compensate any) codec {
-	cd := codec{typ: reflect.TypeFor[P]().Elem()}
-	if id != nil {
-		cd.idOf = func(body any) string {
-			if b, ok := body.(P); ok {
-				return id(b)
-			}
-			return ""
-		}
-	}
-	if f := reflect.ValueOf(lookup); !f.IsNil() {
-		cd.find = f
-	}
-	if f := reflect.ValueOf(compensate); !f.IsNil() {
-		cd.undo = f
-	}
-	return cd
+// keyedParts are the parts of a Call that are not its codec.
+type keyedParts struct {
+	request   func(providerKey, reference string) (*Request, error)
+	reference string
 }
 
-func (cd codec) hasID() bool         { return cd.idOf != nil }
+// The indexes of the fields of a Call[T], a runtime.Found[T], a
+// runtime.Receipt[T] and a runtime.Ack[T]: they are the same for every T.
+var (
+	callType  = reflect.TypeFor[Call[struct{}]]()
+	callField = struct{ request, reference, id, lookup, compensate int }{
+		fieldOf(callType, "Request"), fieldOf(callType, "Reference"), fieldOf(callType, "ID"),
+		fieldOf(callType, "Lookup"), fieldOf(callType, "Compensate"),
+	}
+	foundType     = reflect.TypeFor[runtime.Found[struct{}]]()
+	runtimePkg    = foundType.PkgPath()
+	foundField    = struct{ id, body int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body")}
+	receiptResult = resultFields(reflect.TypeFor[runtime.Receipt[struct{}]](), true)
+	ackResult     = resultFields(reflect.TypeFor[runtime.Ack[struct{}]](), false)
+)
+
+// fieldOf returns the index of the field of struct type t named name.
+func fieldOf(t reflect.Type, name string) int {
+	f, ok := t.FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		panic("writegenimpl: " + t.String() + " has no field " + name)
+	}
+	return f.Index[0]
+}
+
+// results are the indexes of the fields of a runtime.Receipt or a
+// runtime.Ack; id is -1 in an Ack, which has none.
+type results struct {
+	name                                        string // "Receipt", "Ack"
+	id, body, raw, source, attempts, pk, status int
+}
+
+func resultFields(t reflect.Type, receipt bool) results {
+	r := results{name: t.Name()[:strings.IndexByte(t.Name(), '[')], id: -1,
+		body: fieldOf(t, "Body"), raw: fieldOf(t, "Raw"), source: fieldOf(t, "Source"), attempts: fieldOf(t, "Attempts"),
+		pk: fieldOf(t, "ProviderKey"), status: fieldOf(t, "Status")}
+	if receipt {
+		r.id = fieldOf(t, "ID")
+	}
+	return r
+}
+
+// codecOf returns the codec and the other parts of call, a Call[T] or a
+// *Call[T].
+func codecOf(call any) (codec, keyedParts, error) {
+	v := reflect.ValueOf(call)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != callType.PkgPath() ||
+		!strings.HasPrefix(v.Type().Name(), "Call[") {
+		return codec{}, keyedParts{}, fmt.Errorf("the call is a %T, not a writegenimpl.Call", call)
+	}
+	var k keyedParts
+	k.request, _ = v.Field(callField.request).Interface().(func(string, string) (*Request, error))
+	k.reference = v.Field(callField.reference).String()
+	id := v.Field(callField.id)
+	cd := codec{typ: id.Type().In(0).Elem()}
+	if !id.IsNil() {
+		cd.idOf = id
+	}
+	if f := v.Field(callField.lookup); !f.IsNil() {
+		cd.find = f
+	}
+	if f := v.Field(callField.compensate); !f.IsNil() {
+		cd.undo = f
+	}
+	return cd, k, nil
+}
+
+// resultOf returns the struct into points to, a new *runtime.Receipt[T]
+// (receipt) or *runtime.Ack[T] whose T is typ, and its fields.
+func resultOf(into any, typ reflect.Type, receipt bool) (reflect.Value, results, error) {
+	f := ackResult
+	if receipt {
+		f = receiptResult
+	}
+	v := reflect.ValueOf(into)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct ||
+		v.Elem().Type().PkgPath() != runtimePkg || !strings.HasPrefix(v.Elem().Type().Name(), f.name+"[") ||
+		v.Elem().Field(f.body).Type().Elem() != typ {
+		return reflect.Value{}, f, fmt.Errorf("into is a %T, not a *runtime.%s[%s]", into, f.name, typ)
+	}
+	return v.Elem(), f, nil
+}
+
+// fill fills r, a runtime.Receipt or a runtime.Ack of fields f, with o.
+func fill(r reflect.Value, f results, o outcome) {
+	if f.id >= 0 {
+		r.Field(f.id).SetString(o.id)
+	}
+	if o.body != nil {
+		r.Field(f.body).Set(reflect.ValueOf(o.body))
+	}
+	r.Field(f.raw).SetBytes(o.raw)
+	r.Field(f.source).SetUint(uint64(o.source))
+	r.Field(f.attempts).SetInt(int64(o.attempts))
+	r.Field(f.pk).SetString(o.pk)
+	r.Field(f.status).SetInt(int64(o.status))
+}
+
+func (cd codec) hasID() bool         { return cd.idOf.IsValid() }
 func (cd codec) hasLookup() bool     { return cd.find.IsValid() }
 func (cd codec) hasCompensate() bool { return cd.undo.IsValid() }
 
 // id returns the durable id of a decoded body, "" without an accessor.
 func (cd codec) id(body any) string {
-	if cd.idOf == nil {
+	if !cd.idOf.IsValid() || body == nil {
 		return ""
 	}
-	return cd.idOf(body)
+	b := reflect.ValueOf(body)
+	if b.Type() != cd.idOf.Type().In(0) || b.IsNil() {
+		return ""
+	}
+	return cd.idOf.Call([]reflect.Value{b})[0].String()
 }
 
 // lookup calls the lookup: func(ctx, reference) ([]runtime.Found[T], error).
@@ -210,7 +327,7 @@ func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
 	fs := make([]found, out[0].Len())
 	for i := range fs {
 		f := out[0].Index(i)
-		fs[i] = found{id: f.FieldByName("ID").String(), body: f.FieldByName("Body").Interface()}
+		fs[i] = found{id: f.Field(foundField.id).String(), body: f.Field(foundField.body).Interface()}
 	}
 	return fs, nil
 }
@@ -218,9 +335,9 @@ func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
 // compensate calls the compensation: func(ctx, runtime.Found[T]) error.
 func (cd codec) compensate(ctx context.Context, d found) error {
 	dup := reflect.New(cd.undo.Type().In(1)).Elem()
-	dup.FieldByName("ID").SetString(d.id)
+	dup.Field(foundField.id).SetString(d.id)
 	if d.body != nil {
-		dup.FieldByName("Body").Set(reflect.ValueOf(d.body))
+		dup.Field(foundField.body).Set(reflect.ValueOf(d.body))
 	}
 	err, _ := cd.undo.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), dup})[0].Interface().(error)
 	return err

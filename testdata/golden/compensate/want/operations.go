@@ -64,7 +64,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")

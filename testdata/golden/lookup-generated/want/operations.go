@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -223,7 +223,7 @@ var postMessageOp = &writegenimpl.Operation{
 // It overwrites body field "/client_ref" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ClientRef = &reference
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
