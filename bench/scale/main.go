@@ -27,10 +27,12 @@
 // run on the generated package alone, logged through -toolexec.
 //
 // At sizes above -split (1,000 by default) the API is also generated as several packages of at
-// most that many operations, whole tags of the synthetic spec in each (selected with the
-// annotation file's include filter), and they are built in one go build, as a program that
-// imports them all would be: the go command then runs one compiler per core, so beside the
-// largest process the peak of the compilers' resident sets summed is sampled from /proc.
+// most that many operations, whole tags of the synthetic spec in each, as cmd/writegen's
+// documentation advises for a large API: each from an annotation file of its own that holds the
+// answers of its operations and include: {tags: [...]}, all in the one provider scope. They are
+// built in one go build, as a program that imports them all would be: the go command then runs
+// one compiler per core, so beside the largest process the peak of the compilers' resident sets
+// summed is sampled from /proc.
 //
 // Then the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside the module root,
 // with testdata/corpus/stripe.writesafety.yaml): kin-openapi's load beside writegen generate,
@@ -169,7 +171,6 @@ type bench struct {
 	writegen  string
 	others    []*generator
 	mod       *buildModule
-	scoped    bool // the annotation files are in the format with a provider scope
 	out       io.Writer
 }
 
@@ -349,14 +350,10 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 	if err := os.WriteFile(specPath, specData, 0o644); err != nil {
 		return nil, err
 	}
-	write := func() error { return os.WriteFile(annotPath, synthAnnotations(rs, b.scoped), 0o644) }
-	if err := write(); err != nil {
+	if err := os.WriteFile(annotPath, synthAnnotations(rs, "api"), 0o644); err != nil {
 		return nil, err
 	}
 	out := filepath.Join(b.tmp, "module", fmt.Sprintf("n%d", n))
-	// A first generation, unmeasured, checks the annotation format (a writegen whose format has
-	// a provider scope refuses a file without one: then the file is written in that format) and
-	// warms the file cache for every tool.
 	gen := func() (sample, error) {
 		if err := os.RemoveAll(out); err != nil {
 			return sample{}, err
@@ -364,17 +361,8 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 		s, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annotPath, "-out", out)
 		return s, err
 	}
-	if _, err := gen(); err != nil {
-		if b.scoped || !strings.Contains(err.Error(), "scope") {
-			return nil, err
-		}
-		b.scoped = true
-		if err := write(); err != nil {
-			return nil, err
-		}
-		if _, err := gen(); err != nil {
-			return nil, err
-		}
+	if _, err := gen(); err != nil { // unmeasured: warms the file cache for every tool
+		return nil, err
 	}
 	r := &sizeResult{name: fmt.Sprintf("%s operations", thousands(n)), ops: n, resources: len(rs), specSize: int64(len(specData))}
 	for _, g := range b.others {
@@ -440,8 +428,8 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 }
 
 // measureSplit generates the API of resources rs as packages of about -split operations each,
-// whole tag groups in each (the include filter of the annotation file), and builds them in one
-// go build, as a program that imports them all would.
+// whole tag groups in each (an annotation file for each, with its include filter), and builds
+// them in one go build, as a program that imports them all would.
 func (b *bench) measureSplit(ctx context.Context, r *sizeResult, rs []*resource, specPath string, runs int) error {
 	perPackage := max(1, b.cfg.split/(groupSize*opsPerResource))
 	groups := (len(rs) + groupSize - 1) / groupSize
@@ -459,12 +447,12 @@ func (b *bench) measureSplit(ctx context.Context, r *sizeResult, rs []*resource,
 		r.splitOps = max(r.splitOps, ops)
 		name := fmt.Sprintf("p%d", len(pkgs))
 		annot := filepath.Join(b.tmp, fmt.Sprintf("spec-%d", r.ops), name+".writesafety.yaml")
-		data := append(synthAnnotations(rs, b.scoped), "include:\n  tags: ["+strings.Join(tags, ", ")+"]\n"...)
-		if err := os.WriteFile(annot, data, 0o644); err != nil {
+		part := rs[first*groupSize : min((first+perPackage)*groupSize, len(rs))]
+		if err := os.WriteFile(annot, synthAnnotations(part, name, tags...), 0o644); err != nil {
 			return err
 		}
 		out := filepath.Join(b.tmp, "module", dir, name)
-		if _, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annot, "-out", out, "-package", name); err != nil {
+		if _, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annot, "-out", out); err != nil {
 			return err
 		}
 		pkgs = append(pkgs, filepath.Join(dir, name))

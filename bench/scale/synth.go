@@ -352,15 +352,19 @@ func synthSpec(rs []*resource) []byte {
 	return data
 }
 
-// synthAnnotations returns the annotation file of the resources. scoped writes the format of
-// a writegen whose annotation files name their provider scope: a top-level scope, and
-// compensations that pass the duplicate's id ({operation: ..., params: {id: "{id}"}}) where the
-// older format names the operation alone.
-func synthAnnotations(rs []*resource, scoped bool) []byte {
+// synthScope is the provider scope of the synthetic API: every package generated from it, the
+// whole API or a part, has it.
+const synthScope = "synthetic"
+
+// synthAnnotations returns the annotation file of the resources rs, in package pkg. With tags,
+// it is the file of one part of the API: it includes those tags only (include: {tags: ...}), and
+// rs should be the resources they tag, whose answers it holds.
+func synthAnnotations(rs []*resource, pkg string, tags ...string) []byte {
 	var b strings.Builder
-	b.WriteString("# Write-safety answers of the synthetic API of writegen's scale benchmark.\nversion: 1\npackage: api\n")
-	if scoped {
-		b.WriteString("scope: synthetic\n")
+	b.WriteString("# Write-safety answers of the synthetic API of writegen's scale benchmark.\nversion: 1\n")
+	fmt.Fprintf(&b, "package: %s\nscope: %s\n", pkg, synthScope)
+	if len(tags) > 0 {
+		fmt.Fprintf(&b, "include:\n  tags: [%s]\n", strings.Join(tags, ", "))
 	}
 	b.WriteString("operations:\n")
 	retryKeyed := "retry: {on: [not_sent, ambiguous, status_409, status_429, status_503], attempts: 4}"
@@ -377,11 +381,8 @@ func synthAnnotations(rs []*resource, scoped bool) []byte {
 			b.WriteString("    response: {is: receipt, id: /id}\n")
 			fmt.Fprintf(&b, "    lookup: {operation: list%s, params: {external_reference: \"{ref}\"}, found: /data/0, consistency: %s}\n", T, r.consistency)
 			b.WriteString("    " + retryKeyed + "\n")
-			switch {
-			case r.compensate && r.ops > 4 && scoped:
+			if r.compensate && r.ops > 4 {
 				fmt.Fprintf(&b, "    compensate: {operation: delete%s, params: {id: \"{id}\"}}\n", T)
-			case r.compensate && r.ops > 4:
-				fmt.Fprintf(&b, "    compensate: delete%s\n", T)
 			}
 			if r.dedupeCreate {
 				b.WriteString("    dedupe: ledger\n")
