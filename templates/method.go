@@ -20,10 +20,13 @@ func resultType(op *spec.Operation) *jen.Statement {
 // hasResult reports whether op's response has a body.
 func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
-// method emits the method of an operation. A keyed write:
+// method emits the method of an operation. Each calls the executor once and hands it the new
+// value to fill in (a receipt, an acknowledgement, a response body): the executor's type
+// parameters are then pointers, which the compiler instantiates once for all types. A keyed
+// write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack):
 //
 //	func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-//		return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+//		return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 //			Request: func(_, reference string) (*writegenimpl.Request, error) {
 //				body.ExternalReference = &reference
 //				req := writegenimpl.NewRequest("POST", "/threads")
@@ -42,7 +45,7 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 //		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-//		return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+//		return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 //	}
 func (g *generator) method(f *jen.File, op *spec.Operation) {
 	args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
@@ -61,9 +64,9 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 	var body []jen.Code
 	T := resultType(op)
 	if keyed {
-		fn, res := "Write", "Receipt"
+		fn, res := "WriteInto", "Receipt"
 		if op.Call == spec.CallSubmit {
-			fn, res = "Submit", "Ack"
+			fn, res = "SubmitInto", "Ack"
 		}
 		results = []jen.Code{jen.Op("*").Add(rt(res)).Types(T), jen.Error()}
 		stmts, uses := g.request(op, func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) })
@@ -80,7 +83,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		}
 		request := jen.Func().Params(params).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
 		body = []jen.Code{jen.Return(impl(fn).Call(
-			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("key"),
+			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("key"), jen.New(rt(res).Types(T)),
 			impl("Call").Types(T).Custom(multiLine, g.callItems(op, request)...),
 		))}
 	} else {
@@ -93,7 +96,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
 		body, _ = g.request(op, fail)
-		run := impl(fn).Types(T).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"))
+		run := impl(fn).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"), jen.New(T))
 		switch {
 		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}

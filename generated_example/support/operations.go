@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -141,7 +141,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // status_429, status_503 within 3 attempts; uncertain outcomes go to support-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
 	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, deleteThreadOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, new(struct{}))
 	return err
 }
 
@@ -164,7 +164,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // PostMessageParams holds the parameters of PostMessage.
@@ -220,7 +220,7 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous, status_409, status_429, status_503 within 4
 // attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
-	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
 			if err := req.JSON(body); err != nil {
@@ -260,5 +260,5 @@ var searchThreadsOp = &writegenimpl.Operation{
 func (c *Client) SearchThreads(ctx context.Context, params SearchThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read[ThreadList](ctx, c.impl, searchThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, new(ThreadList))
 }

@@ -5,11 +5,13 @@
 // runtime.
 //
 // It holds the executor of generated clients: Operation descriptors, the
-// Request builder, and Write, Submit, Read, Do and Resume. These generic
-// functions are thin wrappers: each adapts its type parameter (decoding a
-// body, the generated id accessor, the lookup and the compensation) to a
-// small interface and calls one non-generic executor, so a package with
-// thousands of operations compiles the executor once.
+// Request builder, and WriteInto, SubmitInto, Read, Do and ResumeAll. Their
+// type parameters are instantiated with pointers only (new(Thread),
+// new(runtime.Receipt[Thread])), which share one shape: a package with
+// thousands of operations and hundreds of response types compiles each of
+// them once, and the executor behind them not at all. What depends on the
+// response type is reached through reflection (see codec). Write, Submit
+// and Resume, generic in the response type, serve code written by hand.
 //
 // The executor's rules, in short (package runtime's documentation gives
 // them in full):

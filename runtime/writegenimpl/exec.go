@@ -3,7 +3,10 @@ package writegenimpl
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -32,7 +35,19 @@ type Call[T any] struct {
 	Compensate func(ctx context.Context, duplicate runtime.Found[T]) error
 }
 
-// Write runs one logical write whose 2xx is a receipt.
+// The entry points of generated code cost the compiler nothing per
+// response type: a type parameter is instantiated with pointer types only
+// (new(Thread), new(runtime.Receipt[Thread])), which all have one shape,
+// so the compiler makes one WriteInto, one Read and so on for a whole
+// package, and the rest is reached through reflection: a Call is read as
+// any, bodies are decoded into a reflect.New of their type, and the id
+// accessor, the lookup and the compensation are called with
+// reflect.Value.Call, a fraction of a microsecond against the network's
+// tens. Write, Submit and Resume, generic in the response type, are for
+// code written by hand.
+
+// WriteInto runs one logical write whose 2xx is a receipt, and fills and
+// returns into, a new *runtime.Receipt[T]; call is the write's Call[T].
 //
 // The business key is checked, the provider key derived and the request
 // built once; every attempt sends the same bytes. A failed attempt is
@@ -43,45 +58,77 @@ type Call[T any] struct {
 // notified. A 2xx that does not decode or carries no id is uncertain too.
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
-func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), true)
-	if err != nil {
-		return nil, err
+func WriteInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, call, true); err != nil {
+		var none R
+		return none, err
 	}
-	b, _ := o.body.(*T)
-	return &runtime.Receipt[T]{ID: o.id, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
-		ProviderKey: o.pk, Status: o.status}, nil
+	return into, nil
 }
 
-// Submit runs one logical write whose 2xx is only an acknowledgement, by
-// the rules of Write; the acknowledgement needs no id.
-func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
-	o, err := c.keyed(ctx, op, key, call.Request, call.Reference, codecOf(&call), false)
-	if err != nil {
-		return nil, err
+// SubmitInto runs one logical write whose 2xx is only an acknowledgement,
+// by the rules of WriteInto, and fills and returns into, a new
+// *runtime.Ack[T]; the acknowledgement needs no id.
+func SubmitInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, call, false); err != nil {
+		var none R
+		return none, err
 	}
-	b, _ := o.body.(*T)
-	return &runtime.Ack[T]{Status: o.status, Body: b, Raw: o.raw, Source: o.source, Attempts: o.attempts,
-		ProviderKey: o.pk}, nil
+	return into, nil
+}
+
+// Write is WriteInto for code written by hand.
+func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
+	return WriteInto(ctx, c, op, key, new(runtime.Receipt[T]), call)
+}
+
+// Submit is SubmitInto for code written by hand.
+func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
+	return SubmitInto(ctx, c, op, key, new(runtime.Ack[T]), call)
+}
+
+// keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
+func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into, call any, receipt bool) error {
+	cd, k, err := codecOf(call)
+	var r reflect.Value
+	var f results
+	if err == nil {
+		r, f, err = resultOf(into, cd.typ, receipt)
+	}
+	if err != nil {
+		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
+	}
+	o, err := c.keyed(ctx, op, key, k.request, k.reference, cd, receipt)
+	if err != nil {
+		return err
+	}
+	fill(r, f, o)
+	return nil
 }
 
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
-func Read[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeRead, codecOf[T](nil))
-	b, _ := v.(*T)
-	return b, err
+// Its 2xx body is decoded into into, a new pointer (new(Thread)), which it
+// returns: a *[]byte keeps the body as it came, a *struct{} ignores it.
+func Read[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
+	if err := c.direct(ctx, op, req, modeRead, codec{into: into}); err != nil {
+		var none P
+		return none, err
+	}
+	return into, nil
 }
 
 // Do runs a write without a business key, such as an idempotent PUT. Its
 // retry set applies as declared, but once an attempt may have taken effect
 // it is re-sent only when op.Effect is EffectIdempotent; otherwise the call
 // ends uncertain, recorded (in the ledger, when the client has one) and
-// notified.
-func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T, error) {
-	v, err := c.direct(ctx, op, req, modeDo, codecOf[T](nil))
-	b, _ := v.(*T)
-	return b, err
+// notified. Its 2xx body is decoded into into, as Read does.
+func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
+	if err := c.direct(ctx, op, req, modeDo, codec{into: into}); err != nil {
+		var none P
+		return none, err
+	}
+	return into, nil
 }
 
 // Resume takes over the rows of op that need driving on (expired leases;
@@ -90,19 +137,57 @@ func Do[T any](ctx context.Context, c *Client, op *Operation, req *Request) (*T,
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(&call))
+	return ResumeAll(ctx, c, ResumableWrite(op, call))
+}
+
+// Resumable is a keyed write that ResumeAll drives on. Build it with
+// ResumableWrite.
+type Resumable struct {
+	op   *Operation
+	call any
+}
+
+// ResumableWrite returns the keyed write of op for ResumeAll; call is its
+// Call[T], whose Request is unused: the stored request is sent.
+func ResumableWrite(op *Operation, call any) Resumable { return Resumable{op: op, call: call} }
+
+// ResumeAll resumes each write, as Resume does, and returns the sum of
+// their reports and their errors joined. It stops when ctx ends.
+//
+// A generated client's Resume is one call of it with a table of its
+// writes, which costs the compiler far less than a call of Resume for each.
+func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.ResumeReport, error) {
+	var total runtime.ResumeReport
+	var errs []error
+	for _, w := range writes {
+		if ctx.Err() != nil {
+			break
+		}
+		cd, _, err := codecOf(w.call)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, err))
+			continue
+		}
+		r, err := c.resume(ctx, w.op, cd)
+		total = total.Add(r)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && ctx.Err() != nil {
+		errs = append(errs, ctx.Err())
+	}
+	return total, errors.Join(errs...)
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
-// body, read its durable id, look effects up and compensate them. It is a
-// plain struct, not an interface implemented by a generic type: each
-// response type then costs the compiler a few small closures, not a method
-// set with its itab and wrappers.
+// body, read its durable id, look effects up and compensate them.
 type codec struct {
-	typ  reflect.Type                                                 // the response type T; bodies decode into a new *T
-	idOf func(body any) string                                        // nil without an id accessor
-	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
-	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
+	typ  reflect.Type  // the response type T of a keyed write; bodies decode into a new *T
+	into any           // the *T a read or an unkeyed write decodes into, nil for a keyed write
+	idOf reflect.Value // func(*T) string; invalid without an id accessor
+	find reflect.Value // func(ctx, reference) ([]runtime.Found[T], error); invalid without a lookup
+	undo reflect.Value // func(ctx, runtime.Found[T]) error; invalid without a compensation
 }
 
 // found is a runtime.Found with its type erased.
@@ -111,76 +196,167 @@ type found struct {
 	body any // a *T
 }
 
-// codecOf returns the codec of call, or, with a nil call, of a call that
-// only decodes: a read or an unkeyed write.
-func codecOf[T any](call *Call[T]) codec {
-	cd := codec{typ: reflect.TypeFor[T]()}
-	if call == nil {
-		return cd
-	}
-	if id := call.ID; id != nil {
-		cd.idOf = func(body any) string {
-			if b, _ := body.(*T); b != nil {
-				return id(b)
-			}
-			return ""
-		}
-	}
-	if look := call.Lookup; look != nil {
-		cd.find = func(ctx context.Context, reference string) ([]found, error) {
-			fs, err := look(ctx, reference)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]found, len(fs))
-			for i, f := range fs {
-				out[i] = found{id: f.ID, body: f.Body}
-			}
-			return out, nil
-		}
-	}
-	if comp := call.Compensate; comp != nil {
-		cd.undo = func(ctx context.Context, d found) error {
-			b, _ := d.body.(*T)
-			return comp(ctx, runtime.Found[T]{ID: d.id, Body: b})
-		}
-	}
-	return cd
+// keyedParts are the parts of a Call that are not its codec.
+type keyedParts struct {
+	request   func(providerKey, reference string) (*Request, error)
+	reference string
 }
 
-func (cd codec) hasID() bool         { return cd.idOf != nil }
-func (cd codec) hasLookup() bool     { return cd.find != nil }
-func (cd codec) hasCompensate() bool { return cd.undo != nil }
+// The indexes of the fields of a Call[T], a runtime.Found[T], a
+// runtime.Receipt[T] and a runtime.Ack[T]: they are the same for every T.
+var (
+	callType  = reflect.TypeFor[Call[struct{}]]()
+	callField = struct{ request, reference, id, lookup, compensate int }{
+		fieldOf(callType, "Request"), fieldOf(callType, "Reference"), fieldOf(callType, "ID"),
+		fieldOf(callType, "Lookup"), fieldOf(callType, "Compensate"),
+	}
+	foundType     = reflect.TypeFor[runtime.Found[struct{}]]()
+	runtimePkg    = foundType.PkgPath()
+	foundField    = struct{ id, body int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body")}
+	receiptResult = resultFields(reflect.TypeFor[runtime.Receipt[struct{}]](), true)
+	ackResult     = resultFields(reflect.TypeFor[runtime.Ack[struct{}]](), false)
+)
+
+// fieldOf returns the index of the field of struct type t named name.
+func fieldOf(t reflect.Type, name string) int {
+	f, ok := t.FieldByName(name)
+	if !ok || len(f.Index) != 1 {
+		panic("writegenimpl: " + t.String() + " has no field " + name)
+	}
+	return f.Index[0]
+}
+
+// results are the indexes of the fields of a runtime.Receipt or a
+// runtime.Ack; id is -1 in an Ack, which has none.
+type results struct {
+	name                                        string // "Receipt", "Ack"
+	id, body, raw, source, attempts, pk, status int
+}
+
+func resultFields(t reflect.Type, receipt bool) results {
+	r := results{name: t.Name()[:strings.IndexByte(t.Name(), '[')], id: -1,
+		body: fieldOf(t, "Body"), raw: fieldOf(t, "Raw"), source: fieldOf(t, "Source"), attempts: fieldOf(t, "Attempts"),
+		pk: fieldOf(t, "ProviderKey"), status: fieldOf(t, "Status")}
+	if receipt {
+		r.id = fieldOf(t, "ID")
+	}
+	return r
+}
+
+// codecOf returns the codec and the other parts of call, a Call[T] or a
+// *Call[T].
+func codecOf(call any) (codec, keyedParts, error) {
+	v := reflect.ValueOf(call)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != callType.PkgPath() ||
+		!strings.HasPrefix(v.Type().Name(), "Call[") {
+		return codec{}, keyedParts{}, fmt.Errorf("the call is a %T, not a writegenimpl.Call", call)
+	}
+	var k keyedParts
+	k.request, _ = v.Field(callField.request).Interface().(func(string, string) (*Request, error))
+	k.reference = v.Field(callField.reference).String()
+	id := v.Field(callField.id)
+	cd := codec{typ: id.Type().In(0).Elem()}
+	if !id.IsNil() {
+		cd.idOf = id
+	}
+	if f := v.Field(callField.lookup); !f.IsNil() {
+		cd.find = f
+	}
+	if f := v.Field(callField.compensate); !f.IsNil() {
+		cd.undo = f
+	}
+	return cd, k, nil
+}
+
+// resultOf returns the struct into points to, a new *runtime.Receipt[T]
+// (receipt) or *runtime.Ack[T] whose T is typ, and its fields.
+func resultOf(into any, typ reflect.Type, receipt bool) (reflect.Value, results, error) {
+	f := ackResult
+	if receipt {
+		f = receiptResult
+	}
+	v := reflect.ValueOf(into)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct ||
+		v.Elem().Type().PkgPath() != runtimePkg || !strings.HasPrefix(v.Elem().Type().Name(), f.name+"[") ||
+		v.Elem().Field(f.body).Type().Elem() != typ {
+		return reflect.Value{}, f, fmt.Errorf("into is a %T, not a *runtime.%s[%s]", into, f.name, typ)
+	}
+	return v.Elem(), f, nil
+}
+
+// fill fills r, a runtime.Receipt or a runtime.Ack of fields f, with o.
+func fill(r reflect.Value, f results, o outcome) {
+	if f.id >= 0 {
+		r.Field(f.id).SetString(o.id)
+	}
+	if o.body != nil {
+		r.Field(f.body).Set(reflect.ValueOf(o.body))
+	}
+	r.Field(f.raw).SetBytes(o.raw)
+	r.Field(f.source).SetUint(uint64(o.source))
+	r.Field(f.attempts).SetInt(int64(o.attempts))
+	r.Field(f.pk).SetString(o.pk)
+	r.Field(f.status).SetInt(int64(o.status))
+}
+
+func (cd codec) hasID() bool         { return cd.idOf.IsValid() }
+func (cd codec) hasLookup() bool     { return cd.find.IsValid() }
+func (cd codec) hasCompensate() bool { return cd.undo.IsValid() }
 
 // id returns the durable id of a decoded body, "" without an accessor.
 func (cd codec) id(body any) string {
-	if cd.idOf == nil {
+	if !cd.idOf.IsValid() || body == nil {
 		return ""
 	}
-	return cd.idOf(body)
+	b := reflect.ValueOf(body)
+	if b.Type() != cd.idOf.Type().In(0) || b.IsNil() {
+		return ""
+	}
+	return cd.idOf.Call([]reflect.Value{b})[0].String()
 }
 
+// lookup calls the lookup: func(ctx, reference) ([]runtime.Found[T], error).
 func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
-	return cd.find(ctx, reference)
+	out := cd.find.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), reflect.ValueOf(reference)})
+	if err, _ := out[1].Interface().(error); err != nil {
+		return nil, err
+	}
+	fs := make([]found, out[0].Len())
+	for i := range fs {
+		f := out[0].Index(i)
+		fs[i] = found{id: f.Field(foundField.id).String(), body: f.Field(foundField.body).Interface()}
+	}
+	return fs, nil
 }
 
-func (cd codec) compensate(ctx context.Context, d found) error { return cd.undo(ctx, d) }
+// compensate calls the compensation: func(ctx, runtime.Found[T]) error.
+func (cd codec) compensate(ctx context.Context, d found) error {
+	dup := reflect.New(cd.undo.Type().In(1)).Elem()
+	dup.Field(foundField.id).SetString(d.id)
+	if d.body != nil {
+		dup.Field(foundField.body).Set(reflect.ValueOf(d.body))
+	}
+	err, _ := cd.undo.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), dup})[0].Interface().(error)
+	return err
+}
 
-// The response types decoded specially.
-var (
-	emptyType = reflect.TypeFor[struct{}]() // a response without a body: whatever came is ignored
-	bytesType = reflect.TypeFor[[]byte]()   // a body that is not JSON (a PDF, plain text): kept as it came
-)
-
-// decode decodes a JSON body into a new *T; an empty body gives a zero T.
+// decode decodes a JSON body into the pointer a read was given, or for a
+// keyed write into a new *T; an empty body leaves it zero. A *struct{} (a
+// response without a body) ignores whatever came; a *[]byte (a body that
+// is not JSON: a PDF, plain text) keeps it as it came.
 func (cd codec) decode(b []byte) (any, error) {
-	v := reflect.New(cd.typ)
-	p := v.Interface()
-	switch cd.typ {
-	case emptyType:
+	p := cd.into
+	if p == nil {
+		p = reflect.New(cd.typ).Interface()
+	}
+	switch v := p.(type) {
+	case *struct{}:
 		return p, nil
-	case bytesType:
-		v.Elem().SetBytes(append([]byte(nil), b...)) // b may be a pooled buffer
+	case *[]byte:
+		*v = append([]byte(nil), b...) // b may be a pooled buffer
 		return p, nil
 	}
 	if len(b) == 0 {

@@ -519,7 +519,7 @@ func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]
 		if lag {
 			r.AddQuery("lag", 1, "form", true)
 		}
-		l, err := Read[thingList](ctx, c, listOp, r)
+		l, err := Read(ctx, c, listOp, r, new(thingList))
 		if err != nil {
 			return nil, err
 		}

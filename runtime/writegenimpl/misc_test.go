@@ -40,7 +40,7 @@ func TestReadRetries(t *testing.T) {
 	op := *listOp
 	op.Attempts = 5
 	c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(a.hooks()))
-	l, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things"))
+	l, err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), new(thingList))
 	if err != nil || len(l.Data) != 1 || l.Data[0].ID != "th_9" {
 		t.Fatalf("list %+v, err %v", l, err)
 	}
@@ -48,7 +48,7 @@ func TestReadRetries(t *testing.T) {
 		t.Errorf("attempts: %s, want %s", got, want)
 	}
 	statuses, n = []int{404}, atomic.Int64{}
-	if _, err := Read[thingList](context.Background(), c, &op, NewRequest("GET", "/things")); !errors.Is(err, runtime.ErrRejected) || n.Load() != 1 {
+	if _, err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), new(thingList)); !errors.Is(err, runtime.ErrRejected) || n.Load() != 1 {
 		t.Errorf("404: err %v after %d requests", err, n.Load())
 	}
 }
@@ -62,7 +62,7 @@ func TestReadBytes(t *testing.T) {
 		w.Write([]byte(pdf))
 	})
 	c := newTestClient(t, p.URL, newTestClock())
-	b, err := Read[[]byte](context.Background(), c, listOp, NewRequest("GET", "/things"))
+	b, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new([]byte))
 	if err != nil || string(*b) != pdf {
 		t.Fatalf("body %q, err %v", b, err)
 	}
@@ -108,7 +108,7 @@ func TestDo(t *testing.T) {
 		c := newTestClient(t, p.URL, newTestClock())
 		r := NewRequest("POST", "/things")
 		r.JSON(thing{Title: "x"})
-		got, err := Do[thing](context.Background(), c, op, r)
+		got, err := Do(context.Background(), c, op, r, new(thing))
 		switch {
 		case e == runtime.EffectIdempotent && (err != nil || got.ID != "th_2" || len(p.seenWrites()) != 2):
 			t.Errorf("idempotent: %+v, %v after %d writes", got, err, len(p.seenWrites()))
@@ -166,7 +166,7 @@ func TestRequestURL(t *testing.T) {
 	c := newTestClient(t, p.URL+"/v1/", newTestClock())
 	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
 	r.AddQuery("q", "ä&", "form", true)
-	if _, err := Read[struct{}](context.Background(), c, listOp, r); err != nil {
+	if _, err := Read(context.Background(), c, listOp, r, new(struct{})); err != nil {
 		t.Fatal(err)
 	}
 	if want := "GET /v1/things/a%2Fb%20c/x?q=%C3%A4%26"; got.Load() != want {

@@ -6,10 +6,10 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion2 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion2) so that code generated
+// SupportPackageIsVersion3 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion3) so that code generated
 // for a newer runtime fails to compile against an older one.
-const SupportPackageIsVersion2 = true
+const SupportPackageIsVersion3 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never

@@ -25,7 +25,7 @@ func (f fixedRT) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // BenchmarkWriteOverhead measures what the executor adds to a plain
-// net/http write, without the network (see BenchmarkWrite for loopback).
+// net/http write, without the network (see BenchmarkWriteLoopback).
 func BenchmarkWriteOverhead(b *testing.B) {
 	resp := []byte(`{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}`)
 	hc := &http.Client{Transport: fixedRT{resp}}
@@ -61,7 +61,7 @@ func BenchmarkWriteOverhead(b *testing.B) {
 }
 
 // BenchmarkReadOverhead measures what the executor adds to a plain
-// net/http read, without the network (see BenchmarkRead for loopback).
+// net/http read, without the network (see BenchmarkReadLoopback).
 func BenchmarkReadOverhead(b *testing.B) {
 	resp := []byte(`{"data":[{"id":"th_1","title":"printer jammed","reference":"things/create-thing:thing:42"}]}`)
 	hc := &http.Client{Transport: fixedRT{resp}}
@@ -72,7 +72,7 @@ func BenchmarkReadOverhead(b *testing.B) {
 		for b.Loop() {
 			r := NewRequest("GET", "/things")
 			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
-			if _, err := Read[thingList](ctx, c, listOp, r); err != nil {
+			if _, err := Read(ctx, c, listOp, r, new(thingList)); err != nil {
 				b.Fatal(err)
 			}
 		}

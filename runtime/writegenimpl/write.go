@@ -105,29 +105,29 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	return o, err
 }
 
-// direct runs a read or a write without a key and decodes its body.
-func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode, cd codec) (any, error) {
+// direct runs a read or a write without a key and decodes its body into
+// cd.into.
+func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode, cd codec) error {
 	x, err := c.prepare(op, m, req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	x.codec = cd
 	ctx = x.callStart(ctx)
 	res, err := x.run(ctx, false, failure{})
 	if m == modeRead {
-		var body any
 		if err == nil {
-			if body, err = cd.decode(res.resp.bytes()); err != nil {
+			if _, err = cd.decode(res.resp.bytes()); err != nil {
 				err = fmt.Errorf("writegen: operation %q: decode response: %w", op.ID, err)
 			}
 			res.resp.release()
 		}
 		x.finish(ctx, outcome{attempts: x.attempts}, err, "", true)
-		return body, err
+		return err
 	}
 	o, err := x.complete(res, err)
 	x.finish(ctx, o, err, stateOf(err), true)
-	return o.body, err
+	return err
 }
 
 // callStart tells the hooks that the call starts and returns its context.

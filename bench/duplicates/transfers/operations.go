@@ -63,7 +63,7 @@ var createTransferOp = &writegenimpl.Operation{
 // It overwrites body field "/reference" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, body NewTransfer) (*runtime.Receipt[Transfer], error) {
-	return writegenimpl.Write(ctx, c.impl, createTransferOp, key, writegenimpl.Call[Transfer]{
+	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, key, new(runtime.Receipt[Transfer]), writegenimpl.Call[Transfer]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
 			req := writegenimpl.NewRequest("POST", "/transfers")
@@ -123,5 +123,5 @@ var searchTransfersOp = &writegenimpl.Operation{
 func (c *Client) SearchTransfers(ctx context.Context, params SearchTransfersParams) (*TransferList, error) {
 	req := writegenimpl.NewRequest("GET", "/transfers")
 	req.AddQuery("reference", params.Reference, "form", true)
-	return writegenimpl.Read[TransferList](ctx, c.impl, searchTransfersOp, req)
+	return writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, new(TransferList))
 }

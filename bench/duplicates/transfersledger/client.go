@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 2 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion2
+// This code needs a runtime that supports version 3 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion3
 
 // Client calls Transfers 1.0.0 as described in api.yaml and writesafety-ledger.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -48,9 +48,8 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, createTransferOp, writegenimpl.Call[Transfer]{ID: createTransferID, Lookup: c.createTransferLookup})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(createTransferOp, writegenimpl.Call[Transfer]{ID: createTransferID, Lookup: c.createTransferLookup}),
+	)
 }

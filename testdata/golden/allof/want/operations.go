@@ -22,5 +22,5 @@ var getDogOp = &writegenimpl.Operation{
 // GetDog calls GET /dogs/first.
 func (c *Client) GetDog(ctx context.Context) (*Dog, error) {
 	req := writegenimpl.NewRequest("GET", "/dogs/first")
-	return writegenimpl.Read[Dog](ctx, c.impl, getDogOp, req)
+	return writegenimpl.Read(ctx, c.impl, getDogOp, req, new(Dog))
 }

@@ -63,7 +63,7 @@ var createChargeOp = &writegenimpl.Operation{
 // It overwrites body field "/metadata/writegen_ref" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateCharge(ctx context.Context, key CreateChargeKey, body CreateChargeRequest) (*runtime.Receipt[Note], error) {
-	return writegenimpl.Write(ctx, c.impl, createChargeOp, key, writegenimpl.Call[Note]{
+	return writegenimpl.WriteInto(ctx, c.impl, createChargeOp, key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Metadata = copyMap(body.Metadata)
 			body.Metadata["writegen_ref"] = reference
@@ -128,7 +128,7 @@ var createNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_id}" in key scope
 // "createnote", retried on not_sent within 2 attempts; uncertain outcomes go to storage.
 func (c *Client) CreateNote(ctx context.Context, key CreateNoteKey, body CreateNoteRequest) (*runtime.Receipt[Note], error) {
-	return writegenimpl.Write(ctx, c.impl, createNoteOp, key, writegenimpl.Call[Note]{
+	return writegenimpl.WriteInto(ctx, c.impl, createNoteOp, key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/notes")
 			if err := req.JSON(body); err != nil {
@@ -168,7 +168,7 @@ var putBlobOp = &writegenimpl.Operation{
 func (c *Client) PutBlob(ctx context.Context, body []byte) error {
 	req := writegenimpl.NewRequest("PUT", "/blobs")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, putBlobOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, putBlobOp, req, new(struct{}))
 	return err
 }
 
@@ -222,7 +222,7 @@ func (c *Client) UploadFile(ctx context.Context, body UploadFileRequest) (*Note,
 	if err := req.Multipart(parts); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Do[Note](ctx, c.impl, uploadFileOp, req)
+	return writegenimpl.Do(ctx, c.impl, uploadFileOp, req, new(Note))
 }
 
 // uploadFileID returns the durable id of a Note that UploadFile created: its "/id", "" when it has

@@ -30,7 +30,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -53,7 +53,7 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read[ListThreadsResponse](ctx, c.impl, listThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new(ListThreadsResponse))
 }
 
 // OpenConversationKey identifies one logical openConversation: "escalation:{escalation_id}", in
@@ -107,7 +107,7 @@ var openConversationOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) OpenConversation(ctx context.Context, key OpenConversationKey, body OpenConversationRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, openConversationOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, openConversationOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -200,7 +200,7 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous within 4 attempts, deduplicated in the ledger;
 // uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
-	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {

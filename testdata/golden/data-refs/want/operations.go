@@ -28,5 +28,5 @@ var getWidgetOp = &writegenimpl.Operation{
 // GetWidget calls GET /widgets/{id}.
 func (c *Client) GetWidget(ctx context.Context, params GetWidgetParams) (*Widget, error) {
 	req := writegenimpl.NewRequest("GET", "/widgets/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Widget](ctx, c.impl, getWidgetOp, req)
+	return writegenimpl.Read(ctx, c.impl, getWidgetOp, req, new(Widget))
 }

@@ -55,7 +55,7 @@ var createThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "e:{escalation_id}" in key
 // scope "createthread", never retried.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -98,7 +98,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, never retried.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
 	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, deleteThreadOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, new(struct{}))
 	return err
 }
 
@@ -121,7 +121,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -144,7 +144,7 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read[ListThreadsResponse](ctx, c.impl, listThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new(ListThreadsResponse))
 }
 
 // PostMessageParams holds the parameters of PostMessage.
@@ -197,7 +197,7 @@ var postMessageOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_ref}" in key scope
 // "postmessage", never retried.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
-	return writegenimpl.Write(ctx, c.impl, postMessageOp, key, writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {

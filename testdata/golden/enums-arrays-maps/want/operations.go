@@ -22,5 +22,5 @@ var getCatalogOp = &writegenimpl.Operation{
 // GetCatalog calls GET /catalog.
 func (c *Client) GetCatalog(ctx context.Context) (*Catalog, error) {
 	req := writegenimpl.NewRequest("GET", "/catalog")
-	return writegenimpl.Read[Catalog](ctx, c.impl, getCatalogOp, req)
+	return writegenimpl.Read(ctx, c.impl, getCatalogOp, req, new(Catalog))
 }

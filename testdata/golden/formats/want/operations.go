@@ -22,7 +22,7 @@ var getEventOp = &writegenimpl.Operation{
 // GetEvent calls GET /events/last.
 func (c *Client) GetEvent(ctx context.Context) (*Event, error) {
 	req := writegenimpl.NewRequest("GET", "/events/last")
-	return writegenimpl.Read[Event](ctx, c.impl, getEventOp, req)
+	return writegenimpl.Read(ctx, c.impl, getEventOp, req, new(Event))
 }
 
 // GetReportParams holds the parameters of GetReport.
@@ -44,7 +44,7 @@ var getReportOp = &writegenimpl.Operation{
 // GetReport calls GET /reports/{id}.
 func (c *Client) GetReport(ctx context.Context, params GetReportParams) ([]byte, error) {
 	req := writegenimpl.NewRequest("GET", "/reports/"+writegenimpl.PathParam("id", params.ID))
-	res, err := writegenimpl.Read[[]byte](ctx, c.impl, getReportOp, req)
+	res, err := writegenimpl.Read(ctx, c.impl, getReportOp, req, new([]byte))
 	if err != nil {
 		return nil, err
 	}

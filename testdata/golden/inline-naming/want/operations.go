@@ -22,5 +22,5 @@ var listOrdersOp = &writegenimpl.Operation{
 // ListOrders calls GET /orders.
 func (c *Client) ListOrders(ctx context.Context) (*ListOrdersResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/orders")
-	return writegenimpl.Read[ListOrdersResponse](ctx, c.impl, listOrdersOp, req)
+	return writegenimpl.Read(ctx, c.impl, listOrdersOp, req, new(ListOrdersResponse))
 }

@@ -57,7 +57,7 @@ var createThreadOp = &writegenimpl.Operation{
 // in key scope "createthread", retried on not_sent, ambiguous, status_409 within 4 attempts,
 // deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -121,7 +121,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}" in key scope
 // "deletethread", retried on not_sent, ambiguous within 3 attempts, deduplicated in the ledger.
 func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[struct{}], error) {
-	return writegenimpl.Submit(ctx, c.impl, deleteThreadOp, key, writegenimpl.Call[struct{}]{
+	return writegenimpl.SubmitInto(ctx, c.impl, deleteThreadOp, key, new(runtime.Ack[struct{}]), writegenimpl.Call[struct{}]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
 			return req, nil
@@ -148,7 +148,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -171,5 +171,5 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read[ThreadList](ctx, c.impl, listThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new(ThreadList))
 }

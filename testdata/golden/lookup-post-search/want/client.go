@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 2 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion2
+// This code needs a runtime that supports version 3 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion3
 
 // Client calls Contacts 2.14 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -48,9 +48,8 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, createContactOp, writegenimpl.Call[Contact]{ID: createContactID, Lookup: c.createContactLookup})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(createContactOp, writegenimpl.Call[Contact]{ID: createContactID, Lookup: c.createContactLookup}),
+	)
 }

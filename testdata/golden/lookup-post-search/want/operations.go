@@ -56,7 +56,7 @@ var createContactOp = &writegenimpl.Operation{
 //
 // It overwrites body field "/external_id" with the reference "{user_id}" (from the key).
 func (c *Client) CreateContact(ctx context.Context, key CreateContactKey, body CreateContactRequest) (*runtime.Receipt[Contact], error) {
-	return writegenimpl.Write(ctx, c.impl, createContactOp, key, writegenimpl.Call[Contact]{
+	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, key, new(runtime.Receipt[Contact]), writegenimpl.Call[Contact]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalID = &reference
 			req := writegenimpl.NewRequest("POST", "/contacts")
@@ -123,7 +123,7 @@ func (c *Client) SearchContacts(ctx context.Context, body SearchRequest) (*Conta
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Read[ContactList](ctx, c.impl, searchContactsOp, req)
+	return writegenimpl.Read(ctx, c.impl, searchContactsOp, req, new(ContactList))
 }
 
 // jsonString is s as a JSON string, for the body template of a lookup.

@@ -22,7 +22,7 @@ var getThingOp = &writegenimpl.Operation{
 // GetThing calls GET /things.
 func (c *Client) GetThing(ctx context.Context) (*Thing2, error) {
 	req := writegenimpl.NewRequest("GET", "/things")
-	return writegenimpl.Read[Thing2](ctx, c.impl, getThingOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThingOp, req, new(Thing2))
 }
 
 // get_ThingOp describes Get_Thing to the runtime.
@@ -38,5 +38,5 @@ var get_ThingOp = &writegenimpl.Operation{
 // Get_Thing calls GET /things2.
 func (c *Client) Get_Thing(ctx context.Context) (*Thing1, error) {
 	req := writegenimpl.NewRequest("GET", "/things2")
-	return writegenimpl.Read[Thing1](ctx, c.impl, get_ThingOp, req)
+	return writegenimpl.Read(ctx, c.impl, get_ThingOp, req, new(Thing1))
 }

@@ -28,5 +28,5 @@ var getThingOp = &writegenimpl.Operation{
 // GetThing calls GET /things/{id}.
 func (c *Client) GetThing(ctx context.Context, params GetThingParams) (*Thing, error) {
 	req := writegenimpl.NewRequest("GET", "/things/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Thing](ctx, c.impl, getThingOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThingOp, req, new(Thing))
 }

@@ -28,5 +28,5 @@ var getAccountOp = &writegenimpl.Operation{
 // GetAccount calls GET /accounts/{id}.
 func (c *Client) GetAccount(ctx context.Context, params GetAccountParams) (*GetAccountResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/accounts/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[GetAccountResponse](ctx, c.impl, getAccountOp, req)
+	return writegenimpl.Read(ctx, c.impl, getAccountOp, req, new(GetAccountResponse))
 }

@@ -22,5 +22,5 @@ var getTreeOp = &writegenimpl.Operation{
 // GetTree calls GET /tree.
 func (c *Client) GetTree(ctx context.Context) (*Node, error) {
 	req := writegenimpl.NewRequest("GET", "/tree")
-	return writegenimpl.Read[Node](ctx, c.impl, getTreeOp, req)
+	return writegenimpl.Read(ctx, c.impl, getTreeOp, req, new(Node))
 }

@@ -28,5 +28,5 @@ var getPetOp = &writegenimpl.Operation{
 // GetPet calls GET /pets/{id}.
 func (c *Client) GetPet(ctx context.Context, params GetPetParams) (*Pet, error) {
 	req := writegenimpl.NewRequest("GET", "/pets/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Pet](ctx, c.impl, getPetOp, req)
+	return writegenimpl.Read(ctx, c.impl, getPetOp, req, new(Pet))
 }

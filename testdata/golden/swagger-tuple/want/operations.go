@@ -31,7 +31,7 @@ func (c *Client) ListPoints(ctx context.Context, params ListPointsParams) ([]Poi
 	if len(params.Tags) > 0 {
 		req.AddQuery("tags", params.Tags, "form", true)
 	}
-	res, err := writegenimpl.Read[[]Point](ctx, c.impl, listPointsOp, req)
+	res, err := writegenimpl.Read(ctx, c.impl, listPointsOp, req, new([]Point))
 	if err != nil {
 		return nil, err
 	}

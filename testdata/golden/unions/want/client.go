@@ -9,8 +9,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 2 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion2
+// This code needs a runtime that supports version 3 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion3
 
 // Client calls Unions 1 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.

@@ -22,5 +22,5 @@ var getPaymentOp = &writegenimpl.Operation{
 // GetPayment calls GET /payments/first.
 func (c *Client) GetPayment(ctx context.Context) (*Payment, error) {
 	req := writegenimpl.NewRequest("GET", "/payments/first")
-	return writegenimpl.Read[Payment](ctx, c.impl, getPaymentOp, req)
+	return writegenimpl.Read(ctx, c.impl, getPaymentOp, req, new(Payment))
 }

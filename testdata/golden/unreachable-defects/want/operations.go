@@ -28,5 +28,5 @@ var getItemOp = &writegenimpl.Operation{
 // GetItem calls GET /items/{id}.
 func (c *Client) GetItem(ctx context.Context, params GetItemParams) (*Item, error) {
 	req := writegenimpl.NewRequest("GET", "/items/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Item](ctx, c.impl, getItemOp, req)
+	return writegenimpl.Read(ctx, c.impl, getItemOp, req, new(Item))
 }

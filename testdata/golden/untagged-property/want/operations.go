@@ -22,7 +22,7 @@ var listNotesOp = &writegenimpl.Operation{
 // ListNotes calls GET /notes.
 func (c *Client) ListNotes(ctx context.Context) (*Note, error) {
 	req := writegenimpl.NewRequest("GET", "/notes")
-	return writegenimpl.Read[Note](ctx, c.impl, listNotesOp, req)
+	return writegenimpl.Read(ctx, c.impl, listNotesOp, req, new(Note))
 }
 
 // listTagsOp describes ListTags to the runtime.
@@ -38,5 +38,5 @@ var listTagsOp = &writegenimpl.Operation{
 // ListTags calls GET /tags.
 func (c *Client) ListTags(ctx context.Context) (*Tag, error) {
 	req := writegenimpl.NewRequest("GET", "/tags")
-	return writegenimpl.Read[Tag](ctx, c.impl, listTagsOp, req)
+	return writegenimpl.Read(ctx, c.impl, listTagsOp, req, new(Tag))
 }
