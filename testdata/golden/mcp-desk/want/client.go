@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 2 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion2
+// This code needs a runtime that supports version 3 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion3
 
 // Client calls Desk 1.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -48,15 +48,11 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, addNoteOp, writegenimpl.Call[Note]{ID: addNoteID})
-	total, errs = total.Add(r), append(errs, err)
-	r, err = writegenimpl.Resume(ctx, c.impl, createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup})
-	total, errs = total.Add(r), append(errs, err)
-	r, err = writegenimpl.Resume(ctx, c.impl, startExportOp, writegenimpl.Call[Export]{})
-	total, errs = total.Add(r), append(errs, err)
-	r, err = writegenimpl.Resume(ctx, c.impl, updateThreadOp, writegenimpl.Call[Thread]{ID: updateThreadID})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(addNoteOp, writegenimpl.Call[Note]{ID: addNoteID}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
+		writegenimpl.ResumableWrite(startExportOp, writegenimpl.Call[Export]{}),
+		writegenimpl.ResumableWrite(updateThreadOp, writegenimpl.Call[Thread]{ID: updateThreadID}),
+	)
 }

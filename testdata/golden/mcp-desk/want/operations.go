@@ -58,7 +58,7 @@ var addNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_ref}" in key
 // scope "addnote", retried on not_sent within 3 attempts; uncertain outcomes go to desk-ops.
 func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body AddNoteRequest) (*runtime.Receipt[Note], error) {
-	return writegenimpl.Write(ctx, c.impl, addNoteOp, key, writegenimpl.Call[Note]{
+	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
 			if err := req.JSON(body); err != nil {
@@ -127,7 +127,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the reference "esc-{escalation_id}" (from
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, createThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -195,7 +195,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // attempts; uncertain outcomes go to desk-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
 	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, deleteThreadOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, new(struct{}))
 	return err
 }
 
@@ -218,7 +218,7 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	return writegenimpl.Read[Thread](ctx, c.impl, getThreadOp, req)
+	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -241,7 +241,7 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) ([]Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	res, err := writegenimpl.Read[[]Thread](ctx, c.impl, listThreadsOp, req)
+	res, err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new([]Thread))
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +273,7 @@ func (c *Client) SearchThreads(ctx context.Context, body SearchThreadsRequest) (
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Read[ThreadList](ctx, c.impl, searchThreadsOp, req)
+	return writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, new(ThreadList))
 }
 
 // StartExportKey identifies one logical startExport: "export:{day}", in the key scope
@@ -322,7 +322,7 @@ var startExportOp = &writegenimpl.Operation{
 // "startexport", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) StartExport(ctx context.Context, key StartExportKey, body StartExportRequest) (*runtime.Ack[Export], error) {
-	return writegenimpl.Submit(ctx, c.impl, startExportOp, key, writegenimpl.Call[Export]{
+	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, key, new(runtime.Ack[Export]), writegenimpl.Call[Export]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/exports")
 			if err := req.JSON(body); err != nil {
@@ -385,7 +385,7 @@ var updateThreadOp = &writegenimpl.Operation{
 // "updatethread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) UpdateThread(ctx context.Context, key UpdateThreadKey, params UpdateThreadParams, body UpdateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.Write(ctx, c.impl, updateThreadOp, key, writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
 			if err := req.JSON(body); err != nil {

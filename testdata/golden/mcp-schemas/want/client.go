@@ -6,14 +6,13 @@ package graph
 
 import (
 	"context"
-	"errors"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 2 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion2
+// This code needs a runtime that supports version 3 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion3
 
 // Client calls Graph 3 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -44,9 +43,8 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	r, err := writegenimpl.Resume(ctx, c.impl, putNodeOp, writegenimpl.Call[Node]{ID: putNodeID})
-	total, errs = total.Add(r), append(errs, err)
-	return total, errors.Join(errs...)
+	return writegenimpl.ResumeAll(
+		ctx, c.impl,
+		writegenimpl.ResumableWrite(putNodeOp, writegenimpl.Call[Node]{ID: putNodeID}),
+	)
 }

@@ -23,7 +23,7 @@ var getCountOp = &writegenimpl.Operation{
 // GetCount calls GET /count.
 func (c *Client) GetCount(ctx context.Context) (*int64, error) {
 	req := writegenimpl.NewRequest("GET", "/count")
-	return writegenimpl.Read[int64](ctx, c.impl, getCountOp, req)
+	return writegenimpl.Read(ctx, c.impl, getCountOp, req, new(int64))
 }
 
 // GetNodeParams holds the parameters of GetNode.
@@ -47,7 +47,7 @@ var getNodeOp = &writegenimpl.Operation{
 // GetNode calls GET /nodes/{id}: Read a node and its children.
 func (c *Client) GetNode(ctx context.Context, params GetNodeParams) (*Node, error) {
 	req := writegenimpl.NewRequest("GET", "/nodes/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read[Node](ctx, c.impl, getNodeOp, req)
+	return writegenimpl.Read(ctx, c.impl, getNodeOp, req, new(Node))
 }
 
 // listLabelsOp describes ListLabels to the runtime.
@@ -63,7 +63,7 @@ var listLabelsOp = &writegenimpl.Operation{
 // ListLabels calls GET /labels: All labels by name.
 func (c *Client) ListLabels(ctx context.Context) (map[string]string, error) {
 	req := writegenimpl.NewRequest("GET", "/labels")
-	res, err := writegenimpl.Read[map[string]string](ctx, c.impl, listLabelsOp, req)
+	res, err := writegenimpl.Read(ctx, c.impl, listLabelsOp, req, new(map[string]string))
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ var putNodeOp = &writegenimpl.Operation{
 // "putnode", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // graph-team.
 func (c *Client) PutNode(ctx context.Context, key PutNodeKey, params PutNodeParams, body Node) (*runtime.Receipt[Node], error) {
-	return writegenimpl.Write(ctx, c.impl, putNodeOp, key, writegenimpl.Call[Node]{
+	return writegenimpl.WriteInto(ctx, c.impl, putNodeOp, key, new(runtime.Receipt[Node]), writegenimpl.Call[Node]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathParam("id", params.ID))
 			req.AddQuery("filter[kind]", params.FilterKind, "form", true)
@@ -178,6 +178,6 @@ func (c *Client) UploadBlob(ctx context.Context, params UploadBlobParams, body [
 		req.AddQuery("since", params.Since.Format(time.RFC3339Nano), "form", true)
 	}
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := writegenimpl.Do[struct{}](ctx, c.impl, uploadBlobOp, req)
+	_, err := writegenimpl.Do(ctx, c.impl, uploadBlobOp, req, new(struct{}))
 	return err
 }
