@@ -152,7 +152,7 @@ func (notifier) Uncertain(context.Context, *runtime.UncertainError) {}
 func attr(kvs []attribute.KeyValue, key string) string {
 	for _, kv := range kvs {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -167,7 +167,7 @@ func sum(rm metricdata.ResourceMetrics, name, key, value string) int64 {
 				continue
 			}
 			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
-				if v, ok := p.Attributes.Value(attribute.Key(key)); ok && v.Emit() == value {
+				if v, ok := p.Attributes.Value(attribute.Key(key)); ok && v.String() == value {
 					n += p.Value
 				}
 			}
