@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -250,8 +251,7 @@ func codecOf(call any) (codec, keyedParts, error) {
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
-	if !v.IsValid() || v.Kind() != reflect.Struct || v.Type().PkgPath() != callType.PkgPath() ||
-		!strings.HasPrefix(v.Type().Name(), "Call[") {
+	if !v.IsValid() || !generic(v.Type(), callType.PkgPath(), "Call") {
 		return codec{}, keyedParts{}, fmt.Errorf("the call is a %T, not a writegenimpl.Call", call)
 	}
 	var k keyedParts
@@ -279,12 +279,36 @@ func resultOf(into any, typ reflect.Type, receipt bool) (reflect.Value, results,
 		f = receiptResult
 	}
 	v := reflect.ValueOf(into)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct ||
-		v.Elem().Type().PkgPath() != runtimePkg || !strings.HasPrefix(v.Elem().Type().Name(), f.name+"[") ||
+	if v.Kind() != reflect.Pointer || v.IsNil() || !generic(v.Elem().Type(), runtimePkg, f.name) ||
 		v.Elem().Field(f.body).Type().Elem() != typ {
 		return reflect.Value{}, f, fmt.Errorf("into is a %T, not a *runtime.%s[%s]", into, f.name, typ)
 	}
 	return v.Elem(), f, nil
+}
+
+// knownTypes holds the types that passed a check of generic: the name of
+// an instantiated generic type is parsed on every call of Name, which would
+// cost each write more than the rest of its reflection.
+var knownTypes sync.Map // genericType → struct{}
+
+// genericType is a struct type instantiated from pkg.name.
+type genericType struct {
+	t         reflect.Type
+	pkg, name string
+}
+
+// generic reports whether t is a struct type instantiated from the generic
+// type pkg.name, such as a writegenimpl.Call[T] or a runtime.Receipt[T].
+func generic(t reflect.Type, pkg, name string) bool {
+	g := genericType{t, pkg, name}
+	if _, ok := knownTypes.Load(g); ok {
+		return true
+	}
+	if t.Kind() != reflect.Struct || t.PkgPath() != pkg || !strings.HasPrefix(t.Name(), name+"[") {
+		return false
+	}
+	knownTypes.Store(g, struct{}{})
+	return true
 }
 
 // fill fills r, a runtime.Receipt or a runtime.Ack of fields f, with o.
