@@ -63,7 +63,7 @@ type Delivery struct {
 //   - one matching runtime.ErrRejected ends it as rejected (a
 //     *runtime.StatusError's status and body are kept), except 408, 409,
 //     425 and 429, which say "later";
-//   - any other error, such as runtime.ErrNotSent, or a panic, is retried
+//   - any other error, such as runtime.ErrNotApplied, or a panic, is retried
 //     after a backoff, with the same key.
 type Sender func(ctx context.Context, item OutboxItem) (Delivery, error)
 
