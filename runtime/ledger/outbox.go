@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -193,6 +194,51 @@ func (l *Ledger) OutboxItems(ctx context.Context, state OutboxState) ([]OutboxIt
 		return nil, fmt.Errorf("ledger: outbox items %s: %w", state, err)
 	}
 	return scanAll(rows, scanOutboxItem)
+}
+
+// OutboxItem returns the outbox item id.
+func (l *Ledger) OutboxItem(ctx context.Context, id int64) (OutboxItem, error) {
+	rows, err := l.conn.Query(ctx, outboxByID, id)
+	if err != nil {
+		return OutboxItem{}, fmt.Errorf("ledger: outbox item %d: %w", id, err)
+	}
+	its, err := scanAll(rows, scanOutboxItem)
+	if err != nil {
+		return OutboxItem{}, fmt.Errorf("ledger: outbox item %d: %w", id, err)
+	}
+	if len(its) == 0 {
+		return OutboxItem{}, fmt.Errorf("ledger: there is no outbox item %d", id)
+	}
+	return its[0], nil
+}
+
+// RedriveOutbox makes the uncertain outbox item id pending again, due at
+// once: the next worker sends it with the same dedupe key. A person asks
+// for it, with a reason kept in the item's last error, when sending again
+// cannot make a second effect: the sender's write is deduplicated in the
+// ledger (its own row answers once it is settled, without calling the
+// provider), or the provider still keeps the key. Otherwise find out at
+// the provider first. Any other state is refused with ErrTransition.
+func (l *Ledger) RedriveOutbox(ctx context.Context, id int64, reason string) error {
+	if strings.TrimSpace(reason) == "" {
+		return fmt.Errorf("ledger: redrive outbox item %d: a reason is required", id)
+	}
+	it, err := l.OutboxItem(ctx, id)
+	if err != nil {
+		return err
+	}
+	note := "re-drive asked by a person: " + reason
+	if it.LastError != "" {
+		note += "; was: " + it.LastError
+	}
+	n, err := l.conn.Exec(ctx, outboxRedrive, id, note, micros(l.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("ledger: redrive outbox item %d: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("ledger: outbox item %d is %s, not uncertain: %w", id, it.State, ErrTransition)
+	}
+	return nil
 }
 
 func scanOutboxItem(s scanner) (OutboxItem, error) {

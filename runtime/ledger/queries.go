@@ -150,6 +150,13 @@ SET last_error = $3, next_at = $4, lease_owner = '', lease_until = 0, updated_at
 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
 	outboxByState = `SELECT ` + outboxColumns + ` FROM writegen_outbox WHERE state = $1 ORDER BY id`
+
+	outboxByID = `SELECT ` + outboxColumns + ` FROM writegen_outbox WHERE id = $1`
+
+	// outboxRedrive makes an uncertain item pending again, due at once.
+	outboxRedrive = `UPDATE writegen_outbox
+SET state = 'pending', last_error = $2, next_at = $3, lease_owner = '', lease_until = 0, updated_at = $3
+WHERE id = $1 AND state = 'uncertain'`
 )
 
 // Inbox.

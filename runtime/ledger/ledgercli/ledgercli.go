@@ -6,7 +6,7 @@
 //	                           [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
 //	writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
 //	writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
-//	writegen ledger redrive    [-db DSN] -id N -reason TEXT
+//	writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
 //	writegen ledger compensate [-db DSN] -id N -reason TEXT
 //	writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
 //
@@ -28,7 +28,11 @@
 // redrive marks an uncertain claim that can still be settled: the next
 // Resume of its client takes it over and drives it on by the operation's
 // rules (the same provider key inside its window, or a lookup), or settles
-// it uncertain again.
+// it uncertain again. With -what outbox it makes an uncertain outbox item
+// pending again: a worker sends it again with the same dedupe key. Do that
+// only when sending again cannot make a second effect: the item's write is
+// deduplicated in the ledger (its own row answers, once it is settled,
+// without calling the provider) or the provider still keeps the key.
 //
 // compensate records that a person undid the effect of an uncertain or
 // active row, such as a duplicate a lookup found: the row becomes
@@ -104,7 +108,7 @@ const usage = `usage:
                              [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
   writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
   writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
-  writegen ledger redrive    [-db DSN] -id N -reason TEXT
+  writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
   writegen ledger compensate [-db DSN] -id N -reason TEXT
   writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
 
@@ -170,6 +174,9 @@ or -not-applied (the next call with the business key makes the write again).
 
 redrive marks an uncertain claim that can still be settled: the next Resume of
 its client drives it on (the same provider key inside its window, or a lookup).
+With -what outbox it makes an uncertain outbox item pending again, sent again
+with the same dedupe key: only when that cannot make a second effect (its write
+is deduplicated in the ledger, or the provider still keeps the key).
 
 compensate records that you undid the effect of an uncertain or active row,
 such as a duplicate.
@@ -559,13 +566,34 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func redrive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, db, id, reason := idFlags("redrive", stderr)
+	what := fs.String("what", "claims", "claims, or outbox: an uncertain outbox item")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if err := needIDReason(*id, *reason); err != nil {
 		return err
 	}
-	return change(ctx, *db, *id, stdout, func(l *ledger.Ledger) error { return l.Redrive(ctx, *id, *reason) })
+	switch *what {
+	case "claims":
+		return change(ctx, *db, *id, stdout, func(l *ledger.Ledger) error { return l.Redrive(ctx, *id, *reason) })
+	case "outbox":
+	default:
+		return fmt.Errorf("%w: -what is claims or outbox, not %q", errUsage, *what)
+	}
+	l, err := open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.RedriveOutbox(ctx, *id, *reason); err != nil {
+		return err
+	}
+	it, err := l.OutboxItem(ctx, *id)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "outbox item %d (%s %q) is now %s\n", it.ID, it.Operation, it.DedupeKey, it.State)
+	return err
 }
 
 func compensate(ctx context.Context, args []string, stdout, stderr io.Writer) error {

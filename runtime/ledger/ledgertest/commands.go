@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -135,6 +136,25 @@ func testCommands(t *testing.T, b Backend) {
 	if code, out, _ := run("list", "-what", "outbox", "-state", "pending"); code != 0 || !strings.Contains(out, "order:77") {
 		t.Fatalf("list -what outbox -state pending: exit %d\n%s", code, out)
 	}
+	// An item whose send ended uncertain, re-driven by a person.
+	lost := l.Outbox(func(context.Context, ledger.OutboxItem) (ledger.Delivery, error) {
+		return ledger.Delivery{}, fmt.Errorf("the answer was lost: %w", runtime.ErrUncertain)
+	}, ledger.WorkerOptions{})
+	if n, err := lost.SendDue(ctx); n != 1 || err != nil {
+		t.Fatalf("outbox: sent %d, %v", n, err)
+	}
+	uncertain, err := l.OutboxItems(ctx, ledger.OutboxUncertain)
+	if err != nil || len(uncertain) != 1 {
+		t.Fatalf("uncertain outbox items %+v, %v", uncertain, err)
+	}
+	item := strconv.FormatInt(uncertain[0].ID, 10)
+	if code, out, errOut := run("redrive", "-what", "outbox", "-id", item, "-reason", "the desk keeps keys for a day"); code != 0 ||
+		out != "outbox item "+item+" (createThing \"order:77\") is now pending\n" {
+		t.Fatalf("redrive -what outbox: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := run("redrive", "-what", "outbox", "-id", item, "-reason", "r"); code != 1 || !strings.Contains(errOut, "is pending, not uncertain") {
+		t.Fatalf("redrive -what outbox of a pending item: exit %d: %s", code, errOut)
+	}
 	in, url, _ := countingInbox(t, l, ledger.InboxConfig{Source: "chat", Handle: func(context.Context, ledger.Event) error {
 		return errTest
 	}, WorkerOptions: ledger.WorkerOptions{MaxAttempts: 1}})
@@ -158,6 +178,7 @@ func testCommands(t *testing.T, b Backend) {
 		{"resolve", "-id", id, "-committed", "-not-applied", "-provider-id", "x", "-reason", "r"}, // both
 		{"resolve", "-committed", "-provider-id", "x", "-reason", "r"},                            // no id
 		{"redrive", "-id", id},
+		{"redrive", "-what", "inbox", "-id", id, "-reason", "r"},
 		{"compensate", "-reason", "r"},
 		{"list", "-state", "lost"},
 		{"list", "-what", "everything"},

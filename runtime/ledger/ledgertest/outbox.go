@@ -3,7 +3,9 @@ package ledgertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -167,6 +169,49 @@ func testOutboxFinal(t *testing.T, b Backend) {
 	}
 	if p.Requests() != 2 || len(p.Effects()) != 1 {
 		t.Fatalf("%d requests, effects %v; want 2 requests and one effect", p.Requests(), p.Effects())
+	}
+}
+
+// testOutboxRedrive: an uncertain item that a person re-drives is sent again
+// with the same key, and the provider's answer to the key ends it sent with
+// the one effect; a sent item cannot be re-driven.
+func testOutboxRedrive(t *testing.T, b Backend) {
+	ctx := context.Background()
+	_, l, clock := withObligations(t, b, 1)
+	p := NewProvider(t)
+	p.failNext(errorAfter) // commits, then answers 500: the runtime cannot tell
+	ob := l.Outbox(newSender(t, p.URL, clock), ledger.WorkerOptions{})
+	if n, err := ob.SendDue(ctx); n != 1 || err != nil {
+		t.Fatalf("sent %d, %v", n, err)
+	}
+	uncertain := items(t, l, ledger.OutboxUncertain)
+	if len(uncertain) != 1 {
+		t.Fatalf("uncertain items %+v", uncertain)
+	}
+	id := uncertain[0].ID
+	if err := l.RedriveOutbox(ctx, id, " "); err == nil {
+		t.Fatal("a re-drive without a reason was taken")
+	}
+	if err := l.RedriveOutbox(ctx, id+1000, "the desk keeps keys for a day"); err == nil {
+		t.Fatal("a re-drive of no item was taken")
+	}
+	if err := l.RedriveOutbox(ctx, id, "the desk keeps keys for a day"); err != nil {
+		t.Fatal(err)
+	}
+	it, err := l.OutboxItem(ctx, id)
+	if err != nil || it.State != ledger.OutboxPending || !strings.Contains(it.LastError, "the desk keeps keys for a day") {
+		t.Fatalf("re-driven item %+v, %v; want it pending with the reason", it, err)
+	}
+	if n, err := ob.SendDue(ctx); n != 1 || err != nil {
+		t.Fatalf("the re-driven item: sent %d, %v", n, err)
+	}
+	it, err = l.OutboxItem(ctx, id)
+	effects := p.Effects()
+	if err != nil || it.State != ledger.OutboxSent || len(effects) != 1 || it.ProviderID != effects[0] {
+		t.Fatalf("item %+v, %v; provider effects %v; want it sent with the one effect", it, err, effects)
+	}
+	if err := l.RedriveOutbox(ctx, id, "again"); !errors.Is(err, ledger.ErrTransition) {
+		t.Fatalf("re-drive of a sent item: %v; want ErrTransition", err)
 	}
 }
 

@@ -90,6 +90,7 @@ func Run(t *testing.T, b Backend) {
 		{"OutboxTransaction", testOutboxTransaction},
 		{"OutboxDeliversOnce", testOutboxDeliversOnce},
 		{"OutboxFinal", testOutboxFinal},
+		{"OutboxRedrive", testOutboxRedrive},
 		{"OutboxLease", testOutboxLease},
 		{"OutboxCrash", testOutboxCrash},
 		{"OutboxWorkers", testOutboxWorkers},
