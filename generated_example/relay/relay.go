@@ -121,6 +121,7 @@ type Stats struct {
 	LaterReplies  int // replies that came after the answer: not relayed
 	Sent          int // obligations delivered, receipt stored
 	SendUncertain int // obligations whose delivery could not be settled
+	Redriven      int // uncertain obligations sent again once their write was settled
 
 	Resumes int                  // Resume passes
 	Resumed runtime.ResumeReport // what they did: rows taken over, and how each was settled
@@ -235,8 +236,10 @@ func (r *Relay) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 // Reconcile asks the ledger again for the thread of every escalation whose thread was
 // uncertain: the same call with the same key, which reads the row and sends nothing while the
 // row is settled. A row settled active since (by a Resume, here or in another relay, or by a
-// person) records its thread; an uncertain one stays so. It returns how many escalations that
-// were uncertain had their thread recorded while it ran. Resume calls it.
+// person) records its thread; an uncertain one stays so. Then it sends again the obligations
+// whose send ended uncertain while their write was settled since (see redriveOutbox). It
+// returns how many escalations that were uncertain had their thread recorded while it ran.
+// Resume calls it.
 func (r *Relay) Reconcile(ctx context.Context) (int, error) {
 	before := r.Stats().Reconciled
 	err := r.reconcile(ctx)
@@ -274,6 +277,55 @@ func (r *Relay) reconcile(ctx context.Context) error {
 		cancel()
 		if err != nil && !late && !errors.Is(err, runtime.ErrInProgress) {
 			errs = append(errs, err)
+		}
+	}
+	if err := r.redriveOutbox(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// outboxWrites are the identities of the writes the outbox's items make, as the annotation
+// files name them: the item's dedupe key is the write's business key.
+var outboxWrites = map[string]runtime.Identity{
+	opPostMessage: {Scope: "support-desk", Operation: "post-message"},
+	opPostToChat:  {Scope: "chat", Operation: "post-conversation-message"},
+}
+
+// redriveOutbox sends again the obligations whose send ended uncertain while their write has
+// been settled since (by a Resume, here or in another relay, or by a person). Both writes are
+// deduplicated in the ledger, so the send is answered from the write's row (its receipt, or
+// its rejection) without calling the provider, and the item ends as its write did. An item
+// whose write is still uncertain is left alone: Resume may settle the write, a person may.
+func (r *Relay) redriveOutbox(ctx context.Context) error {
+	items, err := r.ledger.OutboxItems(ctx, ledger.OutboxUncertain)
+	if err != nil {
+		return fmt.Errorf("relay: list uncertain obligations: %w", err)
+	}
+	var errs []error
+	for _, it := range items {
+		id, ok := outboxWrites[it.Operation]
+		if !ok {
+			continue
+		}
+		id.BusinessKey = it.DedupeKey
+		row, err := r.ledger.Find(ctx, id)
+		switch {
+		case errors.Is(err, ledger.ErrNotFound):
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("relay: obligation %d: %w", it.ID, err))
+			continue
+		case row.State == runtime.StateUncertain || row.State == runtime.StateClaimed:
+			continue
+		}
+		err = r.ledger.RedriveOutbox(ctx, it.ID, "its write was settled "+string(row.State)+" since")
+		if err != nil && !errors.Is(err, ledger.ErrTransition) { // another relay was first
+			errs = append(errs, fmt.Errorf("relay: obligation %d: %w", it.ID, err))
+			continue
+		}
+		if err == nil {
+			r.count(func(s *Stats) { s.Redriven++ })
 		}
 	}
 	return errors.Join(errs...)

@@ -532,6 +532,7 @@ func addStats(a, b relay.Stats) relay.Stats {
 	a.LaterReplies += b.LaterReplies
 	a.Sent += b.Sent
 	a.SendUncertain += b.SendUncertain
+	a.Redriven += b.Redriven
 	a.Resumes += b.Resumes
 	a.Resumed = a.Resumed.Add(b.Resumed)
 	return a

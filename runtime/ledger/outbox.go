@@ -213,12 +213,13 @@ func (l *Ledger) OutboxItem(ctx context.Context, id int64) (OutboxItem, error) {
 }
 
 // RedriveOutbox makes the uncertain outbox item id pending again, due at
-// once: the next worker sends it with the same dedupe key. A person asks
-// for it, with a reason kept in the item's last error, when sending again
-// cannot make a second effect: the sender's write is deduplicated in the
-// ledger (its own row answers once it is settled, without calling the
-// provider), or the provider still keeps the key. Otherwise find out at
-// the provider first. Any other state is refused with ErrTransition.
+// once: the next worker sends it with the same dedupe key. A person (or a
+// program that knows) asks for it, with a reason kept in the item's last
+// error, when sending again cannot make a second effect: the sender's
+// write is deduplicated in the ledger (its own row answers once it is
+// settled, without calling the provider), or the provider still keeps the
+// key. Otherwise find out at the provider first. Any other state is
+// refused with ErrTransition.
 func (l *Ledger) RedriveOutbox(ctx context.Context, id int64, reason string) error {
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("ledger: redrive outbox item %d: a reason is required", id)
@@ -227,7 +228,7 @@ func (l *Ledger) RedriveOutbox(ctx context.Context, id int64, reason string) err
 	if err != nil {
 		return err
 	}
-	note := "re-drive asked by a person: " + reason
+	note := "re-driven: " + reason
 	if it.LastError != "" {
 		note += "; was: " + it.LastError
 	}
