@@ -12,13 +12,15 @@ import (
 )
 
 // finish ends a call: it settles the duplicates a lookup found, records
-// and notifies the uncertain outcome this caller produced (own), and tells
-// the hooks.
+// and notifies the uncertain outcome this caller produced (own), unless
+// the row was uncertain already and told then (Resume drives such a row on
+// now and again while its key is in its window: the owner is told once,
+// not at every pass), and tells the hooks.
 func (x *logical) finish(ctx context.Context, o outcome, err error, to runtime.State, own bool) {
 	if own && len(x.found) > 1 {
 		x.duplicates(ctx)
 	}
-	if own && err != nil {
+	if own && err != nil && !x.told {
 		x.recordIfUncertain(ctx, err)
 	}
 	if h := x.c.s.Hooks.CallDone; h != nil {
@@ -26,23 +28,12 @@ func (x *logical) finish(ctx context.Context, o outcome, err error, to runtime.S
 	}
 }
 
-// recordIfUncertain records err when it is uncertain. A row that was
-// uncertain already, and told then, and that Resume drove on and settled
-// uncertain again is not told again: Resume drives such a row now and
-// again while its key is in its window, and its owner is told once, not
-// at every pass.
+// recordIfUncertain records err when it is uncertain.
 func (x *logical) recordIfUncertain(ctx context.Context, err error) {
 	if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
-		if x.told && ue.Recorded == rowRecorded(x.rowID) {
-			return
-		}
 		x.recordUncertain(ctx, ue, "")
 	}
 }
-
-// rowRecorded is UncertainError.Recorded of an outcome settled in ledger
-// row id.
-func rowRecorded(id int64) string { return "ledger row " + strconv.FormatInt(id, 10) }
 
 // recordUncertain records an uncertain outcome where a person finds it and
 // tells the notifier: the ledger row of a dedupe write holds it already
@@ -63,7 +54,7 @@ func (x *logical) recordUncertain(ctx context.Context, ue *runtime.UncertainErro
 			Request: x.enc, Digest: x.digest, Attempts: ue.Attempts, LastError: last,
 		})
 		if err == nil {
-			ue.Recorded = rowRecorded(id)
+			ue.Recorded = "ledger row " + strconv.FormatInt(id, 10)
 		} else {
 			x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: record the uncertain outcome: %w", x.op.ID, keyOf(ue.Identity), err))
 		}

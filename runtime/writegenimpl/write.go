@@ -311,7 +311,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 	switch {
 	case serr == nil:
 		if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
-			ue.Recorded = rowRecorded(x.rowID)
+			ue.Recorded = "ledger row " + strconv.FormatInt(x.rowID, 10)
 		}
 		x.finish(ctx, o, err, to, true)
 		return o, to, err
@@ -396,7 +396,7 @@ func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
 	o := outcome{id: row.ProviderID, raw: row.Body, source: runtime.AdoptedLedger, attempts: row.Attempts,
 		status: row.Status, pk: row.ProviderKey}
 	op, key := x.op.ID, keyOf(row.Identity)
-	recorded := rowRecorded(row.ID)
+	recorded := "ledger row " + strconv.FormatInt(row.ID, 10)
 	switch row.State {
 	case runtime.StateActive:
 		body, err := x.codec.decode(row.Body)
@@ -433,7 +433,7 @@ func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
 func (x *logical) uncertainRow(row runtime.Record, reason string, cause error) *runtime.UncertainError {
 	ue := &runtime.UncertainError{Identity: row.Identity, OperationID: x.op.ID, ProviderKey: row.ProviderKey,
 		Owner: row.Owner, Attempts: row.Attempts, Reason: reason, Status: row.Status, Cause: cause,
-		Recorded: rowRecorded(row.ID)}
+		Recorded: "ledger row " + strconv.FormatInt(row.ID, 10)}
 	if row.Status >= 200 && row.Status <= 299 {
 		ue.Body = row.Body
 	}
