@@ -85,8 +85,7 @@ type Hooks struct {
 
 // Notifier is told about every uncertain outcome, once, by the caller that
 // produced it; e.Owner says who should reconcile it and e.Recorded where
-// it is recorded. A ledger row that Resume drives on while its key is in
-// its window and leaves uncertain again is not told again.
+// it is recorded.
 type Notifier interface {
 	Uncertain(ctx context.Context, e *UncertainError)
 }

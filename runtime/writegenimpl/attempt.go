@@ -56,7 +56,6 @@ type logical struct {
 	found    []found // what the lookup found: the first is adopted, the rest are duplicates
 	lease    *lease  // the ledger claim held, nil when none
 	rowID    int64   // the ledger row claimed, 0 when none
-	told     bool    // the row's uncertain outcome was told before: Resume drives it on again
 
 	compensated int             // duplicates compensated
 	actx        context.Context // the context AttemptStart gave the last attempt, nil if none

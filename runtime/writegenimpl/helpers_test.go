@@ -448,12 +448,6 @@ func (n *notes) Uncertain(_ context.Context, e *runtime.UncertainError) {
 	n.mu.Unlock()
 }
 
-func (n *notes) len() int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return len(n.list)
-}
-
 // strategy is how a write is protected.
 type strategy int
 

@@ -12,15 +12,13 @@ import (
 )
 
 // finish ends a call: it settles the duplicates a lookup found, records
-// and notifies the uncertain outcome this caller produced (own), unless
-// the row was uncertain already and told then (Resume drives such a row on
-// now and again while its key is in its window: the owner is told once,
-// not at every pass), and tells the hooks.
+// and notifies the uncertain outcome this caller produced (own), and tells
+// the hooks.
 func (x *logical) finish(ctx context.Context, o outcome, err error, to runtime.State, own bool) {
 	if own && len(x.found) > 1 {
 		x.duplicates(ctx)
 	}
-	if own && err != nil && !x.told {
+	if own && err != nil {
 		x.recordIfUncertain(ctx, err)
 	}
 	if h := x.c.s.Hooks.CallDone; h != nil {

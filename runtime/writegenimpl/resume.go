@@ -101,9 +101,6 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	x.codec, x.receipt = cd, op.Receipt
 	x.lookups = cd.hasLookup() && op.Lookup != runtime.NoLookup
 	x.keyTime, x.rowID = row.CreatedAt, row.ID
-	// Only a settled row has a last error, and the rows taken over that were
-	// settled are the uncertain ones: their outcome was told when they were.
-	x.told = row.LastError != ""
 	x.enc, x.digest = row.Request, row.Digest
 	return x, err
 }
