@@ -131,7 +131,10 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// systemClock is the Clock of the operating system.
+// SystemClock is the Clock of the operating system, the default of
+// WithClock.
+var SystemClock Clock = systemClock{}
+
 type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }

@@ -54,40 +54,8 @@ func (n *node) str() string {
 // yaml renders a node in YAML's flow style, quoting only the strings that need it.
 func (n *node) yaml() string {
 	var b strings.Builder
-	n.writeYAML(&b)
+	n.write(&b, yamlScalar)
 	return b.String()
-}
-
-func (n *node) writeYAML(b *strings.Builder) {
-	switch {
-	case n.items != nil:
-		b.WriteByte('{')
-		for i, k := range n.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(yamlScalar(k))
-			b.WriteString(": ")
-			n.items[k].writeYAML(b)
-		}
-		b.WriteByte('}')
-	case n.list != nil:
-		b.WriteByte('[')
-		for i, e := range n.list {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			e.writeYAML(b)
-		}
-		b.WriteByte(']')
-	default:
-		if s, ok := n.value.(string); ok {
-			b.WriteString(yamlScalar(s))
-			return
-		}
-		v, _ := json.Marshal(n.value)
-		b.Write(v)
-	}
 }
 
 // yamlScalar writes s plain when YAML reads it back as the same string, else double-quoted.
@@ -148,11 +116,13 @@ func decodeOrdered(d *json.Decoder) (*node, error) {
 // raw renders a node back as compact JSON, in its order.
 func (n *node) raw() string {
 	var b strings.Builder
-	n.write(&b)
+	n.write(&b, nil)
 	return b.String()
 }
 
-func (n *node) write(b *strings.Builder) {
+// write renders n in flow style: JSON, or with quote set YAML, whose strings (keys included)
+// quote renders.
+func (n *node) write(b *strings.Builder, quote func(string) string) {
 	switch {
 	case n.items != nil:
 		b.WriteByte('{')
@@ -160,10 +130,9 @@ func (n *node) write(b *strings.Builder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			kb, _ := json.Marshal(k)
-			b.Write(kb)
+			(&node{value: k}).write(b, quote)
 			b.WriteString(": ")
-			n.items[k].write(b)
+			n.items[k].write(b, quote)
 		}
 		b.WriteByte('}')
 	case n.list != nil:
@@ -172,10 +141,14 @@ func (n *node) write(b *strings.Builder) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			e.write(b)
+			e.write(b, quote)
 		}
 		b.WriteByte(']')
 	default:
+		if s, ok := n.value.(string); ok && quote != nil {
+			b.WriteString(quote(s))
+			return
+		}
 		v, _ := json.Marshal(n.value)
 		b.Write(v)
 	}

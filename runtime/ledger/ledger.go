@@ -76,7 +76,7 @@ func DriverOptions(opts []Option) []any {
 // New migrates the database behind c to the dialect's newest schema and
 // returns a Ledger that owns c.
 func New(ctx context.Context, c Conn, d Dialect, opts ...Option) (*Ledger, error) {
-	l := &Ledger{conn: c, dialect: d, q: newQueries(d), clock: systemClock{}}
+	l := &Ledger{conn: c, dialect: d, q: newQueries(d), clock: runtime.SystemClock}
 	for _, o := range opts {
 		o(l)
 	}
@@ -471,11 +471,17 @@ func (l *Ledger) Redrive(ctx context.Context, id int64, reason string) error {
 	if !row.Claim {
 		return fmt.Errorf("ledger: redrive row %d: the row was recorded without a claim: nothing can drive it on; resolve it", id)
 	}
-	note := "re-drive asked by a person: " + reason
-	if row.LastError != "" {
-		note += "; was: " + row.LastError
-	}
+	note := redriveNote("re-drive asked by a person: "+reason, row.LastError)
 	return l.person(ctx, "redrive", id, runtime.StateClaimed, claimRedrive, id, note, micros(l.clock.Now()))
+}
+
+// redriveNote is the last error a re-driven row or item keeps: why, and
+// what it was before.
+func redriveNote(why, was string) string {
+	if was == "" {
+		return why
+	}
+	return why + "; was: " + was
 }
 
 // Compensate records that a person undid the effect of row id (a

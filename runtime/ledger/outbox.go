@@ -228,11 +228,7 @@ func (l *Ledger) RedriveOutbox(ctx context.Context, id int64, reason string) err
 	if err != nil {
 		return err
 	}
-	note := "re-driven: " + reason
-	if it.LastError != "" {
-		note += "; was: " + it.LastError
-	}
-	n, err := l.conn.Exec(ctx, outboxRedrive, id, note, micros(l.clock.Now()))
+	n, err := l.conn.Exec(ctx, outboxRedrive, id, redriveNote("re-driven: "+reason, it.LastError), micros(l.clock.Now()))
 	if err != nil {
 		return fmt.Errorf("ledger: redrive outbox item %d: %w", id, err)
 	}

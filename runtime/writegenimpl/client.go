@@ -67,7 +67,7 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 	}
 	s := runtime.Settings{
 		HTTPClient:     &http.Client{},
-		Clock:          systemClock{},
+		Clock:          runtime.SystemClock,
 		BackoffBase:    defaultBackoffBase,
 		BackoffMax:     defaultBackoffMax,
 		BudgetRatio:    defaultBudgetRatio,
@@ -106,7 +106,7 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 		s:      s,
 		budget: newBudget(s.BudgetRatio, s.BudgetMin, s.Clock.Now()),
 		owner:  leaseOwner(),
-		beat:   sleep,
+		beat:   runtime.SystemClock.Sleep,
 	}, nil
 }
 
@@ -124,28 +124,4 @@ func leaseOwner() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b[:])
-}
-
-// sleep waits d of real time, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// systemClock is the Clock of the operating system.
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
-func (systemClock) Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	return sleep(ctx, d)
 }
