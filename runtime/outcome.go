@@ -56,6 +56,7 @@ type Ack[T any] struct {
 //
 //	func (c *Client) name(ctx context.Context, reference string) ([]runtime.Found[T], error)
 type Found[T any] struct {
+	_    [0]func() // not comparable: == would compare Body's address, and would cost each T an equality function
 	ID   string
 	Body *T
 }

@@ -12,7 +12,7 @@ type generator struct {
 	// Helpers a file needs, emitted at its end. models.go and operations.go set disjoint ones.
 	needExtra      bool // marshalExtra, unmarshalExtra
 	needField      bool // unmarshalField
-	needUnion      bool // union, unionAs
+	needUnion      bool // unionAs, unionSet
 	needPtrCopy    bool // ptrCopy
 	needCopyMap    bool // copyMap
 	needJSONValue  bool // jsonValue

@@ -324,7 +324,7 @@ func paramValue(r *spec.TypeRef, v *jen.Statement) (value *jen.Statement, conv b
 	case r.Kind == spec.RefBuiltin && r.Builtin == "time.Time":
 		return v.Dot("Format").Call(jen.Qual("time", "RFC3339Nano")), true
 	case isUnion(r):
-		return jen.Id("jsonValue").Call(v.Dot("Raw").Call()), true
+		return jen.Id("jsonValue").Call(v.Dot("RawMessage")), true
 	}
 	return v, false
 }

@@ -331,7 +331,7 @@ func (g *generator) idAccessor(f *jen.File, op *spec.Operation) {
 		}
 		body = append(body,
 			jen.Var().Id("id").Add(typ),
-			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Add(v).Dot("Raw").Call(), jen.Op("&").Id("id")).Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
+			jen.If(jen.Qual("encoding/json", "Unmarshal").Call(jen.Add(v).Dot("RawMessage"), jen.Op("&").Id("id")).Op("!=").Nil()).Block(jen.Return(jen.Lit(""))),
 		)
 		v = sel
 	} else if r.ptr {

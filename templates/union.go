@@ -9,21 +9,26 @@ import (
 	"github.com/writegen/writegen/spec"
 )
 
-// unionType emits a union (oneOf, anyOf) as a struct embedding union, which holds the JSON it
-// was given (and gives it MarshalJSON, UnmarshalJSON and Raw), with an accessor and a setter
+// unionType emits a union (oneOf, anyOf) as a struct embedding json.RawMessage, which holds the
+// JSON it was given (and gives it MarshalJSON and UnmarshalJSON), with an accessor and a setter
 // per variant:
 //
 //	type PaymentSource struct {
-//		union
+//		json.RawMessage
 //	}
 //
-//	func (u PaymentSource) AsCard() (*Card, error) {
-//		return unionAs[Card](u.union)
+//	func (u *PaymentSource) AsCard() (*Card, error) {
+//		return unionAs(u.RawMessage, new(Card))
 //	}
 //
 //	func (u *PaymentSource) FromCard(v Card) error {
-//		return u.set(v)
+//		return unionSet(&u.RawMessage, v)
 //	}
+//
+// Every method has a pointer receiver and the helpers are generic only over a pointer, so that a
+// union costs the compiler the two methods it promotes, one wrapper, and one function per
+// accessor: a value receiver would add a wrapper per method for the pointer's method set, and a
+// method promoted from an embedded type of ours a wrapper per method and union.
 //
 // A discriminated union also gets Discriminator() (string, error) and Value() (any, error),
 // which decodes the variant the discriminator names.
@@ -36,18 +41,18 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	typeDoc(f, t, "is one of: "+strings.Join(names, ", ")+".")
 	f.Comment("//")
 	f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
-	f.Type().Id(t.Name).Struct(jen.Id("union"))
+	f.Type().Id(t.Name).Struct(jen.Qual("encoding/json", "RawMessage"))
 	for _, v := range t.Variants {
 		vt := describe(v.Type)
 		f.Line()
 		f.Comment("// As" + v.GoName + " decodes the union as " + vt + ".")
-		f.Func().Params(jen.Id("u").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
-			jen.Return(jen.Id("unionAs").Types(goType(v.Type)).Call(jen.Id("u").Dot("union"))),
+		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
+			jen.Return(jen.Id("unionAs").Call(jen.Id("u").Dot("RawMessage"), jen.New(goType(v.Type)))),
 		)
 		f.Line()
 		f.Comment("// From" + v.GoName + " sets the union to v.")
 		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("From" + v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
-			jen.Return(jen.Id("u").Dot("set").Call(jen.Id("v"))),
+			jen.Return(jen.Id("unionSet").Call(jen.Op("&").Id("u").Dot("RawMessage"), jen.Id("v"))),
 		)
 	}
 	if t.Discriminator != "" {
@@ -55,56 +60,38 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	}
 }
 
-// unionHelpers emits the type every union embeds and its helpers.
+// unionHelpers emits the helpers of the union types.
 func unionHelpers(f *jen.File) {
 	json := func(name string) *jen.Statement { return jen.Qual("encoding/json", name) }
 	f.Line()
-	f.Comment("// union holds the JSON of a oneOf or anyOf value; every union type embeds it.")
-	f.Type().Id("union").Struct(jen.Id("raw").Add(json("RawMessage")))
-	f.Line()
-	f.Comment("// MarshalJSON returns the JSON the union holds, or null when it holds none.")
-	f.Func().Params(jen.Id("u").Id("union")).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.If(jen.Id("u").Dot("raw").Op("==").Nil()).Block(jen.Return(jen.Index().Byte().Call(jen.Lit("null")), jen.Nil())),
-		jen.Return(jen.Id("u").Dot("raw"), jen.Nil()),
-	)
-	f.Line()
-	f.Comment("// UnmarshalJSON keeps a copy of data.")
-	f.Func().Params(jen.Id("u").Op("*").Id("union")).Id("UnmarshalJSON").Params(jen.Id("data").Index().Byte()).Error().Block(
-		jen.Id("u").Dot("raw").Op("=").Append(json("RawMessage").Call(jen.Nil()), jen.Id("data").Op("...")),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
-	f.Comment("// Raw returns the JSON the union holds.")
-	f.Func().Params(jen.Id("u").Id("union")).Id("Raw").Params().Add(json("RawMessage")).Block(jen.Return(jen.Id("u").Dot("raw")))
-	f.Line()
-	f.Comment("// set sets the union to the JSON encoding of v.")
-	f.Func().Params(jen.Id("u").Op("*").Id("union")).Id("set").Params(jen.Id("v").Any()).Error().Block(
-		jen.List(jen.Id("data"), jen.Err()).Op(":=").Add(json("Marshal")).Call(jen.Id("v")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
-		jen.Id("u").Dot("raw").Op("=").Id("data"),
-		jen.Return(jen.Nil()),
-	)
-	f.Line()
-	f.Comment("// unionAs decodes the JSON u holds as a T.")
-	f.Func().Id("unionAs").Types(jen.Id("T").Any()).Params(jen.Id("u").Id("union")).Params(jen.Op("*").Id("T"), jen.Error()).Block(
-		jen.Id("v").Op(":=").New(jen.Id("T")),
-		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("u").Dot("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
-			jen.Return(jen.Nil(), jen.Err()),
+	f.Comment("// unionAs decodes the JSON a union holds into v.")
+	f.Func().Id("unionAs").Types(jen.Id("P").Any()).Params(jen.Id("raw").Add(json("RawMessage")), jen.Id("v").Id("P")).Params(jen.Id("P"), jen.Error()).Block(
+		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
+			jen.Var().Id("none").Id("P"),
+			jen.Return(jen.Id("none"), jen.Err()),
 		),
 		jen.Return(jen.Id("v"), jen.Nil()),
+	)
+	f.Line()
+	f.Comment("// unionSet sets the JSON a union holds to the encoding of v.")
+	f.Func().Id("unionSet").Params(jen.Id("raw").Op("*").Add(json("RawMessage")), jen.Id("v").Any()).Error().Block(
+		jen.List(jen.Id("data"), jen.Err()).Op(":=").Add(json("Marshal")).Call(jen.Id("v")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Err())),
+		jen.Op("*").Id("raw").Op("=").Id("data"),
+		jen.Return(jen.Nil()),
 	)
 }
 
 // discriminated emits the methods of a union that names its variant in a property:
 //
-//	func (u Pet) Discriminator() (string, error) {
+//	func (u *Pet) Discriminator() (string, error) {
 //		var v struct {
 //			Tag string `json:"petType"`
 //		}
 //		...
 //	}
 //
-//	func (u Pet) Value() (any, error) {
+//	func (u *Pet) Value() (any, error) {
 //		tag, err := u.Discriminator()
 //		...
 //		switch tag {
@@ -117,9 +104,9 @@ func (g *generator) discriminated(f *jen.File, t *spec.Type) {
 	prop := strconv.Quote(oneLine(t.Discriminator))
 	f.Line()
 	f.Comment("// Discriminator returns the " + prop + " property of the JSON the union holds.")
-	f.Func().Params(jen.Id("u").Id(t.Name)).Id("Discriminator").Params().Params(jen.String(), jen.Error()).Block(
+	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("Discriminator").Params().Params(jen.String(), jen.Error()).Block(
 		jen.Var().Id("v").Struct(jen.Id("Tag").String().Tag(map[string]string{"json": t.Discriminator})),
-		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("raw"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
+		jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("RawMessage"), jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(
 			jen.Return(jen.Lit(""), jen.Err()),
 		),
 		jen.Return(jen.Id("v").Dot("Tag"), jen.Nil()),
@@ -144,7 +131,7 @@ func (g *generator) discriminated(f *jen.File, t *spec.Type) {
 	}
 	f.Line()
 	f.Comment(comment("Value decodes the union as the variant its " + prop + " property names: " + strings.Join(kinds, ", ") + "."))
-	f.Func().Params(jen.Id("u").Id(t.Name)).Id("Value").Params().Params(jen.Any(), jen.Error()).Block(
+	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("Value").Params().Params(jen.Any(), jen.Error()).Block(
 		jen.List(jen.Id("tag"), jen.Err()).Op(":=").Id("u").Dot("Discriminator").Call(),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Switch(jen.Id("tag")).Block(cases...),

@@ -71,95 +71,71 @@ const (
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type SingleFilterOrMultipleFilter struct {
-	union
+	json.RawMessage
 }
 
 // AsSingleFilter decodes the union as SingleFilter.
-func (u SingleFilterOrMultipleFilter) AsSingleFilter() (*SingleFilter, error) {
-	return unionAs[SingleFilter](u.union)
+func (u *SingleFilterOrMultipleFilter) AsSingleFilter() (*SingleFilter, error) {
+	return unionAs(u.RawMessage, new(SingleFilter))
 }
 
 // FromSingleFilter sets the union to v.
 func (u *SingleFilterOrMultipleFilter) FromSingleFilter(v SingleFilter) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsMultipleFilter decodes the union as MultipleFilter.
-func (u SingleFilterOrMultipleFilter) AsMultipleFilter() (*MultipleFilter, error) {
-	return unionAs[MultipleFilter](u.union)
+func (u *SingleFilterOrMultipleFilter) AsMultipleFilter() (*MultipleFilter, error) {
+	return unionAs(u.RawMessage, new(MultipleFilter))
 }
 
 // FromMultipleFilter sets the union to v.
 func (u *SingleFilterOrMultipleFilter) FromMultipleFilter(v MultipleFilter) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // StringOrInt64 is one of: string, int64.
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type StringOrInt64 struct {
-	union
+	json.RawMessage
 }
 
 // AsString decodes the union as string.
-func (u StringOrInt64) AsString() (*string, error) {
-	return unionAs[string](u.union)
+func (u *StringOrInt64) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
 }
 
 // FromString sets the union to v.
 func (u *StringOrInt64) FromString(v string) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsInt64 decodes the union as int64.
-func (u StringOrInt64) AsInt64() (*int64, error) {
-	return unionAs[int64](u.union)
+func (u *StringOrInt64) AsInt64() (*int64, error) {
+	return unionAs(u.RawMessage, new(int64))
 }
 
 // FromInt64 sets the union to v.
 func (u *StringOrInt64) FromInt64(v int64) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
-// union holds the JSON of a oneOf or anyOf value; every union type embeds it.
-type union struct {
-	raw json.RawMessage
-}
-
-// MarshalJSON returns the JSON the union holds, or null when it holds none.
-func (u union) MarshalJSON() ([]byte, error) {
-	if u.raw == nil {
-		return []byte("null"), nil
+// unionAs decodes the JSON a union holds into v.
+func unionAs[P any](raw json.RawMessage, v P) (P, error) {
+	if err := json.Unmarshal(raw, v); err != nil {
+		var none P
+		return none, err
 	}
-	return u.raw, nil
+	return v, nil
 }
 
-// UnmarshalJSON keeps a copy of data.
-func (u *union) UnmarshalJSON(data []byte) error {
-	u.raw = append(json.RawMessage(nil), data...)
-	return nil
-}
-
-// Raw returns the JSON the union holds.
-func (u union) Raw() json.RawMessage {
-	return u.raw
-}
-
-// set sets the union to the JSON encoding of v.
-func (u *union) set(v any) error {
+// unionSet sets the JSON a union holds to the encoding of v.
+func unionSet(raw *json.RawMessage, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	u.raw = data
+	*raw = data
 	return nil
-}
-
-// unionAs decodes the JSON u holds as a T.
-func unionAs[T any](u union) (*T, error) {
-	v := new(T)
-	if err := json.Unmarshal(u.raw, v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

@@ -38,27 +38,27 @@ const (
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type CardOrBankAccount struct {
-	union
+	json.RawMessage
 }
 
 // AsCard decodes the union as Card.
-func (u CardOrBankAccount) AsCard() (*Card, error) {
-	return unionAs[Card](u.union)
+func (u *CardOrBankAccount) AsCard() (*Card, error) {
+	return unionAs(u.RawMessage, new(Card))
 }
 
 // FromCard sets the union to v.
 func (u *CardOrBankAccount) FromCard(v Card) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsBankAccount decodes the union as BankAccount.
-func (u CardOrBankAccount) AsBankAccount() (*BankAccount, error) {
-	return unionAs[BankAccount](u.union)
+func (u *CardOrBankAccount) AsBankAccount() (*BankAccount, error) {
+	return unionAs(u.RawMessage, new(BankAccount))
 }
 
 // FromBankAccount sets the union to v.
 func (u *CardOrBankAccount) FromBankAccount(v BankAccount) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // CreateExternalAccountRequest is an inline object.
@@ -71,68 +71,44 @@ type CreateExternalAccountRequest struct {
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type StringOrFloat64 struct {
-	union
+	json.RawMessage
 }
 
 // AsString decodes the union as string.
-func (u StringOrFloat64) AsString() (*string, error) {
-	return unionAs[string](u.union)
+func (u *StringOrFloat64) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
 }
 
 // FromString sets the union to v.
 func (u *StringOrFloat64) FromString(v string) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsFloat64 decodes the union as float64.
-func (u StringOrFloat64) AsFloat64() (*float64, error) {
-	return unionAs[float64](u.union)
+func (u *StringOrFloat64) AsFloat64() (*float64, error) {
+	return unionAs(u.RawMessage, new(float64))
 }
 
 // FromFloat64 sets the union to v.
 func (u *StringOrFloat64) FromFloat64(v float64) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
-// union holds the JSON of a oneOf or anyOf value; every union type embeds it.
-type union struct {
-	raw json.RawMessage
-}
-
-// MarshalJSON returns the JSON the union holds, or null when it holds none.
-func (u union) MarshalJSON() ([]byte, error) {
-	if u.raw == nil {
-		return []byte("null"), nil
+// unionAs decodes the JSON a union holds into v.
+func unionAs[P any](raw json.RawMessage, v P) (P, error) {
+	if err := json.Unmarshal(raw, v); err != nil {
+		var none P
+		return none, err
 	}
-	return u.raw, nil
+	return v, nil
 }
 
-// UnmarshalJSON keeps a copy of data.
-func (u *union) UnmarshalJSON(data []byte) error {
-	u.raw = append(json.RawMessage(nil), data...)
-	return nil
-}
-
-// Raw returns the JSON the union holds.
-func (u union) Raw() json.RawMessage {
-	return u.raw
-}
-
-// set sets the union to the JSON encoding of v.
-func (u *union) set(v any) error {
+// unionSet sets the JSON a union holds to the encoding of v.
+func unionSet(raw *json.RawMessage, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	u.raw = data
+	*raw = data
 	return nil
-}
-
-// unionAs decodes the JSON u holds as a T.
-func unionAs[T any](u union) (*T, error) {
-	v := new(T)
-	if err := json.Unmarshal(u.raw, v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

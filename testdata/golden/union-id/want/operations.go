@@ -91,7 +91,7 @@ func createExternalAccountID(v *CardOrBankAccount) string {
 	var id struct {
 		V string `json:"id"`
 	}
-	if json.Unmarshal(v.Raw(), &id) != nil {
+	if json.Unmarshal(v.RawMessage, &id) != nil {
 		return ""
 	}
 	return id.V

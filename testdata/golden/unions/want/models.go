@@ -29,27 +29,27 @@ type Customer struct {
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type Int64OrString struct {
-	union
+	json.RawMessage
 }
 
 // AsInt64 decodes the union as int64.
-func (u Int64OrString) AsInt64() (*int64, error) {
-	return unionAs[int64](u.union)
+func (u *Int64OrString) AsInt64() (*int64, error) {
+	return unionAs(u.RawMessage, new(int64))
 }
 
 // FromInt64 sets the union to v.
 func (u *Int64OrString) FromInt64(v int64) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsString decodes the union as string.
-func (u Int64OrString) AsString() (*string, error) {
-	return unionAs[string](u.union)
+func (u *Int64OrString) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
 }
 
 // FromString sets the union to v.
 func (u *Int64OrString) FromString(v string) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // Payment is the "Payment" object.
@@ -66,42 +66,42 @@ type Payment struct {
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type Source struct {
-	union
+	json.RawMessage
 }
 
 // AsCard decodes the union as Card.
-func (u Source) AsCard() (*Card, error) {
-	return unionAs[Card](u.union)
+func (u *Source) AsCard() (*Card, error) {
+	return unionAs(u.RawMessage, new(Card))
 }
 
 // FromCard sets the union to v.
 func (u *Source) FromCard(v Card) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsBankAccount decodes the union as BankAccount.
-func (u Source) AsBankAccount() (*BankAccount, error) {
-	return unionAs[BankAccount](u.union)
+func (u *Source) AsBankAccount() (*BankAccount, error) {
+	return unionAs(u.RawMessage, new(BankAccount))
 }
 
 // FromBankAccount sets the union to v.
 func (u *Source) FromBankAccount(v BankAccount) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // Discriminator returns the "type" property of the JSON the union holds.
-func (u Source) Discriminator() (string, error) {
+func (u *Source) Discriminator() (string, error) {
 	var v struct {
 		Tag string `json:"type"`
 	}
-	if err := json.Unmarshal(u.raw, &v); err != nil {
+	if err := json.Unmarshal(u.RawMessage, &v); err != nil {
 		return "", err
 	}
 	return v.Tag, nil
 }
 
 // Value decodes the union as the variant its "type" property names: *Card, *BankAccount.
-func (u Source) Value() (any, error) {
+func (u *Source) Value() (any, error) {
 	tag, err := u.Discriminator()
 	if err != nil {
 		return nil, err
@@ -119,68 +119,44 @@ func (u Source) Value() (any, error) {
 //
 // It holds the JSON it was given; the As methods decode it, the From methods set it.
 type StringOrCustomer struct {
-	union
+	json.RawMessage
 }
 
 // AsString decodes the union as string.
-func (u StringOrCustomer) AsString() (*string, error) {
-	return unionAs[string](u.union)
+func (u *StringOrCustomer) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
 }
 
 // FromString sets the union to v.
 func (u *StringOrCustomer) FromString(v string) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
 // AsCustomer decodes the union as Customer.
-func (u StringOrCustomer) AsCustomer() (*Customer, error) {
-	return unionAs[Customer](u.union)
+func (u *StringOrCustomer) AsCustomer() (*Customer, error) {
+	return unionAs(u.RawMessage, new(Customer))
 }
 
 // FromCustomer sets the union to v.
 func (u *StringOrCustomer) FromCustomer(v Customer) error {
-	return u.set(v)
+	return unionSet(&u.RawMessage, v)
 }
 
-// union holds the JSON of a oneOf or anyOf value; every union type embeds it.
-type union struct {
-	raw json.RawMessage
-}
-
-// MarshalJSON returns the JSON the union holds, or null when it holds none.
-func (u union) MarshalJSON() ([]byte, error) {
-	if u.raw == nil {
-		return []byte("null"), nil
+// unionAs decodes the JSON a union holds into v.
+func unionAs[P any](raw json.RawMessage, v P) (P, error) {
+	if err := json.Unmarshal(raw, v); err != nil {
+		var none P
+		return none, err
 	}
-	return u.raw, nil
+	return v, nil
 }
 
-// UnmarshalJSON keeps a copy of data.
-func (u *union) UnmarshalJSON(data []byte) error {
-	u.raw = append(json.RawMessage(nil), data...)
-	return nil
-}
-
-// Raw returns the JSON the union holds.
-func (u union) Raw() json.RawMessage {
-	return u.raw
-}
-
-// set sets the union to the JSON encoding of v.
-func (u *union) set(v any) error {
+// unionSet sets the JSON a union holds to the encoding of v.
+func unionSet(raw *json.RawMessage, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	u.raw = data
+	*raw = data
 	return nil
-}
-
-// unionAs decodes the JSON u holds as a T.
-func unionAs[T any](u union) (*T, error) {
-	v := new(T)
-	if err := json.Unmarshal(u.raw, v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }
