@@ -22,6 +22,13 @@ func (s Source) String() string {
 	return "unknown"
 }
 
+// Adopted reports whether a receipt or an acknowledgement of this source
+// records an effect made before this call rather than by it.
+//
+// It is a method of Source, not of Receipt[T]: a method of a generic type is
+// compiled once for every response type a generated client names.
+func (s Source) Adopted() bool { return s != Created }
+
 // Receipt is the provider's proof of a durable effect.
 type Receipt[T any] struct {
 	ID          string // the durable id of the effect, never ""
@@ -32,10 +39,6 @@ type Receipt[T any] struct {
 	ProviderKey string
 	Status      int // the 2xx status, 0 when adopted from a lookup
 }
-
-// Adopted reports whether the receipt records an effect made before this
-// call rather than by it.
-func (r *Receipt[T]) Adopted() bool { return r.Source != Created }
 
 // Ack is the provider's acknowledgement that it accepted a write; the
 // effect may happen later and has no durable id yet.

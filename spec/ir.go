@@ -97,6 +97,14 @@ type Type struct {
 	Discriminator string     // KindUnion: the property name, "" when the union is not discriminated
 
 	Elem *TypeRef // KindAlias
+
+	// Same is set on a struct or an enum whose declaration would repeat that of Same, field for
+	// field and doc for doc, or value for value: the spec writes one object at several places.
+	// The generated code declares the type as an alias of Same, which keeps its own declaration.
+	Same *Type
+	// NoCompare is set on a struct that Go would let == compare although a field is a pointer,
+	// which == compares by address: the generated struct is made not comparable.
+	NoCompare bool
 }
 
 // Field is one property of a struct.

@@ -107,6 +107,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	api.Warnings = warnings
 
 	r.assemble(api)
+	sameTypes(api)
 	for _, op := range api.Operations {
 		op.Hints = hintsOf(op)
 	}

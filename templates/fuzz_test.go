@@ -394,6 +394,12 @@ func checkType(t *testing.T, ty *spec.Type, decl ast.Node) {
 		t.Errorf("type %s is not declared", ty.Name)
 		return
 	}
+	if ty.Same != nil { // an alias of the type it repeats, whose declaration is checked apart
+		if id, ok := ts.Type.(*ast.Ident); !ok || !ts.Assign.IsValid() || id.Name != ty.Same.Name {
+			t.Errorf("type %s is not declared as an alias of %s", ty.Name, ty.Same.Name)
+		}
+		return
+	}
 	if ty.Kind != spec.KindStruct {
 		return
 	}

@@ -13,6 +13,7 @@ type generator struct {
 	needExtra      bool // marshalExtra, unmarshalExtra
 	needField      bool // unmarshalField
 	needUnion      bool // unionAs, unionSet
+	needNoCompare  bool // noCompare
 	needPtrCopy    bool // ptrCopy
 	needCopyMap    bool // copyMap
 	needJSONValue  bool // jsonValue

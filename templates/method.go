@@ -83,7 +83,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		}
 		request := jen.Func().Params(params).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
 		body = []jen.Code{jen.Return(impl(fn).Call(
-			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("key"), jen.New(rt(res).Types(T)),
+			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Op("&").Id("key"), jen.New(rt(res).Types(T)),
 			impl("Call").Types(T).Custom(multiLine, g.callItems(op, request)...),
 		))}
 	} else {

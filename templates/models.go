@@ -12,14 +12,16 @@ import (
 // models emits the named types, in the IR's order.
 func (g *generator) models(f *jen.File, types []*spec.Type) {
 	for _, t := range types {
-		switch t.Kind {
-		case spec.KindStruct:
+		switch {
+		case t.Same != nil:
+			sameType(f, t)
+		case t.Kind == spec.KindStruct:
 			g.structType(f, t)
-		case spec.KindEnum:
+		case t.Kind == spec.KindEnum:
 			g.enumType(f, t)
-		case spec.KindUnion:
+		case t.Kind == spec.KindUnion:
 			g.unionType(f, t)
-		case spec.KindAlias: // type Tags []string
+		case t.Kind == spec.KindAlias: // type Tags []string
 			typeDoc(f, t, "is "+describe(t.Elem)+".")
 			f.Type().Id(t.Name).Add(goType(t.Elem))
 		}
@@ -33,6 +35,12 @@ func (g *generator) modelHelpers(f *jen.File) {
 	}
 	if g.needExtra {
 		extraHelpers(f)
+	}
+	if g.needNoCompare {
+		f.Line()
+		f.Comment("// noCompare makes a struct not comparable: == would compare its pointer fields by address,")
+		f.Comment("// not what they point to. It takes no space.")
+		f.Type().Id("noCompare").Index(jen.Lit(0)).Func().Params()
 	}
 	if g.needField {
 		f.Line()
@@ -78,7 +86,11 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
 	}
 	typeDoc(f, t, what)
-	fields := make([]jen.Code, 0, len(t.Fields)+1)
+	fields := make([]jen.Code, 0, 2*len(t.Fields)+3)
+	if t.NoCompare {
+		g.needNoCompare = true
+		fields = append(fields, jen.Id("_").Id("noCompare"))
+	}
 	for _, fl := range t.Fields {
 		tag := fl.Name
 		switch {
@@ -108,6 +120,30 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 	f.Type().Id(t.Name).Struct(fields...)
 	if t.JSONMethods() {
 		g.jsonMethods(f, t)
+	}
+}
+
+// sameType emits a type whose declaration would repeat another's (spec.Type.Same) as an alias of
+// it, with its own doc and, for an enum, its own constants:
+//
+//	// ShippingAddress is an inline object.
+//	//
+//	// It is an alias of BillingAddress: the spec repeats that object here.
+//	type ShippingAddress = BillingAddress
+func sameType(f *jen.File, t *spec.Type) {
+	what, kind := "is an inline object.", "that object"
+	switch {
+	case t.Kind == spec.KindEnum:
+		what, kind = "is one of the values below.", "its values"
+	case t.SchemaName != "":
+		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
+	}
+	typeDoc(f, t, what)
+	f.Comment("//")
+	f.Comment("// It is an alias of " + t.Same.Name + ": the spec repeats " + kind + " here.")
+	f.Type().Id(t.Name).Op("=").Id(t.Same.Name)
+	if t.Kind == spec.KindEnum {
+		enumValues(f, t)
 	}
 }
 
@@ -256,6 +292,11 @@ func extraHelpers(f *jen.File) {
 func (g *generator) enumType(f *jen.File, t *spec.Type) {
 	typeDoc(f, t, "is one of the values below.")
 	f.Type().Id(t.Name).Id(t.Base)
+	enumValues(f, t)
+}
+
+// enumValues emits the constants of an enum.
+func enumValues(f *jen.File, t *spec.Type) {
 	if len(t.Enum) == 0 {
 		return
 	}

@@ -79,12 +79,15 @@ func (g *generator) paramsStruct(f *jen.File, op *spec.Operation) {
 //		EscalationID string
 //	}
 //
-//	func (k CreateThreadKey) BusinessKey() (string, error) {
+//	func (k *CreateThreadKey) BusinessKey() (string, error) {
 //		if k.EscalationID == "" {
 //			return "", &runtime.EmptyKeyError{Operation: "createThread", Field: "escalation_id"}
 //		}
 //		return "escalation:" + k.EscalationID, nil
 //	}
+//
+// BusinessKey has a pointer receiver, and the write methods pass &key: a value receiver would
+// cost every key a wrapper method for its pointer's method set.
 func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 	key := op.Safety.Key
 	format := strconv.Quote(oneLine(key.Format))
@@ -111,7 +114,7 @@ func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 	f.Type().Id(key.TypeName).Struct(fields...)
 	f.Line()
 	f.Comment(comment("BusinessKey formats the key as " + format + "; it fails with a *runtime.EmptyKeyError when a field is empty or zero."))
-	f.Func().Params(jen.Id("k").Id(key.TypeName)).Id("BusinessKey").Params().Params(jen.String(), jen.Error()).Block(body...)
+	f.Func().Params(jen.Id("k").Op("*").Id(key.TypeName)).Id("BusinessKey").Params().Params(jen.String(), jen.Error()).Block(body...)
 }
 
 // oneWrite says what "one write" means for calls with equal keys of a keyed write.

@@ -6,6 +6,7 @@ import "time"
 
 // ChatMessage is the "ChatMessage" object.
 type ChatMessage struct {
+	_              noCompare
 	ID             string    `json:"id"`
 	ConversationID string    `json:"conversation_id"`
 	Author         string    `json:"author"`
@@ -16,9 +17,14 @@ type ChatMessage struct {
 
 // NewChatMessage is the "NewChatMessage" object.
 type NewChatMessage struct {
+	_ noCompare
 	// The name shown beside the message.
 	Author string `json:"author"`
 	Text   string `json:"text"`
 	// The id of the message this one relays, for the conversation's history.
 	InReplyTo *string `json:"in_reply_to,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -88,7 +88,7 @@ func TestPromise09_ResponseLost(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.ID != "th_1" || r.Source != tc.source || r.Body.Title != "x" || r.Adopted() != (tc.source != runtime.Created) {
+			if r.ID != "th_1" || r.Source != tc.source || r.Body.Title != "x" || r.Source.Adopted() != (tc.source != runtime.Created) {
 				t.Errorf("receipt %+v, want th_1 from source %d", r, tc.source)
 			}
 		})

@@ -19,7 +19,7 @@ type CreateTransferKey struct {
 
 // BusinessKey formats the key as "order:{order_id}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k CreateTransferKey) BusinessKey() (string, error) {
+func (k *CreateTransferKey) BusinessKey() (string, error) {
 	if k.OrderID == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "order_id",
@@ -62,7 +62,7 @@ var createTransferOp = &writegenimpl.Operation{
 // It overwrites body field "/reference" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, body NewTransfer) (*runtime.Receipt[Transfer], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, key, new(runtime.Receipt[Transfer]), writegenimpl.Call[Transfer]{
+	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, &key, new(runtime.Receipt[Transfer]), writegenimpl.Call[Transfer]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
 			req := writegenimpl.NewRequest("POST", "/transfers")

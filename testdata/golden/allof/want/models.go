@@ -4,8 +4,13 @@ package animals
 
 // Dog: A dog is an animal that barks.
 type Dog struct {
+	_    noCompare
 	Name string `json:"name"`
 	Age  *int64 `json:"age,omitempty"`
 	Bark string `json:"bark"`
 	Good *bool  `json:"good,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -4,6 +4,7 @@ package desk
 
 // CreateThreadRequest is an inline object.
 type CreateThreadRequest struct {
+	_                 noCompare
 	Subject           string  `json:"subject"`
 	ExternalReference *string `json:"external_reference,omitempty"`
 }
@@ -15,6 +16,7 @@ type ListThreadsResponse struct {
 
 // Message is the "Message" object.
 type Message struct {
+	_    noCompare
 	ID   int64   `json:"id"`
 	Text *string `json:"text,omitempty"`
 }
@@ -26,7 +28,12 @@ type PostMessageRequest struct {
 
 // Thread is the "Thread" object.
 type Thread struct {
+	_                 noCompare
 	ID                string  `json:"id"`
 	Subject           *string `json:"subject,omitempty"`
 	ExternalReference *string `json:"external_reference,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

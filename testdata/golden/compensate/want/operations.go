@@ -25,7 +25,7 @@ type CreateThreadKey struct {
 
 // BusinessKey formats the key as "escalation:{escalation_id}"; it fails with a
 // *runtime.EmptyKeyError when a field is empty or zero.
-func (k CreateThreadKey) BusinessKey() (string, error) {
+func (k *CreateThreadKey) BusinessKey() (string, error) {
 	if k.EscalationID == 0 {
 		return "", &runtime.EmptyKeyError{
 			Field:     "escalation_id",
@@ -64,7 +64,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")

@@ -4,6 +4,7 @@ package datarefs
 
 // Widget is the "Widget" object.
 type Widget struct {
+	_  noCompare
 	ID string `json:"id"`
 	// a property named $ref
 	Ref *string `json:"$ref,omitempty"`
@@ -20,3 +21,7 @@ const (
 	WidgetShapeRound  WidgetShape = "round"
 	WidgetShapeSquare WidgetShape = "square"
 )
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -4,6 +4,7 @@ package hostile
 
 // Type: */ func init() { panic("x") } /*
 type Type struct {
+	_    noCompare
 	Func string `json:"func"`
 	// Hello */
 	Range   *string      `json:"range,omitempty"`
@@ -25,3 +26,7 @@ const (
 	TypeDefaultEmpty     TypeDefault = ""
 	TypeDefaultÉ         TypeDefault = "é"
 )
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -4,12 +4,14 @@ package idem
 
 // KeyInBodyRequest is an inline object.
 type KeyInBodyRequest struct {
+	_         noCompare
 	RequestID *string                  `json:"request_id,omitempty"`
 	Options   *KeyInBodyRequestOptions `json:"options,omitempty"`
 }
 
 // KeyInBodyRequestOptions is an inline object.
 type KeyInBodyRequestOptions struct {
+	_        noCompare
 	DedupeID *string `json:"dedupe_id,omitempty"`
 }
 
@@ -17,3 +19,7 @@ type KeyInBodyRequestOptions struct {
 type Obj struct {
 	ID string `json:"id"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

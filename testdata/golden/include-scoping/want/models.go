@@ -4,13 +4,19 @@ package desk
 
 // CreateThreadRequest is an inline object.
 type CreateThreadRequest struct {
+	_                 noCompare
 	Subject           string  `json:"subject"`
 	ExternalReference *string `json:"external_reference,omitempty"`
 }
 
 // Thread is the "Thread" object.
 type Thread struct {
+	_                 noCompare
 	ID                string  `json:"id"`
 	Subject           *string `json:"subject,omitempty"`
 	ExternalReference *string `json:"external_reference,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

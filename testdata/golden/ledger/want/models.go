@@ -4,12 +4,14 @@ package threads
 
 // CreateThreadRequest is an inline object.
 type CreateThreadRequest struct {
+	_                 noCompare
 	Title             string  `json:"title"`
 	ExternalReference *string `json:"external_reference,omitempty"`
 }
 
 // Thread is the "Thread" object.
 type Thread struct {
+	_                 noCompare
 	ID                string  `json:"id"`
 	Title             string  `json:"title"`
 	ExternalReference *string `json:"external_reference,omitempty"`
@@ -19,3 +21,7 @@ type Thread struct {
 type ThreadList struct {
 	Data []Thread `json:"data"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -23,7 +23,7 @@ type CreateThreadKey struct {
 
 // BusinessKey formats the key as "escalation:{escalation_id}"; it fails with a
 // *runtime.EmptyKeyError when a field is empty or zero.
-func (k CreateThreadKey) BusinessKey() (string, error) {
+func (k *CreateThreadKey) BusinessKey() (string, error) {
 	if k.EscalationID == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "escalation_id",
@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -187,7 +187,7 @@ type PostMessageKey struct {
 
 // BusinessKey formats the key as "{message_id}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k PostMessageKey) BusinessKey() (string, error) {
+func (k *PostMessageKey) BusinessKey() (string, error) {
 	if k.MessageID == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "message_id",
@@ -223,7 +223,7 @@ var postMessageOp = &writegenimpl.Operation{
 // It overwrites body field "/client_ref" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ClientRef = &reference
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")

@@ -6,6 +6,7 @@ import "encoding/json"
 
 // Contact is the "Contact" object.
 type Contact struct {
+	_          noCompare
 	ID         string  `json:"id"`
 	ExternalID *string `json:"external_id,omitempty"`
 	Email      *string `json:"email,omitempty"`
@@ -19,6 +20,7 @@ type ContactList struct {
 
 // CreateContactRequest is an inline object.
 type CreateContactRequest struct {
+	_ noCompare
 	// A unique identifier of the contact in your system.
 	ExternalID *string `json:"external_id,omitempty"`
 	Email      *string `json:"email,omitempty"`
@@ -47,11 +49,13 @@ type SearchRequest struct {
 
 // SearchRequestPagination is an inline object.
 type SearchRequestPagination struct {
+	_       noCompare
 	PerPage *int64 `json:"per_page,omitempty"`
 }
 
 // SingleFilter is the "SingleFilter" object.
 type SingleFilter struct {
+	_        noCompare
 	Field    *string               `json:"field,omitempty"`
 	Operator *SingleFilterOperator `json:"operator,omitempty"`
 	Value    *StringOrInt64        `json:"value,omitempty"`
@@ -139,3 +143,7 @@ func unionSet(raw *json.RawMessage, v any) error {
 	*raw = data
 	return nil
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

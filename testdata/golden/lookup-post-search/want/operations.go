@@ -19,7 +19,7 @@ type CreateContactKey struct {
 
 // BusinessKey formats the key as "user:{user_id}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k CreateContactKey) BusinessKey() (string, error) {
+func (k *CreateContactKey) BusinessKey() (string, error) {
 	if k.UserID == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "user_id",
@@ -56,7 +56,7 @@ var createContactOp = &writegenimpl.Operation{
 //
 // It overwrites body field "/external_id" with the reference "{user_id}" (from the key).
 func (c *Client) CreateContact(ctx context.Context, key CreateContactKey, body CreateContactRequest) (*runtime.Receipt[Contact], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, key, new(runtime.Receipt[Contact]), writegenimpl.Call[Contact]{
+	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, &key, new(runtime.Receipt[Contact]), writegenimpl.Call[Contact]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalID = &reference
 			req := writegenimpl.NewRequest("POST", "/contacts")

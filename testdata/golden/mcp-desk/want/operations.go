@@ -26,7 +26,7 @@ type AddNoteKey struct {
 
 // BusinessKey formats the key as "note:{note_ref}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k AddNoteKey) BusinessKey() (string, error) {
+func (k *AddNoteKey) BusinessKey() (string, error) {
 	if k.NoteRef == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "note_ref",
@@ -58,7 +58,7 @@ var addNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_ref}" in key
 // scope "addnote", retried on not_sent within 3 attempts; uncertain outcomes go to desk-ops.
 func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body AddNoteRequest) (*runtime.Receipt[Note], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
+	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
 			if err := req.JSON(body); err != nil {
@@ -84,7 +84,7 @@ type CreateThreadKey struct {
 
 // BusinessKey formats the key as "escalation:{escalation_id}"; it fails with a
 // *runtime.EmptyKeyError when a field is empty or zero.
-func (k CreateThreadKey) BusinessKey() (string, error) {
+func (k *CreateThreadKey) BusinessKey() (string, error) {
 	if k.EscalationID == 0 {
 		return "", &runtime.EmptyKeyError{
 			Field:     "escalation_id",
@@ -127,7 +127,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the reference "esc-{escalation_id}" (from
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -287,7 +287,7 @@ type StartExportKey struct {
 
 // BusinessKey formats the key as "export:{day}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k StartExportKey) BusinessKey() (string, error) {
+func (k *StartExportKey) BusinessKey() (string, error) {
 	if k.Day == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "day",
@@ -322,7 +322,7 @@ var startExportOp = &writegenimpl.Operation{
 // "startexport", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) StartExport(ctx context.Context, key StartExportKey, body StartExportRequest) (*runtime.Ack[Export], error) {
-	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, key, new(runtime.Ack[Export]), writegenimpl.Call[Export]{
+	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, &key, new(runtime.Ack[Export]), writegenimpl.Call[Export]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/exports")
 			if err := req.JSON(body); err != nil {
@@ -350,7 +350,7 @@ type UpdateThreadKey struct {
 
 // BusinessKey formats the key as "{change_id}"; it fails with a *runtime.EmptyKeyError when a
 // field is empty or zero.
-func (k UpdateThreadKey) BusinessKey() (string, error) {
+func (k *UpdateThreadKey) BusinessKey() (string, error) {
 	if k.ChangeID == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "change_id",
@@ -385,7 +385,7 @@ var updateThreadOp = &writegenimpl.Operation{
 // "updatethread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) UpdateThread(ctx context.Context, key UpdateThreadKey, params UpdateThreadParams, body UpdateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
 			if err := req.JSON(body); err != nil {

@@ -6,11 +6,13 @@ import "encoding/json"
 
 // Owner is the "Owner" object.
 type Owner struct {
+	_     noCompare
 	Email *string `json:"email,omitempty"`
 }
 
 // Part is the "Part" object.
 type Part struct {
+	_        noCompare
 	Sku      string `json:"sku"`
 	Quantity *int64 `json:"quantity,omitempty"`
 }
@@ -106,3 +108,7 @@ func unmarshalExtra[T any](data []byte, known ...string) (map[string]T, error) {
 	}
 	return extra, nil
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -4,11 +4,13 @@ package issues
 
 // Issue is the "Issue" object.
 type Issue struct {
+	_      noCompare
 	Number *int64 `json:"number,omitempty"`
 }
 
 // ListIssuesCreated is an inline object.
 type ListIssuesCreated struct {
+	_   noCompare
 	Gte *int64 `json:"gte,omitempty"`
 	Lt  *int64 `json:"lt,omitempty"`
 }
@@ -21,3 +23,7 @@ const (
 	ListIssuesStateOpen   ListIssuesState = "open"
 	ListIssuesStateClosed ListIssuesState = "closed"
 )
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -17,6 +17,11 @@ type Node struct {
 
 // Person is the "Person" object.
 type Person struct {
+	_       noCompare
 	Manager *Person `json:"manager"`
 	Meta    *Meta   `json:"meta,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

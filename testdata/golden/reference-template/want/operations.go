@@ -23,7 +23,7 @@ type CreateThreadKey struct {
 
 // BusinessKey formats the key as "{tenant}/escalation:{escalation_id}"; it fails with a
 // *runtime.EmptyKeyError when a field is empty or zero.
-func (k CreateThreadKey) BusinessKey() (string, error) {
+func (k *CreateThreadKey) BusinessKey() (string, error) {
 	if k.Tenant == "" {
 		return "", &runtime.EmptyKeyError{
 			Field:     "tenant",
@@ -71,7 +71,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the reference "esc-{escalation_id}" (from
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")

@@ -4,17 +4,24 @@ package pets
 
 // Collar is the "Collar" object.
 type Collar struct {
+	_     noCompare
 	Color *string `json:"color,omitempty"`
 }
 
 // Owner is the "Owner" object.
 type Owner struct {
+	_    noCompare
 	Name *string `json:"name,omitempty"`
 }
 
 // Pet is the "Pet" object.
 type Pet struct {
+	_      noCompare
 	ID     string  `json:"id"`
 	Owner  *Owner  `json:"owner,omitempty"`
 	Collar *Collar `json:"collar,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

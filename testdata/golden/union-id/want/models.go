@@ -6,6 +6,7 @@ import "encoding/json"
 
 // BankAccount is the "BankAccount" object.
 type BankAccount struct {
+	_      noCompare
 	ID     string            `json:"id"`
 	Object BankAccountObject `json:"object"`
 	Iban   *string           `json:"iban,omitempty"`
@@ -21,6 +22,7 @@ const (
 
 // Card is the "Card" object.
 type Card struct {
+	_      noCompare
 	ID     string     `json:"id"`
 	Object CardObject `json:"object"`
 	Last4  *string    `json:"last4,omitempty"`
@@ -112,3 +114,7 @@ func unionSet(raw *json.RawMessage, v any) error {
 	*raw = data
 	return nil
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

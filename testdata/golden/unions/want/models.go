@@ -9,18 +9,21 @@ import (
 
 // BankAccount is the "BankAccount" object.
 type BankAccount struct {
+	_    noCompare
 	Type string  `json:"type"`
 	Iban *string `json:"iban,omitempty"`
 }
 
 // Card is the "Card" object.
 type Card struct {
+	_     noCompare
 	Type  string  `json:"type"`
 	Last4 *string `json:"last4,omitempty"`
 }
 
 // Customer is the "Customer" object.
 type Customer struct {
+	_     noCompare
 	ID    *string `json:"id,omitempty"`
 	Email *string `json:"email,omitempty"`
 }
@@ -160,3 +163,7 @@ func unionSet(raw *json.RawMessage, v any) error {
 	*raw = data
 	return nil
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

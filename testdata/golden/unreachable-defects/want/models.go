@@ -4,6 +4,11 @@ package catalog
 
 // Item is the "Item" object.
 type Item struct {
+	_    noCompare
 	ID   string  `json:"id"`
 	Name *string `json:"name,omitempty"`
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()

@@ -6,6 +6,7 @@ import "encoding/json"
 
 // Note is the "Note" object.
 type Note struct {
+	_ noCompare
 	// The property with no name.
 	//
 	// In JSON as "", which no json tag can name: the JSON methods of Note read and write it.
@@ -128,6 +129,10 @@ func unmarshalExtra[T any](data []byte, known ...string) (map[string]T, error) {
 	}
 	return extra, nil
 }
+
+// noCompare makes a struct not comparable: == would compare its pointer fields by address,
+// not what they point to. It takes no space.
+type noCompare [0]func()
 
 // unmarshalField decodes the member name of the JSON object data into v, when it has one.
 func unmarshalField(data []byte, name string, v any) error {
