@@ -105,6 +105,9 @@ type Type struct {
 	// NoCompare is set on a struct that Go would let == compare although a field is a pointer,
 	// which == compares by address: the generated struct is made not comparable.
 	NoCompare bool
+	// Sent is set on a type that a request can carry: an operation's parameter or body holds
+	// it, or holds a type that does. Only a union that is sent has From methods.
+	Sent bool
 }
 
 // Field is one property of a struct.

@@ -99,6 +99,41 @@ func (c *classer) visit(t *Type) {
 	c.class[t] = id
 }
 
+// sentTypes sets Type.Sent on the types the parameters and the bodies of api's operations
+// reach, through fields, elements, variants and the types the aliases repeat.
+func sentTypes(api *API) {
+	for _, t := range api.Types {
+		t.Sent = false
+	}
+	var send func(r *TypeRef)
+	send = func(r *TypeRef) {
+		for r != nil && (r.Kind == RefArray || r.Kind == RefMap) {
+			r = r.Elem
+		}
+		if r == nil || r.Kind != RefNamed || r.Named.Sent {
+			return
+		}
+		t := r.Named
+		t.Sent = true
+		for _, f := range t.Fields {
+			send(f.Type)
+		}
+		for _, v := range t.Variants {
+			send(v.Type)
+		}
+		send(t.AdditionalProperties)
+		send(t.Elem)
+	}
+	for _, op := range api.Operations {
+		for _, p := range op.Params {
+			send(p.Type)
+		}
+		if op.Body != nil {
+			send(op.Body.Type)
+		}
+	}
+}
+
 // preferDeclared orders the types of a class: the one declared comes first.
 func preferDeclared(x, y *Type) int {
 	return cmp.Or(

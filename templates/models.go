@@ -31,7 +31,7 @@ func (g *generator) models(f *jen.File, types []*spec.Type) {
 // modelHelpers emits the helpers the models used.
 func (g *generator) modelHelpers(f *jen.File) {
 	if g.needUnion {
-		unionHelpers(f)
+		unionHelpers(f, g.needUnionSet)
 	}
 	if g.needExtra {
 		extraHelpers(f)

@@ -25,6 +25,9 @@ import (
 //		return unionSet(&u.RawMessage, v)
 //	}
 //
+// Only a union a request can carry (spec.Type.Sent) has the From methods: one a response alone
+// holds is decoded, never set, and its setters would cost the compiler a function each.
+//
 // Every method has a pointer receiver and the helpers are generic only over a pointer, so that a
 // union costs the compiler the two methods it promotes, one wrapper, and one function per
 // accessor: a value receiver would add a wrapper per method for the pointer's method set, and a
@@ -40,7 +43,11 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	}
 	typeDoc(f, t, "is one of: "+strings.Join(names, ", ")+".")
 	f.Comment("//")
-	f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
+	if t.Sent {
+		f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
+	} else {
+		f.Comment("// It holds the JSON it was given, which the As methods decode; no request carries it.")
+	}
 	f.Type().Id(t.Name).Struct(jen.Qual("encoding/json", "RawMessage"))
 	for _, v := range t.Variants {
 		vt := describe(v.Type)
@@ -49,6 +56,10 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
 			jen.Return(jen.Id("unionAs").Call(jen.Id("u").Dot("RawMessage"), jen.New(goType(v.Type)))),
 		)
+		if !t.Sent {
+			continue
+		}
+		g.needUnionSet = true
 		f.Line()
 		f.Comment("// From" + v.GoName + " sets the union to v.")
 		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("From" + v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
@@ -60,8 +71,8 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	}
 }
 
-// unionHelpers emits the helpers of the union types.
-func unionHelpers(f *jen.File) {
+// unionHelpers emits the helpers of the union types: unionSet only when a From method uses it.
+func unionHelpers(f *jen.File, set bool) {
 	json := func(name string) *jen.Statement { return jen.Qual("encoding/json", name) }
 	f.Line()
 	f.Comment("// unionAs decodes the JSON a union holds into v.")
@@ -72,6 +83,9 @@ func unionHelpers(f *jen.File) {
 		),
 		jen.Return(jen.Id("v"), jen.Nil()),
 	)
+	if !set {
+		return
+	}
 	f.Line()
 	f.Comment("// unionSet sets the JSON a union holds to the encoding of v.")
 	f.Func().Id("unionSet").Params(jen.Id("raw").Op("*").Add(json("RawMessage")), jen.Id("v").Any()).Error().Block(

@@ -38,7 +38,7 @@ const (
 
 // CardOrBankAccount is one of: Card, BankAccount.
 //
-// It holds the JSON it was given; the As methods decode it, the From methods set it.
+// It holds the JSON it was given, which the As methods decode; no request carries it.
 type CardOrBankAccount struct {
 	json.RawMessage
 }
@@ -48,19 +48,9 @@ func (u *CardOrBankAccount) AsCard() (*Card, error) {
 	return unionAs(u.RawMessage, new(Card))
 }
 
-// FromCard sets the union to v.
-func (u *CardOrBankAccount) FromCard(v Card) error {
-	return unionSet(&u.RawMessage, v)
-}
-
 // AsBankAccount decodes the union as BankAccount.
 func (u *CardOrBankAccount) AsBankAccount() (*BankAccount, error) {
 	return unionAs(u.RawMessage, new(BankAccount))
-}
-
-// FromBankAccount sets the union to v.
-func (u *CardOrBankAccount) FromBankAccount(v BankAccount) error {
-	return unionSet(&u.RawMessage, v)
 }
 
 // CreateExternalAccountRequest is an inline object.

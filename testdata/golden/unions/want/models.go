@@ -30,7 +30,7 @@ type Customer struct {
 
 // Int64OrString is one of: int64, string.
 //
-// It holds the JSON it was given; the As methods decode it, the From methods set it.
+// It holds the JSON it was given, which the As methods decode; no request carries it.
 type Int64OrString struct {
 	json.RawMessage
 }
@@ -40,19 +40,9 @@ func (u *Int64OrString) AsInt64() (*int64, error) {
 	return unionAs(u.RawMessage, new(int64))
 }
 
-// FromInt64 sets the union to v.
-func (u *Int64OrString) FromInt64(v int64) error {
-	return unionSet(&u.RawMessage, v)
-}
-
 // AsString decodes the union as string.
 func (u *Int64OrString) AsString() (*string, error) {
 	return unionAs(u.RawMessage, new(string))
-}
-
-// FromString sets the union to v.
-func (u *Int64OrString) FromString(v string) error {
-	return unionSet(&u.RawMessage, v)
 }
 
 // Payment is the "Payment" object.
@@ -67,7 +57,7 @@ type Payment struct {
 
 // Source: Where the money comes from.
 //
-// It holds the JSON it was given; the As methods decode it, the From methods set it.
+// It holds the JSON it was given, which the As methods decode; no request carries it.
 type Source struct {
 	json.RawMessage
 }
@@ -77,19 +67,9 @@ func (u *Source) AsCard() (*Card, error) {
 	return unionAs(u.RawMessage, new(Card))
 }
 
-// FromCard sets the union to v.
-func (u *Source) FromCard(v Card) error {
-	return unionSet(&u.RawMessage, v)
-}
-
 // AsBankAccount decodes the union as BankAccount.
 func (u *Source) AsBankAccount() (*BankAccount, error) {
 	return unionAs(u.RawMessage, new(BankAccount))
-}
-
-// FromBankAccount sets the union to v.
-func (u *Source) FromBankAccount(v BankAccount) error {
-	return unionSet(&u.RawMessage, v)
 }
 
 // Discriminator returns the "type" property of the JSON the union holds.
@@ -120,7 +100,7 @@ func (u *Source) Value() (any, error) {
 
 // StringOrCustomer is one of: string, Customer.
 //
-// It holds the JSON it was given; the As methods decode it, the From methods set it.
+// It holds the JSON it was given, which the As methods decode; no request carries it.
 type StringOrCustomer struct {
 	json.RawMessage
 }
@@ -130,19 +110,9 @@ func (u *StringOrCustomer) AsString() (*string, error) {
 	return unionAs(u.RawMessage, new(string))
 }
 
-// FromString sets the union to v.
-func (u *StringOrCustomer) FromString(v string) error {
-	return unionSet(&u.RawMessage, v)
-}
-
 // AsCustomer decodes the union as Customer.
 func (u *StringOrCustomer) AsCustomer() (*Customer, error) {
 	return unionAs(u.RawMessage, new(Customer))
-}
-
-// FromCustomer sets the union to v.
-func (u *StringOrCustomer) FromCustomer(v Customer) error {
-	return unionSet(&u.RawMessage, v)
 }
 
 // unionAs decodes the JSON a union holds into v.
@@ -152,16 +122,6 @@ func unionAs[P any](raw json.RawMessage, v P) (P, error) {
 		return none, err
 	}
 	return v, nil
-}
-
-// unionSet sets the JSON a union holds to the encoding of v.
-func unionSet(raw *json.RawMessage, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	*raw = data
-	return nil
 }
 
 // noCompare makes a struct not comparable: == would compare its pointer fields by address,
