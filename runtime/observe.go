@@ -85,7 +85,11 @@ type Hooks struct {
 
 // Notifier is told about every uncertain outcome, once, by the caller that
 // produced it; e.Owner says who should reconcile it and e.Recorded where
-// it is recorded.
+// it is recorded. A ledger row that Resume drives on and leaves uncertain
+// again is not told again by the client that told it; another process, or
+// the same after a restart, tells it once more (at least once, so that a
+// process that died between settling a row and telling it leaves it to
+// the next).
 type Notifier interface {
 	Uncertain(ctx context.Context, e *UncertainError)
 }

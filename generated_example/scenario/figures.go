@@ -71,7 +71,7 @@ type Checks struct {
 	// Reasons counts Listed by operation and reason.
 	Reasons map[string]int
 	// Notices counts the uncertain outcomes told to the notifier. A write that Resume drives on
-	// and that ends uncertain again is told again.
+	// and that ends uncertain again is told again by another relay, or by one restarted.
 	Notices int
 	// CaughtUp counts the escalations whose thread a relay recorded at the reconcile made before
 	// a check: a Resume had settled the thread since the last reconcile saw the escalation.
@@ -246,7 +246,7 @@ func (f Figures) Write(w io.Writer) {
 		p("  %-56s %5d", r, f.Checked.Reasons[r])
 	}
 	// One line per write, with its last notice: Resume drives some writes on, and a write that
-	// ends uncertain again is told again.
+	// ends uncertain again is told again by another relay, or by one restarted.
 	var writes []string
 	last := make(map[string]*runtime.UncertainError)
 	told := make(map[string]int)

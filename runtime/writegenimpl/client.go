@@ -28,6 +28,7 @@ type Client struct {
 	s      runtime.Settings
 	budget *budget
 	owner  string // the lease owner of this client's claims: host, process and a random part
+	told   *toldRows
 
 	// beat waits for the next renewal of a lease: d of real time by
 	// default. Tests replace it to renew on their signal.
@@ -105,6 +106,7 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 		write:  &w,
 		s:      s,
 		budget: newBudget(s.BudgetRatio, s.BudgetMin, s.Clock.Now()),
+		told:   new(toldRows),
 		owner:  leaseOwner(),
 		beat:   runtime.SystemClock.Sleep,
 	}, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -29,7 +30,7 @@ func (x *logical) finish(ctx context.Context, o outcome, err error, to runtime.S
 // recordIfUncertain records err when it is uncertain.
 func (x *logical) recordIfUncertain(ctx context.Context, err error) {
 	if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
-		x.recordUncertain(ctx, ue, "")
+		x.recordUncertain(ctx, ue, "", x.settledRow)
 	}
 }
 
@@ -38,7 +39,14 @@ func (x *logical) recordIfUncertain(ctx context.Context, err error) {
 // (ue.Recorded is set); otherwise the client's ledger records a row of its
 // own; otherwise only the notifier, or else the default slog logger at
 // level ERROR, knows. providerID is the effect's id when one is known.
-func (x *logical) recordUncertain(ctx context.Context, ue *runtime.UncertainError, providerID string) {
+//
+// row is the ledger row this call settled uncertain, 0 when none: its
+// owner is told once by this client, not again each time a Resume drives
+// the row on and leaves it uncertain (see toldRows).
+func (x *logical) recordUncertain(ctx context.Context, ue *runtime.UncertainError, providerID string, row int64) {
+	if row != 0 && !x.c.told.first(row) {
+		return
+	}
 	rctx := context.WithoutCancel(ctx)
 	if l := x.c.s.Ledger; ue.Recorded == "" && l != nil && x.mode != modeRead {
 		x.encode()
@@ -112,12 +120,12 @@ func (x *logical) duplicates(ctx context.Context) {
 			ue := x.uncertain("duplicate effect found by the lookup; its compensation failed",
 				fmt.Errorf("duplicate %q: %w", d.id, err))
 			ue.Body = body
-			x.recordUncertain(ctx, ue, d.id)
+			x.recordUncertain(ctx, ue, d.id, 0)
 			continue
 		}
 		ue := x.uncertain("duplicate effect found by the lookup", fmt.Errorf("duplicate %q", d.id))
 		ue.Body = body
-		x.recordUncertain(ctx, ue, d.id)
+		x.recordUncertain(ctx, ue, d.id, 0)
 	}
 }
 
@@ -127,4 +135,48 @@ func (x *logical) ledgerFailed(ctx context.Context, err error) {
 	if h := x.c.s.Hooks.LedgerFailed; h != nil {
 		h(ctx, &x.info, err)
 	}
+}
+
+// toldRows remembers the ledger rows whose uncertain outcome a client told,
+// so that a row Resume drives on (its provider key still inside its window)
+// and leaves uncertain again is not told to its owner on every pass: once a
+// minute for a day would be 1,440 times. Another process, or this one after
+// a restart, tells once more: an owner is told at least once, and a process
+// that settled a row and died before telling leaves it to the next. It
+// holds the maxTold rows told last.
+type toldRows struct {
+	mu   sync.Mutex
+	ids  map[int64]struct{}
+	ring []int64 // the rows in ids, oldest at next once full
+	next int
+}
+
+const maxTold = 1 << 14
+
+// forget forgets that row was told.
+func (t *toldRows) forget(row int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.ids, row) // its place in ring is reused in turn; deleting a row absent is harmless
+}
+
+// first records row and reports whether it was not recorded yet.
+func (t *toldRows) first(row int64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.ids[row]; ok {
+		return false
+	}
+	if t.ids == nil {
+		t.ids = make(map[int64]struct{})
+	}
+	if len(t.ring) < maxTold {
+		t.ring = append(t.ring, row)
+	} else {
+		delete(t.ids, t.ring[t.next])
+		t.ring[t.next] = row
+		t.next = (t.next + 1) % maxTold
+	}
+	t.ids[row] = struct{}{}
+	return true
 }

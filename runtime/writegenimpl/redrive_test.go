@@ -122,3 +122,55 @@ func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeTellsOnce: the owner of an uncertain row that Resume drives on
+// and leaves uncertain is told once by a client, not on every pass; another
+// client (another process) tells once more, and a not_applied row claimed
+// again is a new call, whose uncertain outcome is told anew.
+func TestResumeTellsOnce(t *testing.T) {
+	lost := step{loss: lostRequest}
+	script := make([]step, 40)
+	for i := range script {
+		script[i] = lost
+	}
+	p := newProvider(t, script...)
+	op := thingOp(withKey)
+	op.Dedupe = true
+	l := newMemLedger()
+	clk := newTestClock()
+	var n, other notes
+	c := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithNotifier(&n))
+	call := thingCall(c, op, "x")
+	_, err := Write(context.Background(), c, op, thingKey{"1"}, call)
+	uncertainReason(t, err)
+	for i := range 3 {
+		clk.advance(time.Minute)
+		rep, err := Resume(context.Background(), c, op, call)
+		if err != nil || rep.Taken != 1 || rep.Uncertain != 1 {
+			t.Fatalf("resume %d: report %+v, err %v; want the row driven and left uncertain", i, rep, err)
+		}
+	}
+	if len(n.list) != 1 {
+		t.Errorf("the owner was told %d times by one client, want once", len(n.list))
+	}
+	c2 := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithNotifier(&other))
+	for range 2 {
+		clk.advance(time.Minute)
+		if _, err := Resume(context.Background(), c2, op, thingCall(c2, op, "x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(other.list) != 1 {
+		t.Errorf("another client told the owner %d times, want once", len(other.list))
+	}
+	// A person finds nothing happened; the same key is written again, and
+	// is uncertain again: that is a new outcome, told.
+	l.mu.Lock()
+	l.rows[0].State = runtime.StateNotApplied
+	l.mu.Unlock()
+	_, err = Write(context.Background(), c, op, thingKey{"1"}, call)
+	uncertainReason(t, err)
+	if len(n.list) != 2 {
+		t.Errorf("the new call's uncertain outcome was told %d times in all, want the first and this one", len(n.list))
+	}
+}

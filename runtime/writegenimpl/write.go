@@ -95,6 +95,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	// A not_applied row claimed again keeps its first use: the window is
 	// counted from the earlier of the two.
 	x.keyTime, x.rowID = now, row.ID
+	c.told.forget(row.ID) // a not_applied row claimed again is a new call: its outcome is told anew
 	if !row.CreatedAt.IsZero() && row.CreatedAt.Before(now) {
 		x.keyTime = row.CreatedAt
 	}
@@ -312,6 +313,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 	case serr == nil:
 		if ue := (*runtime.UncertainError)(nil); errors.As(err, &ue) {
 			ue.Recorded = "ledger row " + strconv.FormatInt(x.rowID, 10)
+			x.settledRow = x.rowID
 		}
 		x.finish(ctx, o, err, to, true)
 		return o, to, err
