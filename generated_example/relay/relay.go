@@ -286,7 +286,8 @@ func (r *Relay) reconcile(ctx context.Context) error {
 }
 
 // outboxWrites are the identities of the writes the outbox's items make, as the annotation
-// files name them: the item's dedupe key is the write's business key.
+// files name them: the item's dedupe key is the write's business key, and an item is recorded
+// in its write's scope.
 var outboxWrites = map[string]runtime.Identity{
 	opPostMessage: {Scope: "support-desk", Operation: "post-message"},
 	opPostToChat:  {Scope: "chat", Operation: "post-conversation-message"},
@@ -305,10 +306,10 @@ func (r *Relay) redriveOutbox(ctx context.Context) error {
 	var errs []error
 	for _, it := range items {
 		id, ok := outboxWrites[it.Operation]
-		if !ok {
+		if !ok || it.Scope != id.Scope {
 			continue
 		}
-		id.BusinessKey = it.DedupeKey
+		id.Tenant, id.BusinessKey = it.Tenant, it.DedupeKey
 		row, err := r.ledger.Find(ctx, id)
 		switch {
 		case errors.Is(err, ledger.ErrNotFound):
@@ -486,6 +487,7 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 		}
 		recorded = true
 		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Scope:     outboxWrites[opPostMessage].Scope,
 			Operation: opPostMessage,
 			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
 			Payload:   payload,
@@ -582,6 +584,7 @@ func (r *Relay) reply(ctx context.Context, e ledger.Event) error {
 			return err
 		}
 		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Scope:     outboxWrites[opPostToChat].Scope,
 			Operation: opPostToChat,
 			DedupeKey: firstReplyPref + strconv.FormatInt(id, 10),
 			Payload:   payload,

@@ -98,8 +98,10 @@
 // business key (a unique index over the rows that are claims), and adds
 // the lease, the fence and the request digest; it keeps the rows of
 // version 1, unscoped, and makes their not_sent rows, and those a person
-// resolved "not applied", not_applied. Times are stored as microseconds
-// since the Unix epoch, UTC.
+// resolved "not applied", not_applied. Version 3 gives outbox items a
+// scope and a tenant, and makes (scope, tenant, operation, dedupe key) what
+// records an obligation once; items of version 2 keep theirs, unscoped.
+// Times are stored as microseconds since the Unix epoch, UTC.
 //
 // # Statements
 //

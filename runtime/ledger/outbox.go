@@ -15,10 +15,18 @@ import (
 // Obligation is a write recorded now, in the caller's transaction, and
 // sent later by an Outbox.
 type Obligation struct {
-	Operation string // the operation to call, e.g. "createThread"
-	// DedupeKey is unique per operation: recording it twice records one
-	// obligation, and the sender uses it as the provider's idempotency key
-	// (with a generated client: as the business key) on every try.
+	// Scope and Tenant say whose obligation it is, as a claim's identity
+	// does: the provider scope of the client that will send it and the
+	// tenant it sends for (runtime.WithTenant), "" for one. The same
+	// operation and dedupe key of two scopes or tenants are two obligations.
+	// An Outbox leases the items of every scope and tenant: its Sender sends
+	// each with the client of item.Scope and item.Tenant.
+	Scope, Tenant string
+	Operation     string // the operation to call, e.g. "createThread"
+	// DedupeKey is unique per scope, tenant and operation: recording it
+	// twice records one obligation, and the sender uses it as the
+	// provider's idempotency key (with a generated client: as the business
+	// key) on every try.
 	DedupeKey string
 	Payload   []byte // what the sender needs to build the request
 }
@@ -70,14 +78,14 @@ type Sender func(ctx context.Context, item OutboxItem) (Delivery, error)
 
 // EnqueueOn records ob with the statement runner q, which is meant to be
 // the caller's own transaction, so that the obligation is committed or
-// rolled back with the caller's work. An obligation whose (operation, dedupe
-// key) is already recorded is not recorded again. sqlite.Ledger and
+// rolled back with the caller's work. An obligation whose (scope, tenant,
+// operation, dedupe key) is already recorded is not recorded again. sqlite.Ledger and
 // postgres.Ledger have an Enqueue that takes their driver's transaction.
 func (l *Ledger) EnqueueOn(ctx context.Context, q Querier, ob Obligation) error {
 	if ob.Operation == "" || ob.DedupeKey == "" {
 		return fmt.Errorf("ledger: enqueue needs an operation and a dedupe key (got %q, %q)", ob.Operation, ob.DedupeKey)
 	}
-	_, err := q.Exec(ctx, outboxInsert, ob.Operation, ob.DedupeKey, bytes(ob.Payload), micros(l.clock.Now()))
+	_, err := q.Exec(ctx, outboxInsert, ob.Scope, ob.Tenant, ob.Operation, ob.DedupeKey, bytes(ob.Payload), micros(l.clock.Now()))
 	if err != nil {
 		return fmt.Errorf("ledger: enqueue %s %q: %w", ob.Operation, ob.DedupeKey, err)
 	}
@@ -242,7 +250,7 @@ func scanOutboxItem(s scanner) (OutboxItem, error) {
 	var it OutboxItem
 	var state string
 	var created, updated int64
-	err := s.Scan(&it.ID, &it.Operation, &it.DedupeKey, &it.Payload, &state, &it.Attempts, &it.LastError,
+	err := s.Scan(&it.ID, &it.Scope, &it.Tenant, &it.Operation, &it.DedupeKey, &it.Payload, &state, &it.Attempts, &it.LastError,
 		&it.ProviderID, &it.Status, &it.Body, &created, &updated)
 	it.State, it.CreatedAt, it.UpdatedAt = OutboxState(state), fromMicros(created), fromMicros(updated)
 	return it, err

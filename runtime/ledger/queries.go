@@ -121,13 +121,13 @@ WHERE scope = '' AND tenant = '' AND operation = $3`
 
 // Outbox.
 const (
-	outboxColumns = `id, operation, dedupe_key, payload, state, attempts, last_error,
+	outboxColumns = `id, scope, tenant, operation, dedupe_key, payload, state, attempts, last_error,
 	provider_id, status, body, created_at, updated_at`
 
 	outboxInsert = `INSERT INTO writegen_outbox
-	(operation, dedupe_key, payload, next_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $4, $4)
-ON CONFLICT (operation, dedupe_key) DO NOTHING`
+	(scope, tenant, operation, dedupe_key, payload, next_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+ON CONFLICT (scope, tenant, operation, dedupe_key) DO NOTHING`
 
 	outboxLease = `UPDATE writegen_outbox
 SET lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3

@@ -263,6 +263,8 @@ type claimRow struct {
 // outboxRow is how an outbox item is printed with -json.
 type outboxRow struct {
 	ID         int64     `json:"id"`
+	Scope      string    `json:"scope"`
+	Tenant     string    `json:"tenant"`
 	Operation  string    `json:"operation"`
 	DedupeKey  string    `json:"dedupe_key"`
 	State      string    `json:"state"`
@@ -414,7 +416,7 @@ func listOutbox(ctx context.Context, l *ledger.Ledger, state, operation string, 
 	if asJSON {
 		out := make([]outboxRow, 0, len(items))
 		for _, it := range items {
-			out = append(out, outboxRow{ID: it.ID, Operation: it.Operation, DedupeKey: it.DedupeKey, State: string(it.State),
+			out = append(out, outboxRow{ID: it.ID, Scope: it.Scope, Tenant: it.Tenant, Operation: it.Operation, DedupeKey: it.DedupeKey, State: string(it.State),
 				Attempts: it.Attempts, LastError: it.LastError, ProviderID: it.ProviderID, Status: it.Status,
 				CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt})
 		}
@@ -426,9 +428,10 @@ func listOutbox(ctx context.Context, l *ledger.Ledger, state, operation string, 
 	}
 	now := time.Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tOPERATION\tDEDUPE KEY\tSTATE\tATTEMPTS\tPROVIDER ID\tAGE\tLAST ERROR")
+	fmt.Fprintln(tw, "ID\tSCOPE\tTENANT\tOPERATION\tDEDUPE KEY\tSTATE\tATTEMPTS\tPROVIDER ID\tAGE\tLAST ERROR")
 	for _, it := range items {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ID, it.Operation, it.DedupeKey, it.State, it.Attempts,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", it.ID, orDash(it.Scope, "(unscoped)"), orDash(it.Tenant, "-"),
+			it.Operation, it.DedupeKey, it.State, it.Attempts,
 			orDash(it.ProviderID, "-"), age(now.Sub(it.CreatedAt)), shorten(it.LastError, 80))
 	}
 	return tw.Flush()

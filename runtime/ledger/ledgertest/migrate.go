@@ -33,6 +33,14 @@ WHERE id = $1 AND state = 'claimed'`
 	v1ClaimResolve = `UPDATE writegen_claims
 SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4, updated_at = $5
 WHERE id = $1 AND state = 'uncertain'`
+
+	v1OutboxInsert = `INSERT INTO writegen_outbox
+	(operation, dedupe_key, payload, next_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $4, $4)`
+
+	v1OutboxSent = `UPDATE writegen_outbox
+SET state = 'sent', provider_id = $2, status = 201, body = $3, attempts = 1, updated_at = $4
+WHERE id = $1`
 )
 
 // v1Row is a row as version 1 wrote it, and what version 2 makes of it.
@@ -83,6 +91,10 @@ func v1Ledger(t testing.TB, b Backend, dsn string, rows []v1Row) {
 	exec(v1VersionTable)
 	exec(b.V1Schema)
 	exec(v1Version, v1Time.UnixMicro())
+	// Two obligations: one sent, one pending.
+	exec(v1OutboxInsert, "postMessage", "opening:1", []byte(`{"thread":"th_1"}`), v1Time.UnixMicro())
+	exec(v1OutboxSent, 1, "m_1", []byte(`{"id":"m_1"}`), v1Time.Add(time.Millisecond).UnixMicro())
+	exec(v1OutboxInsert, "postMessage", "opening:2", []byte(`{"thread":"th_2"}`), v1Time.UnixMicro())
 	for i, r := range rows {
 		at := v1Time.Add(time.Duration(i) * time.Second)
 		exec(v1ClaimInsert, r.operation, r.key, r.operation+":"+r.key, "desk-oncall", []byte(r.request), at.UnixMicro())
@@ -98,17 +110,39 @@ func v1Ledger(t testing.TB, b Backend, dsn string, rows []v1Row) {
 	}
 }
 
-// testMigrateFromV1: a ledger written by version 1 opens with version 2;
+// testMigrateFromV1: a ledger written by version 1 opens with version 3;
 // every row keeps its fields, unscoped, with the states of version 2; the
 // adopt command assigns the rows to a scope, where the runtime claims,
-// takes over and replays them (promise 23's migration).
+// takes over and replays them (promise 23's migration). Its outbox items
+// keep theirs, unscoped (version 3), and new ones continue their ids.
 func testMigrateFromV1(t *testing.T, b Backend) {
 	ctx := context.Background()
 	dsn := b.NewDSN(t)
 	v1Ledger(t, b, dsn, v1Rows)
 	l := open(t, dsn)
-	if v, err := l.SchemaVersion(ctx); err != nil || v != 2 {
-		t.Fatalf("schema version %d, %v; want 2", v, err)
+	if v, err := l.SchemaVersion(ctx); err != nil || v != 3 {
+		t.Fatalf("schema version %d, %v; want 3", v, err)
+	}
+	sent, pending := items(t, l, ledger.OutboxSent), items(t, l, ledger.OutboxPending)
+	if len(sent) != 1 || len(pending) != 1 {
+		t.Fatalf("outbox after the migration: sent %+v, pending %+v; want one of each", sent, pending)
+	}
+	if s, p := sent[0], pending[0]; s.ID != 1 || s.Scope != "" || s.Tenant != "" || s.DedupeKey != "opening:1" ||
+		s.ProviderID != "m_1" || string(s.Body) != `{"id":"m_1"}` || s.Attempts != 1 || !s.CreatedAt.Equal(v1Time.Truncate(time.Microsecond)) ||
+		p.ID != 2 || p.Scope != "" || p.DedupeKey != "opening:2" || string(p.Payload) != `{"thread":"th_2"}` {
+		t.Fatalf("outbox items after the migration:\n%+v\n%+v", s, p)
+	}
+	// The same obligation unscoped is recorded once; scoped, it is another.
+	for _, ob := range []ledger.Obligation{
+		{Operation: "postMessage", DedupeKey: "opening:2", Payload: []byte(`{}`)},
+		{Scope: "desk", Operation: "postMessage", DedupeKey: "opening:2", Payload: []byte(`{}`)},
+	} {
+		if err := l.EnqueueOn(ctx, l.Querier(), ob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := items(t, l, ledger.OutboxPending); len(p) != 2 || p[1].ID <= 2 || p[1].Scope != "desk" {
+		t.Fatalf("pending after enqueueing the old obligation and a scoped one: %+v; want a new item of desk, after the old ids", p)
 	}
 	rows, err := l.List(ctx, ledger.Filter{AnyTenant: true})
 	if err != nil || len(rows) != len(v1Rows) {

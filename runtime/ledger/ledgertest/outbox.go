@@ -100,6 +100,51 @@ func testOutboxTransaction(t *testing.T, b Backend) {
 	}
 }
 
+// testOutboxScopes: an obligation belongs to a scope and a tenant, as a
+// claim does: the same operation and dedupe key of two tenants, or of two
+// scopes, are two obligations (one of them was dropped as a repeat before
+// version 3), and the sender is handed each item's scope and tenant to
+// send it with the right client.
+func testOutboxScopes(t *testing.T, b Backend) {
+	ctx := context.Background()
+	l := open(t, b.NewDSN(t))
+	obs := []ledger.Obligation{
+		{Scope: "desk", Tenant: "acme", Operation: "createThing", DedupeKey: "order:1", Payload: []byte(`{"for":"acme"}`)},
+		{Scope: "desk", Tenant: "globex", Operation: "createThing", DedupeKey: "order:1", Payload: []byte(`{"for":"globex"}`)},
+		{Scope: "chat", Tenant: "acme", Operation: "createThing", DedupeKey: "order:1", Payload: []byte(`{"for":"chat"}`)},
+		{Scope: "desk", Tenant: "acme", Operation: "createThing", DedupeKey: "order:1", Payload: []byte(`{"again":true}`)}, // a repeat
+	}
+	for _, ob := range obs {
+		if err := l.EnqueueOn(ctx, l.Querier(), ob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	its := items(t, l, ledger.OutboxPending)
+	if len(its) != 3 {
+		t.Fatalf("%d items, want 3 (two tenants and two scopes of one key, and one repeat): %+v", len(its), its)
+	}
+	var mu sync.Mutex
+	sent := map[string]string{}
+	ob := l.Outbox(func(_ context.Context, it ledger.OutboxItem) (ledger.Delivery, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		sent[it.Scope+"/"+it.Tenant] = string(it.Payload)
+		return ledger.Delivery{ProviderID: "fx_" + it.Scope + "_" + it.Tenant, Status: 201}, nil
+	}, ledger.WorkerOptions{})
+	if n, err := ob.SendDue(ctx); n != 3 || err != nil {
+		t.Fatalf("sent %d, %v; want the three items", n, err)
+	}
+	want := map[string]string{"desk/acme": `{"for":"acme"}`, "desk/globex": `{"for":"globex"}`, "chat/acme": `{"for":"chat"}`}
+	if fmt.Sprint(sent) != fmt.Sprint(want) {
+		t.Errorf("the sender was handed %v, want %v", sent, want)
+	}
+	for _, it := range items(t, l, ledger.OutboxSent) {
+		if it.ProviderID != "fx_"+it.Scope+"_"+it.Tenant {
+			t.Errorf("item %d of %s/%s holds receipt %q", it.ID, it.Scope, it.Tenant, it.ProviderID)
+		}
+	}
+}
+
 // testOutboxDeliversOnce: an item is retried after failures with the same
 // key until the provider holds its effect, and the receipt is stored when
 // the item is marked sent (promise 18).

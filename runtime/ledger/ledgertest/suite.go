@@ -88,6 +88,7 @@ func Run(t *testing.T, b Backend) {
 		{"Commands", testCommands},
 		{"CommandsAdopt", testCommandsAdopt},
 		{"OutboxTransaction", testOutboxTransaction},
+		{"OutboxScopes", testOutboxScopes},
 		{"OutboxDeliversOnce", testOutboxDeliversOnce},
 		{"OutboxFinal", testOutboxFinal},
 		{"OutboxRedrive", testOutboxRedrive},
@@ -163,8 +164,8 @@ func testSchema(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	l := open(t, dsn)
 	v, err := l.SchemaVersion(ctx)
-	if err != nil || v != 2 {
-		t.Fatalf("schema version = %d, %v; want 2", v, err)
+	if err != nil || v != 3 {
+		t.Fatalf("schema version = %d, %v; want 3", v, err)
 	}
 	// Opening again migrates nothing and keeps the rows.
 	id := ident("thing", "k")
@@ -172,8 +173,8 @@ func testSchema(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	again := open(t, dsn)
-	if v, err := again.SchemaVersion(ctx); err != nil || v != 2 {
-		t.Fatalf("schema version after reopening = %d, %v; want 2", v, err)
+	if v, err := again.SchemaVersion(ctx); err != nil || v != 3 {
+		t.Fatalf("schema version after reopening = %d, %v; want 3", v, err)
 	}
 	if _, won, err := again.Claim(ctx, claimOf(id, "r"), "me", time.Now().Add(lease)); err != nil || won {
 		t.Fatalf("claim after reopening: won=%v, %v; want the row kept", won, err)
