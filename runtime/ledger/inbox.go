@@ -78,7 +78,11 @@ type Event struct {
 
 // InboxConfig configures an Inbox.
 type InboxConfig struct {
-	// Source names the provider; event ids are unique per source.
+	// Source names the provider; event ids are unique per source. A
+	// program that receives one provider's webhooks for several tenants,
+	// whose event ids may repeat from one tenant to another, gives each
+	// tenant's inbox a source of its own ("desk/acme"): events of one
+	// source with the same id are one event.
 	Source string
 	// Verifier authenticates deliveries; required.
 	Verifier Verifier
