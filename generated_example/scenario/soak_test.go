@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/writegen/writegen/runtime/ledger/postgres/pgtest"
 )
 
 var (
@@ -49,7 +48,7 @@ func memDir(t *testing.T) string {
 // TestSoakPostgres runs the soak on a PostgreSQL ledger, in a schema of its own, with the relay
 // in this process.
 func TestSoakPostgres(t *testing.T) {
-	soak(t, Options{Ledger: freshSchema(t, pgDSN(t)), Instant: true}, singleSchedules(), RandomSchedule)
+	soak(t, Options{Ledger: pgtest.Schema(t, pgDSN(t), "soak"), Instant: true}, singleSchedules(), RandomSchedule)
 }
 
 // TestSoakReplicas runs the soak on a PostgreSQL ledger with the relay in two processes of its
@@ -74,7 +73,7 @@ func TestSoakReplicas(t *testing.T) {
 	if testing.Short() {
 		n = min(n, 20)
 	}
-	o := Options{Ledger: freshSchema(t, pgDSN(t)), Replicas: 2, Lease: replicaLease, AttemptTimeout: replicaAttempt,
+	o := Options{Ledger: pgtest.Schema(t, pgDSN(t), "soak"), Replicas: 2, Lease: replicaLease, AttemptTimeout: replicaAttempt,
 		ResumeEvery: replicaLease / 3}
 	soak(t, o, n, func(seed uint64, escalations int) Schedule {
 		return RandomReplicaSchedule(seed, escalations, replicaLease)
@@ -174,38 +173,4 @@ func soak(t *testing.T, o Options, n int, schedule func(seed uint64, escalations
 	if f.Conversations == 0 || f.FaultsInjected() == 0 {
 		t.Errorf("the soak exercised nothing: %d escalations, %d faults", f.Conversations, f.FaultsInjected())
 	}
-}
-
-// freshSchema creates a schema of its own for the test, dropped at its end, and returns dsn
-// with that schema as search_path.
-func freshSchema(t *testing.T, dsn string) string {
-	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("soak_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("WRITEGEN_PG_DSN: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/writegen/writegen/generated_example/scenario"
+	"github.com/writegen/writegen/runtime/ledger/postgres/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -53,7 +49,7 @@ func TestDemoReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	ok, err := run(t.Context(), out, config{n: 20, seed: 5, rate: 100, faults: 0.3, db: freshSchema(t, dsn), replicas: 2})
+	ok, err := run(t.Context(), out, config{n: 20, seed: 5, rate: 100, faults: 0.3, db: pgtest.Schema(t, dsn, "demo"), replicas: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,38 +60,4 @@ func TestDemoReplicas(t *testing.T) {
 	if !ok || !strings.Contains(string(b), "2 relay processes") || !strings.Contains(string(b), "Checked: ") {
 		t.Errorf("demo failed or printed no summary:\n%s", b)
 	}
-}
-
-// freshSchema creates a schema of its own for the test, dropped at its end, and returns dsn
-// with that schema as search_path.
-func freshSchema(t *testing.T, dsn string) string {
-	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	schema := fmt.Sprintf("demo_%d", time.Now().UnixNano())
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), dsn)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close(context.Background())
-		if _, err := c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Error(err)
-		}
-	})
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatalf("WRITEGEN_PG_DSN: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }

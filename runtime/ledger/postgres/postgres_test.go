@@ -9,15 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgertest"
 	"github.com/writegen/writegen/runtime/ledger/postgres"
+	"github.com/writegen/writegen/runtime/ledger/postgres/pgtest"
 )
 
 // envDSN names the PostgreSQL server the tests use. When it is unset, the
@@ -87,32 +85,11 @@ func server(t testing.TB) string {
 	return ""
 }
 
-var (
-	adminOnce sync.Once
-	admin     *pgxpool.Pool
-	adminErr  error
-	schemas   atomic.Int64
-)
-
 // newDSN makes a schema for one test and returns a DSN whose search_path
 // is that schema; the schema is dropped when the test ends.
 func newDSN(t testing.TB) string {
 	t.Helper()
-	base := server(t)
-	adminOnce.Do(func() { admin, adminErr = pgxpool.New(context.Background(), base) })
-	if adminErr != nil {
-		t.Fatal(adminErr)
-	}
-	schema := fmt.Sprintf("ledgertest_%d_%d", os.Getpid(), schemas.Add(1))
-	if _, err := admin.Exec(context.Background(), "CREATE SCHEMA "+schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") }) //nolint:errcheck // best effort
-	sep := "?"
-	if strings.Contains(base, "?") {
-		sep = "&"
-	}
-	return base + sep + "search_path=" + schema
+	return pgtest.Schema(t, server(t), "ledgertest")
 }
 
 // backend runs the suite on PostgreSQL, with concurrent callers in four
