@@ -3,16 +3,12 @@ package scenario
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -366,29 +362,8 @@ func (e *Env) rotate(ctx context.Context) error {
 
 // refreshToken exchanges a refresh token at the desk.
 func (e *Env) refreshToken(ctx context.Context, refresh string) (runtime.Token, error) {
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.desk.URL()+"/oauth/token", strings.NewReader(form.Encode()))
-	if err != nil {
-		return runtime.Token{}, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return runtime.Token{}, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return runtime.Token{}, fmt.Errorf("token refresh: status %d", resp.StatusCode)
-	}
-	var pair struct {
-		Access  string `json:"access_token"`
-		Refresh string `json:"refresh_token"`
-		Expires int64  `json:"expires_in"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&pair); err != nil {
-		return runtime.Token{}, err
-	}
-	return runtime.Token{Access: pair.Access, Refresh: pair.Refresh, Expiry: e.tokens.Now().Add(time.Duration(pair.Expires) * time.Second)}, nil
+	p, err := simulator.RefreshToken(ctx, e.desk.URL(), refresh, e.tokens.Now)
+	return runtime.Token{Access: p.Access, Refresh: p.Refresh, Expiry: p.Expiry}, err
 }
 
 // persistToken keeps the rotated token before it is used (a connector would store it in its

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -325,4 +327,39 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
+}
+
+// TokenPair is what the desk's token endpoint issues.
+type TokenPair struct {
+	Access, Refresh string
+	Expiry          time.Time
+}
+
+// RefreshToken exchanges refresh for a new pair at the token endpoint (POST /oauth/token) of
+// the desk at deskURL, as a connector's token refresher does; the pair expires in the
+// expires_in the desk answers, counted from now().
+func RefreshToken(ctx context.Context, deskURL, refresh string, now func() time.Time) (TokenPair, error) {
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, deskURL+"/oauth/token", strings.NewReader(form.Encode()))
+	if err != nil {
+		return TokenPair{}, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return TokenPair{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return TokenPair{}, fmt.Errorf("token refresh: status %d", resp.StatusCode)
+	}
+	var pair struct {
+		Access  string `json:"access_token"`
+		Refresh string `json:"refresh_token"`
+		Expires int64  `json:"expires_in"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&pair); err != nil {
+		return TokenPair{}, err
+	}
+	return TokenPair{pair.Access, pair.Refresh, now().Add(time.Duration(pair.Expires) * time.Second)}, nil
 }

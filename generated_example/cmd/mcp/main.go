@@ -42,7 +42,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,12 +50,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -254,29 +251,8 @@ func (n notifier) Uncertain(ctx context.Context, e *runtime.UncertainError) {
 // client leaves out: tokens are the runtime's business, never an agent's).
 func refresher(deskURL string) func(ctx context.Context, refresh string) (runtime.Token, error) {
 	return func(ctx context.Context, refresh string) (runtime.Token, error) {
-		form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, deskURL+"/oauth/token", strings.NewReader(form.Encode()))
-		if err != nil {
-			return runtime.Token{}, err
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return runtime.Token{}, err
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return runtime.Token{}, fmt.Errorf("token refresh: status %d", resp.StatusCode)
-		}
-		var pair struct {
-			Access  string `json:"access_token"`
-			Refresh string `json:"refresh_token"`
-			Expires int64  `json:"expires_in"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&pair); err != nil {
-			return runtime.Token{}, err
-		}
-		return runtime.Token{Access: pair.Access, Refresh: pair.Refresh, Expiry: time.Now().Add(time.Duration(pair.Expires) * time.Second)}, nil
+		p, err := simulator.RefreshToken(ctx, deskURL, refresh, time.Now)
+		return runtime.Token{Access: p.Access, Refresh: p.Refresh, Expiry: p.Expiry}, err
 	}
 }
 
