@@ -108,6 +108,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 
 	r.assemble(api)
 	sameTypes(api)
+	noCompare(api)
 	sentTypes(api)
 	for _, op := range api.Operations {
 		op.Hints = hintsOf(op)

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// sameTypes sets Type.Same and Type.NoCompare on the types of api.
+// sameTypes sets Type.Same on the types of api.
 //
 // Specs written by hand or by generators repeat inline objects: Stripe writes its address object
 // inline in 65 places, its capability request in 132, and 2,407 of its enums have the values of
@@ -37,11 +37,11 @@ func sameTypes(api *API) {
 			own[op.Response.Type.Named] = true
 		}
 	}
-	c := classer{class: map[*Type]int{}, open: map[*Type]bool{}, ids: map[string]int{}}
+	c := classer{class: map[*Type]int{}, ids: map[string]int{}}
 	for _, t := range api.Types {
 		t.Same = nil
 		if !own[t] && (t.Kind == KindEnum || t.Kind == KindStruct && !t.JSONMethods()) {
-			c.class[t] = -1 // a candidate, not yet classed
+			c.class[t] = unclassed
 		}
 	}
 	for _, t := range api.Types {
@@ -61,25 +61,36 @@ func sameTypes(api *API) {
 			}
 		}
 	}
+}
+
+// noCompare sets Type.NoCompare on the structs of api that Go would let == compare although a
+// field is a pointer. It runs after sameTypes: an alias is not declared, its type is.
+func noCompare(api *API) {
 	for _, t := range api.Types {
-		t.NoCompare = t.Kind == KindStruct && t.Same == nil && comparable(t, map[*Type]bool{}) && slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Pointer })
+		t.NoCompare = t.Kind == KindStruct && t.Same == nil && comparable(t, map[*Type]bool{}) &&
+			slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Pointer })
 	}
 }
 
 // classer classes the candidate types of sameTypes by their declarations.
 type classer struct {
-	class map[*Type]int  // the candidates: their class, -1 until classed
-	open  map[*Type]bool // the types whose fields are being classed
+	class map[*Type]int  // the candidates: their class, or unclassed, or open
 	ids   map[string]int // the classes by signature
 	buf   []byte
 }
 
+// The classes of candidates not classed yet.
+const (
+	unclassed = -1 // not visited
+	open      = -2 // its fields are being classed
+)
+
 // visit classes t, after the types its fields name.
 func (c *classer) visit(t *Type) {
-	if id, ok := c.class[t]; !ok || id >= 0 || c.open[t] {
+	if id, ok := c.class[t]; !ok || id != unclassed {
 		return
 	}
-	c.open[t] = true
+	c.class[t] = open
 	for _, f := range t.Fields {
 		r := f.Type
 		for r.Kind == RefArray || r.Kind == RefMap {
@@ -89,7 +100,6 @@ func (c *classer) visit(t *Type) {
 			c.visit(r.Named)
 		}
 	}
-	delete(c.open, t)
 	c.buf = c.signature(c.buf[:0], t)
 	id, ok := c.ids[string(c.buf)]
 	if !ok {
