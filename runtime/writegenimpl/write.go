@@ -95,7 +95,9 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	// A not_applied row claimed again keeps its first use: the window is
 	// counted from the earlier of the two.
 	x.keyTime, x.rowID = now, row.ID
-	c.told.forget(row.ID) // a not_applied row claimed again is a new call: its outcome is told anew
+	if row.Fence > 1 { // a not_applied row claimed again is a new call: its outcome is told anew
+		c.told.forget(row.ID)
+	}
 	if !row.CreatedAt.IsZero() && row.CreatedAt.Before(now) {
 		x.keyTime = row.CreatedAt
 	}
