@@ -51,17 +51,22 @@ type Ack[T any] struct {
 	ProviderKey string
 }
 
-// Found is what a lookup found: the effect of an earlier attempt. A lookup
-// that finds more than one effect for one reference returns them all, in
-// the provider's order: the first is adopted and the others are
+// Found is what a lookup found: the effect of an earlier attempt. P is a
+// pointer to the response type (*Thread), the type of a receipt's Body. A
+// lookup that finds more than one effect for one reference returns them
+// all, in the provider's order: the first is adopted and the others are
 // duplicates, compensated where the operation declares how. Hand-written
 // lookups (lookup: {func: name}) have the signature
 //
-//	func (c *Client) name(ctx context.Context, reference string) ([]runtime.Found[T], error)
-type Found[T any] struct {
-	_    [0]func() // not comparable: == would compare Body's address, and would cost each T an equality function
+//	func (c *Client) name(ctx context.Context, reference string) ([]runtime.Found[*T], error)
+//
+// It is generic in the pointer, not in T: every pointer type has one shape,
+// so the runtime's code that calls a lookup is compiled once for a whole
+// generated package instead of once for each response type.
+type Found[P any] struct {
+	_    [0]func() // not comparable: == would compare Body's address, and would cost each P an equality function
 	ID   string
-	Body *T
+	Body P
 }
 
 // ResumeReport counts what a Resume did: the rows it took over and the

@@ -451,7 +451,7 @@ type Lookup struct {
 	Pos         Pos
 	// Name is the method of Client the generated code calls: Func for a lookup written by hand,
 	// <Local>Lookup for a generated one. Every lookup has the signature
-	//	func (c *Client) Name(ctx context.Context, reference string) ([]runtime.Found[T], error)
+	//	func (c *Client) Name(ctx context.Context, reference string) ([]runtime.Found[*T], error)
 	Name string
 	// Func is set for a method the user writes on *Client in a file of their own; the generated
 	// code checks its signature at compile time.

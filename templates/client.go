@@ -93,15 +93,15 @@ func (g *generator) client(f *jen.File) {
 //	func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 //		return writegenimpl.ResumeAll(
 //			ctx, c.impl,
-//			writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-//			writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Message]{ID: postMessageID}),
+//			writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
+//			writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
 //		)
 //	}
 func (g *generator) resume(f *jen.File) {
 	args := []jen.Code{jen.List(jen.Id("ctx"), jen.Id("c").Dot("impl"))}
 	for _, op := range g.api.Resumable {
 		args = append(args, impl("ResumableWrite").Call(jen.Id(op.DescriptorName),
-			impl("Call").Types(resultType(op)).Values(g.callItems(op, nil)...)))
+			impl("Call").Types(resultPtr(op)).Values(g.callItems(op, nil)...)))
 	}
 	call := jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
 	body := []jen.Code{jen.Return(impl("ResumeAll").Custom(call, args...))}

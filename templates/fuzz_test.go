@@ -357,7 +357,7 @@ func checkPackage(t *testing.T, api *spec.API, files []templates.File) {
 // nothing, with the signatures the file checks at compile time:
 //
 //	var _ interface {
-//		findThread(ctx context.Context, reference string) (*runtime.Found[Thread], error)
+//		findThread(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 //	} = (*Client)(nil)
 func addLookups(file *ast.File) {
 	for _, d := range file.Decls {

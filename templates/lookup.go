@@ -11,18 +11,18 @@ import (
 
 // lookupSignature is the signature every lookup of op has:
 //
-//	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
+//	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 func lookupSignature(op *spec.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
-		Params(jen.Index().Add(rt("Found")).Types(resultType(op)), jen.Error())
+		Params(jen.Index().Add(rt("Found")).Types(resultPtr(op)), jen.Error())
 }
 
 // lookupCheck emits the compile-time check of a lookup the user writes by hand. A missing or
 // mistyped method fails to compile with a message that shows this signature:
 //
 //	var _ interface {
-//		findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
+//		findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 //	} = (*Client)(nil)
 func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
 	name := op.Safety.Lookup.Func
@@ -34,15 +34,15 @@ func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
 // generatedLookup emits the lookup of a write that names a read of the spec: it calls the read
 // with the reference in its parameters (or its JSON body) and returns what it finds.
 //
-//	func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+//	func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 //		res, err := c.SearchThreads(ctx, SearchThreadsParams{Query: "ref:" + reference})
 //		if err != nil {
 //			return nil, err
 //		}
-//		found := make([]runtime.Found[Thread], 0, len(res.Data))
+//		found := make([]runtime.Found[*Thread], 0, len(res.Data))
 //		for i := range res.Data {
 //			body := &res.Data[i]
-//			found = append(found, runtime.Found[Thread]{ID: createThreadID(body), Body: body})
+//			found = append(found, runtime.Found[*Thread]{ID: createThreadID(body), Body: body})
 //		}
 //		return found, nil
 //	}
@@ -79,7 +79,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	}
 	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(onErr...))
 
-	found := func(body jen.Code) jen.Code { return rt("Found").Types(T).Values(foundDict(op, body)) }
+	found := func(body jen.Code) jen.Code { return rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, body)) }
 	// The read returns a slice or a map as it is, anything else through a pointer.
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
@@ -100,7 +100,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 		}
 		stmts = append(stmts,
 			jen.Id("body").Op(":=").Add(addr(r)),
-			jen.Return(jen.Index().Add(rt("Found")).Types(T).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
+			jen.Return(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
 	} else { // every element of a list
 		r := reach(res, rootPtr, steps[:each])
 		if len(r.missing) > 0 {
@@ -119,7 +119,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 			jen.Id("body").Op(":=").Add(addr(item)),
 			jen.Id("found").Op("=").Append(jen.Id("found"), found(jen.Id("body"))))
 		stmts = append(stmts,
-			jen.Id("found").Op(":=").Make(jen.Index().Add(rt("Found")).Types(T), jen.Lit(0), jen.Len(list())),
+			jen.Id("found").Op(":=").Make(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)), jen.Lit(0), jen.Len(list())),
 			jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...),
 			jen.Return(jen.Id("found"), jen.Nil()))
 	}
@@ -232,7 +232,7 @@ func templateParams(ts []*spec.Template, hole jen.Code) (values, pre []jen.Code)
 
 // compensation emits the method that undoes one duplicate effect a lookup found:
 //
-//	func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[Thread]) error {
+//	func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[*Thread]) error {
 //		return c.DeleteThread(ctx, DeleteThreadParams{ThreadID: duplicate.ID})
 //	}
 func (g *generator) compensation(f *jen.File, op *spec.Operation) {
@@ -258,7 +258,7 @@ func (g *generator) compensation(f *jen.File, op *spec.Operation) {
 	f.Line()
 	f.Comment(comment(c.Name + " undoes a duplicate " + op.ID + " that " + op.Safety.Lookup.Name + " found beyond the first, with " + target.GoName + "."))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(c.Name).
-		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("duplicate").Add(rt("Found")).Types(resultType(op))).
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("duplicate").Add(rt("Found")).Types(resultPtr(op))).
 		Error().Block(stmts...)
 }
 

@@ -17,6 +17,10 @@ func resultType(op *spec.Operation) *jen.Statement {
 	return goType(op.Response.Type)
 }
 
+// resultPtr is a pointer to resultType, the type parameter of the runtime's Call and Found: the
+// type of a receipt's Body.
+func resultPtr(op *spec.Operation) *jen.Statement { return jen.Op("*").Add(resultType(op)) }
+
 // hasResult reports whether op's response has a body.
 func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
@@ -26,7 +30,7 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 // write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack):
 //
 //	func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-//		return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+//		return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 //			Request: func(_, reference string) (*writegenimpl.Request, error) {
 //				body.ExternalReference = &reference
 //				req := writegenimpl.NewRequest("POST", "/threads")
@@ -84,7 +88,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		request := jen.Func().Params(params).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
 		body = []jen.Code{jen.Return(impl(fn).Call(
 			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Op("&").Id("key"), jen.New(rt(res).Types(T)),
-			impl("Call").Types(T).Custom(multiLine, g.callItems(op, request)...),
+			impl("Call").Types(jen.Op("*").Add(T)).Custom(multiLine, g.callItems(op, request)...),
 		))}
 	} else {
 		fn := "Read"

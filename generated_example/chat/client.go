@@ -50,6 +50,6 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(postConversationMessageOp, writegenimpl.Call[ChatMessage]{ID: postConversationMessageID}),
+		writegenimpl.ResumableWrite(postConversationMessageOp, writegenimpl.Call[*ChatMessage]{ID: postConversationMessageID}),
 	)
 }

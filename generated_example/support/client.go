@@ -50,7 +50,7 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup, Compensate: c.createThreadCompensate}),
-		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Message]{ID: postMessageID}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup, Compensate: c.createThreadCompensate}),
+		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
 	)
 }

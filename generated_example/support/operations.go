@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -86,17 +86,17 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with SearchThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.SearchThreads(ctx, SearchThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res.Items))
+	found := make([]runtime.Found[*Thread], 0, len(res.Items))
 	for i := range res.Items {
 		body := &res.Items[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})
@@ -106,7 +106,7 @@ func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]ru
 
 // createThreadCompensate undoes a duplicate createThread that createThreadLookup found beyond the
 // first, with DeleteThread.
-func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[Thread]) error {
+func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[*Thread]) error {
 	return c.DeleteThread(ctx, DeleteThreadParams{
 		ThreadID: duplicate.ID,
 	})
@@ -220,7 +220,7 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous, status_409, status_429, status_503 within 4
 // attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
 			if err := req.JSON(body); err != nil {

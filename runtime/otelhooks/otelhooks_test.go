@@ -37,8 +37,8 @@ var createThing = &writegenimpl.Operation{
 	Attempts: 3, KeyHeader: "Idempotency-Key", Keyed: true, Receipt: true, Owner: "things-team",
 }
 
-func call() writegenimpl.Call[thing] {
-	return writegenimpl.Call[thing]{
+func call() writegenimpl.Call[*thing] {
+	return writegenimpl.Call[*thing]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			r := writegenimpl.NewRequest("POST", "/things")
 			return r, r.JSON(map[string]string{"name": "x"})

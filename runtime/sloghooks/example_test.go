@@ -50,7 +50,7 @@ func Example() {
 	}
 	op := &writegenimpl.Operation{ID: "createThing", Scope: "create-thing", Method: "POST", Path: "/things",
 		Effect: runtime.EffectAmbiguous, Retry: runtime.Retry503, Attempts: 2, KeyHeader: "Idempotency-Key", Keyed: true, Receipt: true}
-	writegenimpl.Write(context.Background(), c, op, thingKey{"1"}, writegenimpl.Call[thing]{
+	writegenimpl.Write(context.Background(), c, op, thingKey{"1"}, writegenimpl.Call[*thing]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			return writegenimpl.NewRequest("POST", "/things"), nil
 		},

@@ -11,10 +11,10 @@ import (
 )
 
 // deleteThing is the compensation of createThing: DELETE /things/{id}.
-func deleteThing(c *Client) func(ctx context.Context, d runtime.Found[thing]) error {
+func deleteThing(c *Client) func(ctx context.Context, d runtime.Found[*thing]) error {
 	op := &Operation{ID: "deleteThing", Method: "DELETE", Path: "/things/{id}", Effect: runtime.EffectIdempotent,
 		Retry: runtime.RetryNotSent | runtime.RetryAmbiguous, Attempts: 3}
-	return func(ctx context.Context, d runtime.Found[thing]) error {
+	return func(ctx context.Context, d runtime.Found[*thing]) error {
 		_, err := Do(ctx, c, op, NewRequest("DELETE", "/things/"+PathParam("id", d.ID)), new(struct{}))
 		return err
 	}
@@ -47,7 +47,7 @@ func TestCompensation(t *testing.T) {
 			if tc.compensate {
 				call.Compensate = deleteThing(c)
 				if tc.fail {
-					call.Compensate = func(context.Context, runtime.Found[thing]) error { return errors.New("refused") }
+					call.Compensate = func(context.Context, runtime.Found[*thing]) error { return errors.New("refused") }
 				}
 			}
 			r, err := Write(context.Background(), c, op, thingKey{"1"}, call)

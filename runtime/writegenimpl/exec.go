@@ -12,8 +12,9 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// Call holds the generated parts of one keyed write.
-type Call[T any] struct {
+// Call holds the parts of one keyed write whose 2xx body decodes into a P,
+// a pointer to its response type (*Thread).
+type Call[P any] struct {
 	// Request builds the request once from the provider key and the
 	// reference.
 	Request func(providerKey, reference string) (*Request, error)
@@ -23,32 +24,31 @@ type Call[T any] struct {
 	Reference string
 	// ID returns the durable id of a decoded 2xx body ("" if absent): a
 	// generated accessor.
-	ID func(*T) string
+	ID func(P) string
 	// Lookup finds what committed, by reference; nil when the operation has
 	// none. It returns every effect found for the reference, in the
 	// provider's order (usually zero or one). The first is adopted; each
 	// further one is a duplicate: compensated when Compensate is set (and
 	// recorded compensated), else recorded uncertain for a person and
 	// notified.
-	Lookup func(ctx context.Context, reference string) ([]runtime.Found[T], error)
+	Lookup func(ctx context.Context, reference string) ([]runtime.Found[P], error)
 	// Compensate undoes one duplicate effect (found by Lookup beyond the
 	// first); nil when the operation declares no compensation.
-	Compensate func(ctx context.Context, duplicate runtime.Found[T]) error
+	Compensate func(ctx context.Context, duplicate runtime.Found[P]) error
 }
 
 // The entry points of generated code cost the compiler nothing per
-// response type: a type parameter is instantiated with pointer types only
-// (new(Thread), new(runtime.Receipt[Thread])), which all have one shape,
-// so the compiler makes one WriteInto, one Read and so on for a whole
-// package, and the rest is reached through reflection: a Call is read as
-// any, bodies are decoded into a reflect.New of their type, and the id
-// accessor, the lookup and the compensation are called with
-// reflect.Value.Call, a fraction of a microsecond against the network's
-// tens. Write, Submit and Resume, generic in the response type, are for
-// code written by hand.
+// response type: their type parameters are instantiated with pointer types
+// only (*Thread, *runtime.Receipt[Thread]), which all have one shape, so the
+// compiler makes one WriteInto, one Read and so on for a whole package.
+// WriteInto erases the type of its Call into a codec, whose closures are
+// compiled with it, once; the receipt it returns is filled through
+// reflection, a fraction of a microsecond against the network's tens.
+// Write, Submit and Resume, generic in the response type, are for code
+// written by hand.
 
 // WriteInto runs one logical write whose 2xx is a receipt, and fills and
-// returns into, a new *runtime.Receipt[T]; call is the write's Call[T].
+// returns into, a new *runtime.Receipt[T] where P is *T.
 //
 // The business key is checked, the provider key derived and the request
 // built once; every attempt sends the same bytes. A failed attempt is
@@ -59,8 +59,8 @@ type Call[T any] struct {
 // notified. A 2xx that does not decode or carries no id is uncertain too.
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
-func WriteInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, call, true); err != nil {
+func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Reference, true); err != nil {
 		var none R
 		return none, err
 	}
@@ -69,9 +69,9 @@ func WriteInto[R any](ctx context.Context, c *Client, op *Operation, key runtime
 
 // SubmitInto runs one logical write whose 2xx is only an acknowledgement,
 // by the rules of WriteInto, and fills and returns into, a new
-// *runtime.Ack[T]; the acknowledgement needs no id.
-func SubmitInto[R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call any) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, call, false); err != nil {
+// *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
+func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Reference, false); err != nil {
 		var none R
 		return none, err
 	}
@@ -79,18 +79,19 @@ func SubmitInto[R any](ctx context.Context, c *Client, op *Operation, key runtim
 }
 
 // Write is WriteInto for code written by hand.
-func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Receipt[T], error) {
+func Write[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[*T]) (*runtime.Receipt[T], error) {
 	return WriteInto(ctx, c, op, key, new(runtime.Receipt[T]), call)
 }
 
 // Submit is SubmitInto for code written by hand.
-func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[T]) (*runtime.Ack[T], error) {
+func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Key, call Call[*T]) (*runtime.Ack[T], error) {
 	return SubmitInto(ctx, c, op, key, new(runtime.Ack[T]), call)
 }
 
 // keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
-func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into, call any, receipt bool) error {
-	cd, k, err := codecOf(call)
+func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into any, cd codec,
+	build func(pk, ref string) (*Request, error), reference string, receipt bool) error {
+	err := cd.err
 	var r reflect.Value
 	var f results
 	if err == nil {
@@ -99,7 +100,7 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 	if err != nil {
 		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
 	}
-	o, err := c.keyed(ctx, op, key, k.request, k.reference, cd, receipt)
+	o, err := c.keyed(ctx, op, key, build, reference, cd, receipt)
 	if err != nil {
 		return err
 	}
@@ -137,20 +138,22 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // provider key: re-sent while the key is inside its window, else looked
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
-func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[T]) (runtime.ResumeReport, error) {
+func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
 	return ResumeAll(ctx, c, ResumableWrite(op, call))
 }
 
 // Resumable is a keyed write that ResumeAll drives on. Build it with
 // ResumableWrite.
 type Resumable struct {
-	op   *Operation
-	call any
+	op *Operation
+	cd codec
 }
 
-// ResumableWrite returns the keyed write of op for ResumeAll; call is its
-// Call[T], whose Request is unused: the stored request is sent.
-func ResumableWrite(op *Operation, call any) Resumable { return Resumable{op: op, call: call} }
+// ResumableWrite returns the keyed write of op for ResumeAll; its
+// call.Request is unused: the stored request is sent.
+func ResumableWrite[P any](op *Operation, call Call[P]) Resumable {
+	return Resumable{op: op, cd: codecOf(call)}
+}
 
 // ResumeAll resumes each write, as Resume does, and returns the sum of
 // their reports and their errors joined. It stops when ctx ends.
@@ -164,12 +167,11 @@ func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.Res
 		if ctx.Err() != nil {
 			break
 		}
-		cd, _, err := codecOf(w.call)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, err))
+		if w.cd.err != nil {
+			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, w.cd.err))
 			continue
 		}
-		r, err := c.resume(ctx, w.op, cd)
+		r, err := c.resume(ctx, w.op, w.cd)
 		total = total.Add(r)
 		if err != nil {
 			errs = append(errs, err)
@@ -182,13 +184,16 @@ func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.Res
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
-// body, read its durable id, look effects up and compensate them.
+// body, read its durable id, look effects up and compensate them. Bodies
+// are *T, held as any.
 type codec struct {
-	typ  reflect.Type  // the response type T of a keyed write; bodies decode into a new *T
-	into any           // the *T a read or an unkeyed write decodes into, nil for a keyed write
-	idOf reflect.Value // func(*T) string; invalid without an id accessor
-	find reflect.Value // func(ctx, reference) ([]runtime.Found[T], error); invalid without a lookup
-	undo reflect.Value // func(ctx, runtime.Found[T]) error; invalid without a compensation
+	typ  reflect.Type // the response type T of a keyed write; bodies decode into a new *T
+	into any          // the *T a read or an unkeyed write decodes into, nil for a keyed write
+	err  error        // why the call cannot be made: its P is not a pointer
+
+	idOf func(body any) string                                        // nil without an id accessor
+	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
+	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
 }
 
 // found is a runtime.Found with its type erased.
@@ -197,23 +202,10 @@ type found struct {
 	body any // a *T
 }
 
-// keyedParts are the parts of a Call that are not its codec.
-type keyedParts struct {
-	request   func(providerKey, reference string) (*Request, error)
-	reference string
-}
-
-// The indexes of the fields of a Call[T], a runtime.Found[T], a
-// runtime.Receipt[T] and a runtime.Ack[T]: they are the same for every T.
+// The indexes of the fields of a runtime.Receipt[T] and a runtime.Ack[T]:
+// they are the same for every T.
 var (
-	callType  = reflect.TypeFor[Call[struct{}]]()
-	callField = struct{ request, reference, id, lookup, compensate int }{
-		fieldOf(callType, "Request"), fieldOf(callType, "Reference"), fieldOf(callType, "ID"),
-		fieldOf(callType, "Lookup"), fieldOf(callType, "Compensate"),
-	}
-	foundType     = reflect.TypeFor[runtime.Found[struct{}]]()
-	runtimePkg    = foundType.PkgPath()
-	foundField    = struct{ id, body int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body")}
+	runtimePkg    = reflect.TypeFor[runtime.Source]().PkgPath()
 	receiptResult = resultFields(reflect.TypeFor[runtime.Receipt[struct{}]](), true)
 	ackResult     = resultFields(reflect.TypeFor[runtime.Ack[struct{}]](), false)
 )
@@ -244,31 +236,44 @@ func resultFields(t reflect.Type, receipt bool) results {
 	return r
 }
 
-// codecOf returns the codec and the other parts of call, a Call[T] or a
-// *Call[T].
-func codecOf(call any) (codec, keyedParts, error) {
-	v := reflect.ValueOf(call)
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
+// codecOf erases the response type of call: its closures are compiled once
+// for every P, all of one shape.
+func codecOf[P any](call Call[P]) codec {
+	t := reflect.TypeFor[P]()
+	if t.Kind() != reflect.Pointer {
+		return codec{err: fmt.Errorf("the call is a writegenimpl.Call[%s]: want a pointer to the response type", t)}
 	}
-	if !v.IsValid() || !generic(v.Type(), callType.PkgPath(), "Call") {
-		return codec{}, keyedParts{}, fmt.Errorf("the call is a %T, not a writegenimpl.Call", call)
+	cd := codec{typ: t.Elem()}
+	if id := call.ID; id != nil {
+		cd.idOf = func(body any) string {
+			b, ok := body.(P)
+			if !ok || reflect.ValueOf(body).IsNil() {
+				return ""
+			}
+			return id(b)
+		}
 	}
-	var k keyedParts
-	k.request, _ = v.Field(callField.request).Interface().(func(string, string) (*Request, error))
-	k.reference = v.Field(callField.reference).String()
-	id := v.Field(callField.id)
-	cd := codec{typ: id.Type().In(0).Elem()}
-	if !id.IsNil() {
-		cd.idOf = id
+	if lookup := call.Lookup; lookup != nil {
+		cd.find = func(ctx context.Context, reference string) ([]found, error) {
+			fs, err := lookup(ctx, reference)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]found, len(fs))
+			for i, f := range fs {
+				out[i] = found{id: f.ID, body: f.Body}
+			}
+			return out, nil
+		}
 	}
-	if f := v.Field(callField.lookup); !f.IsNil() {
-		cd.find = f
+	if compensate := call.Compensate; compensate != nil {
+		cd.undo = func(ctx context.Context, d found) error {
+			dup := runtime.Found[P]{ID: d.id}
+			dup.Body, _ = d.body.(P)
+			return compensate(ctx, dup)
+		}
 	}
-	if f := v.Field(callField.compensate); !f.IsNil() {
-		cd.undo = f
-	}
-	return cd, k, nil
+	return cd
 }
 
 // resultOf returns the struct into points to, a new *runtime.Receipt[T]
@@ -286,28 +291,26 @@ func resultOf(into any, typ reflect.Type, receipt bool) (reflect.Value, results,
 	return v.Elem(), f, nil
 }
 
-// knownTypes holds the types that passed a check of generic: the name of
-// an instantiated generic type is parsed on every call of Name, which would
-// cost each write more than the rest of its reflection.
-var knownTypes sync.Map // genericType → struct{}
+// knownTypes maps each type that passed a check of generic to the generic
+// type it was instantiated from: the name of an instantiated type is parsed
+// on every call of Name, which would cost each write more than the rest of
+// its reflection, and a key of the type alone is one word to hash.
+var knownTypes sync.Map // reflect.Type → genericName
 
-// genericType is a struct type instantiated from pkg.name.
-type genericType struct {
-	t         reflect.Type
-	pkg, name string
-}
+// genericName names a generic type: its package's path and its name.
+type genericName struct{ pkg, name string }
 
 // generic reports whether t is a struct type instantiated from the generic
-// type pkg.name, such as a writegenimpl.Call[T] or a runtime.Receipt[T].
+// type pkg.name, such as a runtime.Receipt[T].
 func generic(t reflect.Type, pkg, name string) bool {
-	g := genericType{t, pkg, name}
-	if _, ok := knownTypes.Load(g); ok {
-		return true
+	want := genericName{pkg, name}
+	if g, ok := knownTypes.Load(t); ok {
+		return g.(genericName) == want
 	}
 	if t.Kind() != reflect.Struct || t.PkgPath() != pkg || !strings.HasPrefix(t.Name(), name+"[") {
 		return false
 	}
-	knownTypes.Store(g, struct{}{})
+	knownTypes.Store(t, want)
 	return true
 }
 
@@ -326,46 +329,25 @@ func fill(r reflect.Value, f results, o outcome) {
 	r.Field(f.status).SetInt(int64(o.status))
 }
 
-func (cd codec) hasID() bool         { return cd.idOf.IsValid() }
-func (cd codec) hasLookup() bool     { return cd.find.IsValid() }
-func (cd codec) hasCompensate() bool { return cd.undo.IsValid() }
+func (cd codec) hasID() bool         { return cd.idOf != nil }
+func (cd codec) hasLookup() bool     { return cd.find != nil }
+func (cd codec) hasCompensate() bool { return cd.undo != nil }
 
 // id returns the durable id of a decoded body, "" without an accessor.
 func (cd codec) id(body any) string {
-	if !cd.idOf.IsValid() || body == nil {
+	if cd.idOf == nil || body == nil {
 		return ""
 	}
-	b := reflect.ValueOf(body)
-	if b.Type() != cd.idOf.Type().In(0) || b.IsNil() {
-		return ""
-	}
-	return cd.idOf.Call([]reflect.Value{b})[0].String()
+	return cd.idOf(body)
 }
 
-// lookup calls the lookup: func(ctx, reference) ([]runtime.Found[T], error).
+// lookup calls the lookup.
 func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
-	out := cd.find.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), reflect.ValueOf(reference)})
-	if err, _ := out[1].Interface().(error); err != nil {
-		return nil, err
-	}
-	fs := make([]found, out[0].Len())
-	for i := range fs {
-		f := out[0].Index(i)
-		fs[i] = found{id: f.Field(foundField.id).String(), body: f.Field(foundField.body).Interface()}
-	}
-	return fs, nil
+	return cd.find(ctx, reference)
 }
 
-// compensate calls the compensation: func(ctx, runtime.Found[T]) error.
-func (cd codec) compensate(ctx context.Context, d found) error {
-	dup := reflect.New(cd.undo.Type().In(1)).Elem()
-	dup.Field(foundField.id).SetString(d.id)
-	if d.body != nil {
-		dup.Field(foundField.body).Set(reflect.ValueOf(d.body))
-	}
-	err, _ := cd.undo.Call([]reflect.Value{reflect.ValueOf(&ctx).Elem(), dup})[0].Interface().(error)
-	return err
-}
+// compensate calls the compensation.
+func (cd codec) compensate(ctx context.Context, d found) error { return cd.undo(ctx, d) }
 
 // decode decodes a JSON body into the pointer a read was given, or for a
 // keyed write into a new *T; an empty body leaves it zero. A *struct{} (a

@@ -29,7 +29,7 @@ func TestWriteIntoFills(t *testing.T) {
 }
 
 // TestWriteIntoRefusesMismatch: a receipt of another type than the call's,
-// or a call that is not a Call, is refused before anything is sent.
+// or a call whose type parameter is not a pointer, is refused before anything is sent.
 func TestWriteIntoRefusesMismatch(t *testing.T) {
 	p := newProvider(t)
 	c := newTestClient(t, p.URL, newTestClock())
@@ -52,14 +52,14 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 			_, err := WriteInto(ctx, c, op, thingKey{"1"}, (*runtime.Receipt[thing])(nil), thingCall(c, op, "x"))
 			return err
 		}, "into is a *runtime.Receipt["},
-		{"not a call", func() error {
-			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), thingID)
+		{"a call of a value", func() error {
+			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), Call[thing]{Request: thingCall(c, op, "x").Request})
 			return err
-		}, "not a writegenimpl.Call"},
-		{"a resumable not a call", func() error {
-			_, err := ResumeAll(ctx, c, ResumableWrite(op, "x"))
+		}, "want a pointer to the response type"},
+		{"a resumable of a value", func() error {
+			_, err := ResumeAll(ctx, c, ResumableWrite(op, Call[thing]{}))
 			return err
-		}, "not a writegenimpl.Call"},
+		}, "want a pointer to the response type"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run()

@@ -493,8 +493,8 @@ var listOp = &Operation{ID: "listThings", Method: "GET", Path: "/things", Effect
 
 // thingCall creates a thing titled title, with the provider key as its
 // reference; with a lookup through GET /things when the operation has one.
-func thingCall(c *Client, op *Operation, title string) Call[thing] {
-	call := Call[thing]{
+func thingCall(c *Client, op *Operation, title string) Call[*thing] {
+	call := Call[*thing]{
 		Request: func(pk, ref string) (*Request, error) {
 			r := NewRequest("POST", "/things")
 			return r, r.JSON(thing{Title: title, Reference: ref})
@@ -512,8 +512,8 @@ func thingID(t *thing) string { return t.ID }
 
 // lookupThings finds things by reference through GET /things; lag makes
 // the provider's index lag behind, as an eventually consistent one does.
-func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
-	return func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
+	return func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 		r := NewRequest("GET", "/things")
 		r.AddQuery("reference", ref, "form", true)
 		if lag {
@@ -523,9 +523,9 @@ func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]
 		if err != nil {
 			return nil, err
 		}
-		var out []runtime.Found[thing]
+		var out []runtime.Found[*thing]
 		for i := range l.Data {
-			out = append(out, runtime.Found[thing]{ID: l.Data[i].ID, Body: &l.Data[i]})
+			out = append(out, runtime.Found[*thing]{ID: l.Data[i].ID, Body: &l.Data[i]})
 		}
 		return out, nil
 	}

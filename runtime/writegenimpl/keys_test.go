@@ -72,7 +72,7 @@ func TestPromise04_RetriesAreByteIdentical(t *testing.T) {
 	op := thingOp(withKey)
 	c := newTestClient(t, p.URL, newTestClock())
 	builds := 0
-	call := Call[thing]{Request: func(pk, ref string) (*Request, error) {
+	call := Call[*thing]{Request: func(pk, ref string) (*Request, error) {
 		builds++
 		r := NewRequest("POST", "/things")
 		return r, r.Form(map[string]any{"title": "printer", "reference": ref, "tags": []string{"b", "a"}, "meta": map[string]any{"z": 1, "a": true}})

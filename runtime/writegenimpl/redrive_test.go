@@ -49,7 +49,7 @@ func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 				// The lookup fails while the provider is unwell.
 				ok := false
 				look := call.Lookup
-				call.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+				call.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 					if !ok {
 						return nil, errors.New("search is down")
 					}

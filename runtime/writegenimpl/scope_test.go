@@ -109,7 +109,7 @@ func TestPromise23_Scopes(t *testing.T) {
 		}
 		// A reference of the user's own makes both scopes' requests the same
 		// bytes: only the identity tells the rows apart.
-		call := func(c *Client) Call[thing] {
+		call := func(c *Client) Call[*thing] {
 			call := thingCall(c, op, "x")
 			call.Reference = "order-7"
 			return call

@@ -63,7 +63,7 @@ var createTransferOp = &writegenimpl.Operation{
 // It overwrites body field "/reference" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, body NewTransfer) (*runtime.Receipt[Transfer], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, &key, new(runtime.Receipt[Transfer]), writegenimpl.Call[Transfer]{
+	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, &key, new(runtime.Receipt[Transfer]), writegenimpl.Call[*Transfer]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
 			req := writegenimpl.NewRequest("POST", "/transfers")
@@ -85,17 +85,17 @@ func createTransferID(v *Transfer) string {
 
 // createTransferLookup finds every createTransfer whose reference is reference, in the provider's
 // order, with SearchTransfers.
-func (c *Client) createTransferLookup(ctx context.Context, reference string) ([]runtime.Found[Transfer], error) {
+func (c *Client) createTransferLookup(ctx context.Context, reference string) ([]runtime.Found[*Transfer], error) {
 	res, err := c.SearchTransfers(ctx, SearchTransfersParams{
 		Reference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Transfer], 0, len(res.Items))
+	found := make([]runtime.Found[*Transfer], 0, len(res.Items))
 	for i := range res.Items {
 		body := &res.Items[i]
-		found = append(found, runtime.Found[Transfer]{
+		found = append(found, runtime.Found[*Transfer]{
 			Body: body,
 			ID:   createTransferID(body),
 		})

@@ -50,6 +50,6 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createTransferOp, writegenimpl.Call[Transfer]{ID: createTransferID, Lookup: c.createTransferLookup}),
+		writegenimpl.ResumableWrite(createTransferOp, writegenimpl.Call[*Transfer]{ID: createTransferID, Lookup: c.createTransferLookup}),
 	)
 }

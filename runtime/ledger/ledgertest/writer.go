@@ -51,8 +51,8 @@ func (k key) BusinessKey() (string, error) {
 }
 
 // call builds createThing's request and, with withLookup, its lookup.
-func call(providerURL string, s strategy, k key) writegenimpl.Call[thing] {
-	c := writegenimpl.Call[thing]{
+func call(providerURL string, s strategy, k key) writegenimpl.Call[*thing] {
+	c := writegenimpl.Call[*thing]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			r := writegenimpl.NewRequest(http.MethodPost, "/things")
 			return r, r.JSON(map[string]string{"ref": reference, "name": string(k)})
@@ -60,14 +60,14 @@ func call(providerURL string, s strategy, k key) writegenimpl.Call[thing] {
 		ID: func(t *thing) string { return t.ID },
 	}
 	if s == withLookup {
-		c.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[thing], error) {
+		c.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 			return lookup(ctx, providerURL, ref)
 		}
 	}
 	return c
 }
 
-func lookup(ctx context.Context, providerURL, ref string) ([]runtime.Found[thing], error) {
+func lookup(ctx context.Context, providerURL, ref string) ([]runtime.Found[*thing], error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, providerURL+"/things?ref="+url.QueryEscape(ref), nil)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func lookup(ctx context.Context, providerURL, ref string) ([]runtime.Found[thing
 		if err := json.NewDecoder(resp.Body).Decode(&t); err != nil {
 			return nil, err
 		}
-		return []runtime.Found[thing]{{ID: t.ID, Body: &t}}, nil
+		return []runtime.Found[*thing]{{ID: t.ID, Body: &t}}, nil
 	}
 	return nil, fmt.Errorf("lookup: status %d", resp.StatusCode)
 }

@@ -38,7 +38,7 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createChargeOp, writegenimpl.Call[Note]{ID: createChargeID}),
-		writegenimpl.ResumableWrite(createNoteOp, writegenimpl.Call[Note]{ID: createNoteID}),
+		writegenimpl.ResumableWrite(createChargeOp, writegenimpl.Call[*Note]{ID: createChargeID}),
+		writegenimpl.ResumableWrite(createNoteOp, writegenimpl.Call[*Note]{ID: createNoteID}),
 	)
 }

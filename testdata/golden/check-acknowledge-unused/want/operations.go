@@ -62,7 +62,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -84,17 +84,17 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with ListThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res.Items))
+	found := make([]runtime.Found[*Thread], 0, len(res.Items))
 	for i := range res.Items {
 		body := &res.Items[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})
@@ -200,7 +200,7 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous within 4 attempts, deduplicated in the ledger;
 // uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {

@@ -64,7 +64,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -88,17 +88,17 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with ListThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res.Items))
+	found := make([]runtime.Found[*Thread], 0, len(res.Items))
 	for i := range res.Items {
 		body := &res.Items[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})
@@ -108,7 +108,7 @@ func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]ru
 
 // createThreadCompensate undoes a duplicate createThread that createThreadLookup found beyond the
 // first, with DeleteThread.
-func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[Thread]) error {
+func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[*Thread]) error {
 	return c.DeleteThread(ctx, DeleteThreadParams{
 		ID: duplicate.ID,
 	})

@@ -39,7 +39,7 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID}),
-		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Message]{ID: postMessageID}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID}),
+		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
 	)
 }

@@ -55,7 +55,7 @@ var createThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "e:{escalation_id}" in key
 // scope "createthread", never retried.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -197,7 +197,7 @@ var postMessageOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_ref}" in key scope
 // "postmessage", never retried.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[Message]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {

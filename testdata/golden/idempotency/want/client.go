@@ -38,8 +38,8 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(keyInBodyOp, writegenimpl.Call[Obj]{ID: keyInBodyID}),
-		writegenimpl.ResumableWrite(keyInHeaderOp, writegenimpl.Call[Obj]{ID: keyInHeaderID}),
-		writegenimpl.ResumableWrite(keyInQueryOp, writegenimpl.Call[Obj]{ID: keyInQueryID}),
+		writegenimpl.ResumableWrite(keyInBodyOp, writegenimpl.Call[*Obj]{ID: keyInBodyID}),
+		writegenimpl.ResumableWrite(keyInHeaderOp, writegenimpl.Call[*Obj]{ID: keyInHeaderID}),
+		writegenimpl.ResumableWrite(keyInQueryOp, writegenimpl.Call[*Obj]{ID: keyInQueryID}),
 	)
 }

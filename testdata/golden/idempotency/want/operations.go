@@ -58,7 +58,7 @@ var keyInBodyOp = &writegenimpl.Operation{
 // It overwrites body field "/request_id" with the provider key, and body field
 // "/options/dedupe_id" with the provider key, as the reference the lookup searches for.
 func (c *Client) KeyInBody(ctx context.Context, key KeyInBodyKey, body KeyInBodyRequest) (*runtime.Receipt[Obj], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, keyInBodyOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[Obj]{
+	return writegenimpl.WriteInto(ctx, c.impl, keyInBodyOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
 		Request: func(providerKey, reference string) (*writegenimpl.Request, error) {
 			body.RequestID = &providerKey
 			body.Options = ptrCopy(body.Options)
@@ -127,7 +127,7 @@ var keyInHeaderOp = &writegenimpl.Operation{
 // "keyinheader", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // platform.
 func (c *Client) KeyInHeader(ctx context.Context, key KeyInHeaderKey) (*runtime.Receipt[Obj], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, keyInHeaderOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[Obj]{
+	return writegenimpl.WriteInto(ctx, c.impl, keyInHeaderOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/a")
 			return req, nil
@@ -196,7 +196,7 @@ var keyInQueryOp = &writegenimpl.Operation{
 //
 // It overwrites query parameter "idempotency_key" with the provider key.
 func (c *Client) KeyInQuery(ctx context.Context, key KeyInQueryKey, params KeyInQueryParams) (*runtime.Receipt[Obj], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, keyInQueryOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[Obj]{
+	return writegenimpl.WriteInto(ctx, c.impl, keyInQueryOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
 		Request: func(providerKey, _ string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/c")
 			req.AddQuery("dry_run", params.DryRun, "form", true)

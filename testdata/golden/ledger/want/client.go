@@ -44,7 +44,7 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID}),
-		writegenimpl.ResumableWrite(deleteThreadOp, writegenimpl.Call[struct{}]{}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID}),
+		writegenimpl.ResumableWrite(deleteThreadOp, writegenimpl.Call[*struct{}]{}),
 	)
 }

@@ -57,7 +57,7 @@ var createThreadOp = &writegenimpl.Operation{
 // in key scope "createthread", retried on not_sent, ambiguous, status_409 within 4 attempts,
 // deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -121,7 +121,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}" in key scope
 // "deletethread", retried on not_sent, ambiguous within 3 attempts, deduplicated in the ledger.
 func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[struct{}], error) {
-	return writegenimpl.SubmitInto(ctx, c.impl, deleteThreadOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[struct{}]{
+	return writegenimpl.SubmitInto(ctx, c.impl, deleteThreadOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[*struct{}]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
 			return req, nil

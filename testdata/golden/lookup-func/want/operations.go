@@ -62,7 +62,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -88,7 +88,7 @@ func createThreadID(v *Thread) string {
 // provider's order. This declaration fails to compile until that method exists with this
 // signature.
 var _ interface {
-	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[Thread], error)
+	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 } = (*Client)(nil)
 
 // GetThreadParams holds the parameters of GetThread.

@@ -38,7 +38,7 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[Thread]{ID: postMessageID, Lookup: c.postMessageLookup}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
+		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Thread]{ID: postMessageID, Lookup: c.postMessageLookup}),
 	)
 }

@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the provider key, as the reference the
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -85,7 +85,7 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with ListThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	arg0 := "ref:" + reference
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: &arg0,
@@ -93,10 +93,10 @@ func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]ru
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res.Data))
+	found := make([]runtime.Found[*Thread], 0, len(res.Data))
 	for i := range res.Data {
 		body := &res.Data[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})
@@ -223,7 +223,7 @@ var postMessageOp = &writegenimpl.Operation{
 // It overwrites body field "/client_ref" with the provider key, as the reference the lookup
 // searches for.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ClientRef = &reference
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
@@ -244,7 +244,7 @@ func postMessageID(v *Thread) string {
 }
 
 // postMessageLookup finds the postMessage whose reference is reference, with GetThreadByReference.
-func (c *Client) postMessageLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) postMessageLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.GetThreadByReference(ctx, GetThreadByReferenceParams{
 		Ref: reference,
 	})
@@ -256,7 +256,7 @@ func (c *Client) postMessageLookup(ctx context.Context, reference string) ([]run
 		return nil, err
 	}
 	body := res
-	return []runtime.Found[Thread]{{
+	return []runtime.Found[*Thread]{{
 		Body: body,
 		ID:   postMessageID(body),
 	}}, nil

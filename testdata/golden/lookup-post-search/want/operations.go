@@ -56,7 +56,7 @@ var createContactOp = &writegenimpl.Operation{
 //
 // It overwrites body field "/external_id" with the reference "{user_id}" (from the key).
 func (c *Client) CreateContact(ctx context.Context, key CreateContactKey, body CreateContactRequest) (*runtime.Receipt[Contact], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, &key, new(runtime.Receipt[Contact]), writegenimpl.Call[Contact]{
+	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, &key, new(runtime.Receipt[Contact]), writegenimpl.Call[*Contact]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalID = &reference
 			req := writegenimpl.NewRequest("POST", "/contacts")
@@ -79,7 +79,7 @@ func createContactID(v *Contact) string {
 
 // createContactLookup finds every createContact whose reference is reference, in the provider's
 // order, with SearchContacts.
-func (c *Client) createContactLookup(ctx context.Context, reference string) ([]runtime.Found[Contact], error) {
+func (c *Client) createContactLookup(ctx context.Context, reference string) ([]runtime.Found[*Contact], error) {
 	var search SearchRequest
 	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","operator":"=","value":`+jsonString(reference)+`},"pagination":{"per_page":5}}`), &search); err != nil {
 		return nil, err
@@ -88,10 +88,10 @@ func (c *Client) createContactLookup(ctx context.Context, reference string) ([]r
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Contact], 0, len(res.Data))
+	found := make([]runtime.Found[*Contact], 0, len(res.Data))
 	for i := range res.Data {
 		body := &res.Data[i]
-		found = append(found, runtime.Found[Contact]{
+		found = append(found, runtime.Found[*Contact]{
 			Body: body,
 			ID:   createContactID(body),
 		})

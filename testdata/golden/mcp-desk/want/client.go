@@ -50,9 +50,9 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(addNoteOp, writegenimpl.Call[Note]{ID: addNoteID}),
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-		writegenimpl.ResumableWrite(startExportOp, writegenimpl.Call[Export]{}),
-		writegenimpl.ResumableWrite(updateThreadOp, writegenimpl.Call[Thread]{ID: updateThreadID}),
+		writegenimpl.ResumableWrite(addNoteOp, writegenimpl.Call[*Note]{ID: addNoteID}),
+		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
+		writegenimpl.ResumableWrite(startExportOp, writegenimpl.Call[*Export]{}),
+		writegenimpl.ResumableWrite(updateThreadOp, writegenimpl.Call[*Thread]{ID: updateThreadID}),
 	)
 }

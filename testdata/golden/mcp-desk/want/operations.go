@@ -58,7 +58,7 @@ var addNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_ref}" in key
 // scope "addnote", retried on not_sent within 3 attempts; uncertain outcomes go to desk-ops.
 func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body AddNoteRequest) (*runtime.Receipt[Note], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[Note]{
+	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
 			if err := req.JSON(body); err != nil {
@@ -127,7 +127,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the reference "esc-{escalation_id}" (from
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -150,17 +150,17 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with ListThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res))
+	found := make([]runtime.Found[*Thread], 0, len(res))
 	for i := range res {
 		body := &res[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})
@@ -322,7 +322,7 @@ var startExportOp = &writegenimpl.Operation{
 // "startexport", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) StartExport(ctx context.Context, key StartExportKey, body StartExportRequest) (*runtime.Ack[Export], error) {
-	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, &key, new(runtime.Ack[Export]), writegenimpl.Call[Export]{
+	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, &key, new(runtime.Ack[Export]), writegenimpl.Call[*Export]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/exports")
 			if err := req.JSON(body); err != nil {
@@ -385,7 +385,7 @@ var updateThreadOp = &writegenimpl.Operation{
 // "updatethread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) UpdateThread(ctx context.Context, key UpdateThreadKey, params UpdateThreadParams, body UpdateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
 			if err := req.JSON(body); err != nil {

@@ -45,6 +45,6 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(putNodeOp, writegenimpl.Call[Node]{ID: putNodeID}),
+		writegenimpl.ResumableWrite(putNodeOp, writegenimpl.Call[*Node]{ID: putNodeID}),
 	)
 }

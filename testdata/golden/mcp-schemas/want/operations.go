@@ -130,7 +130,7 @@ var putNodeOp = &writegenimpl.Operation{
 // "putnode", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // graph-team.
 func (c *Client) PutNode(ctx context.Context, key PutNodeKey, params PutNodeParams, body Node) (*runtime.Receipt[Node], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, putNodeOp, &key, new(runtime.Receipt[Node]), writegenimpl.Call[Node]{
+	return writegenimpl.WriteInto(ctx, c.impl, putNodeOp, &key, new(runtime.Receipt[Node]), writegenimpl.Call[*Node]{
 		Request: func(string, string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathParam("id", params.ID))
 			req.AddQuery("filter[kind]", params.FilterKind, "form", true)

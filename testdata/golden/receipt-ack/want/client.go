@@ -38,8 +38,8 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(cancelJobOp, writegenimpl.Call[struct{}]{}),
-		writegenimpl.ResumableWrite(createScheduleOp, writegenimpl.Call[CreateScheduleResponse]{ID: createScheduleID}),
-		writegenimpl.ResumableWrite(submitJobOp, writegenimpl.Call[SubmitJobResponse]{}),
+		writegenimpl.ResumableWrite(cancelJobOp, writegenimpl.Call[*struct{}]{}),
+		writegenimpl.ResumableWrite(createScheduleOp, writegenimpl.Call[*CreateScheduleResponse]{ID: createScheduleID}),
+		writegenimpl.ResumableWrite(submitJobOp, writegenimpl.Call[*SubmitJobResponse]{}),
 	)
 }

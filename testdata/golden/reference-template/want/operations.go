@@ -71,7 +71,7 @@ var createThreadOp = &writegenimpl.Operation{
 // It overwrites body field "/external_reference" with the reference "esc-{escalation_id}" (from
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[Thread]{
+	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Request: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
@@ -94,17 +94,17 @@ func createThreadID(v *Thread) string {
 
 // createThreadLookup finds every createThread whose reference is reference, in the provider's
 // order, with ListThreads.
-func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[Thread], error) {
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	res, err := c.ListThreads(ctx, ListThreadsParams{
 		ExternalReference: reference,
 	})
 	if err != nil {
 		return nil, err
 	}
-	found := make([]runtime.Found[Thread], 0, len(res.Items))
+	found := make([]runtime.Found[*Thread], 0, len(res.Items))
 	for i := range res.Items {
 		body := &res.Items[i]
-		found = append(found, runtime.Found[Thread]{
+		found = append(found, runtime.Found[*Thread]{
 			Body: body,
 			ID:   createThreadID(body),
 		})

@@ -38,6 +38,6 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 	return writegenimpl.ResumeAll(
 		ctx, c.impl,
-		writegenimpl.ResumableWrite(createExternalAccountOp, writegenimpl.Call[CardOrBankAccount]{ID: createExternalAccountID}),
+		writegenimpl.ResumableWrite(createExternalAccountOp, writegenimpl.Call[*CardOrBankAccount]{ID: createExternalAccountID}),
 	)
 }
