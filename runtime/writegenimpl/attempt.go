@@ -62,7 +62,8 @@ type logical struct {
 	actx        context.Context // the context AttemptStart gave the last attempt, nil if none
 	ending      bool            // the last attempt's AttemptDone is still to be told
 
-	// Storage for req, allocated with x.
+	// Storage for req and the first attempt's trace, allocated with x.
+	trace attemptTrace
 	hreq  http.Request
 	url   url.URL
 	ctype [1]string // Content-Type
@@ -174,8 +175,13 @@ type attemptTrace struct {
 	trace httptrace.ClientTrace
 }
 
-func newAttemptTrace() *attemptTrace {
-	t := new(attemptTrace)
+// attemptTrace returns the trace of attempt n: the first is part of x, a
+// later one is new.
+func (x *logical) attemptTrace(n int) *attemptTrace {
+	t := &x.trace
+	if n > 1 {
+		t = new(attemptTrace)
+	}
 	t.trace.GotConn = func(httptrace.GotConnInfo) { t.conns.Add(1) }
 	t.trace.WroteHeaders = func() { t.wrote.Add(1) }
 	return t
@@ -209,7 +215,7 @@ func (x *logical) send(ctx context.Context, n int) response {
 		cp.Header = r.Header.Clone() // the client adds cookies to it
 		r = &cp
 	}
-	t := newAttemptTrace()
+	t := x.attemptTrace(n)
 	ctx = httptrace.WithClientTrace(ctx, &t.trace)
 	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > x.c.s.AttemptTimeout {
 		var cancel context.CancelFunc
