@@ -146,13 +146,19 @@ func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T])
 // ResumableWrite.
 type Resumable struct {
 	op *Operation
-	cd codec
+	cd *codec // a pointer: a generated Resume copies one Resumable for each write
 }
 
 // ResumableWrite returns the keyed write of op for ResumeAll; its
 // call.Request is unused: the stored request is sent.
+//
+// It is never inlined: a generated Resume calls it once for each write, and
+// would hold a copy of its body for each.
+//
+//go:noinline
 func ResumableWrite[P any](op *Operation, call Call[P]) Resumable {
-	return Resumable{op: op, cd: codecOf(call)}
+	cd := codecOf(call)
+	return Resumable{op: op, cd: &cd}
 }
 
 // ResumeAll resumes each write, as Resume does, and returns the sum of
@@ -167,11 +173,15 @@ func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.Res
 		if ctx.Err() != nil {
 			break
 		}
+		if w.cd == nil {
+			errs = append(errs, errors.New("writegen: a zero Resumable: build it with ResumableWrite"))
+			continue
+		}
 		if w.cd.err != nil {
 			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, w.cd.err))
 			continue
 		}
-		r, err := c.resume(ctx, w.op, w.cd)
+		r, err := c.resume(ctx, w.op, *w.cd)
 		total = total.Add(r)
 		if err != nil {
 			errs = append(errs, err)

@@ -60,6 +60,10 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 			_, err := ResumeAll(ctx, c, ResumableWrite(op, Call[thing]{}))
 			return err
 		}, "want a pointer to the response type"},
+		{"a zero resumable", func() error {
+			_, err := ResumeAll(ctx, c, Resumable{})
+			return err
+		}, "a zero Resumable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run()
