@@ -19,9 +19,10 @@ import (
 //
 // Two types are the same when their declarations would be: structs with the same fields (Go
 // names, JSON names and tags, docs, types, pointers) and no JSON methods, enums with the same
-// base and values. A field of a named type compares by the class of that type, so that two
-// objects holding copies of one object are copies too: the types are classed depth first, each
-// after the types its fields name. A type met again while its own fields are being classed (a
+// base and values, unions with the same discriminator and variants (accessor names, types,
+// discriminator values). A field or a variant of a named type compares by the class of that
+// type, so that two objects holding copies of one object are copies too: the types are classed
+// depth first, each after the types its fields and variants name. A type met again while its own fields are being classed (a
 // recursive object) counts as a class of its own, which can only miss a copy, never merge two
 // types that differ. An operation's request body and its response keep a declaration of their
 // own, so that a method's signature reads as its operation. Of each class the type declared is
@@ -40,7 +41,7 @@ func sameTypes(api *API) {
 	c := classer{class: map[*Type]int{}, ids: map[string]int{}}
 	for _, t := range api.Types {
 		t.Same = nil
-		if !own[t] && (t.Kind == KindEnum || t.Kind == KindStruct && !t.JSONMethods()) {
+		if !own[t] && (t.Kind == KindEnum || t.Kind == KindUnion || t.Kind == KindStruct && !t.JSONMethods()) {
 			c.class[t] = unclassed
 		}
 	}
@@ -92,13 +93,10 @@ func (c *classer) visit(t *Type) {
 	}
 	c.class[t] = open
 	for _, f := range t.Fields {
-		r := f.Type
-		for r.Kind == RefArray || r.Kind == RefMap {
-			r = r.Elem
-		}
-		if r.Kind == RefNamed {
-			c.visit(r.Named)
-		}
+		c.visitRef(f.Type)
+	}
+	for _, v := range t.Variants {
+		c.visitRef(v.Type)
 	}
 	c.buf = c.signature(c.buf[:0], t)
 	id, ok := c.ids[string(c.buf)]
@@ -107,6 +105,16 @@ func (c *classer) visit(t *Type) {
 		c.ids[string(c.buf)] = id
 	}
 	c.class[t] = id
+}
+
+// visitRef classes the named type r uses, if any.
+func (c *classer) visitRef(r *TypeRef) {
+	for r.Kind == RefArray || r.Kind == RefMap {
+		r = r.Elem
+	}
+	if r.Kind == RefNamed {
+		c.visit(r.Named)
+	}
 }
 
 // sentTypes sets Type.Sent on the types the parameters and the bodies of api's operations
@@ -133,6 +141,9 @@ func sentTypes(api *API) {
 		}
 		send(t.AdditionalProperties)
 		send(t.Elem)
+		if t.Same != nil {
+			send(&TypeRef{Kind: RefNamed, Named: t.Same})
+		}
 	}
 	for _, op := range api.Operations {
 		for _, p := range op.Params {
@@ -174,6 +185,18 @@ func (c *classer) signature(b []byte, t *Type) []byte {
 				b = strconv.AppendFloat(append(b, " f"...), x, 'g', -1, 64)
 			default:
 				b = fmt.Appendf(b, " %T:%v", x, x)
+			}
+		}
+		return b
+	}
+	if t.Kind == KindUnion {
+		b = strconv.AppendQuote(append(b, "union "...), t.Discriminator)
+		for _, v := range t.Variants {
+			b = append(b, '\n')
+			b = append(b, v.GoName...)
+			b = c.ref(append(b, ' '), v.Type)
+			for _, tag := range v.Tags {
+				b = strconv.AppendQuote(append(b, ' '), tag)
 			}
 		}
 		return b

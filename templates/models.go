@@ -135,6 +135,8 @@ func sameType(f *jen.File, t *spec.Type) {
 	switch {
 	case t.Kind == spec.KindEnum:
 		what, kind = "is one of the values below.", "its values"
+	case t.Kind == spec.KindUnion:
+		what, kind = unionDoc(t), "that union"
 	case t.SchemaName != "":
 		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
 	}

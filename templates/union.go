@@ -37,11 +37,7 @@ import (
 // which decodes the variant the discriminator names.
 func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	g.needUnion = true
-	names := make([]string, len(t.Variants))
-	for i, v := range t.Variants {
-		names[i] = describe(v.Type)
-	}
-	typeDoc(f, t, "is one of: "+strings.Join(names, ", ")+".")
+	typeDoc(f, t, unionDoc(t))
 	f.Comment("//")
 	if t.Sent {
 		f.Comment("// It holds the JSON it was given; the As methods decode it, the From methods set it.")
@@ -69,6 +65,15 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	if t.Discriminator != "" {
 		g.discriminated(f, t)
 	}
+}
+
+// unionDoc says what a union is: "is one of: string, Card."
+func unionDoc(t *spec.Type) string {
+	names := make([]string, len(t.Variants))
+	for i, v := range t.Variants {
+		names[i] = describe(v.Type)
+	}
+	return "is one of: " + strings.Join(names, ", ") + "."
 }
 
 // unionHelpers emits the helpers of the union types: unionSet only when a From method uses it.

@@ -2,6 +2,8 @@
 
 package billing
 
+import "encoding/json"
+
 // Customer is the "Customer" object.
 type Customer struct {
 	_  noCompare
@@ -10,6 +12,8 @@ type Customer struct {
 	Status *CustomerStatus `json:"status,omitempty"`
 	// Where to send letters.
 	Address *CustomerAddress `json:"address,omitempty"`
+	// Who pays.
+	Payer *CustomerPayer `json:"payer,omitempty"`
 	// A note, and the notes it answers.
 	Note *CustomerNote `json:"note,omitempty"`
 }
@@ -37,6 +41,16 @@ type CustomerNote struct {
 	Reply *Note   `json:"reply,omitempty"`
 }
 
+// CustomerPayer: Who pays.
+//
+// It is an alias of InvoicePayer: the spec repeats that union here.
+type CustomerPayer = InvoicePayer
+
+// CustomerPayerVariant2 is an inline object.
+//
+// It is an alias of InvoicePayerVariant2: the spec repeats that object here.
+type CustomerPayerVariant2 = InvoicePayerVariant2
+
 // CustomerStatus: Whether the customer can be billed.
 //
 // It is an alias of InvoiceStatus: the spec repeats its values here.
@@ -56,6 +70,10 @@ type Invoice struct {
 	Status *InvoiceStatus `json:"status,omitempty"`
 	// Where the goods go.
 	Shipping *InvoiceShipping `json:"shipping,omitempty"`
+	// Who pays the invoice.
+	Payer *InvoicePayer `json:"payer,omitempty"`
+	// Who is paid; its variants differ, so it is a union of its own.
+	Payee *StringOrInt64 `json:"payee,omitempty"`
 	// Where the bill goes; its street has another doc, so it is a type of its own.
 	Billing *InvoiceBilling `json:"billing,omitempty"`
 	// All values, none a pointer, so it stays comparable.
@@ -68,6 +86,39 @@ type InvoiceBilling struct {
 	// The street of the bill.
 	Line1 *string `json:"line1,omitempty"`
 	City  *string `json:"city,omitempty"`
+}
+
+// InvoicePayer: Who pays the invoice.
+//
+// It holds the JSON it was given; the As methods decode it, the From methods set it.
+type InvoicePayer struct {
+	json.RawMessage
+}
+
+// AsString decodes the union as string.
+func (u *InvoicePayer) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
+}
+
+// FromString sets the union to v.
+func (u *InvoicePayer) FromString(v string) error {
+	return unionSet(&u.RawMessage, v)
+}
+
+// AsVariant2 decodes the union as InvoicePayerVariant2.
+func (u *InvoicePayer) AsVariant2() (*InvoicePayerVariant2, error) {
+	return unionAs(u.RawMessage, new(InvoicePayerVariant2))
+}
+
+// FromVariant2 sets the union to v.
+func (u *InvoicePayer) FromVariant2(v InvoicePayerVariant2) error {
+	return unionSet(&u.RawMessage, v)
+}
+
+// InvoicePayerVariant2 is an inline object.
+type InvoicePayerVariant2 struct {
+	_     noCompare
+	Last4 *string `json:"last4,omitempty"`
 }
 
 // InvoiceShipping: Where the goods go.
@@ -100,6 +151,60 @@ type Note struct {
 	_     noCompare
 	Text  *string `json:"text,omitempty"`
 	Reply *Note   `json:"reply,omitempty"`
+}
+
+// SetPayerRequest is an inline object.
+type SetPayerRequest struct {
+	_ noCompare
+	// Who pays; a request carries this copy, so the union declared gets its From methods.
+	Payer *SetPayerRequestPayer `json:"payer,omitempty"`
+}
+
+// SetPayerRequestPayer: Who pays; a request carries this copy, so the union declared gets its From
+// methods.
+//
+// It is an alias of InvoicePayer: the spec repeats that union here.
+type SetPayerRequestPayer = InvoicePayer
+
+// SetPayerRequestPayerVariant2 is an inline object.
+//
+// It is an alias of InvoicePayerVariant2: the spec repeats that object here.
+type SetPayerRequestPayerVariant2 = InvoicePayerVariant2
+
+// StringOrInt64 is one of: string, int64.
+//
+// It holds the JSON it was given, which the As methods decode; no request carries it.
+type StringOrInt64 struct {
+	json.RawMessage
+}
+
+// AsString decodes the union as string.
+func (u *StringOrInt64) AsString() (*string, error) {
+	return unionAs(u.RawMessage, new(string))
+}
+
+// AsInt64 decodes the union as int64.
+func (u *StringOrInt64) AsInt64() (*int64, error) {
+	return unionAs(u.RawMessage, new(int64))
+}
+
+// unionAs decodes the JSON a union holds into v.
+func unionAs[P any](raw json.RawMessage, v P) (P, error) {
+	if err := json.Unmarshal(raw, v); err != nil {
+		var none P
+		return none, err
+	}
+	return v, nil
+}
+
+// unionSet sets the JSON a union holds to the encoding of v.
+func unionSet(raw *json.RawMessage, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	*raw = data
+	return nil
 }
 
 // noCompare makes a struct not comparable: == would compare its pointer fields by address,

@@ -52,3 +52,37 @@ func (c *Client) GetInvoice(ctx context.Context, params GetInvoiceParams) (*Invo
 	req := writegenimpl.NewRequest("GET", "/invoices/"+writegenimpl.PathParam("id", params.ID))
 	return writegenimpl.Read(ctx, c.impl, getInvoiceOp, req, new(Invoice))
 }
+
+// SetPayerParams holds the parameters of SetPayer.
+type SetPayerParams struct {
+	// In path as "id", required.
+	ID string
+}
+
+// setPayerRetry is the fixed set of failures after which SetPayer may be retried;
+// client options can narrow it, never widen it.
+const setPayerRetry = runtime.RetryNotSent
+
+// setPayerOp describes SetPayer to the runtime.
+var setPayerOp = &writegenimpl.Operation{
+	ID:       "setPayer",
+	Method:   "PUT",
+	Path:     "/customers/{id}/payer",
+	Effect:   runtime.EffectIdempotent,
+	Retry:    setPayerRetry,
+	Attempts: 2,
+	Owner:    "billing",
+}
+
+// SetPayer calls PUT /customers/{id}/payer.
+//
+// Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent within 2 attempts;
+// uncertain outcomes go to billing.
+func (c *Client) SetPayer(ctx context.Context, params SetPayerParams, body SetPayerRequest) error {
+	req := writegenimpl.NewRequest("PUT", "/customers/"+writegenimpl.PathParam("id", params.ID)+"/payer")
+	if err := req.JSON(body); err != nil {
+		return err
+	}
+	_, err := writegenimpl.Do(ctx, c.impl, setPayerOp, req, new(struct{}))
+	return err
+}
