@@ -97,8 +97,9 @@ func lenientFor(name string) string {
 }
 
 // TestCorpus loads every real spec of the corpus into types and operations, and checks that
-// every name is a valid, unique Go identifier. Square is refused with the place of its defect
-// while an operation in scope reaches it, and loads without them, with its defects as warnings.
+// every name is a valid, unique Go identifier and that every alias would declare what the type
+// it stands for declares. Square is refused with the place of its defect while an operation in
+// scope reaches it, and loads without them, with its defects as warnings.
 func TestCorpus(t *testing.T) {
 	for _, path := range corpusSpecs(t) {
 		name := filepath.Base(path)
@@ -120,10 +121,12 @@ func TestCorpus(t *testing.T) {
 				t.Fatalf("%d operations, %d types", len(api.Operations), len(api.Types))
 			}
 			checkNames(t, api)
+			aliases := checkSame(t, api)
 			for _, w := range api.Warnings {
 				t.Logf("warning: %v", w)
 			}
-			t.Logf("%d operations, %d types, %d warnings, base URL %q", len(api.Operations), len(api.Types), len(api.Warnings), api.DefaultBaseURL)
+			t.Logf("%d operations, %d types (%d aliases of another), %d warnings, base URL %q",
+				len(api.Operations), len(api.Types), aliases, len(api.Warnings), api.DefaultBaseURL)
 		})
 	}
 }

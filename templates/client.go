@@ -87,24 +87,40 @@ func (g *generator) client(f *jen.File) {
 	}
 }
 
-// resume emits Resume, which drives on the keyed writes the ledger holds unsettled. It is one
-// call with a table of the writes, which costs the compiler far less than a call for each:
+// resume emits Resume, which drives on the keyed writes the ledger holds unsettled, and the table
+// of those writes it hands the runtime. The table is plain values, which the compiler lays out as
+// data: it costs nothing per write, where a call for each would cost a function per response
+// type and a function that grows with the API.
 //
 //	func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-//		return writegenimpl.ResumeAll(
-//			ctx, c.impl,
-//			writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-//			writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
-//		)
+//		return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+//	}
+//
+//	// resumableWrites are the keyed writes Resume drives on.
+//	var resumableWrites = []writegenimpl.Resumable{
+//		{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
+//		{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
 //	}
 func (g *generator) resume(f *jen.File) {
-	args := []jen.Code{jen.List(jen.Id("ctx"), jen.Id("c").Dot("impl"))}
+	method := func(name string) jen.Code { return jen.Parens(jen.Op("*").Id("Client")).Dot(name) }
+	var writes []jen.Code
 	for _, op := range g.api.Resumable {
-		args = append(args, impl("ResumableWrite").Call(jen.Id(op.DescriptorName),
-			impl("Call").Types(resultPtr(op)).Values(g.callItems(op, nil)...)))
+		var call []jen.Code
+		if op.IDName != "" {
+			call = append(call, jen.Id("ID").Op(":").Id(op.IDName))
+		}
+		w := []jen.Code{
+			jen.Id("Op").Op(":").Id(op.DescriptorName),
+			jen.Id("Call").Op(":").Add(impl("Call").Types(resultPtr(op)).Values(call...)),
+		}
+		if l := op.Safety.Lookup; l != nil {
+			w = append(w, jen.Id("Lookup").Op(":").Add(method(l.Name)))
+		}
+		if c := op.Safety.Compensate; c != nil {
+			w = append(w, jen.Id("Compensate").Op(":").Add(method(c.Name)))
+		}
+		writes = append(writes, jen.Values(w...))
 	}
-	call := jen.Options{Open: "(", Close: ")", Separator: ",", Multi: true}
-	body := []jen.Code{jen.Return(impl("ResumeAll").Custom(call, args...))}
 	f.Line()
 	f.Comment("// Resume drives on the keyed writes the ledger holds unsettled: calls whose claim outlived\n" +
 		"// their process, and uncertain writes a person marked for another try. Each is sent again with\n" +
@@ -112,7 +128,12 @@ func (g *generator) resume(f *jen.File) {
 		"// uncertain for a person to reconcile. Call it at start-up and then now and again; without a\n" +
 		"// ledger it does nothing.")
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("Resume").Params(jen.Id("ctx").Qual("context", "Context")).
-		Params(rt("ResumeReport"), jen.Error()).Block(body...)
+		Params(rt("ResumeReport"), jen.Error()).Block(
+		jen.Return(impl("ResumeAll").Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id("c"), jen.Id("resumableWrites"))),
+	)
+	f.Line()
+	f.Comment("// resumableWrites are the keyed writes Resume drives on.")
+	f.Var().Id("resumableWrites").Op("=").Index().Add(impl("Resumable")).Custom(multiLine, writes...)
 }
 
 // inboxes emits the constructor of each webhook inbox the answers declare:

@@ -47,7 +47,7 @@ func TestSynthGenerates(t *testing.T) {
 		for _, f := range files {
 			code.Write(f.Data)
 		}
-		for _, call := range []string{".WriteInto(", ".SubmitInto(", ".Read(", ".Do(", ".ResumableWrite("} {
+		for _, call := range []string{".WriteInto(", ".SubmitInto(", ".Read(", ".Do(", ".ResumeAll("} {
 			if !strings.Contains(code.String(), call) {
 				t.Errorf("%d operations: the generated code has no %s", ops, call)
 			}

@@ -48,8 +48,10 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(postConversationMessageOp, writegenimpl.Call[*ChatMessage]{ID: postConversationMessageID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: postConversationMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postConversationMessageID}},
 }

@@ -69,21 +69,52 @@ func TestCompensation(t *testing.T) {
 			}
 		})
 	}
-	t.Run("resume", func(t *testing.T) {
-		p := newProvider(t)
-		op := thingOp(withLookup)
-		op.Dedupe = true
-		l := newMemLedger()
-		clk := newTestClock()
-		c := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
-		row := claimFor(t, l, c, op, "1", "x", clk.Now().Add(-time.Second))
-		p.seed("x", row.ProviderKey)
-		p.seed("x", row.ProviderKey)
-		call := thingCall(c, op, "x")
-		call.Compensate = deleteThing(c)
-		rep, err := Resume(context.Background(), c, op, call)
-		if err != nil || rep.Taken != 1 || rep.Active != 1 || rep.Compensated != 1 || l.row(row.ID).ProviderID != "th_1" {
-			t.Errorf("report %+v, err %v, row %+v; want th_1 adopted, th_2 compensated", rep, err, l.row(row.ID).Record)
-		}
-	})
+	// Resume, for code written by hand, and ResumeAll, with the table of
+	// methods a generated client gives it, drive the row alike.
+	for _, how := range []struct {
+		name   string
+		resume func(c *Client, op *Operation) (runtime.ResumeReport, error)
+	}{
+		{"Resume", func(c *Client, op *Operation) (runtime.ResumeReport, error) {
+			call := thingCall(c, op, "x")
+			call.Compensate = deleteThing(c)
+			return Resume(context.Background(), c, op, call)
+		}},
+		{"ResumeAll", func(c *Client, op *Operation) (runtime.ResumeReport, error) {
+			return ResumeAll(context.Background(), c, &thingClient{c}, []Resumable{
+				{Op: op, Call: Call[*thing]{ID: thingID}, Lookup: (*thingClient).lookup, Compensate: (*thingClient).compensate},
+			})
+		}},
+	} {
+		t.Run("resume with "+how.name, func(t *testing.T) {
+			p := newProvider(t)
+			op := thingOp(withLookup)
+			op.Dedupe = true
+			l := newMemLedger()
+			clk := newTestClock()
+			c := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
+			row := claimFor(t, l, c, op, "1", "x", clk.Now().Add(-time.Second))
+			p.seed("x", row.ProviderKey)
+			p.seed("x", row.ProviderKey)
+			rep, err := how.resume(c, op)
+			if err != nil || rep.Taken != 1 || rep.Active != 1 || rep.Compensated != 1 || l.row(row.ID).ProviderID != "th_1" {
+				t.Errorf("report %+v, err %v, row %+v; want th_1 adopted, th_2 compensated", rep, err, l.row(row.ID).Record)
+			}
+			if d := p.deletions(); len(d) != 1 || d[0] != "th_2" {
+				t.Errorf("deleted %v; want th_2", d)
+			}
+		})
+	}
+}
+
+// thingClient is a client of things as generated code has one: its lookup
+// and its compensation are methods, which a Resumable names.
+type thingClient struct{ c *Client }
+
+func (tc *thingClient) lookup(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
+	return lookupThings(tc.c, false)(ctx, ref)
+}
+
+func (tc *thingClient) compensate(ctx context.Context, d runtime.Found[*thing]) error {
+	return deleteThing(tc.c)(ctx, d)
 }

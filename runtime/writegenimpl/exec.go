@@ -3,7 +3,6 @@ package writegenimpl
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -139,58 +138,7 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
-	return ResumeAll(ctx, c, ResumableWrite(op, call))
-}
-
-// Resumable is a keyed write that ResumeAll drives on. Build it with
-// ResumableWrite.
-type Resumable struct {
-	op *Operation
-	cd *codec // a pointer: a generated Resume copies one Resumable for each write
-}
-
-// ResumableWrite returns the keyed write of op for ResumeAll; its
-// call.Request is unused: the stored request is sent.
-//
-// It is never inlined: a generated Resume calls it once for each write, and
-// would hold a copy of its body for each.
-//
-//go:noinline
-func ResumableWrite[P any](op *Operation, call Call[P]) Resumable {
-	cd := codecOf(call)
-	return Resumable{op: op, cd: &cd}
-}
-
-// ResumeAll resumes each write, as Resume does, and returns the sum of
-// their reports and their errors joined. It stops when ctx ends.
-//
-// A generated client's Resume is one call of it with a table of its
-// writes, which costs the compiler far less than a call of Resume for each.
-func ResumeAll(ctx context.Context, c *Client, writes ...Resumable) (runtime.ResumeReport, error) {
-	var total runtime.ResumeReport
-	var errs []error
-	for _, w := range writes {
-		if ctx.Err() != nil {
-			break
-		}
-		if w.cd == nil {
-			errs = append(errs, errors.New("writegen: a zero Resumable: build it with ResumableWrite"))
-			continue
-		}
-		if w.cd.err != nil {
-			errs = append(errs, fmt.Errorf("writegen: operation %q: %w", w.op.ID, w.cd.err))
-			continue
-		}
-		r, err := c.resume(ctx, w.op, *w.cd)
-		total = total.Add(r)
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) == 0 && ctx.Err() != nil {
-		errs = append(errs, ctx.Err())
-	}
-	return total, errors.Join(errs...)
+	return c.resume(ctx, op, codecOf(call))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
@@ -212,10 +160,16 @@ type found struct {
 	body any // a *T
 }
 
-// The indexes of the fields of a runtime.Receipt[T] and a runtime.Ack[T]:
-// they are the same for every T.
+// The indexes of the fields of a Call[P], a runtime.Found[P], a
+// runtime.Receipt[T] and a runtime.Ack[T]: they are the same for every P
+// and T.
 var (
-	runtimePkg    = reflect.TypeFor[runtime.Source]().PkgPath()
+	callType      = reflect.TypeFor[Call[*struct{}]]()
+	implPkg       = callType.PkgPath()
+	callField     = struct{ id, lookup, compensate int }{fieldOf(callType, "ID"), fieldOf(callType, "Lookup"), fieldOf(callType, "Compensate")}
+	foundType     = reflect.TypeFor[runtime.Found[*struct{}]]()
+	runtimePkg    = foundType.PkgPath()
+	foundField    = struct{ id, body int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body")}
 	receiptResult = resultFields(reflect.TypeFor[runtime.Receipt[struct{}]](), true)
 	ackResult     = resultFields(reflect.TypeFor[runtime.Ack[struct{}]](), false)
 )
@@ -311,7 +265,7 @@ var knownTypes sync.Map // reflect.Type → genericName
 type genericName struct{ pkg, name string }
 
 // generic reports whether t is a struct type instantiated from the generic
-// type pkg.name, such as a runtime.Receipt[T].
+// type pkg.name, such as a writegenimpl.Call[P] or a runtime.Receipt[T].
 func generic(t reflect.Type, pkg, name string) bool {
 	want := genericName{pkg, name}
 	if g, ok := knownTypes.Load(t); ok {

@@ -29,7 +29,8 @@ func TestWriteIntoFills(t *testing.T) {
 }
 
 // TestWriteIntoRefusesMismatch: a receipt of another type than the call's,
-// or a call whose type parameter is not a pointer, is refused before anything is sent.
+// a call whose type parameter is not a pointer, or a Resumable whose parts
+// do not fit together, is refused before anything is sent.
 func TestWriteIntoRefusesMismatch(t *testing.T) {
 	p := newProvider(t)
 	c := newTestClient(t, p.URL, newTestClock())
@@ -57,13 +58,33 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 			return err
 		}, "want a pointer to the response type"},
 		{"a resumable of a value", func() error {
-			_, err := ResumeAll(ctx, c, ResumableWrite(op, Call[thing]{}))
+			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: Call[thing]{}}})
 			return err
 		}, "want a pointer to the response type"},
-		{"a zero resumable", func() error {
-			_, err := ResumeAll(ctx, c, Resumable{})
+		{"a resumable not a call", func() error {
+			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: "x"}})
 			return err
-		}, "a zero Resumable"},
+		}, "not a writegenimpl.Call"},
+		{"a resumable without an operation", func() error {
+			_, err := ResumeAll(ctx, c, nil, []Resumable{{}})
+			return err
+		}, "without an Operation"},
+		{"a resumable whose call has a lookup", func() error {
+			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: thingCall(c, thingOp(withLookup), "x")}})
+			return err
+		}, "give them as the Resumable's methods"},
+		{"a lookup of another client", func() error {
+			_, err := ResumeAll(ctx, c, c, []Resumable{{Op: op, Call: Call[*thing]{}, Lookup: (*thingClient).lookup}})
+			return err
+		}, "not a method of *writegenimpl.Client"},
+		{"a lookup of another type", func() error {
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable{{Op: op, Call: Call[*thingList]{}, Lookup: (*thingClient).lookup}})
+			return err
+		}, "that returns ([]runtime.Found[*writegenimpl.thingList], error)"},
+		{"a compensation of another type", func() error {
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable{{Op: op, Call: Call[*thingList]{}, Compensate: (*thingClient).compensate}})
+			return err
+		}, "that takes a runtime.Found[*writegenimpl.thingList]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run()
@@ -87,8 +108,8 @@ func TestResumeAllStopsAtContextEnd(t *testing.T) {
 	op.Dedupe = true
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w := ResumableWrite(op, thingCall(c, op, "x"))
-	rep, err := ResumeAll(ctx, c, w, w, w)
+	w := Resumable{Op: op, Call: Call[*thing]{ID: thingID}}
+	rep, err := ResumeAll(ctx, c, nil, []Resumable{w, w, w})
 	if rep != (runtime.ResumeReport{}) || !errors.Is(err, context.Canceled) || strings.Count(err.Error(), "canceled") != 1 {
 		t.Fatalf("report %+v, err %v; want nothing done and one context.Canceled", rep, err)
 	}

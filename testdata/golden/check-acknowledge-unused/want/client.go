@@ -42,9 +42,11 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
+	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
 }

@@ -42,9 +42,11 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(openConversationOp, writegenimpl.Call[*Thread]{ID: openConversationID, Lookup: c.openConversationLookup}),
-		writegenimpl.ResumableWrite(postMessageOp, writegenimpl.Call[*Message]{ID: postMessageID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: openConversationOp, Call: writegenimpl.Call[*Thread]{ID: openConversationID}, Lookup: (*Client).openConversationLookup},
+	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
 }

@@ -36,10 +36,12 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(keyInBodyOp, writegenimpl.Call[*Obj]{ID: keyInBodyID}),
-		writegenimpl.ResumableWrite(keyInHeaderOp, writegenimpl.Call[*Obj]{ID: keyInHeaderID}),
-		writegenimpl.ResumableWrite(keyInQueryOp, writegenimpl.Call[*Obj]{ID: keyInQueryID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: keyInBodyOp, Call: writegenimpl.Call[*Obj]{ID: keyInBodyID}},
+	{Op: keyInHeaderOp, Call: writegenimpl.Call[*Obj]{ID: keyInHeaderID}},
+	{Op: keyInQueryOp, Call: writegenimpl.Call[*Obj]{ID: keyInQueryID}},
 }

@@ -48,11 +48,13 @@ func NewClient(baseURL string, ledger runtime.Ledger, opts ...runtime.Option) (*
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(addNoteOp, writegenimpl.Call[*Note]{ID: addNoteID}),
-		writegenimpl.ResumableWrite(createThreadOp, writegenimpl.Call[*Thread]{ID: createThreadID, Lookup: c.createThreadLookup}),
-		writegenimpl.ResumableWrite(startExportOp, writegenimpl.Call[*Export]{}),
-		writegenimpl.ResumableWrite(updateThreadOp, writegenimpl.Call[*Thread]{ID: updateThreadID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: addNoteOp, Call: writegenimpl.Call[*Note]{ID: addNoteID}},
+	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
+	{Op: startExportOp, Call: writegenimpl.Call[*Export]{}},
+	{Op: updateThreadOp, Call: writegenimpl.Call[*Thread]{ID: updateThreadID}},
 }

@@ -43,8 +43,10 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(putNodeOp, writegenimpl.Call[*Node]{ID: putNodeID}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: putNodeOp, Call: writegenimpl.Call[*Node]{ID: putNodeID}},
 }

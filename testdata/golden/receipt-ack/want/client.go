@@ -36,10 +36,12 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 // uncertain for a person to reconcile. Call it at start-up and then now and again; without a
 // ledger it does nothing.
 func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(
-		ctx, c.impl,
-		writegenimpl.ResumableWrite(cancelJobOp, writegenimpl.Call[*struct{}]{}),
-		writegenimpl.ResumableWrite(createScheduleOp, writegenimpl.Call[*CreateScheduleResponse]{ID: createScheduleID}),
-		writegenimpl.ResumableWrite(submitJobOp, writegenimpl.Call[*SubmitJobResponse]{}),
-	)
+	return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
+}
+
+// resumableWrites are the keyed writes Resume drives on.
+var resumableWrites = []writegenimpl.Resumable{
+	{Op: cancelJobOp, Call: writegenimpl.Call[*struct{}]{}},
+	{Op: createScheduleOp, Call: writegenimpl.Call[*CreateScheduleResponse]{ID: createScheduleID}},
+	{Op: submitJobOp, Call: writegenimpl.Call[*SubmitJobResponse]{}},
 }
