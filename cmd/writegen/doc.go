@@ -63,15 +63,15 @@
 //
 // # Large APIs
 //
-// The generated package compiles in about 5 s and 280 MB per thousand operations, but the Go
-// compiler's memory grows faster than the package beyond a few thousand: one package of 10,000
-// operations took 67 s and 3.3 GB on two cores (bench/scale). Generate such an API as several
+// The generated package compiles in about 4 s and 260 MB per thousand operations, but the Go
+// compiler's front end runs on one core and holds the whole package: one package of 10,000
+// operations took 48 s and 2.3 GB on two cores (bench/scale). Generate such an API as several
 // packages of at most about a thousand operations each, whole tags in each: one annotation file
 // per part, with include: {tags: [...]} and the same provider scope in every file, each with its
 // own -out. The parts share one ledger (their writes keep their key scopes, so their rows and
 // provider keys are those of one API), each declares the models it reaches, and a program
 // imports only the parts it calls. Built together, the eleven parts of the 10,000 operations
-// took 38 s, with 301 MB for the largest compiler and 574 MB for those running at once.
+// took 31 s, with 267 MB for the largest compiler and 530 MB for those running at once.
 //
 // # check
 //

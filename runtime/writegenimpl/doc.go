@@ -6,12 +6,13 @@
 //
 // It holds the executor of generated clients: Operation descriptors, the
 // Request builder, and WriteInto, SubmitInto, Read, Do and ResumeAll. Their
-// type parameters are instantiated with pointers only (new(Thread),
-// new(runtime.Receipt[Thread])), which share one shape: a package with
+// type parameters are instantiated with pointers only (*Thread,
+// *runtime.Receipt[Thread]), which share one shape: a package with
 // thousands of operations and hundreds of response types compiles each of
-// them once, and the executor behind them not at all. What depends on the
-// response type is reached through reflection (see codec). Write, Submit
-// and Resume, generic in the response type, serve code written by hand.
+// them once, and the executor behind them not at all. A Call is erased into
+// a codec by closures compiled with them; ResumeAll, given a table of
+// values, reaches the types through reflection. Write, Submit and Resume,
+// generic in the response type, serve code written by hand.
 //
 // The executor's rules, in short (package runtime's documentation gives
 // them in full):
