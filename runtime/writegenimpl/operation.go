@@ -6,10 +6,13 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion3 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion3) so that code generated
-// for a newer runtime fails to compile against an older one.
-const SupportPackageIsVersion3 = true
+// SupportPackageIsVersion4 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion4) so that code generated
+// for another version of this package fails to compile on that line, which
+// says to generate it again, instead of on a type it no longer has. Version
+// 4: Call and runtime.Found are generic in the pointer to the response type,
+// and ResumeAll takes a table of Resumable values.
+const SupportPackageIsVersion4 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never
