@@ -138,7 +138,11 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(call))
+	rep, err := c.resume(ctx, op, codecOf(call))
+	if err == nil {
+		err = ctx.Err()
+	}
+	return rep, err
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx

@@ -99,7 +99,7 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 }
 
 // TestResumeAllStopsAtContextEnd: once ctx ends no further write is
-// resumed, and its error is returned once.
+// resumed, and its error is returned once; Resume returns it too.
 func TestResumeAllStopsAtContextEnd(t *testing.T) {
 	p := newProvider(t)
 	l := newMemLedger()
@@ -112,5 +112,11 @@ func TestResumeAllStopsAtContextEnd(t *testing.T) {
 	rep, err := ResumeAll(ctx, c, nil, []Resumable{w, w, w})
 	if rep != (runtime.ResumeReport{}) || !errors.Is(err, context.Canceled) || strings.Count(err.Error(), "canceled") != 1 {
 		t.Fatalf("report %+v, err %v; want nothing done and one context.Canceled", rep, err)
+	}
+	// Resume says so too, even for a client without a ledger, which has nothing to resume.
+	for _, c := range []*Client{c, newTestClient(t, p.URL, newTestClock())} {
+		if rep, err := Resume(ctx, c, op, Call[*thing]{ID: thingID}); rep != (runtime.ResumeReport{}) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Resume: report %+v, err %v; want nothing done and context.Canceled", rep, err)
+		}
 	}
 }
