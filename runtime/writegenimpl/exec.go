@@ -138,11 +138,7 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // up, else settled uncertain. call.Request is unused: the stored request is
 // sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
-	rep, err := c.resume(ctx, op, codecOf(call))
-	if err == nil {
-		err = ctx.Err()
-	}
-	return rep, err
+	return c.resume(ctx, op, codecOf(call))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
@@ -297,10 +293,6 @@ func fill(r reflect.Value, f results, o outcome) {
 	r.Field(f.status).SetInt(int64(o.status))
 }
 
-func (cd codec) hasID() bool         { return cd.idOf != nil }
-func (cd codec) hasLookup() bool     { return cd.find != nil }
-func (cd codec) hasCompensate() bool { return cd.undo != nil }
-
 // id returns the durable id of a decoded body, "" without an accessor.
 func (cd codec) id(body any) string {
 	if cd.idOf == nil || body == nil {
@@ -308,14 +300,6 @@ func (cd codec) id(body any) string {
 	}
 	return cd.idOf(body)
 }
-
-// lookup calls the lookup.
-func (cd codec) lookup(ctx context.Context, reference string) ([]found, error) {
-	return cd.find(ctx, reference)
-}
-
-// compensate calls the compensation.
-func (cd codec) compensate(ctx context.Context, d found) error { return cd.undo(ctx, d) }
 
 // decode decodes a JSON body into the pointer a read was given, or for a
 // keyed write into a new *T; an empty body leaves it zero. A *struct{} (a

@@ -98,8 +98,8 @@ func (x *logical) storedRef() string {
 func (x *logical) duplicates(ctx context.Context) {
 	for _, d := range x.found[1:] {
 		body, _ := json.Marshal(d.body)
-		if x.codec.hasCompensate() {
-			err := x.codec.compensate(ctx, d)
+		if x.codec.undo != nil {
+			err := x.codec.undo(ctx, d)
 			if err == nil {
 				x.compensated++
 				if l := x.c.s.Ledger; l != nil {

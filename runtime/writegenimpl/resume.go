@@ -18,7 +18,7 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 	var rep runtime.ResumeReport
 	l := c.s.Ledger
 	if l == nil {
-		return rep, nil // nothing is claimed or recorded without a ledger
+		return rep, ctx.Err() // nothing is claimed or recorded without a ledger
 	}
 	var errs []error
 	// The rows this Resume drove and settled uncertain and re-drivable come
@@ -99,7 +99,7 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	}
 	x.setKey(row.Identity, row.ProviderKey, ref)
 	x.codec, x.receipt = cd, op.Receipt
-	x.lookups = cd.hasLookup() && op.Lookup != runtime.NoLookup
+	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup
 	x.keyTime, x.rowID = row.CreatedAt, row.ID
 	x.enc, x.digest = row.Request, row.Digest
 	return x, err

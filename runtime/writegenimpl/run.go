@@ -224,7 +224,7 @@ func (x *logical) look(ctx context.Context) (bool, error) {
 			lctx = c
 		}
 	}
-	fs, err := x.codec.lookup(lctx, x.ref)
+	fs, err := x.codec.find(lctx, x.ref)
 	if h := x.c.s.Hooks.LookupDone; h != nil {
 		h(lctx, &x.info, len(fs), err)
 	}

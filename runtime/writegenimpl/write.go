@@ -43,7 +43,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	if build == nil {
 		return outcome{}, fmt.Errorf("writegen: operation %q: no request builder", op.ID)
 	}
-	if receipt && !cd.hasID() {
+	if receipt && cd.idOf == nil {
 		return outcome{}, fmt.Errorf("writegen: operation %q: a receipt needs an id accessor", op.ID)
 	}
 	id := runtime.Identity{Scope: c.scope, Tenant: c.s.Tenant, Operation: op.keyScope(), BusinessKey: bk}
@@ -62,7 +62,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	}
 	x.setKey(id, pk, ref)
 	x.codec, x.receipt = cd, receipt
-	x.lookups = cd.hasLookup() && op.Lookup != runtime.NoLookup
+	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup
 	ctx = x.callStart(ctx)
 	if !op.Dedupe {
 		res, err := x.run(ctx, false, failure{})
