@@ -173,6 +173,7 @@ type attemptTrace struct {
 	conns atomic.Int32
 	wrote atomic.Int32
 	trace httptrace.ClientTrace
+	ctx   attemptCtx // the attempt's deadline, when it has one of its own
 }
 
 // attemptTrace returns the trace of attempt n: the first is part of x, a
@@ -218,9 +219,8 @@ func (x *logical) send(ctx context.Context, n int) response {
 	t := x.attemptTrace(n)
 	ctx = httptrace.WithClientTrace(ctx, &t.trace)
 	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > x.c.s.AttemptTimeout {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, x.c.s.AttemptTimeout)
-		defer cancel()
+		ctx = x.c.deadlines.start(ctx, &t.ctx)
+		defer x.c.deadlines.end(&t.ctx)
 	}
 	r = r.WithContext(ctx)
 	switch {

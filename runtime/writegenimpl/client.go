@@ -27,8 +27,10 @@ type Client struct {
 	write  *http.Client // never follows redirects
 	s      runtime.Settings
 	budget *budget
-	owner  string // the lease owner of this client's claims: host, process and a random part
-	told   *toldRows
+	// deadlines gives each attempt its deadline, AttemptTimeout.
+	deadlines *attemptDeadlines
+	owner     string // the lease owner of this client's claims: host, process and a random part
+	told      *toldRows
 
 	// beat waits for the next renewal of a lease: d of real time by
 	// default. Tests replace it to renew on their signal.
@@ -99,16 +101,17 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 	prefix := strings.TrimSuffix(u.EscapedPath(), "/")
 	u.Path, u.RawPath = "", ""
 	return &Client{
-		scope:  scope,
-		base:   *u,
-		prefix: prefix,
-		read:   s.HTTPClient,
-		write:  &w,
-		s:      s,
-		budget: newBudget(s.BudgetRatio, s.BudgetMin, s.Clock.Now()),
-		told:   new(toldRows),
-		owner:  leaseOwner(),
-		beat:   runtime.SystemClock.Sleep,
+		scope:     scope,
+		base:      *u,
+		prefix:    prefix,
+		read:      s.HTTPClient,
+		write:     &w,
+		s:         s,
+		budget:    newBudget(s.BudgetRatio, s.BudgetMin, s.Clock.Now()),
+		deadlines: &attemptDeadlines{timeout: s.AttemptTimeout},
+		told:      new(toldRows),
+		owner:     leaseOwner(),
+		beat:      runtime.SystemClock.Sleep,
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package writegenimpl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -43,24 +44,120 @@ func TestPromise27_AttemptDeadline(t *testing.T) {
 			t.Errorf("the attempt's context has %v left, want a deadline of at most %v", left, defaultAttemptTimeout)
 		}
 	})
-	t.Run("an attempt that hangs", func(t *testing.T) {
-		for _, s := range []strategy{unprotected, withKey} {
-			p := newProvider(t, step{loss: hang})
-			op := thingOp(s)
-			c := newTestClient(t, p.URL, newTestClock(), runtime.WithAttemptTimeout(50*time.Millisecond))
-			r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
-			switch s {
-			case unprotected:
-				if reason := uncertainReason(t, err); reason != "ambiguous without key or lookup" || !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("reason %q, err %v; want ambiguous after the attempt's deadline", reason, err)
+	// Over HTTP/1.1 and HTTP/2 (h2c): both transports see the attempt's
+	// context end and say why.
+	for _, h2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("an attempt that hangs, HTTP/2 %v", h2), func(t *testing.T) {
+			for _, s := range []strategy{unprotected, withKey} {
+				p := newProviderWith(t, func(p *provider) {
+					if h2 {
+						var protos http.Protocols
+						protos.SetUnencryptedHTTP2(true)
+						p.Config.Protocols = &protos
+					}
+				}, step{loss: hang})
+				hc := http.DefaultClient
+				if h2 {
+					hc = h2cClient(t)
 				}
-			case withKey:
-				if err != nil || r.ID != "th_1" || len(p.seenWrites()) != 2 {
-					t.Errorf("receipt %+v, err %v after %d writes; want the key sent again after the deadline", r, err, len(p.seenWrites()))
+				op := thingOp(s)
+				c := newTestClient(t, p.URL, newTestClock(), runtime.WithAttemptTimeout(50*time.Millisecond), runtime.WithHTTPClient(hc))
+				r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+				switch s {
+				case unprotected:
+					if reason := uncertainReason(t, err); reason != "ambiguous without key or lookup" || !errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("reason %q, err %v; want ambiguous after the attempt's deadline", reason, err)
+					}
+				case withKey:
+					if err != nil || r.ID != "th_1" || len(p.seenWrites()) != 2 {
+						t.Errorf("receipt %+v, err %v after %d writes; want the key sent again after the deadline", r, err, len(p.seenWrites()))
+					}
 				}
 			}
+		})
+	}
+}
+
+// TestAttemptDeadlines: the client's one timer cuts every attempt at its own
+// deadline, never before it, nor one that ended or whose caller canceled it
+// first, and stops once no attempt runs. A stalled machine can only make an
+// attempt outlive its deadline before the test stops it; the checks hold
+// then too.
+func TestAttemptDeadlines(t *testing.T) {
+	const timeout = 100 * time.Millisecond
+	d := &attemptDeadlines{timeout: timeout}
+	type run struct {
+		a       *attemptCtx
+		ctx     context.Context
+		started time.Time
+		end     bool               // ended by the caller, one step after its start
+		cancel  context.CancelFunc // of the caller's context, canceled one step after its start
+		early   bool               // stopped before its deadline cut it
+	}
+	stop := func(i int, r *run) {
+		if r.early = !r.a.expired(); !r.early {
+			return // the machine stalled past the deadline: it was cut, rightly
 		}
-	})
+		if r.end {
+			d.end(r.a)
+		} else {
+			r.cancel()
+		}
+		<-r.ctx.Done()
+		if err := r.ctx.Err(); !errors.Is(err, context.Canceled) || r.a.expired() {
+			t.Errorf("attempt %d stopped before its deadline: Err %v, expired %v; want Canceled", i, err, r.a.expired())
+		}
+	}
+	var runs []*run
+	for i := range 12 {
+		r := &run{a: new(attemptCtx), started: time.Now(), end: i%3 == 1}
+		parent := context.Background()
+		if i%3 == 2 {
+			parent, r.cancel = context.WithCancel(parent)
+		}
+		r.ctx = d.start(parent, r.a)
+		if dl, ok := r.ctx.Deadline(); !ok || dl.Before(r.started.Add(timeout)) || dl.After(time.Now().Add(timeout)) {
+			t.Fatalf("attempt %d: deadline %v, %v; want %v after its start", i, dl, ok, timeout)
+		}
+		runs = append(runs, r)
+		time.Sleep(timeout / 10) // attempts overlap, each with its own deadline
+		if r.end || r.cancel != nil {
+			stop(i, r)
+		}
+	}
+	for i, r := range runs {
+		<-r.ctx.Done()
+		if r.early {
+			continue
+		}
+		if late := time.Since(r.started); late < timeout {
+			t.Errorf("attempt %d cut after %v, before its deadline (%v)", i, late, timeout)
+		}
+		if err := r.ctx.Err(); err != context.DeadlineExceeded || !r.a.expired() {
+			t.Errorf("attempt %d: Err %v, expired %v; want DeadlineExceeded", i, err, r.a.expired())
+		}
+	}
+	for i, r := range runs {
+		d.end(r.a) // what send does, cut or not; harmless twice
+		if r.early && r.a.expired() {
+			t.Errorf("attempt %d was stopped before its deadline and cut after", i)
+		}
+	}
+	// With no attempt left the timer fires once more, at most, and stops.
+	for wait := time.Now(); ; time.Sleep(timeout / 10) {
+		d.mu.Lock()
+		head, tail, armed := d.head, d.tail, d.armed
+		d.mu.Unlock()
+		if head != nil || tail != nil {
+			t.Fatalf("head %p, tail %p after every attempt ended; want an empty list", head, tail)
+		}
+		if !armed {
+			break
+		}
+		if time.Since(wait) > 100*timeout {
+			t.Fatalf("the timer is still set %v after every attempt ended", time.Since(wait))
+		}
+	}
 }
 
 // TestPromise27_LongRetryAfter: a Retry-After longer than the client's
