@@ -101,7 +101,7 @@ func NewSupportClient(baseURL string, opts ...runtime.Option) (*SupportClient, e
 // CreateThread opens a thread for an escalation.
 func (c *SupportClient) CreateThread(ctx context.Context, key CreateThreadKey, subject string) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.Write(ctx, c.rt, createThreadOp, key, writegenimpl.Call[*Thread]{
-		Request: func(providerKey, reference string) (*writegenimpl.Request, error) {
+		Build: func(providerKey, reference string) (*writegenimpl.Request, error) {
 			r := writegenimpl.NewRequest("POST", "/threads")
 			return r, r.JSON(map[string]string{"subject": subject, "external_reference": reference})
 		},

@@ -27,11 +27,26 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 // method emits the method of an operation. Each calls the executor once and hands it the new
 // value to fill in (a receipt, an acknowledgement, a response body): the executor's type
 // parameters are then pointers, which the compiler instantiates once for all types. A keyed
-// write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack):
+// write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack) builds its
+// request and hands it over:
+//
+//	func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
+//		req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
+//		if err := req.JSON(body); err != nil {
+//			return nil, err
+//		}
+//		return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
+//			Request: req,
+//			ID:      postMessageID,
+//		})
+//	}
+//
+// unless the request carries the provider key or the reference, which only the executor knows:
+// then the Call's Build function builds it, once, from them:
 //
 //	func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
-//		return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-//			Request: func(_, reference string) (*writegenimpl.Request, error) {
+//		return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
+//			Build: func(_, reference string) (*writegenimpl.Request, error) {
 //				body.ExternalReference = &reference
 //				req := writegenimpl.NewRequest("POST", "/threads")
 //				if err := req.JSON(body); err != nil {
@@ -74,22 +89,25 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		}
 		results = []jen.Code{jen.Op("*").Add(rt(res)).Types(T), jen.Error()}
 		stmts, uses := g.request(op, func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) })
-		stmts = append(stmts, jen.Return(jen.Id("req"), jen.Nil()))
-		names := []string{"_", "_"}
-		for i, name := range []string{"providerKey", "reference"} {
-			if uses[i] {
-				names[i] = name
-			}
-		}
-		var params jen.Code = jen.List(jen.String(), jen.String())
+		var request jen.Code // the Call's Request or Build
 		if uses[0] || uses[1] {
-			params = jen.List(jen.Id(names[0]), jen.Id(names[1]).String())
+			names := []string{"_", "_"}
+			for i, name := range []string{"providerKey", "reference"} {
+				if uses[i] {
+					names[i] = name
+				}
+			}
+			stmts = append(stmts, jen.Return(jen.Id("req"), jen.Nil()))
+			build := jen.Func().Params(jen.Id(names[0]), jen.Id(names[1]).String()).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
+			request = jen.Id("Build").Op(":").Add(build)
+		} else {
+			body = stmts
+			request = jen.Id("Request").Op(":").Id("req")
 		}
-		request := jen.Func().Params(params).Params(jen.Op("*").Add(impl("Request")), jen.Error()).Block(stmts...)
-		body = []jen.Code{jen.Return(impl(fn).Call(
+		body = append(body, jen.Return(impl(fn).Call(
 			jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Op("&").Id("key"), jen.New(rt(res).Types(T)),
 			impl("Call").Types(jen.Op("*").Add(T)).Custom(multiLine, g.callItems(op, request)...),
-		))}
+		)))
 	} else {
 		fn := "Read"
 		if op.Call == spec.CallDo {
@@ -121,13 +139,13 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(op.GoName).Params(args...).Params(results...).Block(body...)
 }
 
-// callItems are the fields of the writegenimpl.Call of a keyed write; request is its Request
-// function, or nil (Resume sends the stored request).
+// callItems are the fields of the writegenimpl.Call of a keyed write; request is its Request or
+// Build field, or nil (Resume sends the stored request).
 func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 	s := op.Safety
 	var items []jen.Code
 	if request != nil {
-		items = append(items, jen.Id("Request").Op(":").Add(request))
+		items = append(items, request)
 		if ref := s.Reference; ref != nil && ref.Value != nil {
 			items = append(items, jen.Id("Reference").Op(":").Add(keyExpr(ref.Value, jen.Id("key"))))
 		}

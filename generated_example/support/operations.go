@@ -64,7 +64,7 @@ var createThreadOp = &writegenimpl.Operation{
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -220,15 +220,13 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous, status_409, status_429, status_503 within 4
 // attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: postMessageID,
+		Request: req,
+		ID:      postMessageID,
 	})
 }
 

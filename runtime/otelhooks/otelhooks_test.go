@@ -39,7 +39,7 @@ var createThing = &writegenimpl.Operation{
 
 func call() writegenimpl.Call[*thing] {
 	return writegenimpl.Call[*thing]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
+		Build: func(string, string) (*writegenimpl.Request, error) {
 			r := writegenimpl.NewRequest("POST", "/things")
 			return r, r.JSON(map[string]string{"name": "x"})
 		},

@@ -51,10 +51,8 @@ func Example() {
 	op := &writegenimpl.Operation{ID: "createThing", Scope: "create-thing", Method: "POST", Path: "/things",
 		Effect: runtime.EffectAmbiguous, Retry: runtime.Retry503, Attempts: 2, KeyHeader: "Idempotency-Key", Keyed: true, Receipt: true}
 	writegenimpl.Write(context.Background(), c, op, thingKey{"1"}, writegenimpl.Call[*thing]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			return writegenimpl.NewRequest("POST", "/things"), nil
-		},
-		ID: func(t *thing) string { return t.ID },
+		Request: writegenimpl.NewRequest("POST", "/things"),
+		ID:      func(t *thing) string { return t.ID },
 	})
 	// Output:
 	// level=WARN msg="writegen attempt" operation=createThing attempt=1 class=status status=503

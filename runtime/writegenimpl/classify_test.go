@@ -132,7 +132,7 @@ func TestPromise07_NoHiddenReplayNoRedirect(t *testing.T) {
 		op := thingOp(withKey)
 		op.Path = "/redirect"
 		call := thingCall(c, op, "x")
-		call.Request = func(pk, ref string) (*Request, error) {
+		call.Build = func(pk, ref string) (*Request, error) {
 			r := NewRequest("POST", "/redirect")
 			return r, r.JSON(thing{Title: "x", Reference: ref})
 		}

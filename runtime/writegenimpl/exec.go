@@ -14,9 +14,12 @@ import (
 // Call holds the parts of one keyed write whose 2xx body decodes into a P,
 // a pointer to its response type (*Thread).
 type Call[P any] struct {
-	// Request builds the request once from the provider key and the
-	// reference.
-	Request func(providerKey, reference string) (*Request, error)
+	// Request is the request of a write that does not carry its provider
+	// key or reference in it (only in the idempotency header, which the
+	// executor sets). Build, for one that does, builds the request once from
+	// them. Exactly one of the two is set.
+	Request *Request
+	Build   func(providerKey, reference string) (*Request, error)
 	// Reference is the value the write stores at the provider for its
 	// lookup when it is not the provider key (a template over the key's
 	// fields); "" means the provider key.
@@ -59,7 +62,7 @@ type Call[P any] struct {
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Reference, true); err != nil {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, true); err != nil {
 		var none R
 		return none, err
 	}
@@ -70,7 +73,7 @@ func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runt
 // by the rules of WriteInto, and fills and returns into, a new
 // *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
 func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Reference, false); err != nil {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, false); err != nil {
 		var none R
 		return none, err
 	}
@@ -89,7 +92,7 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 
 // keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
 func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into any, cd codec,
-	build func(pk, ref string) (*Request, error), reference string, receipt bool) error {
+	req *Request, build func(pk, ref string) (*Request, error), reference string, receipt bool) error {
 	err := cd.err
 	var r reflect.Value
 	var f results
@@ -99,7 +102,7 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 	if err != nil {
 		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
 	}
-	o, err := c.keyed(ctx, op, key, build, reference, cd, receipt)
+	o, err := c.keyed(ctx, op, key, req, build, reference, cd, receipt)
 	if err != nil {
 		return err
 	}
@@ -135,8 +138,8 @@ func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into
 // Resume takes over the rows of op that need driving on (expired leases;
 // re-drivable uncertain rows) and drives each with its stored request and
 // provider key: re-sent while the key is inside its window, else looked
-// up, else settled uncertain. call.Request is unused: the stored request is
-// sent. A client without a ledger has nothing to resume.
+// up, else settled uncertain. call.Request and call.Build are unused: the
+// stored request is sent. A client without a ledger has nothing to resume.
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
 	return c.resume(ctx, op, codecOf(call))
 }

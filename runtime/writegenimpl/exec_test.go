@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -25,6 +26,33 @@ func TestWriteIntoFills(t *testing.T) {
 	a, err := SubmitInto(context.Background(), c, op, thingKey{"2"}, ack, thingCall(c, op, "y"))
 	if err != nil || a != ack || a.Body == nil || a.Body.ID != "th_2" || a.Status != 201 || a.ProviderKey != pkOf(op, "thing:2") {
 		t.Fatalf("SubmitInto: %+v, %v; want ack filled with th_2", a, err)
+	}
+}
+
+// TestCallRequest: a Call may hold its request when the request does not
+// carry the provider key: it is sent as it is, with the key derived for the
+// idempotency header, and again as it is on a retry.
+func TestCallRequest(t *testing.T) {
+	p := newProvider(t, step{status: 503})
+	c := newTestClient(t, p.URL, newTestClock(), runtime.WithBackoff(time.Millisecond, time.Millisecond))
+	op := thingOp(withKey)
+	req := NewRequest("POST", "/things")
+	if err := req.JSON(thing{Title: "prepared"}); err != nil {
+		t.Fatal(err)
+	}
+	sent := string(req.Body)
+	r, err := Write(context.Background(), c, op, thingKey{"7"}, Call[*thing]{Request: req, ID: thingID})
+	if err != nil || r.ID != "th_1" || r.ProviderKey != pkOf(op, "thing:7") {
+		t.Fatalf("receipt %+v, err %v; want th_1 under the derived key", r, err)
+	}
+	w := p.seenWrites()
+	if len(w) != 2 {
+		t.Fatalf("%d writes, want the 503 and its retry", len(w))
+	}
+	for i, s := range w {
+		if s.key != pkOf(op, "thing:7") || string(s.body) != sent {
+			t.Errorf("write %d: key %q, body %s; want the derived key and the request as given", i, s.key, s.body)
+		}
 	}
 }
 
@@ -54,9 +82,19 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 			return err
 		}, "into is a *runtime.Receipt["},
 		{"a call of a value", func() error {
-			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), Call[thing]{Request: thingCall(c, op, "x").Request})
+			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), Call[thing]{Build: thingCall(c, op, "x").Build})
 			return err
 		}, "want a pointer to the response type"},
+		{"a call without a request", func() error {
+			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), Call[*thing]{ID: thingID})
+			return err
+		}, "want a request or a function that builds it"},
+		{"a call with a request and a builder", func() error {
+			call := thingCall(c, op, "x")
+			call.Request = NewRequest("POST", "/things")
+			_, err := WriteInto(ctx, c, op, thingKey{"1"}, new(runtime.Receipt[thing]), call)
+			return err
+		}, "want a request or a function that builds it"},
 		{"a resumable of a value", func() error {
 			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: Call[thing]{}}})
 			return err

@@ -495,7 +495,7 @@ var listOp = &Operation{ID: "listThings", Method: "GET", Path: "/things", Effect
 // reference; with a lookup through GET /things when the operation has one.
 func thingCall(c *Client, op *Operation, title string) Call[*thing] {
 	call := Call[*thing]{
-		Request: func(pk, ref string) (*Request, error) {
+		Build: func(pk, ref string) (*Request, error) {
 			r := NewRequest("POST", "/things")
 			return r, r.JSON(thing{Title: title, Reference: ref})
 		},

@@ -48,8 +48,8 @@ func TestPromise03_EmptyKeyRefusedBeforeSend(t *testing.T) {
 	c := newTestClient(t, p.URL, newTestClock())
 	built := false
 	call := thingCall(c, op, "x")
-	inner := call.Request
-	call.Request = func(pk, ref string) (*Request, error) { built = true; return inner(pk, ref) }
+	inner := call.Build
+	call.Build = func(pk, ref string) (*Request, error) { built = true; return inner(pk, ref) }
 	for name, key := range map[string]runtime.Key{"empty field": thingKey{}, "empty key": emptyKey{}, "nil key": nil} {
 		_, err := Write(context.Background(), c, op, key, call)
 		var ek *runtime.EmptyKeyError
@@ -72,7 +72,7 @@ func TestPromise04_RetriesAreByteIdentical(t *testing.T) {
 	op := thingOp(withKey)
 	c := newTestClient(t, p.URL, newTestClock())
 	builds := 0
-	call := Call[*thing]{Request: func(pk, ref string) (*Request, error) {
+	call := Call[*thing]{Build: func(pk, ref string) (*Request, error) {
 		builds++
 		r := NewRequest("POST", "/things")
 		return r, r.Form(map[string]any{"title": "printer", "reference": ref, "tags": []string{"b", "a"}, "meta": map[string]any{"z": 1, "a": true}})

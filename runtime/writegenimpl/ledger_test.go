@@ -140,7 +140,7 @@ func claimFor(t *testing.T, l runtime.Ledger, c *Client, op *Operation, key, tit
 	t.Helper()
 	id := runtime.Identity{Scope: c.scope, Tenant: c.s.Tenant, Operation: op.keyScope(), BusinessKey: "thing:" + key}
 	pk := runtime.ProviderKey(id, op.KeyMaxLength, c.s.KeySecret)
-	r, err := thingCall(c, op, title).Request(pk, pk)
+	r, err := thingCall(c, op, title).Build(pk, pk)
 	if err != nil {
 		t.Fatal(err)
 	}

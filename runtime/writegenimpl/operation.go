@@ -6,13 +6,13 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion4 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion4) so that code generated
+// SupportPackageIsVersion5 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion5) so that code generated
 // for another version of this package fails to compile on that line, which
 // says to generate it again, instead of on a type it no longer has. Version
-// 4: Call and runtime.Found are generic in the pointer to the response type,
-// and ResumeAll takes a table of Resumable values.
-const SupportPackageIsVersion4 = true
+// 5: a Call holds its request (Request), or a function that builds it from
+// the provider key and the reference (Build).
+const SupportPackageIsVersion5 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never

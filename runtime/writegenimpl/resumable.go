@@ -21,7 +21,7 @@ import (
 //	}
 type Resumable struct {
 	Op *Operation
-	// Call is the write's Call[P], with its ID accessor; its Request is
+	// Call is the write's Call[P], with its ID accessor; its Request and Build are
 	// unused (the stored request is sent), and its Lookup and Compensate
 	// must be nil: they are given below.
 	Call any

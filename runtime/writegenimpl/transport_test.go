@@ -243,7 +243,7 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 	if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil {
 		t.Fatal(err)
 	}
-	empty := Call[*thing]{Request: func(string, string) (*Request, error) { return NewRequest("POST", "/things"), nil }, ID: thingID}
+	empty := Call[*thing]{Build: func(string, string) (*Request, error) { return NewRequest("POST", "/things"), nil }, ID: thingID}
 	if _, err := Write(context.Background(), c, op, thingKey{"2"}, empty); err != nil || got.Load() != "" {
 		t.Fatalf("empty write: err %v, server read %q", err, got.Load())
 	}

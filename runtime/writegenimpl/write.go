@@ -28,7 +28,7 @@ type outcome struct {
 
 // keyed runs a keyed write, through the ledger when op.Dedupe. receipt says
 // whether its 2xx must carry a durable id (Write) or not (Submit).
-func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, build func(pk, ref string) (*Request, error),
+func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req *Request, build func(pk, ref string) (*Request, error),
 	reference string, cd codec, receipt bool) (outcome, error) {
 	if key == nil {
 		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
@@ -40,8 +40,8 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	if bk == "" {
 		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
 	}
-	if build == nil {
-		return outcome{}, fmt.Errorf("writegen: operation %q: no request builder", op.ID)
+	if (req == nil) == (build == nil) {
+		return outcome{}, fmt.Errorf("writegen: operation %q: want a request or a function that builds it, one of the two", op.ID)
 	}
 	if receipt && cd.idOf == nil {
 		return outcome{}, fmt.Errorf("writegen: operation %q: a receipt needs an id accessor", op.ID)
@@ -52,9 +52,11 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, buil
 	if ref == "" {
 		ref = pk
 	}
-	r, err := build(pk, ref)
-	if err != nil {
-		return outcome{}, fmt.Errorf("writegen: operation %q: build request: %w", op.ID, err)
+	r := req
+	if build != nil {
+		if r, err = build(pk, ref); err != nil {
+			return outcome{}, fmt.Errorf("writegen: operation %q: build request: %w", op.ID, err)
+		}
 	}
 	x, err := c.prepare(op, modeWrite, r)
 	if err != nil {

@@ -64,7 +64,7 @@ var createTransferOp = &writegenimpl.Operation{
 // searches for.
 func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, body NewTransfer) (*runtime.Receipt[Transfer], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createTransferOp, &key, new(runtime.Receipt[Transfer]), writegenimpl.Call[*Transfer]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
 			req := writegenimpl.NewRequest("POST", "/transfers")
 			if err := req.JSON(body); err != nil {

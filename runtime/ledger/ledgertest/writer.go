@@ -53,7 +53,7 @@ func (k key) BusinessKey() (string, error) {
 // call builds createThing's request and, with withLookup, its lookup.
 func call(providerURL string, s strategy, k key) writegenimpl.Call[*thing] {
 	c := writegenimpl.Call[*thing]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			r := writegenimpl.NewRequest(http.MethodPost, "/things")
 			return r, r.JSON(map[string]string{"ref": reference, "name": string(k)})
 		},

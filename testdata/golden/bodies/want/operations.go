@@ -64,7 +64,7 @@ var createChargeOp = &writegenimpl.Operation{
 // lookup searches for.
 func (c *Client) CreateCharge(ctx context.Context, key CreateChargeKey, body CreateChargeRequest) (*runtime.Receipt[Note], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createChargeOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Metadata = copyMap(body.Metadata)
 			body.Metadata["writegen_ref"] = reference
 			req := writegenimpl.NewRequest("POST", "/charges")
@@ -128,15 +128,13 @@ var createNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_id}" in key scope
 // "createnote", retried on not_sent within 2 attempts; uncertain outcomes go to storage.
 func (c *Client) CreateNote(ctx context.Context, key CreateNoteKey, body CreateNoteRequest) (*runtime.Receipt[Note], error) {
+	req := writegenimpl.NewRequest("POST", "/notes")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, createNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/notes")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: createNoteID,
+		Request: req,
+		ID:      createNoteID,
 	})
 }
 

@@ -108,7 +108,7 @@ var openConversationOp = &writegenimpl.Operation{
 // lookup searches for.
 func (c *Client) OpenConversation(ctx context.Context, key OpenConversationKey, body OpenConversationRequest) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, openConversationOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -200,15 +200,13 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous within 4 attempts, deduplicated in the ledger;
 // uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: postMessageID,
+		Request: req,
+		ID:      postMessageID,
 	})
 }
 

@@ -55,15 +55,13 @@ var createThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "e:{escalation_id}" in key
 // scope "createthread", never retried.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
+	req := writegenimpl.NewRequest("POST", "/threads")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: createThreadID,
+		Request: req,
+		ID:      createThreadID,
 	})
 }
 
@@ -197,15 +195,13 @@ var postMessageOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_ref}" in key scope
 // "postmessage", never retried.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Message]), writegenimpl.Call[*Message]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: postMessageID,
+		Request: req,
+		ID:      postMessageID,
 	})
 }
 

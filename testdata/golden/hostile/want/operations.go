@@ -67,17 +67,15 @@ var returnOp = &writegenimpl.Operation{
 // "return", retried on not_sent, ambiguous within 2 attempts; uncertain outcomes go to team */ " `
 // | owner.
 func (c *Client) Return(ctx context.Context, key ReturnKey, params ReturnParams, body Type) (*runtime.Receipt[Type], error) {
+	req := writegenimpl.NewRequest("POST", "/type/"+writegenimpl.PathParam("func", params.Func))
+	req.AddQuery("range", params.Range, "form", true)
+	req.SetHeader("x-map", params.XMap)
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, returnOp, &key, new(runtime.Receipt[Type]), writegenimpl.Call[*Type]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/type/"+writegenimpl.PathParam("func", params.Func))
-			req.AddQuery("range", params.Range, "form", true)
-			req.SetHeader("x-map", params.XMap)
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: returnID,
+		Request: req,
+		ID:      returnID,
 	})
 }
 

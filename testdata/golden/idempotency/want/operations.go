@@ -59,7 +59,7 @@ var keyInBodyOp = &writegenimpl.Operation{
 // "/options/dedupe_id" with the provider key, as the reference the lookup searches for.
 func (c *Client) KeyInBody(ctx context.Context, key KeyInBodyKey, body KeyInBodyRequest) (*runtime.Receipt[Obj], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, keyInBodyOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
-		Request: func(providerKey, reference string) (*writegenimpl.Request, error) {
+		Build: func(providerKey, reference string) (*writegenimpl.Request, error) {
 			body.RequestID = &providerKey
 			body.Options = ptrCopy(body.Options)
 			body.Options.DedupeID = &reference
@@ -127,12 +127,10 @@ var keyInHeaderOp = &writegenimpl.Operation{
 // "keyinheader", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // platform.
 func (c *Client) KeyInHeader(ctx context.Context, key KeyInHeaderKey) (*runtime.Receipt[Obj], error) {
+	req := writegenimpl.NewRequest("POST", "/a")
 	return writegenimpl.WriteInto(ctx, c.impl, keyInHeaderOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/a")
-			return req, nil
-		},
-		ID: keyInHeaderID,
+		Request: req,
+		ID:      keyInHeaderID,
 	})
 }
 
@@ -197,7 +195,7 @@ var keyInQueryOp = &writegenimpl.Operation{
 // It overwrites query parameter "idempotency_key" with the provider key.
 func (c *Client) KeyInQuery(ctx context.Context, key KeyInQueryKey, params KeyInQueryParams) (*runtime.Receipt[Obj], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, keyInQueryOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
-		Request: func(providerKey, _ string) (*writegenimpl.Request, error) {
+		Build: func(providerKey, _ string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/c")
 			req.AddQuery("dry_run", params.DryRun, "form", true)
 			req.AddQuery("idempotency_key", providerKey, "form", true)

@@ -56,15 +56,13 @@ var createThreadOp = &writegenimpl.Operation{
 // scope "createthread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // support-ops.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
+	req := writegenimpl.NewRequest("POST", "/threads")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: createThreadID,
+		Request: req,
+		ID:      createThreadID,
 	})
 }
 

@@ -57,15 +57,13 @@ var createThreadOp = &writegenimpl.Operation{
 // in key scope "createthread", retried on not_sent, ambiguous, status_409 within 4 attempts,
 // deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
+	req := writegenimpl.NewRequest("POST", "/threads")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: createThreadID,
+		Request: req,
+		ID:      createThreadID,
 	})
 }
 
@@ -121,11 +119,9 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}" in key scope
 // "deletethread", retried on not_sent, ambiguous within 3 attempts, deduplicated in the ledger.
 func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[struct{}], error) {
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
 	return writegenimpl.SubmitInto(ctx, c.impl, deleteThreadOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[*struct{}]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
-			return req, nil
-		},
+		Request: req,
 	})
 }
 

@@ -63,7 +63,7 @@ var createThreadOp = &writegenimpl.Operation{
 // lookup searches for.
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params CreateThreadParams, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
 			req.SetHeader("Idempotency-Key", params.IdempotencyKey)

@@ -57,7 +57,7 @@ var createContactOp = &writegenimpl.Operation{
 // It overwrites body field "/external_id" with the reference "{user_id}" (from the key).
 func (c *Client) CreateContact(ctx context.Context, key CreateContactKey, body CreateContactRequest) (*runtime.Receipt[Contact], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createContactOp, &key, new(runtime.Receipt[Contact]), writegenimpl.Call[*Contact]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalID = &reference
 			req := writegenimpl.NewRequest("POST", "/contacts")
 			if err := req.JSON(body); err != nil {

@@ -58,15 +58,13 @@ var addNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_ref}" in key
 // scope "addnote", retried on not_sent within 3 attempts; uncertain outcomes go to desk-ops.
 func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body AddNoteRequest) (*runtime.Receipt[Note], error) {
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: addNoteID,
+		Request: req,
+		ID:      addNoteID,
 	})
 }
 
@@ -128,7 +126,7 @@ var createThreadOp = &writegenimpl.Operation{
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body NewThread) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = reference
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {
@@ -322,14 +320,12 @@ var startExportOp = &writegenimpl.Operation{
 // "startexport", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) StartExport(ctx context.Context, key StartExportKey, body StartExportRequest) (*runtime.Ack[Export], error) {
+	req := writegenimpl.NewRequest("POST", "/exports")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.SubmitInto(ctx, c.impl, startExportOp, &key, new(runtime.Ack[Export]), writegenimpl.Call[*Export]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/exports")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
+		Request: req,
 	})
 }
 
@@ -385,15 +381,13 @@ var updateThreadOp = &writegenimpl.Operation{
 // "updatethread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) UpdateThread(ctx context.Context, key UpdateThreadKey, params UpdateThreadParams, body UpdateThreadRequest) (*runtime.Receipt[Thread], error) {
+	req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, updateThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: updateThreadID,
+		Request: req,
+		ID:      updateThreadID,
 	})
 }
 

@@ -130,17 +130,15 @@ var putNodeOp = &writegenimpl.Operation{
 // "putnode", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // graph-team.
 func (c *Client) PutNode(ctx context.Context, key PutNodeKey, params PutNodeParams, body Node) (*runtime.Receipt[Node], error) {
+	req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathParam("id", params.ID))
+	req.AddQuery("filter[kind]", params.FilterKind, "form", true)
+	req.SetHeader("X-Request-Id", params.XRequestID)
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, putNodeOp, &key, new(runtime.Receipt[Node]), writegenimpl.Call[*Node]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathParam("id", params.ID))
-			req.AddQuery("filter[kind]", params.FilterKind, "form", true)
-			req.SetHeader("X-Request-Id", params.XRequestID)
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: putNodeID,
+		Request: req,
+		ID:      putNodeID,
 	})
 }
 

@@ -56,11 +56,9 @@ var cancelJobOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{job_id}" in key scope
 // "canceljob", retried on not_sent, ambiguous, status_5xx within 5 attempts.
 func (c *Client) CancelJob(ctx context.Context, key CancelJobKey, params CancelJobParams) (*runtime.Ack[struct{}], error) {
+	req := writegenimpl.NewRequest("POST", "/jobs/"+writegenimpl.PathParam("id", params.ID)+"/cancel")
 	return writegenimpl.SubmitInto(ctx, c.impl, cancelJobOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[*struct{}]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/jobs/"+writegenimpl.PathParam("id", params.ID)+"/cancel")
-			return req, nil
-		},
+		Request: req,
 	})
 }
 
@@ -116,15 +114,13 @@ var createScheduleOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{tenant}/{slot}" in key
 // scope "createschedule", retried on not_sent, ambiguous, status_409 within 4 attempts.
 func (c *Client) CreateSchedule(ctx context.Context, key CreateScheduleKey, body JobSpec) (*runtime.Receipt[CreateScheduleResponse], error) {
+	req := writegenimpl.NewRequest("POST", "/schedules")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.WriteInto(ctx, c.impl, createScheduleOp, &key, new(runtime.Receipt[CreateScheduleResponse]), writegenimpl.Call[*CreateScheduleResponse]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/schedules")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
-		ID: createScheduleID,
+		Request: req,
+		ID:      createScheduleID,
 	})
 }
 
@@ -178,13 +174,11 @@ var submitJobOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "job:{job_name}" in key scope
 // "submitjob", retried on not_sent, ambiguous within 3 attempts.
 func (c *Client) SubmitJob(ctx context.Context, key SubmitJobKey, body JobSpec) (*runtime.Ack[SubmitJobResponse], error) {
+	req := writegenimpl.NewRequest("POST", "/jobs")
+	if err := req.JSON(body); err != nil {
+		return nil, err
+	}
 	return writegenimpl.SubmitInto(ctx, c.impl, submitJobOp, &key, new(runtime.Ack[SubmitJobResponse]), writegenimpl.Call[*SubmitJobResponse]{
-		Request: func(string, string) (*writegenimpl.Request, error) {
-			req := writegenimpl.NewRequest("POST", "/jobs")
-			if err := req.JSON(body); err != nil {
-				return nil, err
-			}
-			return req, nil
-		},
+		Request: req,
 	})
 }

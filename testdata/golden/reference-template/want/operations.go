@@ -72,7 +72,7 @@ var createThreadOp = &writegenimpl.Operation{
 // the key).
 func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, body CreateThreadRequest) (*runtime.Receipt[Thread], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createThreadOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
 			if err := req.JSON(body); err != nil {

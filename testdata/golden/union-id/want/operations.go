@@ -68,7 +68,7 @@ var createExternalAccountOp = &writegenimpl.Operation{
 // lookup searches for.
 func (c *Client) CreateExternalAccount(ctx context.Context, key CreateExternalAccountKey, params CreateExternalAccountParams, body CreateExternalAccountRequest) (*runtime.Receipt[CardOrBankAccount], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, createExternalAccountOp, &key, new(runtime.Receipt[CardOrBankAccount]), writegenimpl.Call[*CardOrBankAccount]{
-		Request: func(_, reference string) (*writegenimpl.Request, error) {
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			var set0 StringOrFloat64
 			if err := set0.FromString(reference); err != nil {
 				return nil, err
