@@ -10,14 +10,14 @@ import (
 // with one timer for the whole client.
 //
 // context.WithTimeout would start a runtime timer per attempt and stop it
-// when the attempt ends: two operations on the timer heap, and often a
-// wake-up of the network poller, on every call. All attempts of a client
-// have the same timeout, so their deadlines come in the order they start:
-// the list of running attempts, oldest first, is sorted by deadline and one
-// timer, set for its head, serves them all. An attempt that ends leaves the
-// list and the timer alone; the timer, when it fires, cuts the attempts
-// whose deadline has passed and is set again for the new head, if any. So a
-// client busy with short calls touches its timer about once per timeout.
+// when the attempt ends: two operations on the timer heap on every call.
+// All attempts of a client have the same timeout, so their deadlines come
+// in the order they start: the list of running attempts, oldest first, is
+// sorted by deadline and one timer, set for its head, serves them all. An
+// attempt that ends is unlinked and the timer left alone; the timer, when it
+// fires, cuts the attempts whose deadline has passed and is set again for
+// the new head, if any. So a client busy with short calls touches its timer
+// about once per timeout.
 type attemptDeadlines struct {
 	timeout time.Duration
 
