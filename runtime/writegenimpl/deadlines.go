@@ -35,8 +35,7 @@ type attemptCtx struct {
 	context.Context
 	cancel     context.CancelCauseFunc
 	deadline   time.Time
-	prev, next *attemptCtx
-	listed     bool // in the list of running attempts
+	prev, next *attemptCtx // its neighbours in the list of running attempts; a lone head has neither
 }
 
 func (a *attemptCtx) Deadline() (time.Time, bool) { return a.deadline, true }
@@ -58,7 +57,7 @@ func (d *attemptDeadlines) start(parent context.Context, a *attemptCtx) context.
 	d.mu.Lock()
 	// The deadline is taken under the lock, so that the list stays sorted.
 	a.deadline = time.Now().Add(d.timeout)
-	a.prev, a.next, a.listed = d.tail, nil, true
+	a.prev, a.next = d.tail, nil
 	if d.tail != nil {
 		d.tail.next = a
 	} else {
@@ -108,8 +107,8 @@ func (d *attemptDeadlines) fire() {
 
 // unlink takes a out of the list, if it is in it. d.mu is held.
 func (d *attemptDeadlines) unlink(a *attemptCtx) {
-	if !a.listed {
-		return
+	if a.prev == nil && d.head != a {
+		return // not in the list: cut already, or ended twice
 	}
 	if a.prev != nil {
 		a.prev.next = a.next
@@ -121,5 +120,5 @@ func (d *attemptDeadlines) unlink(a *attemptCtx) {
 	} else {
 		d.tail = a.prev
 	}
-	a.prev, a.next, a.listed = nil, nil, false
+	a.prev, a.next = nil, nil
 }
