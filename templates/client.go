@@ -17,7 +17,7 @@ func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 // client emits the package doc, the runtime handshake, Client, DefaultBaseURL, NewClient and,
 // when some write is keyed, Resume:
 //
-//	const _ = writegenimpl.SupportPackageIsVersion5
+//	const _ = writegenimpl.SupportPackageIsVersion6
 //
 //	type Client struct {
 //		impl *writegenimpl.Client
@@ -33,7 +33,7 @@ func (g *generator) client(f *jen.File) {
 		"\n// beside this file says what each of its writes does when its outcome is unknown.")
 
 	f.Comment("// This code needs a runtime that supports version 3 of the generated code.")
-	f.Const().Id("_").Op("=").Add(impl("SupportPackageIsVersion5"))
+	f.Const().Id("_").Op("=").Add(impl("SupportPackageIsVersion6"))
 
 	what := "the API"
 	if api.Title != "" {

@@ -25,9 +25,9 @@ func resultPtr(op *spec.Operation) *jen.Statement { return jen.Op("*").Add(resul
 func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
 // method emits the method of an operation. Each calls the executor once and hands it the new
-// value to fill in (a receipt, an acknowledgement, a response body): the executor's type
-// parameters are then pointers, which the compiler instantiates once for all types. A keyed
-// write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack) builds its
+// value to fill in (a receipt, an acknowledgement, a response body): a write's type parameters
+// are then pointers, whose instantiations share one body, and a read's pointer is an any, so
+// that the compiler instantiates nothing per read. A keyed write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack) builds its
 // request and hands it over:
 //
 //	func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
@@ -64,7 +64,11 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 //		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-//		return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
+//		res := new(Thread)
+//		if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
+//			return nil, err
+//		}
+//		return res, nil
 //	}
 func (g *generator) method(f *jen.File, op *spec.Operation) {
 	args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
@@ -118,20 +122,25 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
 		body, _ = g.request(op, fail)
-		run := impl(fn).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"), jen.New(T))
+		run := func(into jen.Code) jen.Code {
+			return impl(fn).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"), into)
+		}
 		switch {
 		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}
 			body = append(body,
-				jen.List(jen.Id("res"), jen.Err()).Op(":=").Add(run),
-				jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Op("*").Id("res"), jen.Nil()))
+				jen.Var().Id("res").Add(T),
+				jen.If(jen.Err().Op(":=").Add(run(jen.Op("&").Id("res"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("res"), jen.Nil()))
 		case hasResult(op):
 			results = []jen.Code{jen.Op("*").Add(T), jen.Error()}
-			body = append(body, jen.Return(run))
+			body = append(body,
+				jen.Id("res").Op(":=").New(T),
+				jen.If(jen.Err().Op(":=").Add(run(jen.Id("res"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("res"), jen.Nil()))
 		default:
 			results = []jen.Code{jen.Error()}
-			body = append(body, jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(run), jen.Return(jen.Err()))
+			body = append(body, jen.Return(run(jen.Nil())))
 		}
 	}
 	f.Line()

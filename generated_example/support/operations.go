@@ -141,8 +141,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // status_429, status_503 within 3 attempts; uncertain outcomes go to support-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
 	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	_, err := writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, new(struct{}))
-	return err
+	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
 // GetThreadParams holds the parameters of GetThread.
@@ -164,7 +163,11 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
+	res := new(Thread)
+	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // PostMessageParams holds the parameters of PostMessage.
@@ -258,5 +261,9 @@ var searchThreadsOp = &writegenimpl.Operation{
 func (c *Client) SearchThreads(ctx context.Context, params SearchThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, new(ThreadList))
+	res := new(ThreadList)
+	if err := writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

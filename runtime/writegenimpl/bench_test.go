@@ -153,7 +153,8 @@ func readLoopback(b *testing.B, ctx context.Context) {
 	executor := func() error {
 		r := NewRequest("GET", "/things")
 		r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
-		l, err := Read(ctx, c, listOp, r, new(thingList))
+		var l thingList
+		err := Read(ctx, c, listOp, r, &l)
 		if err == nil && len(l.Data) != 1 {
 			b.Fatal(l)
 		}

@@ -101,7 +101,7 @@ func TestPromise07_NoHiddenReplayNoRedirect(t *testing.T) {
 	reused := func(t *testing.T, op *Operation) (*provider, error) {
 		p := newProvider(t, step{loss: closeResponse})
 		c := newTestClient(t, p.URL, newTestClock())
-		if _, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil {
+		if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil {
 			t.Fatal(err)
 		}
 		_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
@@ -146,7 +146,7 @@ func TestPromise07_NoHiddenReplayNoRedirect(t *testing.T) {
 		}
 		r := NewRequest("GET", "/redirect")
 		r.AddQuery("reference", "none", "", false)
-		if _, err := Read(context.Background(), c, listOp, r, new(thingList)); err != nil || p.lookupCount() != 1 {
+		if err := Read(context.Background(), c, listOp, r, new(thingList)); err != nil || p.lookupCount() != 1 {
 			t.Errorf("read through a redirect: err %v, %d lookups; want it followed", err, p.lookupCount())
 		}
 	})

@@ -187,7 +187,7 @@ func TestPromise21_Credentials(t *testing.T) {
 			return 401
 		}
 		c := newTestClient(t, p.URL, clk, runtime.WithTokenSource(ts))
-		if _, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil || refused.Load() != 1 {
+		if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil || refused.Load() != 1 {
 			t.Errorf("err %v after %d refusals; want the read asked again with the new token", err, refused.Load())
 		}
 	})

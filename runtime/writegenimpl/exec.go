@@ -39,15 +39,17 @@ type Call[P any] struct {
 	Compensate func(ctx context.Context, duplicate runtime.Found[P]) error
 }
 
-// The entry points of generated code cost the compiler nothing per
-// response type: their type parameters are instantiated with pointer types
-// only (*Thread, *runtime.Receipt[Thread]), which all have one shape, so the
-// compiler makes one WriteInto, one Read and so on for a whole package.
-// WriteInto erases the type of its Call into a codec, whose closures are
-// compiled with it, once; the receipt it returns is filled through
-// reflection, a fraction of a microsecond against the network's tens.
-// Write, Submit and Resume, generic in the response type, are for code
-// written by hand.
+// What the entry points of generated code cost the compiler per response
+// type: WriteInto and SubmitInto are instantiated with pointer types only
+// (*Thread, *runtime.Receipt[Thread]), which all have one shape, so their
+// bodies are compiled once for a whole package; each instantiation adds a
+// small wrapper and a dictionary, the price of a typed Call, whose lookup
+// and compensation a user may write. WriteInto erases the type of its Call
+// into a codec, whose closures are compiled with it, once; the receipt it
+// returns is filled through reflection, a fraction of a microsecond against
+// the network's tens. Read and Do take the pointer they decode into as any:
+// nothing of theirs is instantiated. Write, Submit and Resume, generic in
+// the response type, are for code written by hand.
 
 // WriteInto runs one logical write whose 2xx is a receipt, and fills and
 // returns into, a new *runtime.Receipt[T] where P is *T.
@@ -112,14 +114,15 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 
 // Read runs a read, following redirects, retried within op.Retry
 // (runtime.RetryReads when op.Retry is empty) on any failure the set names.
-// Its 2xx body is decoded into into, a new pointer (new(Thread)), which it
-// returns: a *[]byte keeps the body as it came, a *struct{} ignores it.
-func Read[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
-	if err := c.direct(ctx, op, req, modeRead, codec{into: into}); err != nil {
-		var none P
-		return none, err
-	}
-	return into, nil
+// Its 2xx body is decoded into into, a pointer (new(Thread), &list): a
+// *[]byte keeps the body as it came, and nil ignores it.
+//
+// Read and Do are not generic: a generic function costs the compiler a
+// wrapper and a dictionary for every type it is instantiated with, even
+// when every instantiation shares one body, and a generated package calls
+// them with hundreds of response types.
+func Read(ctx context.Context, c *Client, op *Operation, req *Request, into any) error {
+	return c.direct(ctx, op, req, modeRead, into)
 }
 
 // Do runs a write without a business key, such as an idempotent PUT. Its
@@ -127,12 +130,8 @@ func Read[P any](ctx context.Context, c *Client, op *Operation, req *Request, in
 // it is re-sent only when op.Effect is EffectIdempotent; otherwise the call
 // ends uncertain, recorded (in the ledger, when the client has one) and
 // notified. Its 2xx body is decoded into into, as Read does.
-func Do[P any](ctx context.Context, c *Client, op *Operation, req *Request, into P) (P, error) {
-	if err := c.direct(ctx, op, req, modeDo, codec{into: into}); err != nil {
-		var none P
-		return none, err
-	}
-	return into, nil
+func Do(ctx context.Context, c *Client, op *Operation, req *Request, into any) error {
+	return c.direct(ctx, op, req, modeDo, into)
 }
 
 // Resume takes over the rows of op that need driving on (expired leases;
@@ -303,6 +302,9 @@ func (cd codec) id(body any) string {
 	}
 	return cd.idOf(body)
 }
+
+// noBody is what a read or an unkeyed write given no pointer decodes into.
+var noBody = new(struct{})
 
 // decode decodes a JSON body into the pointer a read was given, or for a
 // keyed write into a new *T; an empty body leaves it zero. A *struct{} (a

@@ -519,8 +519,8 @@ func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]
 		if lag {
 			r.AddQuery("lag", 1, "form", true)
 		}
-		l, err := Read(ctx, c, listOp, r, new(thingList))
-		if err != nil {
+		var l thingList
+		if err := Read(ctx, c, listOp, r, &l); err != nil {
 			return nil, err
 		}
 		var out []runtime.Found[*thing]

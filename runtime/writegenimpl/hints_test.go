@@ -74,7 +74,7 @@ func TestPromise13_RetryHints(t *testing.T) {
 			w.WriteHeader(503)
 		})
 		c := newTestClient(t, p.URL, newTestClock())
-		if _, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err == nil || hits.Load() != 1 {
+		if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err == nil || hits.Load() != 1 {
 			t.Errorf("%d requests, err %v; want 1 and an error", hits.Load(), err)
 		}
 	})

@@ -191,7 +191,7 @@ func TestResume(t *testing.T) {
 				if op.KeyHeader != "" {
 					req.SetHeader(op.KeyHeader, row.ProviderKey)
 				}
-				if _, err := Do(context.Background(), c, &Operation{ID: "replay", Retry: 0}, req, new(thing)); err != nil {
+				if err := Do(context.Background(), c, &Operation{ID: "replay", Retry: 0}, req, new(thing)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,15 +41,15 @@ func TestReadRetries(t *testing.T) {
 	op := *listOp
 	op.Attempts = 5
 	c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(a.hooks()))
-	l, err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), new(thingList))
-	if err != nil || len(l.Data) != 1 || l.Data[0].ID != "th_9" {
+	var l thingList
+	if err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), &l); err != nil || len(l.Data) != 1 || l.Data[0].ID != "th_9" {
 		t.Fatalf("list %+v, err %v", l, err)
 	}
 	if got, want := a.classes(), "status 503, status 429, ambiguous, status 408, ok 200"; got != want {
 		t.Errorf("attempts: %s, want %s", got, want)
 	}
 	statuses, n = []int{404}, atomic.Int64{}
-	if _, err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), new(thingList)); !errors.Is(err, runtime.ErrRejected) || n.Load() != 1 {
+	if err := Read(context.Background(), c, &op, NewRequest("GET", "/things"), new(thingList)); !errors.Is(err, runtime.ErrRejected) || n.Load() != 1 {
 		t.Errorf("404: err %v after %d requests", err, n.Load())
 	}
 }
@@ -62,8 +63,8 @@ func TestReadBytes(t *testing.T) {
 		w.Write([]byte(pdf))
 	})
 	c := newTestClient(t, p.URL, newTestClock())
-	b, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new([]byte))
-	if err != nil || string(*b) != pdf {
+	var b []byte
+	if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), &b); err != nil || string(b) != pdf {
 		t.Fatalf("body %q, err %v", b, err)
 	}
 }
@@ -108,7 +109,8 @@ func TestDo(t *testing.T) {
 		c := newTestClient(t, p.URL, newTestClock())
 		r := NewRequest("POST", "/things")
 		r.JSON(thing{Title: "x"})
-		got, err := Do(context.Background(), c, op, r, new(thing))
+		var got thing
+		err := Do(context.Background(), c, op, r, &got)
 		switch {
 		case e == runtime.EffectIdempotent && (err != nil || got.ID != "th_2" || len(p.seenWrites()) != 2):
 			t.Errorf("idempotent: %+v, %v after %d writes", got, err, len(p.seenWrites()))
@@ -166,11 +168,46 @@ func TestRequestURL(t *testing.T) {
 	c := newTestClient(t, p.URL+"/v1/", newTestClock())
 	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
 	r.AddQuery("q", "ä&", "form", true)
-	if _, err := Read(context.Background(), c, listOp, r, new(struct{})); err != nil {
+	if err := Read(context.Background(), c, listOp, r, new(struct{})); err != nil {
 		t.Fatal(err)
 	}
 	if want := "GET /v1/things/a%2Fb%20c/x?q=%C3%A4%26"; got.Load() != want {
 		t.Errorf("server saw %q, want %q", got.Load(), want)
+	}
+}
+
+// TestDirectInto: a read or an unkeyed write given nil ignores its 2xx
+// body, whatever it is; one given anything but a non-nil pointer is refused
+// before a request is sent.
+func TestDirectInto(t *testing.T) {
+	var n atomic.Int64
+	p := newProvider(t)
+	p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.Write([]byte("not JSON"))
+	})
+	c := newTestClient(t, p.URL, newTestClock())
+	del := &Operation{ID: "deleteThing", Method: "DELETE", Path: "/things/{id}", Effect: runtime.EffectIdempotent}
+	if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), nil); err != nil {
+		t.Fatalf("read into nil: %v", err)
+	}
+	if err := Do(context.Background(), c, del, NewRequest("DELETE", "/things/1"), nil); err != nil {
+		t.Fatalf("do into nil: %v", err)
+	}
+	if n.Load() != 2 {
+		t.Fatalf("%d requests, want 2", n.Load())
+	}
+	for _, into := range []any{thingList{}, (*thingList)(nil), "x"} {
+		err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), into)
+		if err == nil || !strings.Contains(err.Error(), "want a non-nil pointer") {
+			t.Errorf("read into %#v: %v", into, err)
+		}
+		if err := Do(context.Background(), c, del, NewRequest("DELETE", "/things/1"), into); err == nil {
+			t.Errorf("do into %#v: no error", into)
+		}
+	}
+	if n.Load() != 2 {
+		t.Errorf("%d requests after the refused calls, want 2", n.Load())
 	}
 }
 

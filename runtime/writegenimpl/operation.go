@@ -6,13 +6,13 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion5 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion5) so that code generated
+// SupportPackageIsVersion6 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion6) so that code generated
 // for another version of this package fails to compile on that line, which
 // says to generate it again, instead of on a type it no longer has. Version
-// 5: a Call holds its request (Request), or a function that builds it from
-// the provider key and the reference (Build).
-const SupportPackageIsVersion5 = true
+// 6: Read and Do are not generic; they decode into the pointer they are
+// given and return only an error.
+const SupportPackageIsVersion6 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never

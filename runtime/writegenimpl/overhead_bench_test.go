@@ -72,7 +72,7 @@ func BenchmarkReadOverhead(b *testing.B) {
 		for b.Loop() {
 			r := NewRequest("GET", "/things")
 			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
-			if _, err := Read(ctx, c, listOp, r, new(thingList)); err != nil {
+			if err := Read(ctx, c, listOp, r, new(thingList)); err != nil {
 				b.Fatal(err)
 			}
 		}

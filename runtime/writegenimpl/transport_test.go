@@ -56,7 +56,7 @@ func TestPromise26_TransportNeverResends(t *testing.T) {
 			hooks, attempts, conns := countAttempts()
 			c := newTestClient(t, p.URL, newTestClock(), runtime.WithHooks(hooks))
 			// Warm a keep-alive connection, so that the write reuses it.
-			if _, err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil {
+			if err := Read(context.Background(), c, listOp, NewRequest("GET", "/things"), new(thingList)); err != nil {
 				t.Fatal(err)
 			}
 			op := thingOp(s)
@@ -248,7 +248,7 @@ func TestPromise26_WriteBodiesCannotBeRewound(t *testing.T) {
 		t.Fatalf("empty write: err %v, server read %q", err, got.Load())
 	}
 	del := &Operation{ID: "deleteThing", Method: "DELETE", Effect: runtime.EffectIdempotent, Attempts: 1}
-	if _, err := Do(context.Background(), c, del, NewRequest("DELETE", "/things/1"), new(struct{})); err != nil {
+	if err := Do(context.Background(), c, del, NewRequest("DELETE", "/things/1"), new(struct{})); err != nil {
 		t.Fatal(err)
 	}
 	if want := "[ok ok ok]"; strings.Join(rw.seen, " ") != "ok ok ok" {

@@ -123,7 +123,7 @@ func TestPromise28_UnreadableReceipt(t *testing.T) {
 		op := &Operation{ID: "putThing", Method: "PUT", Path: "/things", Effect: runtime.EffectIdempotent, Attempts: 1}
 		r := NewRequest("PUT", "/things")
 		r.JSON(thing{Title: "x"})
-		_, err := Do(context.Background(), c, op, r, new(thing))
+		err := Do(context.Background(), c, op, r, new(thing))
 		if reason := uncertainReason(t, err); reason != reasonUndecoded || l.row(1).State != runtime.StateUncertain || l.row(1).Request == nil {
 			t.Errorf("reason %q, row %+v; want it recorded with its request", reason, l.row(1).Record)
 		}

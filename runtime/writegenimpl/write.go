@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -111,18 +112,23 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 }
 
 // direct runs a read or a write without a key and decodes its body into
-// cd.into.
-func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode, cd codec) error {
+// into, a pointer or nil; anything else is refused before the call.
+func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode, into any) error {
+	if into == nil {
+		into = noBody
+	} else if v := reflect.ValueOf(into); v.Kind() != reflect.Pointer || v.IsNil() {
+		return fmt.Errorf("writegen: operation %q: into is a %T: want a non-nil pointer to decode the response into, or nil", op.ID, into)
+	}
 	x, err := c.prepare(op, m, req)
 	if err != nil {
 		return err
 	}
-	x.codec = cd
+	x.codec = codec{into: into}
 	ctx = x.callStart(ctx)
 	res, err := x.run(ctx, false, failure{})
 	if m == modeRead {
 		if err == nil {
-			if _, err = cd.decode(res.resp.bytes()); err != nil {
+			if _, err = x.codec.decode(res.resp.bytes()); err != nil {
 				err = fmt.Errorf("writegen: operation %q: decode response: %w", op.ID, err)
 			}
 			res.resp.release()

@@ -123,5 +123,9 @@ var searchTransfersOp = &writegenimpl.Operation{
 func (c *Client) SearchTransfers(ctx context.Context, params SearchTransfersParams) (*TransferList, error) {
 	req := writegenimpl.NewRequest("GET", "/transfers")
 	req.AddQuery("reference", params.Reference, "form", true)
-	return writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, new(TransferList))
+	res := new(TransferList)
+	if err := writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -22,5 +22,9 @@ var getDogOp = &writegenimpl.Operation{
 // GetDog calls GET /dogs/first.
 func (c *Client) GetDog(ctx context.Context) (*Dog, error) {
 	req := writegenimpl.NewRequest("GET", "/dogs/first")
-	return writegenimpl.Read(ctx, c.impl, getDogOp, req, new(Dog))
+	res := new(Dog)
+	if err := writegenimpl.Read(ctx, c.impl, getDogOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -166,8 +166,7 @@ var putBlobOp = &writegenimpl.Operation{
 func (c *Client) PutBlob(ctx context.Context, body []byte) error {
 	req := writegenimpl.NewRequest("PUT", "/blobs")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := writegenimpl.Do(ctx, c.impl, putBlobOp, req, new(struct{}))
-	return err
+	return writegenimpl.Do(ctx, c.impl, putBlobOp, req, nil)
 }
 
 // uploadFileRetry is the fixed set of failures after which UploadFile may be retried;
@@ -220,7 +219,11 @@ func (c *Client) UploadFile(ctx context.Context, body UploadFileRequest) (*Note,
 	if err := req.Multipart(parts); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Do(ctx, c.impl, uploadFileOp, req, new(Note))
+	res := new(Note)
+	if err := writegenimpl.Do(ctx, c.impl, uploadFileOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // uploadFileID returns the durable id of a Note that UploadFile created: its "/id", "" when it has

@@ -28,5 +28,9 @@ var getWidgetOp = &writegenimpl.Operation{
 // GetWidget calls GET /widgets/{id}.
 func (c *Client) GetWidget(ctx context.Context, params GetWidgetParams) (*Widget, error) {
 	req := writegenimpl.NewRequest("GET", "/widgets/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getWidgetOp, req, new(Widget))
+	res := new(Widget)
+	if err := writegenimpl.Read(ctx, c.impl, getWidgetOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

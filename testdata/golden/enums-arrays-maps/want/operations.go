@@ -22,5 +22,9 @@ var getCatalogOp = &writegenimpl.Operation{
 // GetCatalog calls GET /catalog.
 func (c *Client) GetCatalog(ctx context.Context) (*Catalog, error) {
 	req := writegenimpl.NewRequest("GET", "/catalog")
-	return writegenimpl.Read(ctx, c.impl, getCatalogOp, req, new(Catalog))
+	res := new(Catalog)
+	if err := writegenimpl.Read(ctx, c.impl, getCatalogOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

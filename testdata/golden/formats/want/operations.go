@@ -22,7 +22,11 @@ var getEventOp = &writegenimpl.Operation{
 // GetEvent calls GET /events/last.
 func (c *Client) GetEvent(ctx context.Context) (*Event, error) {
 	req := writegenimpl.NewRequest("GET", "/events/last")
-	return writegenimpl.Read(ctx, c.impl, getEventOp, req, new(Event))
+	res := new(Event)
+	if err := writegenimpl.Read(ctx, c.impl, getEventOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // GetReportParams holds the parameters of GetReport.
@@ -44,9 +48,9 @@ var getReportOp = &writegenimpl.Operation{
 // GetReport calls GET /reports/{id}.
 func (c *Client) GetReport(ctx context.Context, params GetReportParams) ([]byte, error) {
 	req := writegenimpl.NewRequest("GET", "/reports/"+writegenimpl.PathParam("id", params.ID))
-	res, err := writegenimpl.Read(ctx, c.impl, getReportOp, req, new([]byte))
-	if err != nil {
+	var res []byte
+	if err := writegenimpl.Read(ctx, c.impl, getReportOp, req, &res); err != nil {
 		return nil, err
 	}
-	return *res, nil
+	return res, nil
 }

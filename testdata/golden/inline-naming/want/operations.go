@@ -22,5 +22,9 @@ var listOrdersOp = &writegenimpl.Operation{
 // ListOrders calls GET /orders.
 func (c *Client) ListOrders(ctx context.Context) (*ListOrdersResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/orders")
-	return writegenimpl.Read(ctx, c.impl, listOrdersOp, req, new(ListOrdersResponse))
+	res := new(ListOrdersResponse)
+	if err := writegenimpl.Read(ctx, c.impl, listOrdersOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -123,7 +123,11 @@ func (c *Client) SearchContacts(ctx context.Context, body SearchRequest) (*Conta
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Read(ctx, c.impl, searchContactsOp, req, new(ContactList))
+	res := new(ContactList)
+	if err := writegenimpl.Read(ctx, c.impl, searchContactsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // jsonString is s as a JSON string, for the body template of a lookup.

@@ -193,8 +193,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // attempts; uncertain outcomes go to desk-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
 	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	_, err := writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, new(struct{}))
-	return err
+	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
 // GetThreadParams holds the parameters of GetThread.
@@ -216,7 +215,11 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
-	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
+	res := new(Thread)
+	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -239,11 +242,11 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) ([]Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	res, err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new([]Thread))
-	if err != nil {
+	var res []Thread
+	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, &res); err != nil {
 		return nil, err
 	}
-	return *res, nil
+	return res, nil
 }
 
 // searchThreadsRetry is the fixed set of failures after which SearchThreads may be retried;
@@ -271,7 +274,11 @@ func (c *Client) SearchThreads(ctx context.Context, body SearchThreadsRequest) (
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, new(ThreadList))
+	res := new(ThreadList)
+	if err := writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // StartExportKey identifies one logical startExport: "export:{day}", in the key scope

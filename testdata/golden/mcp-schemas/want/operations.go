@@ -23,7 +23,11 @@ var getCountOp = &writegenimpl.Operation{
 // GetCount calls GET /count.
 func (c *Client) GetCount(ctx context.Context) (*int64, error) {
 	req := writegenimpl.NewRequest("GET", "/count")
-	return writegenimpl.Read(ctx, c.impl, getCountOp, req, new(int64))
+	res := new(int64)
+	if err := writegenimpl.Read(ctx, c.impl, getCountOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // GetNodeParams holds the parameters of GetNode.
@@ -47,7 +51,11 @@ var getNodeOp = &writegenimpl.Operation{
 // GetNode calls GET /nodes/{id}: Read a node and its children.
 func (c *Client) GetNode(ctx context.Context, params GetNodeParams) (*Node, error) {
 	req := writegenimpl.NewRequest("GET", "/nodes/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getNodeOp, req, new(Node))
+	res := new(Node)
+	if err := writegenimpl.Read(ctx, c.impl, getNodeOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // listLabelsOp describes ListLabels to the runtime.
@@ -63,11 +71,11 @@ var listLabelsOp = &writegenimpl.Operation{
 // ListLabels calls GET /labels: All labels by name.
 func (c *Client) ListLabels(ctx context.Context) (map[string]string, error) {
 	req := writegenimpl.NewRequest("GET", "/labels")
-	res, err := writegenimpl.Read(ctx, c.impl, listLabelsOp, req, new(map[string]string))
-	if err != nil {
+	var res map[string]string
+	if err := writegenimpl.Read(ctx, c.impl, listLabelsOp, req, &res); err != nil {
 		return nil, err
 	}
-	return *res, nil
+	return res, nil
 }
 
 // PutNodeParams holds the parameters of PutNode.
@@ -176,6 +184,5 @@ func (c *Client) UploadBlob(ctx context.Context, params UploadBlobParams, body [
 		req.AddQuery("since", params.Since.Format(time.RFC3339Nano), "form", true)
 	}
 	req.Body, req.ContentType = body, "application/octet-stream"
-	_, err := writegenimpl.Do(ctx, c.impl, uploadBlobOp, req, new(struct{}))
-	return err
+	return writegenimpl.Do(ctx, c.impl, uploadBlobOp, req, nil)
 }

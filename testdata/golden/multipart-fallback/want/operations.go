@@ -32,7 +32,11 @@ func (c *Client) CreateNote(ctx context.Context, body CreateNoteRequest) (*File,
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
-	return writegenimpl.Do(ctx, c.impl, createNoteOp, req, new(File))
+	res := new(File)
+	if err := writegenimpl.Do(ctx, c.impl, createNoteOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // createNoteID returns the durable id of a File that CreateNote created: its "/id", "" when it has
@@ -62,7 +66,11 @@ var uploadFileOp = &writegenimpl.Operation{
 func (c *Client) UploadFile(ctx context.Context, body []byte) (*File, error) {
 	req := writegenimpl.NewRequest("POST", "/files")
 	req.Body, req.ContentType = body, "application/octet-stream"
-	return writegenimpl.Do(ctx, c.impl, uploadFileOp, req, new(File))
+	res := new(File)
+	if err := writegenimpl.Do(ctx, c.impl, uploadFileOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // uploadFileID returns the durable id of a File that UploadFile created: its "/id", "" when it has

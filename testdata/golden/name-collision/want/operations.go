@@ -22,7 +22,11 @@ var getThingOp = &writegenimpl.Operation{
 // GetThing calls GET /things.
 func (c *Client) GetThing(ctx context.Context) (*Thing2, error) {
 	req := writegenimpl.NewRequest("GET", "/things")
-	return writegenimpl.Read(ctx, c.impl, getThingOp, req, new(Thing2))
+	res := new(Thing2)
+	if err := writegenimpl.Read(ctx, c.impl, getThingOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // get_ThingOp describes Get_Thing to the runtime.
@@ -38,5 +42,9 @@ var get_ThingOp = &writegenimpl.Operation{
 // Get_Thing calls GET /things2.
 func (c *Client) Get_Thing(ctx context.Context) (*Thing1, error) {
 	req := writegenimpl.NewRequest("GET", "/things2")
-	return writegenimpl.Read(ctx, c.impl, get_ThingOp, req, new(Thing1))
+	res := new(Thing1)
+	if err := writegenimpl.Read(ctx, c.impl, get_ThingOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

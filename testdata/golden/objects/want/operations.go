@@ -28,5 +28,9 @@ var getThingOp = &writegenimpl.Operation{
 // GetThing calls GET /things/{id}.
 func (c *Client) GetThing(ctx context.Context, params GetThingParams) (*Thing, error) {
 	req := writegenimpl.NewRequest("GET", "/things/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getThingOp, req, new(Thing))
+	res := new(Thing)
+	if err := writegenimpl.Read(ctx, c.impl, getThingOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -64,9 +64,9 @@ func (c *Client) ListIssues(ctx context.Context, params ListIssuesParams) ([]Iss
 	req.SetHeader("X-Page", params.XPage)
 	req.SetHeader("X-Trace-Id", params.XTraceID)
 	req.AddCookie("session", params.Session)
-	res, err := writegenimpl.Read(ctx, c.impl, listIssuesOp, req, new([]Issue))
-	if err != nil {
+	var res []Issue
+	if err := writegenimpl.Read(ctx, c.impl, listIssuesOp, req, &res); err != nil {
 		return nil, err
 	}
-	return *res, nil
+	return res, nil
 }

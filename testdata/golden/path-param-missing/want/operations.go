@@ -28,5 +28,9 @@ var getAccountOp = &writegenimpl.Operation{
 // GetAccount calls GET /accounts/{id}.
 func (c *Client) GetAccount(ctx context.Context, params GetAccountParams) (*GetAccountResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/accounts/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getAccountOp, req, new(GetAccountResponse))
+	res := new(GetAccountResponse)
+	if err := writegenimpl.Read(ctx, c.impl, getAccountOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -22,5 +22,9 @@ var getTreeOp = &writegenimpl.Operation{
 // GetTree calls GET /tree.
 func (c *Client) GetTree(ctx context.Context) (*Node, error) {
 	req := writegenimpl.NewRequest("GET", "/tree")
-	return writegenimpl.Read(ctx, c.impl, getTreeOp, req, new(Node))
+	res := new(Node)
+	if err := writegenimpl.Read(ctx, c.impl, getTreeOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

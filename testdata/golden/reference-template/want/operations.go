@@ -131,7 +131,11 @@ var getThreadOp = &writegenimpl.Operation{
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getThreadOp, req, new(Thread))
+	res := new(Thread)
+	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // ListThreadsParams holds the parameters of ListThreads.
@@ -154,5 +158,9 @@ var listThreadsOp = &writegenimpl.Operation{
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
 	req.AddQuery("external_reference", params.ExternalReference, "form", true)
-	return writegenimpl.Read(ctx, c.impl, listThreadsOp, req, new(ListThreadsResponse))
+	res := new(ListThreadsResponse)
+	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

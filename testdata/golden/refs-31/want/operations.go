@@ -28,5 +28,9 @@ var getPetOp = &writegenimpl.Operation{
 // GetPet calls GET /pets/{id}.
 func (c *Client) GetPet(ctx context.Context, params GetPetParams) (*Pet, error) {
 	req := writegenimpl.NewRequest("GET", "/pets/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getPetOp, req, new(Pet))
+	res := new(Pet)
+	if err := writegenimpl.Read(ctx, c.impl, getPetOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

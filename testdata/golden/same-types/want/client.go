@@ -10,7 +10,7 @@ import (
 )
 
 // This code needs a runtime that supports version 3 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion5
+const _ = writegenimpl.SupportPackageIsVersion6
 
 // Client calls Repeated inline objects 1 as described in openapi.yaml and writesafety.yaml. It is
 // safe for concurrent use. Build it with NewClient.

@@ -28,7 +28,11 @@ var getCustomerOp = &writegenimpl.Operation{
 // GetCustomer calls GET /customers/{id}.
 func (c *Client) GetCustomer(ctx context.Context, params GetCustomerParams) (*Customer, error) {
 	req := writegenimpl.NewRequest("GET", "/customers/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getCustomerOp, req, new(Customer))
+	res := new(Customer)
+	if err := writegenimpl.Read(ctx, c.impl, getCustomerOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // GetInvoiceParams holds the parameters of GetInvoice.
@@ -50,7 +54,11 @@ var getInvoiceOp = &writegenimpl.Operation{
 // GetInvoice calls GET /invoices/{id}.
 func (c *Client) GetInvoice(ctx context.Context, params GetInvoiceParams) (*Invoice, error) {
 	req := writegenimpl.NewRequest("GET", "/invoices/"+writegenimpl.PathParam("id", params.ID))
-	return writegenimpl.Read(ctx, c.impl, getInvoiceOp, req, new(Invoice))
+	res := new(Invoice)
+	if err := writegenimpl.Read(ctx, c.impl, getInvoiceOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SetPayerParams holds the parameters of SetPayer.
@@ -83,6 +91,5 @@ func (c *Client) SetPayer(ctx context.Context, params SetPayerParams, body SetPa
 	if err := req.JSON(body); err != nil {
 		return err
 	}
-	_, err := writegenimpl.Do(ctx, c.impl, setPayerOp, req, new(struct{}))
-	return err
+	return writegenimpl.Do(ctx, c.impl, setPayerOp, req, nil)
 }

@@ -31,9 +31,9 @@ func (c *Client) ListPoints(ctx context.Context, params ListPointsParams) ([]Poi
 	if len(params.Tags) > 0 {
 		req.AddQuery("tags", params.Tags, "form", true)
 	}
-	res, err := writegenimpl.Read(ctx, c.impl, listPointsOp, req, new([]Point))
-	if err != nil {
+	var res []Point
+	if err := writegenimpl.Read(ctx, c.impl, listPointsOp, req, &res); err != nil {
 		return nil, err
 	}
-	return *res, nil
+	return res, nil
 }

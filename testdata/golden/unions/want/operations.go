@@ -22,5 +22,9 @@ var getPaymentOp = &writegenimpl.Operation{
 // GetPayment calls GET /payments/first.
 func (c *Client) GetPayment(ctx context.Context) (*Payment, error) {
 	req := writegenimpl.NewRequest("GET", "/payments/first")
-	return writegenimpl.Read(ctx, c.impl, getPaymentOp, req, new(Payment))
+	res := new(Payment)
+	if err := writegenimpl.Read(ctx, c.impl, getPaymentOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

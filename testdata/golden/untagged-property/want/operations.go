@@ -22,7 +22,11 @@ var listNotesOp = &writegenimpl.Operation{
 // ListNotes calls GET /notes.
 func (c *Client) ListNotes(ctx context.Context) (*Note, error) {
 	req := writegenimpl.NewRequest("GET", "/notes")
-	return writegenimpl.Read(ctx, c.impl, listNotesOp, req, new(Note))
+	res := new(Note)
+	if err := writegenimpl.Read(ctx, c.impl, listNotesOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // listTagsOp describes ListTags to the runtime.
@@ -38,5 +42,9 @@ var listTagsOp = &writegenimpl.Operation{
 // ListTags calls GET /tags.
 func (c *Client) ListTags(ctx context.Context) (*Tag, error) {
 	req := writegenimpl.NewRequest("GET", "/tags")
-	return writegenimpl.Read(ctx, c.impl, listTagsOp, req, new(Tag))
+	res := new(Tag)
+	if err := writegenimpl.Read(ctx, c.impl, listTagsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
