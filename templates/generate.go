@@ -125,7 +125,7 @@ func (g *generator) sources() []source {
 	}
 	// models.go comes last: it also holds the helpers the other files turned out to need.
 	rest := groups[len(groups)-1]
-	if len(rest.types) > 0 || g.needUnion || g.needExtra || g.needField || g.needNoCompare {
+	if len(rest.types) > 0 || g.needUnionSet || g.needExtra || g.needField || g.needNoCompare {
 		build("models.go", func(f *jen.File) { g.models(f, rest.types); g.modelHelpers(f) })
 	}
 	return srcs

@@ -12,7 +12,6 @@ type generator struct {
 	// Helpers a file needs, emitted at its end. models.go and operations.go set disjoint ones.
 	needExtra      bool // marshalExtra, unmarshalExtra
 	needField      bool // unmarshalField
-	needUnion      bool // unionAs
 	needUnionSet   bool // unionSet
 	needNoCompare  bool // noCompare
 	needPtrCopy    bool // ptrCopy

@@ -30,8 +30,8 @@ func (g *generator) models(f *jen.File, types []*spec.Type) {
 
 // modelHelpers emits the helpers the models used.
 func (g *generator) modelHelpers(f *jen.File) {
-	if g.needUnion {
-		unionHelpers(f, g.needUnionSet)
+	if g.needUnionSet {
+		unionHelpers(f)
 	}
 	if g.needExtra {
 		extraHelpers(f)

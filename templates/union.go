@@ -18,7 +18,11 @@ import (
 //	}
 //
 //	func (u *PaymentSource) AsCard() (*Card, error) {
-//		return unionAs(u.RawMessage, new(Card))
+//		v := new(Card)
+//		if err := json.Unmarshal(u.RawMessage, v); err != nil {
+//			return nil, err
+//		}
+//		return v, nil
 //	}
 //
 //	func (u *PaymentSource) FromCard(v Card) error {
@@ -28,15 +32,15 @@ import (
 // Only a union a request can carry (spec.Type.Sent) has the From methods: one a response alone
 // holds is decoded, never set, and its setters would cost the compiler a function each.
 //
-// Every method has a pointer receiver and the helpers are generic only over a pointer, so that a
-// union costs the compiler the two methods it promotes, one wrapper, and one function per
-// accessor: a value receiver would add a wrapper per method for the pointer's method set, and a
-// method promoted from an embedded type of ours a wrapper per method and union.
+// Every method has a pointer receiver and nothing is generic, so that a union costs the compiler
+// the two methods it promotes, one wrapper, and one function per accessor: a value receiver would
+// add a wrapper per method for the pointer's method set, a method promoted from an embedded type
+// of ours a wrapper per method and union, and a generic helper a wrapper and a dictionary per
+// variant type.
 //
 // A discriminated union also gets Discriminator() (string, error) and Value() (any, error),
 // which decodes the variant the discriminator names.
 func (g *generator) unionType(f *jen.File, t *spec.Type) {
-	g.needUnion = true
 	typeDoc(f, t, unionDoc(t))
 	f.Comment("//")
 	if t.Sent {
@@ -50,7 +54,11 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 		f.Line()
 		f.Comment("// As" + v.GoName + " decodes the union as " + vt + ".")
 		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
-			jen.Return(jen.Id("unionAs").Call(jen.Id("u").Dot("RawMessage"), jen.New(goType(v.Type)))),
+			jen.Id("v").Op(":=").New(goType(v.Type)),
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("RawMessage"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
+				jen.Return(jen.Nil(), jen.Err()),
+			),
+			jen.Return(jen.Id("v"), jen.Nil()),
 		)
 		if !t.Sent {
 			continue
@@ -76,21 +84,9 @@ func unionDoc(t *spec.Type) string {
 	return "is one of: " + strings.Join(names, ", ") + "."
 }
 
-// unionHelpers emits the helpers of the union types: unionSet only when a From method uses it.
-func unionHelpers(f *jen.File, set bool) {
+// unionHelpers emits the helper of the From methods of the union types.
+func unionHelpers(f *jen.File) {
 	json := func(name string) *jen.Statement { return jen.Qual("encoding/json", name) }
-	f.Line()
-	f.Comment("// unionAs decodes the JSON a union holds into v.")
-	f.Func().Id("unionAs").Types(jen.Id("P").Any()).Params(jen.Id("raw").Add(json("RawMessage")), jen.Id("v").Id("P")).Params(jen.Id("P"), jen.Error()).Block(
-		jen.If(jen.Err().Op(":=").Add(json("Unmarshal")).Call(jen.Id("raw"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
-			jen.Var().Id("none").Id("P"),
-			jen.Return(jen.Id("none"), jen.Err()),
-		),
-		jen.Return(jen.Id("v"), jen.Nil()),
-	)
-	if !set {
-		return
-	}
 	f.Line()
 	f.Comment("// unionSet sets the JSON a union holds to the encoding of v.")
 	f.Func().Id("unionSet").Params(jen.Id("raw").Op("*").Add(json("RawMessage")), jen.Id("v").Any()).Error().Block(

@@ -80,7 +80,11 @@ type SingleFilterOrMultipleFilter struct {
 
 // AsSingleFilter decodes the union as SingleFilter.
 func (u *SingleFilterOrMultipleFilter) AsSingleFilter() (*SingleFilter, error) {
-	return unionAs(u.RawMessage, new(SingleFilter))
+	v := new(SingleFilter)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromSingleFilter sets the union to v.
@@ -90,7 +94,11 @@ func (u *SingleFilterOrMultipleFilter) FromSingleFilter(v SingleFilter) error {
 
 // AsMultipleFilter decodes the union as MultipleFilter.
 func (u *SingleFilterOrMultipleFilter) AsMultipleFilter() (*MultipleFilter, error) {
-	return unionAs(u.RawMessage, new(MultipleFilter))
+	v := new(MultipleFilter)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromMultipleFilter sets the union to v.
@@ -107,7 +115,11 @@ type StringOrInt64 struct {
 
 // AsString decodes the union as string.
 func (u *StringOrInt64) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromString sets the union to v.
@@ -117,21 +129,16 @@ func (u *StringOrInt64) FromString(v string) error {
 
 // AsInt64 decodes the union as int64.
 func (u *StringOrInt64) AsInt64() (*int64, error) {
-	return unionAs(u.RawMessage, new(int64))
+	v := new(int64)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromInt64 sets the union to v.
 func (u *StringOrInt64) FromInt64(v int64) error {
 	return unionSet(&u.RawMessage, v)
-}
-
-// unionAs decodes the JSON a union holds into v.
-func unionAs[P any](raw json.RawMessage, v P) (P, error) {
-	if err := json.Unmarshal(raw, v); err != nil {
-		var none P
-		return none, err
-	}
-	return v, nil
 }
 
 // unionSet sets the JSON a union holds to the encoding of v.

@@ -97,7 +97,11 @@ type InvoicePayer struct {
 
 // AsString decodes the union as string.
 func (u *InvoicePayer) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromString sets the union to v.
@@ -107,7 +111,11 @@ func (u *InvoicePayer) FromString(v string) error {
 
 // AsVariant2 decodes the union as InvoicePayerVariant2.
 func (u *InvoicePayer) AsVariant2() (*InvoicePayerVariant2, error) {
-	return unionAs(u.RawMessage, new(InvoicePayerVariant2))
+	v := new(InvoicePayerVariant2)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromVariant2 sets the union to v.
@@ -180,19 +188,18 @@ type StringOrInt64 struct {
 
 // AsString decodes the union as string.
 func (u *StringOrInt64) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // AsInt64 decodes the union as int64.
 func (u *StringOrInt64) AsInt64() (*int64, error) {
-	return unionAs(u.RawMessage, new(int64))
-}
-
-// unionAs decodes the JSON a union holds into v.
-func unionAs[P any](raw json.RawMessage, v P) (P, error) {
-	if err := json.Unmarshal(raw, v); err != nil {
-		var none P
-		return none, err
+	v := new(int64)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

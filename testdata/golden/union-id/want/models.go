@@ -45,12 +45,20 @@ type CardOrBankAccount struct {
 
 // AsCard decodes the union as Card.
 func (u *CardOrBankAccount) AsCard() (*Card, error) {
-	return unionAs(u.RawMessage, new(Card))
+	v := new(Card)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // AsBankAccount decodes the union as BankAccount.
 func (u *CardOrBankAccount) AsBankAccount() (*BankAccount, error) {
-	return unionAs(u.RawMessage, new(BankAccount))
+	v := new(BankAccount)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // CreateExternalAccountRequest is an inline object.
@@ -68,7 +76,11 @@ type StringOrFloat64 struct {
 
 // AsString decodes the union as string.
 func (u *StringOrFloat64) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromString sets the union to v.
@@ -78,21 +90,16 @@ func (u *StringOrFloat64) FromString(v string) error {
 
 // AsFloat64 decodes the union as float64.
 func (u *StringOrFloat64) AsFloat64() (*float64, error) {
-	return unionAs(u.RawMessage, new(float64))
+	v := new(float64)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromFloat64 sets the union to v.
 func (u *StringOrFloat64) FromFloat64(v float64) error {
 	return unionSet(&u.RawMessage, v)
-}
-
-// unionAs decodes the JSON a union holds into v.
-func unionAs[P any](raw json.RawMessage, v P) (P, error) {
-	if err := json.Unmarshal(raw, v); err != nil {
-		var none P
-		return none, err
-	}
-	return v, nil
 }
 
 // unionSet sets the JSON a union holds to the encoding of v.

@@ -37,12 +37,20 @@ type Int64OrString struct {
 
 // AsInt64 decodes the union as int64.
 func (u *Int64OrString) AsInt64() (*int64, error) {
-	return unionAs(u.RawMessage, new(int64))
+	v := new(int64)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // AsString decodes the union as string.
 func (u *Int64OrString) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // Payment is the "Payment" object.
@@ -64,12 +72,20 @@ type Source struct {
 
 // AsCard decodes the union as Card.
 func (u *Source) AsCard() (*Card, error) {
-	return unionAs(u.RawMessage, new(Card))
+	v := new(Card)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // AsBankAccount decodes the union as BankAccount.
 func (u *Source) AsBankAccount() (*BankAccount, error) {
-	return unionAs(u.RawMessage, new(BankAccount))
+	v := new(BankAccount)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // Discriminator returns the "type" property of the JSON the union holds.
@@ -107,19 +123,18 @@ type StringOrCustomer struct {
 
 // AsString decodes the union as string.
 func (u *StringOrCustomer) AsString() (*string, error) {
-	return unionAs(u.RawMessage, new(string))
+	v := new(string)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // AsCustomer decodes the union as Customer.
 func (u *StringOrCustomer) AsCustomer() (*Customer, error) {
-	return unionAs(u.RawMessage, new(Customer))
-}
-
-// unionAs decodes the JSON a union holds into v.
-func unionAs[P any](raw json.RawMessage, v P) (P, error) {
-	if err := json.Unmarshal(raw, v); err != nil {
-		var none P
-		return none, err
+	v := new(Customer)
+	if err := json.Unmarshal(u.RawMessage, v); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
