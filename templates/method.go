@@ -25,10 +25,10 @@ func resultPtr(op *spec.Operation) *jen.Statement { return jen.Op("*").Add(resul
 func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
 // method emits the method of an operation. Each calls the executor once and hands it the new
-// value to fill in (a receipt, an acknowledgement, a response body): a write's type parameters
-// are then pointers, whose instantiations share one body, and a read's pointer is an any, so
-// that the compiler instantiates nothing per read. A keyed write (an acknowledged one calls writegenimpl.SubmitInto with a new runtime.Ack) builds its
-// request and hands it over:
+// value to fill in (a receipt, an acknowledgement, a response body): a keyed write's type
+// parameters are then pointers, whose instantiations share one body, and a read's pointer is an
+// any, so that the compiler instantiates nothing per read. A keyed write (an acknowledged one
+// calls writegenimpl.SubmitInto with a new runtime.Ack) builds its request and hands it over:
 //
 //	func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
 //		req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
