@@ -12,9 +12,9 @@ import (
 //
 // Specs written by hand or by generators repeat inline objects: Stripe writes its address object
 // inline in 65 places, its capability request in 132, 2,407 of its enums have the values of
-// another, and 101 of its 262 unions the variants of another. Each copy declared as a type of its own costs the compiler a type descriptor, an
-// equality function and its share of the export data, which is much of what a large client
-// costs to build. A copy is declared as an alias of the type it repeats instead: every name the
+// another, and 101 of its 262 unions the variants of another. Each copy declared as a type of its
+// own costs the compiler a type descriptor, an equality function and its share of the export
+// data, which is much of what a large client costs to build. A copy is declared as an alias of the type it repeats instead: every name the
 // spec's places give stays, and values of the copies are interchangeable, as they are in JSON.
 //
 // Two types are the same when their declarations would be: structs with the same fields (Go

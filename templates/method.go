@@ -122,22 +122,22 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
 		body, _ = g.request(op, fail)
-		run := func(into jen.Code) jen.Code {
+		run := func(into jen.Code) *jen.Statement {
 			return impl(fn).Call(jen.Id("ctx"), jen.Id("c").Dot("impl"), jen.Id(op.DescriptorName), jen.Id("req"), into)
+		}
+		// readInto declares res, reads into it and returns it.
+		readInto := func(decl, into jen.Code) []jen.Code {
+			return []jen.Code{decl,
+				jen.If(jen.Err().Op(":=").Add(run(into)), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+				jen.Return(jen.Id("res"), jen.Nil())}
 		}
 		switch {
 		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}
-			body = append(body,
-				jen.Var().Id("res").Add(T),
-				jen.If(jen.Err().Op(":=").Add(run(jen.Op("&").Id("res"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Id("res"), jen.Nil()))
+			body = append(body, readInto(jen.Var().Id("res").Add(T), jen.Op("&").Id("res"))...)
 		case hasResult(op):
 			results = []jen.Code{jen.Op("*").Add(T), jen.Error()}
-			body = append(body,
-				jen.Id("res").Op(":=").New(T),
-				jen.If(jen.Err().Op(":=").Add(run(jen.Id("res"))), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-				jen.Return(jen.Id("res"), jen.Nil()))
+			body = append(body, readInto(jen.Id("res").Op(":=").New(T), jen.Id("res"))...)
 		default:
 			results = []jen.Code{jen.Error()}
 			body = append(body, jen.Return(run(jen.Nil())))

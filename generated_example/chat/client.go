@@ -12,7 +12,7 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 3 of the generated code.
+// This code needs a runtime that supports version 6 of the generated code.
 const _ = writegenimpl.SupportPackageIsVersion6
 
 // Client calls Chat platform 1.0.0 as described in chat.yaml and chat.writesafety.yaml. It is safe
