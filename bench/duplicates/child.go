@@ -26,7 +26,7 @@ type client struct {
 
 // opener builds a client for the provider at baseURL; dir is the caller's state directory,
 // kept across restarts.
-type opener func(ctx context.Context, baseURL, dir string) (*client, error)
+type opener func(ctx context.Context, baseURL, dir string, pr *profile) (*client, error)
 
 // The outcomes the caller records.
 const (
@@ -47,8 +47,8 @@ type entry struct {
 // outcome in its journal (its own database) as soon as a call returns, and, when it is started
 // again after a crash, does every logical write the journal does not record, including those
 // the crash interrupted.
-func runChild(ctx context.Context, open opener, baseURL, dir string, seed uint64, n int) error {
-	pl := newPlan(seed, n)
+func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir string, seed uint64, n int) error {
+	pl := newPlan(seed, n, pr)
 	path := filepath.Join(dir, "journal")
 	done, err := readJournal(path)
 	if err != nil {
@@ -59,7 +59,7 @@ func runChild(ctx context.Context, open opener, baseURL, dir string, seed uint64
 		return err
 	}
 	defer f.Close()
-	c, err := open(ctx, baseURL, dir)
+	c, err := open(ctx, baseURL, dir, pr)
 	if err != nil {
 		return err
 	}

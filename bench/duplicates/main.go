@@ -1,29 +1,28 @@
 // Command duplicates counts the duplicate effects API clients make under faults: writegen's
-// clients against what connector teams use today, on one seeded fault schedule.
+// clients against what careful teams write by hand, per provider pattern (profile), on one
+// seeded fault schedule.
 //
-//	go run ./bench/duplicates [-n 2000] [-seed S]
+//	go run ./bench/duplicates [-profile NAME] [-n 300] [-seed S] [-detail]
 //
-// A simulated payments provider (api.yaml) runs on 127.0.0.1 and counts the transfers it makes
-// per order. The same workload, n orders to pay out, some asked twice and some twice at the same
-// moment, goes through each client in turn, in a child process that is killed at seeded moments
-// and started again, as a connector is by a crash or a deploy; after a restart it does again
-// whatever its journal does not record as done. The same faults strike every client: the fault
-// of a create request depends only on the seed, the order and how many requests for that order
-// came before it. The clients are
+// Each profile (profiles.go) is a provider pattern taken from a provider's documentation: a
+// simulated provider (api.yaml, provider.go) runs on 127.0.0.1 with that pattern and counts the
+// transfers it makes per order. The same workload goes through each client of the profile in
+// turn, in a child process that is killed at seeded moments and started again, as a connector
+// is by a crash or a deploy; after a restart it does again whatever its journal does not record
+// as done. The same faults strike every client: the fault of a create request depends only on
+// the seed, the order and how many requests for that order came before it.
 //
-//   - the client oapi-codegen generates from api.yaml, on go-retryablehttp's default policy;
-//   - the same client with a random idempotency key per logical call, reused by that call's
-//     retries (what stripe-go and the Stainless SDKs do);
-//   - the writegen client generated from api.yaml and writesafety.yaml, without a ledger;
-//   - the writegen client generated with writesafety-ledger.yaml, on an SQLite ledger.
-//
-// It prints one row per client and exits with status 1 when a writegen row shows a duplicate
-// effect or a lost outcome. README.md says what each column counts.
+// It prints one table per profile and a total, and exits with status 1 when a writegen row
+// shows a duplicate effect or a lost outcome. README.md says what each column counts.
 package main
 
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config oapi-codegen.yaml api.yaml
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety.yaml -out transfers
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-ledger.yaml -out transfersledger
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-window.yaml -out transferswindow
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-long.yaml -out transferslong
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-lookup.yaml -out transferslookup
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-nolookup.yaml -out transfersnolookup
 
 import (
 	"bytes"
@@ -43,32 +42,46 @@ import (
 	"time"
 )
 
-// clients are the rows of the table, in order.
+// clients are the rows a profile may show, by the arg -clients and the profiles name them.
 var clients = []struct {
 	name     string // as the table shows it
 	arg      string // how the child process is told which it runs
 	open     opener
-	writegen bool // its row must show no duplicate effect and no lost outcome
+	writegen bool   // its row must show no duplicate effect and no lost outcome
+	yaml     string // its annotation file, counted in its hand-written lines
 }{
-	{"oapi-codegen + go-retryablehttp", "retryablehttp", openRetryable, false},
-	{"oapi-codegen + random key per call", "sdk", openSDK, false},
-	{"writegen, no ledger", "writegen", openWritegen, true},
-	{"writegen + SQLite ledger", "writegen-ledger", openWritegenLedger, true},
+	{"oapi-codegen + go-retryablehttp, no key", "retryablehttp", openRetryable, false, ""},
+	{"oapi-codegen + random key per call", "sdk", openSDK, false, ""},
+	{"careful: key from the order, 409 retried", "careful", openCareful, false, ""},
+	{"careful, key cut to the bound", "careful-cut", openCarefulCut, false, ""},
+	{"careful: send once, no retry", "once", openOnce, false, ""},
+	{"send once with a key header", "once-key", openOnceKeyed, false, ""},
+	{"writegen, no ledger", "writegen", openWritegen, true, "writesafety.yaml"},
+	{"writegen + SQLite ledger", "writegen-ledger", openWritegenLedger, true, "writesafety-ledger.yaml"},
+	{"writegen, 1.5 s window", "writegen-window", openWritegenWindow, true, "writesafety-window.yaml"},
+	{"writegen, 45-character keys", "writegen-long", openWritegenLong, true, "writesafety-long.yaml"},
+	{"writegen + ledger + lookup", "writegen-lookup", openWritegenLookup, true, "writesafety-lookup.yaml"},
+	{"writegen + ledger, no lookup", "writegen-nolookup", openWritegenNoLookup, true, "writesafety-nolookup.yaml"},
 }
 
 // childMode is the first argument that makes this program the calling process of one client:
-// childMode CLIENT URL DIR SEED N.
+// childMode CLIENT URL DIR SEED N PROFILE.
 const childMode = "-child"
 
+// childArgs is the length of os.Args in a calling process.
+const childArgs = 8
+
 func main() {
-	if len(os.Args) == 7 && os.Args[1] == childMode {
+	if len(os.Args) == childArgs && os.Args[1] == childMode {
 		if err := child(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "duplicates:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	n := flag.Int("n", 2000, "business operations (orders to pay out)")
+	n := flag.Int("n", 300, "business operations (orders to pay out) per profile")
+	prof := flag.String("profile", "", "run only this profile: "+profileNames())
+	detail := flag.Bool("detail", false, "print the faults each client met and the causes of its duplicates")
 	seed := flag.Uint64("seed", 0, "seed of the workload and of the fault schedule (0 picks one)")
 	rate := flag.Float64("faults", faultRate, "share of the create requests that meet a random fault")
 	every := flag.Int("crash-every", crashEvery, "one crash of the caller per this many orders")
@@ -92,10 +105,38 @@ func main() {
 			}
 		}
 	}
-	_, ok, err := run(context.Background(), newSchedule(*seed, *n, *rate, *every), *n, names, *keep, os.Stdout)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "duplicates:", err)
-		os.Exit(1)
+	selected := profiles
+	if *prof != "" {
+		pr := profileNamed(*prof)
+		if pr == nil {
+			fmt.Fprintf(os.Stderr, "duplicates: no profile %q (%s)\n", *prof, profileNames())
+			os.Exit(2)
+		}
+		selected = []*profile{pr}
+	}
+	fmt.Printf("seed %d, %d orders per profile; faults: %g%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), one crash of the caller per %d orders\n",
+		*seed, *n, *rate*100, *every)
+	ok := true
+	var all []row
+	for _, pr := range selected {
+		fmt.Printf("\n== %s: %s\n   source: %s\n", pr.name, pr.title, pr.source)
+		if pr.skip != "" {
+			fmt.Printf("   skipped: %s\n", pr.skip)
+			continue
+		}
+		sc := newSchedule(*seed, *n, *rate, *every)
+		sc.waitAfterLoss = pr.waitAfterLoss
+		rows, pok, err := run(context.Background(), pr, sc, *n, names, *keep, *detail, os.Stdout)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "duplicates:", err)
+			os.Exit(1)
+		}
+		ok = ok && pok
+		all = append(all, rows...)
+	}
+	if len(selected) > 1 {
+		fmt.Println("\n== in total, per client over the profiles it ran in")
+		printTotals(os.Stdout, all)
 	}
 	if !ok {
 		os.Exit(1)
@@ -113,6 +154,10 @@ func clientArgs() string {
 
 // child runs the calling process of one client.
 func child(args []string) error {
+	pr := profileNamed(args[5])
+	if pr == nil {
+		return fmt.Errorf("no profile %q", args[5])
+	}
 	seed, err := strconv.ParseUint(args[3], 10, 64)
 	if err != nil {
 		return err
@@ -128,7 +173,7 @@ func child(args []string) error {
 				io.Copy(io.Discard, os.Stdin)
 				os.Exit(3)
 			}()
-			return runChild(context.Background(), c.open, args[1], args[2], seed, n)
+			return runChild(context.Background(), c.open, pr, args[1], args[2], seed, n)
 		}
 	}
 	return fmt.Errorf("no client %q", args[0])
@@ -137,13 +182,17 @@ func child(args []string) error {
 // row is what one client did.
 type row struct {
 	name      string
+	arg       string
+	profile   string
 	writegen  bool
+	lines     int // hand-written lines
 	writes    int // logical writes asked of the client
 	calls     int // requests the provider received
 	dups      int // effects beyond the first, summed over orders
 	lost      int // see measure
 	uncertain int // logical writes reported uncertain
 	failed    int // logical writes reported failed that are not lost outcomes
+	lies      int // logical writes reported failed while their order has a transfer
 	restarts  int
 	wall      time.Duration
 	stats     providerStats
@@ -153,17 +202,17 @@ type row struct {
 
 // run measures every client (or those named in only) and prints the tables; ok is false when a writegen row shows a
 // duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
-func run(ctx context.Context, sc *schedule, n int, only []string, keep bool, out io.Writer) (rows []row, ok bool, err error) {
+func run(ctx context.Context, pr *profile, sc *schedule, n int, only []string, keep, detail bool, out io.Writer) (rows []row, ok bool, err error) {
 	seed := sc.seed
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, false, err
 	}
-	root, err := os.MkdirTemp("", "writegen-duplicates-")
+	root, err := os.MkdirTemp("", "writegen-duplicates-"+pr.name+"-")
 	if err != nil {
 		return nil, false, err
 	}
-	pl := newPlan(seed, n)
+	pl := newPlan(seed, n, pr)
 	pairs := 0
 	for _, t := range pl.tasks {
 		if len(t.slots) == 2 {
@@ -171,29 +220,28 @@ func run(ctx context.Context, sc *schedule, n int, only []string, keep bool, out
 		}
 	}
 	twice := len(pl.tasks) - n
-	fmt.Fprintf(out, "%d orders to pay out, %d logical writes (%d orders asked again later, %d asked twice at once); seed %d\n",
-		n, len(pl.slots), twice, pairs, seed)
-	fmt.Fprintf(out, "faults: %g%% of create requests (request lost, response lost, reset after commit, slow commit, 503, 429), and %d crashes of the caller\n\n",
-		sc.rate*100, len(sc.crashes))
+	fmt.Fprintf(out, "   %d orders, %d logical writes (%d orders asked again later, %d asked twice at once), %d crashes of the caller\n\n",
+		n, len(pl.slots), twice, pairs, len(sc.crashes))
 
 	ok = true
 	for _, c := range clients {
-		if only != nil && !slices.Contains(only, c.arg) {
+		if !slices.Contains(pr.clients, c.arg) || only != nil && !slices.Contains(only, c.arg) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-		r, err := measure(cctx, exe, root, c.arg, pl, sc, seed, n)
+		r, err := measure(cctx, exe, root, c.arg, pr, pl, sc, seed, n)
 		cancel()
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w (its state is kept in %s)", c.name, err, root)
 		}
-		r.name, r.writegen = c.name, c.writegen
+		r.name, r.arg, r.profile, r.writegen = c.name, c.arg, pr.name, c.writegen
+		r.lines = handLines(c.arg, c.yaml)
 		rows = append(rows, r)
 		if c.writegen && (r.dups > 0 || r.lost > 0) {
 			ok = false
 		}
 	}
-	printTables(out, rows)
+	printTables(out, rows, detail)
 	for _, r := range rows {
 		if r.writegen && len(r.bad) > 0 {
 			fmt.Fprintf(out, "\n%s, orders with a duplicate or a lost outcome:\n", r.name)
@@ -217,18 +265,18 @@ func run(ctx context.Context, sc *schedule, n int, only []string, keep bool, out
 // write is a lost outcome when the caller recorded it with a transfer that is not its order's,
 // or recorded it failed or not at all while its order has a transfer that no logical write of
 // the order recorded (as a receipt, or as uncertain); a write not recorded at all is lost too.
-func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedule, seed uint64, n int) (row, error) {
+func measure(ctx context.Context, exe, root, client string, pr *profile, pl *plan, sc *schedule, seed uint64, n int) (row, error) {
 	dir := filepath.Join(root, client)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return row{}, err
 	}
 	sup := &supervisor{}
-	p, err := startProvider(func(id string, k int) fault { return sc.fault(pl.index[id], k) }, sup.generation, sup.kill)
+	p, err := startProvider(pr.provider, func(id string, k int) fault { return sc.fault(pl.index[id], k) }, sup.generation, sup.kill)
 	if err != nil {
 		return row{}, err
 	}
 	start := time.Now()
-	restarts, err := sup.run(ctx, exe, childMode, client, p.url, dir, strconv.FormatUint(seed, 10), strconv.Itoa(n))
+	restarts, err := sup.run(ctx, exe, childMode, client, p.url, dir, strconv.FormatUint(seed, 10), strconv.Itoa(n), pr.name)
 	wall := time.Since(start)
 	p.close() // a slow commit may still be running: it counts
 	if err != nil {
@@ -258,6 +306,9 @@ func measure(ctx context.Context, exe, root, client string, pl *plan, sc *schedu
 	for slot, o := range pl.slots {
 		id := pl.orders[o].id
 		e, recorded := last[slot]
+		if e.outcome == outcomeFailed && res.effects[id] > 0 {
+			r.lies++ // a failure reported while the order has a transfer
+		}
 		switch {
 		case e.outcome == outcomeUncertain:
 			r.uncertain++
@@ -361,16 +412,20 @@ func (s *supervisor) run(ctx context.Context, exe string, args ...string) (resta
 	}
 }
 
-// printTables prints the results and the faults each client met.
-func printTables(out io.Writer, rows []row) {
+// printTables prints the results of one profile, and with detail the faults each client met
+// and the causes of its duplicates.
+func printTables(out io.Writer, rows []row, detail bool) {
 	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(tw, "client \t logical writes \t provider calls \t duplicate effects \t per 10,000 writes \t lost outcomes \t uncertain \t calls per write \t wall time \t")
+	fmt.Fprintln(tw, "client \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t net/http replays \t calls per write \t hand-written lines \t wall time \t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s \t %d \t %d \t %d \t %.1f \t %d \t %d \t %.2f \t %.1fs \t\n",
-			r.name, r.writes, r.calls, r.dups, float64(r.dups)*10000/float64(r.writes), r.lost, r.uncertain,
-			float64(r.calls)/float64(r.writes), r.wall.Seconds())
+		fmt.Fprintf(tw, "%s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t %d \t %.1fs \t\n",
+			r.name, r.writes, r.dups, r.lost, r.uncertain, r.failed, r.lies, r.stats.Replays,
+			float64(r.calls)/float64(r.writes), r.lines, r.wall.Seconds())
 	}
 	tw.Flush()
+	if !detail {
+		return
+	}
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "faults met (they strike a client's n-th request for an order; clients that send more requests meet more):")
 	tw = tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
@@ -378,13 +433,13 @@ func printTables(out io.Writer, rows []row) {
 	for f := requestLost; f < numFaults; f++ {
 		fmt.Fprintf(tw, " %s \t", f)
 	}
-	fmt.Fprintln(tw, " restarts \t failed, not lost \t")
+	fmt.Fprintln(tw, " restarts \t 409 \t 422 \t key too long \t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s \t %d \t %d \t", r.name, r.stats.Creates, r.stats.Lookups)
 		for f := requestLost; f < numFaults; f++ {
 			fmt.Fprintf(tw, " %d \t", r.stats.Faults[f])
 		}
-		fmt.Fprintf(tw, " %d \t %d \t\n", r.restarts, r.failed)
+		fmt.Fprintf(tw, " %d \t %d \t %d \t %d \t\n", r.restarts, r.stats.Conflicts, r.stats.KeyReused, r.stats.KeyTooLong)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)
@@ -401,6 +456,36 @@ func printTables(out io.Writer, rows []row) {
 			fmt.Fprintf(tw, " %d \t", k)
 		}
 		fmt.Fprintln(tw)
+	}
+	tw.Flush()
+}
+
+// printTotals sums the rows of each client over the profiles it ran in.
+func printTotals(out io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
+	fmt.Fprintln(tw, "client \t profiles \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t net/http replays \t calls per write \t")
+	for _, c := range clients {
+		var t row
+		var in []string
+		for _, r := range rows {
+			if r.arg != c.arg {
+				continue
+			}
+			in = append(in, r.profile)
+			t.writes += r.writes
+			t.calls += r.calls
+			t.dups += r.dups
+			t.lost += r.lost
+			t.uncertain += r.uncertain
+			t.failed += r.failed
+			t.lies += r.lies
+			t.stats.Replays += r.stats.Replays
+		}
+		if len(in) == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s \t %s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t\n", c.name, strings.Join(in, ","),
+			t.writes, t.dups, t.lost, t.uncertain, t.failed, t.lies, t.stats.Replays, float64(t.calls)/float64(t.writes))
 	}
 	tw.Flush()
 }

@@ -10,7 +10,7 @@ import (
 
 // TestMain runs the calling process when the benchmark re-executes the test binary as it.
 func TestMain(m *testing.M) {
-	if len(os.Args) == 7 && os.Args[1] == childMode {
+	if len(os.Args) == childArgs && os.Args[1] == childMode {
 		if err := child(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "duplicates:", err)
 			os.Exit(1)
@@ -20,33 +20,68 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestBenchmark runs the benchmark small: the writegen rows show no duplicate effect and no lost
-// outcome, while the row of the client without keys shows duplicates (so the counting can see
-// them), and every client was killed and restarted once per crash of the schedule.
+// TestBenchmark runs every profile small: the writegen rows show no duplicate effect and no
+// lost outcome, and every client was killed and restarted once per crash of the schedule.
 func TestBenchmark(t *testing.T) {
-	const n, seed = 200, 12
-	sc := newSchedule(seed, n, faultRate, crashEvery)
-	rows, ok, err := run(context.Background(), sc, n, nil, false, io.Discard)
-	if err != nil {
-		t.Fatal(err)
+	const n, seed = 100, 12
+	for _, pr := range profiles {
+		t.Run(pr.name, func(t *testing.T) {
+			if pr.skip != "" {
+				t.Skip(pr.skip)
+			}
+			sc := newSchedule(seed, n, faultRate, crashEvery)
+			sc.waitAfterLoss = pr.waitAfterLoss
+			rows, ok, err := run(context.Background(), pr, sc, n, nil, false, false, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != len(pr.clients) {
+				t.Fatalf("%d rows, want one per client of the profile (%d)", len(rows), len(pr.clients))
+			}
+			crashes := len(sc.crashes)
+			for _, r := range rows {
+				if r.writegen && (r.dups > 0 || r.lost > 0 || r.lies > 0) {
+					t.Errorf("%s: %d duplicate effects, %d lost outcomes, %d lies, want none", r.name, r.dups, r.lost, r.lies)
+				}
+				if r.restarts != crashes {
+					t.Errorf("%s: restarted %d times, want %d", r.name, r.restarts, crashes)
+				}
+				if r.writes != len(newPlan(seed, n, pr).slots) || r.calls < r.writes {
+					t.Errorf("%s: %d logical writes, %d provider calls", r.name, r.writes, r.calls)
+				}
+				if r.lines == 0 {
+					t.Errorf("%s: no hand-written line counted", r.name)
+				}
+			}
+			if !ok {
+				t.Error("run reported a writegen row with duplicates or lost outcomes")
+			}
+		})
 	}
-	crashes := len(sc.crashes)
-	for _, r := range rows {
-		if r.writegen && (r.dups > 0 || r.lost > 0) {
-			t.Errorf("%s: %d duplicate effects, %d lost outcomes, want none", r.name, r.dups, r.lost)
-		}
-		if r.restarts != crashes {
-			t.Errorf("%s: restarted %d times, want %d", r.name, r.restarts, crashes)
-		}
-		if r.writes != len(newPlan(seed, n).slots) || r.calls == 0 {
-			t.Errorf("%s: %d logical writes, %d provider calls", r.name, r.writes, r.calls)
-		}
+}
+
+// TestCountsSeeDuplicates checks that the counting sees what the baselines do: on the Stripe
+// profile the client without keys duplicates the orders asked twice, and a client that sends
+// the key header to a provider that ignores it is replayed by net/http at least once in a
+// few hundred writes.
+func TestCountsSeeDuplicates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two baselines")
 	}
-	if !ok {
-		t.Error("run reported a writegen row with duplicates or lost outcomes")
-	}
-	if rows[0].dups == 0 {
-		t.Errorf("%s: no duplicate effect counted; the orders asked twice alone make some", rows[0].name)
+	const n, seed = 200, 7
+	for _, tc := range []struct{ profile, client string }{{"stripe", "retryablehttp"}, {"lookup", "once-key"}} {
+		pr := profileNamed(tc.profile)
+		rows, _, err := run(context.Background(), pr, newSchedule(seed, n, faultRate, crashEvery), n, []string{tc.client}, false, false, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rows[0]
+		if r.dups == 0 {
+			t.Errorf("%s on %s: no duplicate effect counted", r.name, tc.profile)
+		}
+		if tc.client == "once-key" && (r.stats.Replays == 0 || r.lies == 0) {
+			t.Errorf("%s on %s: %d net/http replays and %d lies counted, want some of each", r.name, tc.profile, r.stats.Replays, r.lies)
+		}
 	}
 }
 
@@ -65,7 +100,7 @@ func TestSchedule(t *testing.T) {
 	if !differs {
 		t.Error("seeds 3 and 4 give the same faults")
 	}
-	p, q := newPlan(3, 1000), newPlan(3, 1000)
+	p, q := newPlan(3, 1000, profiles[0]), newPlan(3, 1000, profiles[0])
 	if fmt.Sprint(p.tasks) != fmt.Sprint(q.tasks) || fmt.Sprint(p.orders) != fmt.Sprint(q.orders) {
 		t.Error("the plan differs for one seed")
 	}

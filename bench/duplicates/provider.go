@@ -16,17 +16,20 @@ import (
 const (
 	slowCommitTime  = 300 * time.Millisecond
 	slowGatewayTime = 100 * time.Millisecond
-	keyWindow       = 24 * time.Hour // how long the provider remembers an idempotency key
-	retryAfter      = "1"            // seconds, on 429 and 503
 )
 
+// sendHeader carries an id the baselines' transport wrapper gives each request it is handed
+// (sendTag): a second request with the same id was sent again by net/http itself.
+const sendHeader = "X-Bench-Send"
+
 // provider is the payments provider of api.yaml on 127.0.0.1: it makes transfers, counts them
-// per order (the business identity), honours Idempotency-Key within keyWindow as Stripe does,
+// per order (the business identity), honours Idempotency-Key as its profile says (Stripe: 24 h),
 // keeps each transfer's reference with a strongly consistent search by it, and injects the
 // faults of its schedule into create requests.
 type provider struct {
 	srv   *http.Server
 	url   string
+	cfg   providerConfig
 	fault func(orderID string, n int) fault
 	// crash kills the calling process if the request came from the process running now (gen is
 	// the generation of the connection, see caller) and returns once it is dead.
@@ -41,19 +44,22 @@ type provider struct {
 	effects   map[string]int       // transfers committed by order id
 	owner     map[string]string    // transfer id -> order id
 	history   map[string][]request // create requests by order id, in order of arrival
+	sends     map[string]bool      // the sendHeader ids seen
 	transfers int
 	stats     providerStats
 }
 
 // providerStats counts what the provider saw.
 type providerStats struct {
-	Calls     int // requests of any kind, faulted or not
-	Creates   int // create requests
-	Lookups   int // searches by reference
-	Replayed  int // creates answered with the stored response of their key
-	Conflicts int // creates answered 409: the first request with the key was still running
-	KeyReused int // creates answered 422: the key came with another body
-	Faults    [numFaults]int
+	Calls      int // requests of any kind, faulted or not
+	Creates    int // create requests
+	Lookups    int // searches by reference
+	Replayed   int // creates answered with the stored response of their key
+	Conflicts  int // creates answered 409: the first request with the key was still running
+	KeyReused  int // creates answered 422: the key came with another body
+	KeyTooLong int // creates answered 400: the key is longer than the provider takes
+	Replays    int // creates net/http sent again by itself (a sendHeader id seen before)
+	Faults     [numFaults]int
 }
 
 // request is what the provider remembers of one create request, to say what each duplicate
@@ -61,7 +67,8 @@ type providerStats struct {
 type request struct {
 	gen    int   // the generation of the calling process
 	fault  fault // the fault it met
-	keyed  bool  // it carried an idempotency key
+	keyed  bool  // it carried an idempotency key the provider honours
+	replay bool  // net/http sent it again by itself
 	commit bool  // it made a transfer (or will: a slow commit)
 }
 
@@ -69,6 +76,9 @@ func (r request) String() string {
 	s := fmt.Sprintf("process %d: %s", r.gen, r.fault)
 	if !r.keyed {
 		s += ", no key"
+	}
+	if r.replay {
+		s += ", replayed by net/http"
 	}
 	if r.commit {
 		s += ", committed"
@@ -105,14 +115,27 @@ type transfer struct {
 
 type genKey struct{}
 
+// providerConfig is what a profile sets of the provider's behaviour.
+type providerConfig struct {
+	keyed      bool          // it honours Idempotency-Key; else it ignores the header
+	window     time.Duration // how long it remembers a key
+	maxKey     int           // the longest key it takes (400 beyond), 0 for no limit
+	retryAfter string        // seconds, on 429 and 503
+}
+
+// stripeConfig is the provider as Stripe documents its idempotency keys.
+var stripeConfig = providerConfig{keyed: true, window: 24 * time.Hour, maxKey: 255, retryAfter: "1"}
+
 // startProvider starts a provider on 127.0.0.1.
-func startProvider(fault func(string, int) fault, caller func() int, crash func(int)) (*provider, error) {
+func startProvider(cfg providerConfig, fault func(string, int) fault, caller func() int, crash func(int)) (*provider, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	p := &provider{
 		url:     "http://" + ln.Addr().String(),
+		cfg:     cfg,
+		sends:   make(map[string]bool),
 		fault:   fault,
 		caller:  caller,
 		crash:   crash,
@@ -155,13 +178,29 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	gen, _ := r.Context().Value(genKey{}).(int)
+	key := r.Header.Get("Idempotency-Key")
+	if !p.cfg.keyed {
+		key = "" // this provider ignores the header
+	}
 	p.mu.Lock()
 	p.stats.Creates++
+	replay := false
+	if id := r.Header.Get(sendHeader); id != "" {
+		replay = p.sends[id]
+		p.sends[id] = true
+		if replay {
+			p.stats.Replays++
+		}
+	}
 	h := p.history[in.OrderID]
 	f := p.fault(in.OrderID, len(h)+1)
 	p.stats.Faults[f]++
-	p.history[in.OrderID] = append(h, request{gen: gen, fault: f, keyed: r.Header.Get("Idempotency-Key") != ""})
+	p.history[in.OrderID] = append(h, request{gen: gen, fault: f, keyed: key != "", replay: replay})
 	i := len(h)
+	tooLong := p.cfg.maxKey > 0 && len(key) > p.cfg.maxKey
+	if tooLong {
+		p.stats.KeyTooLong++
+	}
 	p.mu.Unlock()
 	mark := func() { // this request makes a transfer
 		p.mu.Lock()
@@ -169,12 +208,17 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		p.mu.Unlock()
 	}
 
-	switch f {
-	case requestLost:
+	switch {
+	case f == requestLost:
 		hijack(w).Close()
 		return
+	case tooLong:
+		problem(w, http.StatusBadRequest, fmt.Sprintf("the idempotency key is longer than %d characters", p.cfg.maxKey))
+		return
+	}
+	switch f {
 	case unavailable, rateLimited:
-		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Retry-After", p.cfg.retryAfter)
 		if f == unavailable {
 			problem(w, http.StatusServiceUnavailable, "try again later")
 		} else {
@@ -183,7 +227,7 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	status, resp, k := p.begin(r.Header.Get("Idempotency-Key"), sha256.Sum256(body))
+	status, resp, k := p.begin(key, sha256.Sum256(body))
 	if status == 0 {
 		mark()
 	}
@@ -229,7 +273,7 @@ func (p *provider) begin(key string, sum [sha256.Size]byte) (status int, resp []
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if prev := p.keys[key]; prev != nil && time.Since(prev.at) < keyWindow {
+	if prev := p.keys[key]; prev != nil && time.Since(prev.at) < p.cfg.window {
 		switch {
 		case !prev.done:
 			p.stats.Conflicts++

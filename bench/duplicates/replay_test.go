@@ -30,7 +30,7 @@ func TestCommittedWriteIsNotRejected(t *testing.T) {
 				}
 				return noFault
 			}
-			p, err := startProvider(faults, func() int { return 1 }, func(int) {})
+			p, err := startProvider(stripeConfig, faults, func() int { return 1 }, func(int) {})
 			if err != nil {
 				t.Fatal(err)
 			}

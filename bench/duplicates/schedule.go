@@ -38,7 +38,9 @@ type plan struct {
 	index  map[string]int // order id -> index
 }
 
-func newPlan(seed uint64, n int) *plan {
+// newPlan builds the workload of a profile: with pr.askAgain some orders are asked again later
+// and some twice at once; pr.idPrefix starts every order id.
+func newPlan(seed uint64, n int, pr *profile) *plan {
 	rng := rand.New(rand.NewPCG(seed, 0x706c616e))
 	type placed struct {
 		at    float64
@@ -48,15 +50,16 @@ func newPlan(seed uint64, n int) *plan {
 	var ps []placed
 	p := &plan{index: make(map[string]int, n)}
 	for i := range n {
-		o := order{id: fmt.Sprintf("ord-%06d", i+1), amount: 500 + rng.Int64N(100_000)}
+		o := order{id: fmt.Sprintf("%sord-%06d", pr.idPrefix, i+1), amount: 500 + rng.Int64N(100_000)}
 		p.orders = append(p.orders, o)
 		p.index[o.id] = i
 		calls := 1
-		if rng.Float64() < concurrentShare {
+		concurrent, twice := rng.Float64() < concurrentShare, rng.Float64() < twiceShare
+		if concurrent && pr.askAgain {
 			calls = 2
 		}
 		ps = append(ps, placed{float64(i), i, calls})
-		if rng.Float64() < twiceShare {
+		if twice && pr.askAgain {
 			ps = append(ps, placed{float64(i) + 1 + rng.Float64()*repeatGap, i, 1})
 		}
 	}
@@ -118,9 +121,12 @@ func (f fault) String() string { return faultNames[f] }
 // many requests for that order came before it, and nothing else: every client meets the same
 // faults on its n-th request for an order, whatever order its requests arrive in.
 type schedule struct {
-	seed    uint64
-	rate    float64      // share of the create requests that meet a random fault
-	crashes map[int]bool // orders whose first request crashes the caller
+	seed uint64
+	// waitAfterLoss: the request after one whose answer was lost past the commit meets a 503
+	// (with the profile's Retry-After), so that a retry comes after a short key window.
+	waitAfterLoss bool
+	rate          float64      // share of the create requests that meet a random fault
+	crashes       map[int]bool // orders whose first request crashes the caller
 }
 
 // newSchedule places one crash in each stretch of every orders (at least one crash), and
@@ -141,6 +147,12 @@ func newSchedule(seed uint64, n int, rate float64, every int) *schedule {
 func (s *schedule) fault(o, n int) fault {
 	if n == 1 && s.crashes[o] {
 		return crash
+	}
+	if s.waitAfterLoss && n > 1 {
+		switch s.fault(o, n-1) {
+		case responseLost, resetAfterCommit, slowCommit, crash:
+			return unavailable
+		}
 	}
 	rng := rand.New(rand.NewPCG(s.seed, uint64(o)<<16|uint64(n)))
 	if rng.Float64() >= s.rate {

@@ -8,14 +8,22 @@ import (
 
 	"github.com/writegen/writegen/bench/duplicates/transfers"
 	"github.com/writegen/writegen/bench/duplicates/transfersledger"
+	"github.com/writegen/writegen/bench/duplicates/transferslong"
+	"github.com/writegen/writegen/bench/duplicates/transferslookup"
+	"github.com/writegen/writegen/bench/duplicates/transfersnolookup"
+	"github.com/writegen/writegen/bench/duplicates/transferswindow"
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger/sqlite"
 )
 
+// The writegen clients, one per annotation file. What each needed by hand is its entry in the
+// annotation file and the lines between "hand:NAME" and "hand:end" (lines.go counts them).
+
 // openWritegen is the writegen client generated from api.yaml and writesafety.yaml, without a
 // ledger: the provider key is derived from the order, so it is the same on every attempt, for
 // every ask and after a restart.
-func openWritegen(_ context.Context, baseURL, _ string) (*client, error) {
+func openWritegen(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+	// hand:writegen
 	c, err := transfers.NewClient(baseURL)
 	if err != nil {
 		return nil, err
@@ -28,6 +36,46 @@ func openWritegen(_ context.Context, baseURL, _ string) (*client, error) {
 		}
 		return r.ID, nil
 	}
+	// hand:end
+	return &client{pay: pay}, nil
+}
+
+// openWritegenWindow is the same from writesafety-window.yaml: the key's window is 1.5 s.
+func openWritegenWindow(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+	// hand:writegen-window
+	c, err := transferswindow.NewClient(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateTransfer(ctx, transferswindow.CreateTransferKey{OrderID: o.id},
+			transferswindow.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
+	return &client{pay: pay}, nil
+}
+
+// openWritegenLong is the same from writesafety-long.yaml: keys of at most 45 characters,
+// hashed when the business key is longer.
+func openWritegenLong(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+	// hand:writegen-long
+	c, err := transferslong.NewClient(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateTransfer(ctx, transferslong.CreateTransferKey{OrderID: o.id},
+			transferslong.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
 	return &client{pay: pay}, nil
 }
 
@@ -35,28 +83,46 @@ func openWritegen(_ context.Context, baseURL, _ string) (*client, error) {
 // within it.
 const lease = time.Second
 
-// openWritegenLedger is the writegen client generated with writesafety-ledger.yaml: each order
-// is claimed in an SQLite ledger in dir before the provider is called, under a lease. At
-// start-up, after a crash, it waits out the dead process's leases and resumes the writes they
-// left claimed, as a connector's periodic Resume would.
-func openWritegenLedger(ctx context.Context, baseURL, dir string) (*client, error) {
+// resumer is what openLedgered needs of a generated client with a ledger.
+type resumer interface {
+	Resume(ctx context.Context) (runtime.ResumeReport, error)
+}
+
+// openLedgered opens the SQLite ledger in dir and a client on it with newClient. At start-up,
+// after a crash, it waits out the dead process's leases and resumes the writes they left
+// claimed, as a connector's periodic Resume would.
+func openLedgered[C resumer](ctx context.Context, dir string, newClient func(runtime.Ledger, ...runtime.Option) (C, error)) (C, func() error, error) {
+	var zero C
 	path := filepath.Join(dir, "ledger.db")
 	_, statErr := os.Stat(path)
 	l, err := sqlite.Open(ctx, path)
 	if err != nil {
-		return nil, err
+		return zero, nil, err
 	}
-	c, err := transfersledger.NewClient(baseURL, l, runtime.WithLease(lease), runtime.WithAttemptTimeout(lease/2))
+	c, err := newClient(l, runtime.WithLease(lease), runtime.WithAttemptTimeout(lease/2))
 	if err != nil {
 		l.Close()
-		return nil, err
+		return zero, nil, err
 	}
 	if statErr == nil { // a restart: an earlier process may have died holding claims
 		time.Sleep(lease)
 		if _, err := c.Resume(ctx); err != nil {
 			l.Close()
-			return nil, err
+			return zero, nil, err
 		}
+	}
+	return c, l.Close, nil
+}
+
+// openWritegenLedger is the writegen client generated with writesafety-ledger.yaml: each order
+// is claimed in an SQLite ledger in dir before the provider is called, under a lease.
+func openWritegenLedger(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+	// hand:writegen-ledger
+	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transfersledger.Client, error) {
+		return transfersledger.NewClient(baseURL, l, opts...)
+	})
+	if err != nil {
+		return nil, err
 	}
 	pay := func(ctx context.Context, o order) (string, error) {
 		r, err := c.CreateTransfer(ctx, transfersledger.CreateTransferKey{OrderID: o.id},
@@ -66,5 +132,50 @@ func openWritegenLedger(ctx context.Context, baseURL, dir string) (*client, erro
 		}
 		return r.ID, nil
 	}
-	return &client{pay: pay, close: l.Close}, nil
+	// hand:end
+	return &client{pay: pay, close: closeLedger}, nil
+}
+
+// openWritegenLookup is the client of writesafety-lookup.yaml: no provider key; the order is
+// claimed in the ledger, and a lost answer or a restart looks the reference up.
+func openWritegenLookup(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+	// hand:writegen-lookup
+	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transferslookup.Client, error) {
+		return transferslookup.NewClient(baseURL, l, opts...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateTransfer(ctx, transferslookup.CreateTransferKey{OrderID: o.id}, transferslookup.CreateTransferParams{},
+			transferslookup.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
+	return &client{pay: pay, close: closeLedger}, nil
+}
+
+// openWritegenNoLookup is the client of writesafety-nolookup.yaml: no provider key, no lookup;
+// the order is claimed in the ledger, and a lost answer is uncertain.
+func openWritegenNoLookup(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+	// hand:writegen-nolookup
+	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transfersnolookup.Client, error) {
+		return transfersnolookup.NewClient(baseURL, l, opts...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateTransfer(ctx, transfersnolookup.CreateTransferKey{OrderID: o.id}, transfersnolookup.CreateTransferParams{},
+			transfersnolookup.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
+	return &client{pay: pay, close: closeLedger}, nil
 }

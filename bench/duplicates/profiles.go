@@ -1,0 +1,92 @@
+package main
+
+import (
+	"strings"
+	"time"
+)
+
+// profile is one provider pattern, taken from a provider's documentation (source), with the
+// clients a careful team would choose from for it, writegen's among them.
+type profile struct {
+	name     string
+	title    string // one line, as the table heads it
+	source   string // where the pattern is documented
+	provider providerConfig
+	askAgain bool   // the workload asks some orders again later and some twice at once
+	idPrefix string // starts every order id (long business ids)
+	// waitAfterLoss: the request after a lost answer meets 503 with the profile's Retry-After.
+	waitAfterLoss bool
+	clients       []string // the rows, by client arg
+	skip          string   // why the profile does not run yet; "" when it runs
+}
+
+// profiles are the provider patterns, in the order the table shows them.
+var profiles = []*profile{
+	{
+		name:     "stripe",
+		title:    "keyed, 24 h window, keys up to 255 characters",
+		source:   "https://docs.stripe.com/idempotency",
+		provider: stripeConfig,
+		askAgain: true,
+		clients:  []string{"retryablehttp", "sdk", "careful", "writegen", "writegen-ledger"},
+	},
+	{
+		// Qonto remembers a key for 30 minutes; scaled here to 1.5 s, and the Retry-After
+		// after a lost answer (2 s) outlasts it, as a 30-minute rate limit or outage would.
+		name:          "short-window",
+		title:         "keyed, short window (Qonto: 30 min, scaled to 1.5 s), a Retry-After longer than the window",
+		source:        "https://docs.qonto.com/get-started/general/idempotent-requests",
+		provider:      providerConfig{keyed: true, window: 1500 * time.Millisecond, maxKey: 255, retryAfter: "2"},
+		askAgain:      false,
+		waitAfterLoss: true,
+		clients:       []string{"careful", "writegen-window"},
+	},
+	{
+		name:     "long-ids",
+		title:    "keyed, keys up to 45 characters (Square CreatePayment), business ids longer than that",
+		source:   "https://developer.squareup.com/docs/working-with-apis/idempotency; the 45-character bound: square/square-php-sdk doc/models/create-payment-request.md",
+		provider: providerConfig{keyed: true, window: 24 * time.Hour, maxKey: 45, retryAfter: "1"},
+		askAgain: true,
+		idPrefix: "marketplace-eu-west-1:merchant-000482193:",
+		clients:  []string{"careful-cut", "careful", "writegen-long"},
+	},
+	{
+		name:     "lookup",
+		title:    "no key, a strongly consistent search on a reference field (Zendesk tickets' external_id)",
+		source:   "https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/ (external_id, and the list of tickets by external_id)",
+		provider: providerConfig{keyed: false, retryAfter: "1"},
+		clients:  []string{"once", "once-key", "retryablehttp", "writegen-lookup"},
+	},
+	{
+		name:     "no-lookup",
+		title:    "no key, no lookup (Slack chat.postMessage: no idempotency key, no search by a caller's reference)",
+		source:   "https://api.slack.com/methods/chat.postMessage",
+		provider: providerConfig{keyed: false, retryAfter: "1"},
+		clients:  []string{"once", "once-key", "retryablehttp", "writegen-nolookup"},
+	},
+	{
+		name:   "comments",
+		title:  "no key, a comment found in a bounded list of the ticket's comments",
+		source: "https://developer.zendesk.com/api-reference/ticketing/tickets/ticket_comments/",
+		skip:   "needs the bounded-list lookup (lookup match/pages/since, reference.marker), not on main yet",
+	},
+}
+
+// profileNames lists the profiles by the names -profile takes.
+func profileNames() string {
+	var names []string
+	for _, p := range profiles {
+		names = append(names, p.name)
+	}
+	return strings.Join(names, " ")
+}
+
+// profileNamed returns the profile called name, nil if there is none.
+func profileNamed(name string) *profile {
+	for _, p := range profiles {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
