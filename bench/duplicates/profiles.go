@@ -52,7 +52,7 @@ var profiles = []*profile{
 	},
 	{
 		name:     "lookup",
-		title:    "no key, a strongly consistent search on a reference field (Zendesk tickets' external_id)",
+		title:    "no key, a search on a reference field (Zendesk tickets' external_id); a commit may outlast its connection",
 		source:   "https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/ (external_id, and the list of tickets by external_id)",
 		provider: providerConfig{keyed: false, retryAfter: "1"},
 		clients:  []string{"once", "once-key", "retryablehttp", "writegen-lookup"},
@@ -68,7 +68,9 @@ var profiles = []*profile{
 		name:   "comments",
 		title:  "no key, a comment found in a bounded list of the ticket's comments",
 		source: "https://developer.zendesk.com/api-reference/ticketing/tickets/ticket_comments/",
-		skip:   "needs the bounded-list lookup (lookup match/pages/since, reference.marker), not on main yet",
+		// Its spec and answers are api-comments.yaml and writesafety-comments.yaml; writegen on
+		// main refuses the answers' marker, match and pages until the bounded-list lookup lands.
+		skip: "needs the bounded-list lookup (lookup match/pages/since, reference.marker), not on main yet",
 	},
 }
 
