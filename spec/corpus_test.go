@@ -248,6 +248,8 @@ func TestScaffoldThreads(t *testing.T) {
 		"\n  createThread: # POST /threads\n    effect: TODO #",
 		"\n    idempotency: {header: Idempotency-Key} # declared by the spec",
 		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n",
+		// getThread needs a thread_id that createThread does not know: only deleteThread lists it.
+		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n    # lookup candidates: listThreads (GET /threads)\n",
 		"\n    # lookup candidates: getThread (GET /threads/{thread_id}), listThreads (GET /threads)\n",
 		"\n  deleteThread: # DELETE /threads/{thread_id}\n",
 		"\n    response: {is: acknowledgement} # 204 without a body\n",
@@ -293,7 +295,8 @@ func TestScaffoldInclude(t *testing.T) {
 }
 
 // TestScaffoldCarries checks what init carries from the spec: an idempotency header's
-// maxLength, and a search sent as POST answered as a read and offered as a lookup.
+// maxLength, a search sent as POST answered as a read and offered as a lookup, and a list that
+// filters on the write's reference field offered first.
 func TestScaffoldCarries(t *testing.T) {
 	spec := filepath.Join(t.TempDir(), "desk.yaml")
 	if err := os.WriteFile(spec, []byte(`openapi: 3.0.3
@@ -304,7 +307,13 @@ paths:
       operationId: createThread
       parameters:
         - {name: Idempotency-Key, in: header, schema: {type: string, maxLength: 64}}
+      requestBody: {content: {application/json: {schema: {type: object, properties: {external_id: {type: string}}}}}}
       responses: {"201": {description: ok}}
+    get:
+      operationId: listThreads
+      parameters:
+        - {name: external_id, in: query, schema: {type: string}}
+      responses: {"200": {description: ok}}
   /threads/search:
     post:
       operationId: searchThreads
@@ -320,7 +329,8 @@ paths:
 	for _, want := range []string{
 		"\nscope: support-desk\n",
 		"\n    idempotency: {header: Idempotency-Key, max_length: 64} # declared by the spec",
-		"\n    # lookup candidates: searchThreads (POST /threads/search, a search)\n",
+		// The list that filters on the write's reference field comes first, with its filter.
+		"\n    # lookup candidates: listThreads (GET /threads?external_id=, the body field /external_id), searchThreads (POST /threads/search, a search)\n",
 		"\n  searchThreads: # POST /threads/search\n    effect: read_only # a search sent as POST",
 	} {
 		if !bytes.Contains(out, []byte(want)) {

@@ -99,7 +99,7 @@ operations:
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
-		scaffoldEntry(&w, so, ops)
+		scaffoldEntry(&w, b, so, ops)
 	}
 	if writes == 0 {
 		w.WriteString("  {}\n")
@@ -181,7 +181,7 @@ func isSearch(op *Operation) bool {
 }
 
 // scaffoldEntry writes the entry of one write operation.
-func scaffoldEntry(w *bytes.Buffer, so *specOp, ops []*specOp) {
+func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp) {
 	op := so.op
 	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.Path)
 	if op.Summary != "" {
@@ -209,7 +209,7 @@ func scaffoldEntry(w *bytes.Buffer, so *specOp, ops []*specOp) {
 		w.WriteString("    # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one\n")
 	}
 	w.WriteString("    " + scaffoldResponse(so) + "\n")
-	if c := lookupCandidates(so, ops); len(c) > 0 {
+	if c := lookupCandidates(b, so, ops); len(c) > 0 {
 		fmt.Fprintf(w, "    # lookup candidates: %s\n", strings.Join(c, ", "))
 		w.WriteString("    # reference: {body: /field}   # where the write stores what the lookup searches for\n")
 		w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: strong}\n")
@@ -311,17 +311,52 @@ func idempotencyField(so *specOp) (string, int) {
 
 var searchWord = regexp.MustCompile(`(?i)search|list|find|query`)
 
+// referenceName matches body field names that usually hold a caller's reference: external_id,
+// externalReference, client_reference_id, merchantReference, custom_id...
+var referenceName = regexp.MustCompile(`(?i)^(external_?(id|ref(erence)?)|(client|merchant|customer)_?ref(erence)?(_?id)?|ref(erence)?(_?id)?|custom_?id)$`)
+
+// referenceFields returns the top-level string fields of the write's body named like a
+// reference, sorted.
+func referenceFields(so *specOp) []string {
+	body := so.op.Body
+	if body == nil || body.Encoding == BodyRaw || body.Type == nil {
+		return nil
+	}
+	u := under(body.Type)
+	if u.Kind != RefNamed || u.Named.Kind != KindStruct {
+		return nil
+	}
+	var out []string
+	for _, f := range u.Named.Fields {
+		if referenceName.MatchString(f.Name) && isStringType(f.Type) {
+			out = append(out, f.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // lookupCandidates lists reads that may find what a write made: GETs on the write's collection or
 // item path, GETs that search or list below the same first path segments, and searches sent as
-// POST below them.
-func lookupCandidates(so *specOp, ops []*specOp) []string {
+// POST below them. A read whose path needs a parameter the write's path does not name is left
+// out: the write cannot call it. Of the others, a GET that filters by a query parameter named like a reference
+// field of the write comes first, with the filter named; every candidate is listed.
+func lookupCandidates(b *builder, so *specOp, ops []*specOp) []string {
 	collection := so.op.Path
 	if i := strings.LastIndex(collection, "/"); i > 0 && strings.HasPrefix(collection[i+1:], "{") {
 		collection = collection[:i]
 	}
-	var out []string
+	known := map[string]bool{}
+	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+		known[m[1]] = true
+	}
+	refs := referenceFields(so)
+	var filtered, out []string
 	for _, c := range ops {
 		p := c.op.Path
+		if slices.ContainsFunc(pathParam.FindAllStringSubmatch(p, -1), func(m []string) bool { return !known[m[1]] }) {
+			continue
+		}
 		rest, under := strings.CutPrefix(p, collection)
 		switch {
 		case c.op.Method == "POST" && isSearch(c.op) && under:
@@ -332,16 +367,24 @@ func lookupCandidates(so *specOp, ops []*specOp) []string {
 		}
 		direct := p == so.op.Path || under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1)
 		related := under && searchWord.MatchString(c.op.ID+" "+rest)
-		if direct || related {
-			out = append(out, fmt.Sprintf("%s (GET %s)", c.op.ID, p))
+		if !direct && !related {
+			continue
 		}
+		if len(refs) > 0 {
+			b.convert(c)
+			if len(c.errs) == 0 {
+				if i := slices.IndexFunc(c.op.Params, func(q *Param) bool { return q.In == InQuery && slices.Contains(refs, q.Name) }); i >= 0 {
+					q := c.op.Params[i].Name
+					filtered = append(filtered, fmt.Sprintf("%s (GET %s?%s=, the body field /%s)", c.op.ID, p, q, q))
+					continue
+				}
+			}
+		}
+		out = append(out, fmt.Sprintf("%s (GET %s)", c.op.ID, p))
 	}
+	slices.Sort(filtered)
 	slices.Sort(out)
-	const most = 6
-	if len(out) > most {
-		out = append(out[:most], "...")
-	}
-	return out
+	return append(filtered, out...)
 }
 
 // yamlKey quotes a YAML scalar unless it is plainly safe.
