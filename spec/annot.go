@@ -84,12 +84,14 @@ type answers struct {
 }
 
 type referenceAnswer struct {
-	node      *yaml.Node
-	body      string
-	bodyNode  *yaml.Node
-	query     string
-	value     string
-	valueNode *yaml.Node
+	node       *yaml.Node
+	body       string
+	bodyNode   *yaml.Node
+	query      string
+	value      string
+	valueNode  *yaml.Node
+	marker     string
+	markerNode *yaml.Node
 }
 
 type lookupAnswer struct {
@@ -103,6 +105,23 @@ type lookupAnswer struct {
 	found       string
 	foundNode   *yaml.Node
 	consistency Consistency
+	match       string // a pointer into the found element
+	matchNode   *yaml.Node
+	pages       *pagesAnswer
+	since       string // a pointer into the found element
+	sinceNode   *yaml.Node
+}
+
+// pagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
+// the response's cursor as the read's parameter param.
+type pagesAnswer struct {
+	node       *yaml.Node
+	max        int
+	maxNode    *yaml.Node
+	cursor     string
+	cursorNode *yaml.Node
+	param      string
+	paramNode  *yaml.Node
 }
 
 // templateAnswer is one parameter given as a template.
@@ -849,11 +868,18 @@ func validHeader(s string) bool {
 }
 
 func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
-	m := p.mapping(n, "body", "query", "value")
+	m := p.mapping(n, "body", "query", "value", "marker")
 	if m == nil {
 		return nil
 	}
 	ref := &referenceAnswer{node: n}
+	if kv, ok := m["marker"]; ok {
+		ref.marker, _ = p.str(kv[1])
+		ref.markerNode = kv[1]
+		if _, ok := m["query"]; ok {
+			p.errorf(kv[0], "a marker is appended to a text field of the body: give reference.body, not query")
+		}
+	}
 	places := 0
 	if kv, ok := m["body"]; ok {
 		places++
@@ -899,7 +925,7 @@ func (p *annotParser) response(n *yaml.Node, a *answers) {
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
-	m := p.mapping(n, "func", "operation", "params", "body", "found", "consistency")
+	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency")
 	if m == nil {
 		return nil
 	}
@@ -916,7 +942,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			}
 			l.fn, l.fnNode = name, fn[1]
 		}
-		for _, k := range []string{"params", "body", "found"} {
+		for _, k := range []string{"params", "body", "found", "match", "pages", "since"} {
 			if kv, ok := m[k]; ok {
 				p.errorf(kv[0], "%s is only for a lookup operation", k)
 			}
@@ -939,6 +965,17 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 		}
 		l.foundNode = kv[1]
 	}
+	if kv, ok := m["match"]; ok {
+		l.match, _ = p.pointer(kv[1])
+		l.matchNode = kv[1]
+	}
+	if kv, ok := m["since"]; ok {
+		l.since, _ = p.pointer(kv[1])
+		l.sinceNode = kv[1]
+	}
+	if kv, ok := m["pages"]; ok {
+		l.pages = p.pages(kv[1])
+	}
 	if kv, ok := m["consistency"]; ok {
 		s, _ := p.oneOf(kv[1], string(Strong), string(Eventual))
 		l.consistency = Consistency(s)
@@ -946,6 +983,38 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 		p.errorf(n, "lookup needs consistency: strong or eventual")
 	}
 	return l
+}
+
+// pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.
+func (p *annotParser) pages(n *yaml.Node) *pagesAnswer {
+	m := p.mapping(n, "max", "cursor", "param")
+	if m == nil {
+		return nil
+	}
+	pa := &pagesAnswer{node: n}
+	if kv, ok := m["max"]; ok {
+		if v, ok := p.integer(kv[1]); ok {
+			if v < 1 {
+				p.errorf(kv[1], "pages.max must be at least 1: the walk reads that many pages at most")
+			}
+			pa.max, pa.maxNode = v, kv[1]
+		}
+	} else if p.absent(n, m, "max") {
+		p.errorf(n, "pages needs max: how many pages the walk reads at most")
+	}
+	if kv, ok := m["cursor"]; ok {
+		pa.cursor, _ = p.pointer(kv[1])
+		pa.cursorNode = kv[1]
+	} else if p.absent(n, m, "cursor") {
+		p.errorf(n, "pages needs cursor: the pointer of the next page's cursor in the response (like /meta/after_cursor)")
+	}
+	if kv, ok := m["param"]; ok {
+		pa.param, _ = p.str(kv[1])
+		pa.paramNode = kv[1]
+	} else if p.absent(n, m, "param") {
+		p.errorf(n, "pages needs param: the read's parameter that takes the cursor (like \"page[after]\")")
+	}
+	return pa
 }
 
 // templates reads a mapping of parameter names to templates.

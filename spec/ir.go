@@ -407,7 +407,13 @@ type Reference struct {
 	// Value is the reference as a template over the key's fields; nil means the provider key.
 	Value       []KeyPart
 	ValueFormat string // Value as written: "{escalation_id}"
-	Pos         Pos
+	// Marker, when set, is appended to the text of the string field Body instead of replacing
+	// it (a comment's body, where the provider has no field for the reference): a template
+	// whose Hole is the reference. The lookup then matches the text that contains it.
+	Marker     []TemplatePart
+	MarkerText string // as written: " [ref:{ref}]"
+	MarkerPos  Pos
+	Pos        Pos
 }
 
 // SetValue is what the generated code stores in a place of the request.
@@ -465,6 +471,42 @@ type Lookup struct {
 	// where a 404 means not found. A StepEach in it makes every element of that array a found
 	// effect ("/items/0").
 	Found *Path
+	// Match, in the found element, is the string field the client compares with the
+	// reference: an element is the write's effect when the field equals the reference, or,
+	// when the write stores a marker (Reference.Marker), contains the marker. Nil means every
+	// element found is the write's (the read filters by the reference). Match, Pages and Since
+	// need Found to be an element of a list.
+	Match *Path
+	// Pages bounds a walk through a list of many pages; nil reads one page.
+	Pages *Pages
+	// Since, in the found element, is when it was created (a time.Time, an RFC 3339 string or
+	// Unix seconds): in a list newest first, the walk stops at the first element created before
+	// the write first used its key, less writegenimpl.SinceMargin. Nil without such a bound.
+	Since *Path
+	// Values are the values of the write, other than the reference, that Params name (the
+	// ticket_id whose comments the read lists), sorted by Name. They travel with the reference
+	// (writegenimpl.JoinReference), so that Resume asks the same lookup.
+	Values []*LookupValue
+}
+
+// Pages is the bound of a lookup that walks the pages of a list: at most Max pages, each next
+// one asked for by passing the response's Cursor as the read's parameter Param. The walk ends
+// at the list's end when the cursor is absent or empty.
+type Pages struct {
+	Max    int
+	Cursor *Path  // in the read's response: a string
+	Param  *Param // of the read: a string
+	Pos    Pos
+}
+
+// LookupValue is a value a lookup's params take from the write: a required path or query
+// parameter of the write (Param) or a field of its business key (Field).
+type LookupValue struct {
+	Name    string // as the template writes it: ticket_id
+	Param   *Param
+	Field   *KeyField
+	Integer bool // an integer: formatted in base 10 to travel, parsed back by the lookup
+	Pos     Pos
 }
 
 // Template is a parameter value written as a template with one placeholder: "{ref}" in a
@@ -476,10 +518,12 @@ type Template struct {
 	Pos   Pos
 }
 
-// TemplatePart is a literal, or the placeholder (Literal "" and Hole true).
+// TemplatePart is a literal, the placeholder (Literal "" and Hole true), or, in a lookup's
+// params, a value of the write (Value).
 type TemplatePart struct {
 	Literal string
 	Hole    bool
+	Value   *LookupValue
 }
 
 // BodyTemplate is the JSON body a lookup sends, with "{ref}" substituted in its string values

@@ -128,14 +128,14 @@ exclude:
 ` + `exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
-`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body
+`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)
 ws.yaml:9:25: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /0): every element is a found effect`},
 		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
 ` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
-ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}" may only use the placeholder {ref}
+ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}": {limit} is neither {ref} nor a path or query parameter of createThread nor a field of its key
 ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response of "listThreads": ListThreadsResponse has no property "data"`},
 		{"lookup without the reference", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: strong}
-` + okRest), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body`},
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)`},
 		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
 		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}

@@ -552,7 +552,73 @@ func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Refere
 		}
 		ref.Value, ref.ValueFormat = parts, ra.value
 	}
+	if ra.markerNode != nil && ra.body != "" {
+		r.marker(so, ra, ref)
+	}
 	return ref
+}
+
+// marker checks the marker a write appends to a text field of its body: a template that holds
+// the reference, appended to a string.
+func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
+	id := so.op.ID
+	parts, holds, bad := splitTemplate(ra.marker, func(string) (TemplatePart, bool) { return TemplatePart{}, false })
+	switch {
+	case bad != "":
+		r.errorf(ra.markerNode, id, "reference marker %q may only use the placeholder {ref}, the reference (%s)", ra.marker, bad)
+		return
+	case !holds:
+		r.errorf(ra.markerNode, id, "reference marker %q has no {ref}: the lookup finds the write by the reference inside the marker", ra.marker)
+		return
+	case strings.TrimSpace(ra.marker) == "{ref}":
+		r.errorf(ra.markerNode, id, "reference marker %q is the reference alone: give it text around {ref} (like \" [ref:{ref}]\") so that no other text can contain it by chance", ra.marker)
+		return
+	}
+	if b := ref.Body; b != nil {
+		last := b.Steps[len(b.Steps)-1]
+		if last.Kind != StepField || b.Type.Kind != RefBuiltin || b.Type.Builtin != "string" {
+			r.errorf(ra.markerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, describeRef(b.Type))
+			return
+		}
+	}
+	ref.Marker, ref.MarkerText, ref.MarkerPos = parts, ra.marker, r.pos(ra.markerNode)
+}
+
+// splitTemplate splits a template at its placeholders {NAME}, each turned into a part by hole,
+// which reports whether the name is known. holds reports whether a placeholder is {ref}; bad
+// says what is wrong, or "".
+func splitTemplate(text string, hole func(name string) (TemplatePart, bool)) (parts []TemplatePart, holds bool, bad string) {
+	rest := text
+	for rest != "" {
+		open := strings.IndexAny(rest, "{}")
+		if open < 0 {
+			parts = append(parts, TemplatePart{Literal: rest})
+			break
+		}
+		if rest[open] == '}' {
+			return nil, false, "a } without {"
+		}
+		if open > 0 {
+			parts = append(parts, TemplatePart{Literal: rest[:open]})
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return nil, false, "a { without }"
+		}
+		name := rest[open+1 : open+end]
+		rest = rest[open+end+1:]
+		if name == "ref" {
+			parts = append(parts, TemplatePart{Hole: true})
+			holds = true
+			continue
+		}
+		part, ok := hole(name)
+		if !ok {
+			return nil, false, "{" + name + "}"
+		}
+		parts = append(parts, part)
+	}
+	return parts, holds, ""
 }
 
 // sets lists the places of the request the generated code fills in, each place once.
@@ -667,15 +733,19 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	out.Name = so.op.Local + "Lookup"
 	before := len(r.errs)
 	passes := false
-	out.Params, passes = r.templates(so, read, l.params, l.opNode, "{ref}", "lookup")
+	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.params, l.opNode)
 	if l.body != nil {
 		out.Body = r.bodyTemplate(so, read, l.body)
 		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p JSONPart) bool { return p.String != nil })
 	} else if read.Body != nil && read.Body.Required {
 		r.errorf(l.opNode, id, "lookup operation %q takes a request body: give it as body: {...}, with \"{ref}\" where the reference goes", read.ID)
 	}
-	if !passes && len(r.errs) == before {
-		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body")
+	if l.matchNode == nil && s.Reference != nil && s.Reference.Marker != nil {
+		r.errorf(l.node, id, "the write appends its reference as a marker (reference.marker) that no read can filter on: the lookup must match it, like match: %s (the text field the marker is appended to, in the found element)", s.Reference.Body.Pointer)
+		return nil
+	}
+	if !passes && l.matchNode == nil && len(r.errs) == before {
+		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)")
 	}
 	rr := read.Response
 	if rr.Type == nil || isBytes(rr.Type) {
@@ -704,7 +774,234 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		r.errorf(at, id, "lookup finds %s, but %s answers with %s: %s", describeRef(found.Type), so.op.ID, describeRef(resp.Type), hint)
 		return nil
 	}
+	if !r.walk(so, l, s, out, found) {
+		return nil
+	}
 	return out
+}
+
+// walk checks how a lookup picks the write's effects out of a list and how far it walks it:
+// match and since in the found element, pages through the read's response and parameters.
+func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+	id, read := so.op.ID, out.Operation
+	if l.matchNode == nil && l.pages == nil && l.sinceNode == nil {
+		return true
+	}
+	if !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) {
+		at := l.matchNode
+		for _, n := range []*yaml.Node{l.sinceNode, pagesNode(l.pages)} {
+			if at == nil {
+				at = n
+			}
+		}
+		r.errorf(at, id, "match, pages and since pick the write out of a list, but found %q is not an element of one: point found at an element of a list (like /comments/0)", pointerOf(out.Found))
+		return false
+	}
+	ok := true
+	elem := found.Type
+	// in resolves a pointer into the found element (or, for the cursor, the read's response) that
+	// the generated code reads field by field.
+	in := func(root *TypeRef, ptr string, n *yaml.Node, what, where string) *Path {
+		p, why := resolvePath(root, ptr, readPath)
+		if why == "" && len(p.Steps) == 0 {
+			why = "it is the whole " + where
+		}
+		if why == "" && slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+			why = "it goes through a oneOf/anyOf, whose fields are known only once decoded"
+		}
+		if why != "" {
+			r.errorf(n, id, "lookup %s %q does not resolve in %s: %s", what, ptr, where, why)
+			ok = false
+			return nil
+		}
+		p.Pos = r.pos(n)
+		return p
+	}
+	elemWhere := "the found element (" + describeRef(elem) + ")"
+	if l.matchNode != nil {
+		if p := in(elem, l.match, l.matchNode, "match", elemWhere); p != nil {
+			if !isStringType(p.Type) {
+				r.errorf(l.matchNode, id, "lookup match %q is %s in the found element, not a string: the client compares it with the reference", l.match, describeRef(p.Type))
+				ok = false
+			} else {
+				out.Match = p
+			}
+		}
+	}
+	if l.sinceNode != nil {
+		if p := in(elem, l.since, l.sinceNode, "since", elemWhere); p != nil {
+			if u := under(p.Type); !isStringType(p.Type) && !isIntegerType(p.Type) && !(u.Kind == RefBuiltin && u.Builtin == "time.Time") {
+				r.errorf(l.sinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.since, describeRef(p.Type))
+				ok = false
+			} else {
+				out.Since = p
+			}
+		}
+	}
+	if pa := l.pages; pa != nil && pa.cursorNode != nil && pa.paramNode != nil && pa.max >= 1 {
+		pg := &Pages{Max: pa.max, Pos: r.pos(pa.node)}
+		if p := in(read.Response.Type, pa.cursor, pa.cursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
+			if !isStringType(p.Type) {
+				r.errorf(pa.cursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.cursor, describeRef(p.Type), read.ID)
+				ok = false
+			}
+			pg.Cursor = p
+		}
+		for _, q := range read.Params {
+			if q.Name == pa.param {
+				pg.Param = q
+			}
+		}
+		switch {
+		case pg.Param == nil:
+			r.errorf(pa.paramNode, id, "lookup pages.param %q is not a parameter of %q: the cursor must be passed to the read as one of its parameters%s", pa.param, read.ID, Suggest(pa.param, paramNames(read)))
+			ok = false
+		case pg.Param.In != InQuery:
+			r.errorf(pa.paramNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.param, pg.Param.In, read.ID)
+			ok = false
+		case !isStringType(pg.Param.Type):
+			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.param, describeRef(pg.Param.Type))
+			ok = false
+		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == pa.param }):
+			r.errorf(pa.paramNode, id, "lookup pages.param %q is also given in params: the walk sets it from the cursor", pa.param)
+			ok = false
+		}
+		out.Pages = pg
+	} else if pa != nil {
+		ok = false // refused where it is written
+	}
+	return ok
+}
+
+func pagesNode(p *pagesAnswer) *yaml.Node {
+	if p == nil {
+		return nil
+	}
+	return p.node
+}
+
+func pointerOf(p *Path) string {
+	if p == nil {
+		return ""
+	}
+	return p.Pointer
+}
+
+func paramNames(op *Operation) []string {
+	var out []string
+	for _, q := range op.Params {
+		out = append(out, q.Name)
+	}
+	return out
+}
+
+// lookupTemplates resolves the parameters a lookup passes, each a template over the reference
+// ({ref}) and the values of the write ({NAME}: a required path or query parameter of the
+// write, or a field of its key). It returns the values used, sorted by name, and whether a
+// template holds the reference.
+func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given []templateAnswer, at *yaml.Node) ([]*Template, []*LookupValue, bool) {
+	id := so.op.ID
+	var out []*Template
+	var values []*LookupValue
+	holds := false
+	for _, g := range given {
+		var param *Param
+		for _, q := range read.Params {
+			if q.Name == g.name {
+				param = q
+				break
+			}
+		}
+		if param == nil {
+			r.errorf(g.nameNode, id, "lookup operation %q has no parameter %q%s", read.ID, g.name, Suggest(g.name, paramNames(read)))
+			continue
+		}
+		why := ""
+		parts, h, bad := splitTemplate(g.text, func(name string) (TemplatePart, bool) {
+			v, msg := r.lookupValue(so, s, name, g.valueNode)
+			if v == nil {
+				why = msg
+				return TemplatePart{}, false
+			}
+			if i := slices.IndexFunc(values, func(o *LookupValue) bool { return o.Name == name }); i >= 0 {
+				v = values[i]
+			} else {
+				values = append(values, v)
+			}
+			return TemplatePart{Value: v}, true
+		})
+		if bad != "" {
+			if why == "" {
+				why = bad
+			}
+			r.errorf(g.valueNode, id, "lookup param %q: %q: %s", g.name, g.text, why)
+			continue
+		}
+		holds = holds || h
+		t := &Template{Param: param, Text: g.text, Parts: parts, Pos: r.pos(g.valueNode)}
+		single := len(parts) == 1 && parts[0].Value != nil
+		switch u := under(param.Type); {
+		case isIntegerType(param.Type) && u.Kind == RefBuiltin:
+			if !single || !parts[0].Value.Integer {
+				r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.name, describeRef(param.Type))
+				continue
+			}
+		case !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)):
+			r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.name, describeRef(param.Type))
+			continue
+		}
+		out = append(out, t)
+	}
+	for _, q := range read.Params {
+		if q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
+			r.errorf(at, id, "lookup operation %q needs its required parameter %q in params", read.ID, q.Name)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+	slices.SortFunc(values, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	return out, values, holds
+}
+
+// lookupValue resolves {name} in a lookup's params to a value of the write, or says why it is
+// none.
+func (r *resolver) lookupValue(so *specOp, s *Safety, name string, n *yaml.Node) (*LookupValue, string) {
+	v := &LookupValue{Name: name, Pos: r.pos(n)}
+	for _, q := range so.op.Params {
+		if q.Name == name && (q.In == InPath || q.In == InQuery) {
+			v.Param = q
+		}
+	}
+	if s.Key != nil {
+		for i := range s.Key.Fields {
+			if s.Key.Fields[i].Name == name {
+				v.Field = &s.Key.Fields[i]
+			}
+		}
+	}
+	switch {
+	case v.Param != nil && v.Field != nil:
+		return nil, fmt.Sprintf("{%s} is both a parameter of %s and a field of its key: name the key field otherwise", name, so.op.ID)
+	case v.Field != nil:
+		v.Integer = v.Field.Type == "int64"
+	case v.Param != nil:
+		switch u := under(v.Param.Type); {
+		case !v.Param.Required:
+			return nil, fmt.Sprintf("{%s} is an optional parameter of %s: a lookup value must be known to every call, so only a required one may travel with the reference", name, so.op.ID)
+		case isIntegerType(v.Param.Type) && u.Kind == RefBuiltin:
+			v.Integer = true
+		case !isStringType(v.Param.Type) || u.Kind != RefBuiltin && u.Kind != RefNamed:
+			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, describeRef(v.Param.Type), so.op.ID)
+		}
+	default:
+		names := paramNames(so.op)
+		if s.Key != nil {
+			for _, f := range s.Key.Fields {
+				names = append(names, f.Name)
+			}
+		}
+		return nil, fmt.Sprintf("{%s} is neither {ref} nor a path or query parameter of %s nor a field of its key%s", name, so.op.ID, Suggest(name, names))
+	}
+	return v, ""
 }
 
 // templates resolves the parameters a lookup or a compensation passes, each a template with the

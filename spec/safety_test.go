@@ -85,11 +85,11 @@ exclude:
 exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
-`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body`},
+`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)`},
 		{"lookup body for a read without one", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, body: {q: "{ref}"}, found: /items/0, consistency: strong}
 ` + okRest), `ws.yaml:9:74: operation "createThread": lookup operation "listThreads" takes no request body: pass the reference in params`},
 		{"lookup param not a string", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}", limit: "10"}, found: /items/0, consistency: strong}
-` + okRest), `ws.yaml:9:74: operation "createThread": lookup param "limit" is int32, not a string: writegen passes it a string`},
+` + okRest), `ws.yaml:9:74: operation "createThread": lookup param "limit" is int32, not a string: writegen passes it a string, or one integer value of the write (like "{ticket_id}")`},
 		{"lookup func collides with a method", annot(okCreateRef + `    lookup: {func: GetThread, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup func GetThread is the method of "getThread": name the method written by hand otherwise`},
 		{"lookup func is the client's field", annot(okCreateRef + `    lookup: {func: impl, consistency: strong}

@@ -26,7 +26,11 @@ import (
 //	if err := set0.FromString(reference); err != nil {
 //		return nil, err
 //	}
-func (g *generator) setInBody(p *spec.Path, value string, n int, fail func() jen.Code) []jen.Code {
+//
+// A marker (a template over the reference) is appended to the text there instead:
+//
+//	body.Body += " [ref:" + reference + "]"
+func (g *generator) setInBody(p *spec.Path, value string, marker []spec.TemplatePart, n int, fail func() jen.Code) []jen.Code {
 	var path []string // selectors after body
 	at := func(extra ...string) *jen.Statement {
 		s := jen.Id("body")
@@ -56,6 +60,16 @@ func (g *generator) setInBody(p *spec.Path, value string, n int, fail func() jen
 				jen.Add(m).Index(jen.Lit(st.Key)).Op("=").Add(keyValue(st.Type, false, value)))
 		}
 		fl := st.Field
+		if last && marker != nil { // a string field, the IR says
+			text := templateExpr(marker, jen.Id(value), nil)
+			if !fl.Pointer {
+				return append(stmts, at(fl.GoName).Op("+=").Add(text))
+			}
+			return append(stmts,
+				jen.Id("text").Op(":=").Add(text),
+				jen.If(at(fl.GoName).Op("!=").Nil()).Block(jen.Id("text").Op("=").Op("*").Add(at(fl.GoName)).Op("+").Id("text")),
+				at(fl.GoName).Op("=").Op("&").Id("text"))
+		}
 		if last {
 			return append(stmts, at(fl.GoName).Op("=").Add(keyValue(fl.Type, fl.Pointer, value)))
 		}

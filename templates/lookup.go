@@ -1,8 +1,11 @@
 package templates
 
 import (
+	"go/token"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/dave/jennifer/jen"
 
@@ -47,25 +50,43 @@ func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
 //		return found, nil
 //	}
 //
-// When the found object is the whole response, a 404 means not found.
+// When the found object is the whole response, a 404 means not found. A lookup whose params
+// take values of the write splits them from the reference first (lookupValues); one that picks
+// the write out of a list on the client walks it (walk).
 func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
 	T := resultType(op)
 	var stmts []jen.Code
+	hole := jen.Id("reference")
+	var vals map[*spec.LookupValue]jen.Code
+	if len(l.Values) > 0 {
+		stmts, vals = lookupValues(l)
+		hole = jen.Id("ref")
+	}
+	walk := l.Match != nil || l.Pages != nil || l.Since != nil
 	args := []jen.Code{jen.Id("ctx")}
 	if read.ParamsName != "" {
-		values, pre := templateParams(l.Params, jen.Id("reference"))
+		values, pre := templateParams(l.Params, hole, vals)
 		stmts = append(stmts, pre...)
-		args = append(args, jen.Id(read.ParamsName).Custom(multiLine, values...))
+		if walk {
+			stmts = append(stmts, jen.Id("params").Op(":=").Id(read.ParamsName).Custom(multiLine, values...))
+			args = append(args, jen.Id("params"))
+		} else {
+			args = append(args, jen.Id(read.ParamsName).Custom(multiLine, values...))
+		}
 	}
 	if read.Body != nil {
 		if l.Body != nil {
-			stmts = append(stmts, g.bodyFromTemplate(read, l.Body)...)
+			stmts = append(stmts, g.bodyFromTemplate(read, l.Body, hole)...)
 		} else {
 			stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
 		}
 		args = append(args, jen.Id("search"))
+	}
+	if walk {
+		g.walk(f, op, stmts, args, hole)
+		return
 	}
 	stmts = append(stmts, jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...))
 	onErr := []jen.Code{jen.Return(jen.Nil(), jen.Err())}
@@ -83,16 +104,8 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	// The read returns a slice or a map as it is, anything else through a pointer.
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
-	var steps []spec.Step
-	if l.Found != nil {
-		steps = l.Found.Steps
-	}
-	each := len(steps)
-	for i, st := range steps {
-		if st.Kind == spec.StepEach {
-			each = i
-		}
-	}
+	steps := pathSteps(l.Found)
+	each := eachStep(steps)
 	if each == len(steps) { // one effect at most
 		r := reach(res, rootPtr, steps)
 		if len(r.missing) > 0 {
@@ -102,13 +115,9 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 			jen.Id("body").Op(":=").Add(addr(r)),
 			jen.Return(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
 	} else { // every element of a list
-		r := reach(res, rootPtr, steps[:each])
-		if len(r.missing) > 0 {
-			stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
-		}
-		list := r.expr
-		if r.ptr {
-			list = func() *jen.Statement { return jen.Parens(jen.Op("*").Add(r.expr())) }
+		list, missing := listOf(res, rootPtr, steps[:each])
+		if len(missing) > 0 {
+			stmts = append(stmts, jen.If(join(missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
 		}
 		item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
 		loop := []jen.Code{}
@@ -131,6 +140,284 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	f.Line()
 	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "."))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+}
+
+func pathSteps(p *spec.Path) []spec.Step {
+	if p == nil {
+		return nil
+	}
+	return p.Steps
+}
+
+// eachStep is the index of the StepEach of steps, or len(steps) without one.
+func eachStep(steps []spec.Step) int {
+	for i, st := range steps {
+		if st.Kind == spec.StepEach {
+			return i
+		}
+	}
+	return len(steps)
+}
+
+// listOf is the list that steps reach from res, and the conditions under which it is absent.
+func listOf(res func() *jen.Statement, rootPtr bool, steps []spec.Step) (func() *jen.Statement, []jen.Code) {
+	r := reach(res, rootPtr, steps)
+	list := r.expr
+	if r.ptr {
+		list = func() *jen.Statement { return jen.Parens(jen.Op("*").Add(r.expr())) }
+	}
+	return list, r.missing
+}
+
+// lookupValues returns the statements that split the values a lookup takes from the write off
+// its reference, and the local each value is held in:
+//
+//	ref, values, err := writegenimpl.SplitReference(reference, "ticket_id")
+//	if err != nil {
+//		return nil, err
+//	}
+//	ticketID, err := writegenimpl.SplitInt("ticket_id", values[0])
+//	if err != nil {
+//		return nil, err
+//	}
+func lookupValues(l *spec.Lookup) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
+	names := []jen.Code{jen.Id("reference")}
+	for _, v := range l.Values {
+		names = append(names, jen.Lit(v.Name))
+	}
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	stmts := []jen.Code{jen.List(jen.Id("ref"), jen.Id("values"), jen.Err()).Op(":=").Add(impl("SplitReference")).Call(names...), fail}
+	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
+	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
+		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true}
+	for i, v := range l.Values {
+		at := jen.Id("values").Index(jen.Lit(i))
+		if !v.Integer {
+			vals[v] = at
+			continue
+		}
+		name := localName(v, taken)
+		stmts = append(stmts, jen.List(jen.Id(name), jen.Err()).Op(":=").Add(impl("SplitInt")).Call(jen.Lit(v.Name), at), fail)
+		vals[v] = jen.Id(name)
+	}
+	return stmts, vals
+}
+
+// localName is a Go local for a lookup value, apart from the names the lookup declares.
+func localName(v *spec.LookupValue, taken map[string]bool) string {
+	gn := "value"
+	if v.Param != nil {
+		gn = v.Param.GoName
+	} else if v.Field != nil {
+		gn = v.Field.GoName
+	}
+	// TicketID -> ticketID, ID -> id, URLPath -> urlPath
+	r := []rune(gn)
+	n := 0
+	for n < len(r) && unicode.IsUpper(r[n]) {
+		n++
+	}
+	if n > 1 && n < len(r) {
+		n--
+	}
+	name := strings.ToLower(string(r[:n])) + string(r[n:])
+	if !token.IsIdentifier(name) || token.IsKeyword(name) {
+		name = "value"
+	}
+	for base, i := name, 2; taken[name]; i++ {
+		name = base + strconv.Itoa(i)
+	}
+	taken[name] = true
+	return name
+}
+
+// walk emits a lookup that picks the write's effects out of a list on the client: the
+// elements whose match field equals the reference (or contains the write's marker), page by
+// page up to the bound, stopping at the list's end or at the first element older than the
+// write (since). stmts declare params and the search body; args are the read's arguments.
+//
+//	marker := " [ref:" + ref + "]"
+//	since, bounded := writegenimpl.LookupSince(ctx)
+//	var found []runtime.Found[*Comment]
+//	for page := 1; ; page++ {
+//		res, err := c.ListTicketComments(ctx, params)
+//		if err != nil {
+//			return nil, err
+//		}
+//		for i := range res.Comments {
+//			body := &res.Comments[i]
+//			if bounded && body.CreatedAt.Before(since) {
+//				return found, nil // older than the write: so is the rest of the list
+//			}
+//			if strings.Contains(body.Body, marker) {
+//				found = append(found, runtime.Found[*Comment]{ID: addCommentID(body), Body: body})
+//			}
+//		}
+//		if res.Meta == nil || res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
+//			return found, nil // the end of the list
+//		}
+//		if page == 5 {
+//			break
+//		}
+//		params.PageAfter = res.Meta.AfterCursor
+//	}
+//	if len(found) > 0 {
+//		return found, nil
+//	}
+//	return nil, &writegenimpl.BoundError{Operation: "listTicketComments", Pages: 5}
+func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code, hole jen.Code) {
+	s := op.Safety
+	l := s.Lookup
+	read := l.Operation
+	T := resultType(op)
+	var marker []spec.TemplatePart
+	if s.Reference != nil {
+		marker = s.Reference.Marker
+	}
+	if l.Match != nil && marker != nil {
+		stmts = append(stmts, jen.Id("marker").Op(":=").Add(templateExpr(marker, hole, nil)))
+	}
+	if l.Since != nil {
+		stmts = append(stmts, jen.List(jen.Id("since"), jen.Id("bounded")).Op(":=").Add(impl("LookupSince")).Call(jen.Id("ctx")))
+	}
+	foundType := jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T))
+	stmts = append(stmts, jen.Var().Id("found").Add(foundType))
+
+	// One page: read it, and pick the write's effects out of its list.
+	var page []jen.Code
+	page = append(page,
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	rootPtr := !nilable(read.Response.Type)
+	res := func() *jen.Statement { return jen.Id("res") }
+	steps := l.Found.Steps
+	each := eachStep(steps)
+	list, missing := listOf(res, rootPtr, steps[:each])
+	end := []jen.Code{jen.Return(jen.Id("found"), jen.Nil())}
+	if len(missing) > 0 {
+		page = append(page, jen.If(join(missing, "||")).Block(append([]jen.Code{jen.Comment("no list: the end of it")}, end...)...))
+	}
+	item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
+	var loop []jen.Code
+	if len(item.missing) > 0 {
+		loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
+	}
+	loop = append(loop, jen.Id("body").Op(":=").Add(addr(item)))
+	elem := func() *jen.Statement { return jen.Id("body") }
+	if l.Since != nil {
+		r := reach(elem, true, l.Since.Steps)
+		cond := append([]jen.Code{jen.Id("bounded")}, r.present...)
+		cond = append(cond, before(l.Since.Type, value(r)))
+		loop = append(loop, jen.If(join(cond, "&&")).Block(
+			jen.Return(jen.Id("found"), jen.Nil()).Comment("older than the write: so is the rest of the list")))
+	}
+	add := jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("body"))))
+	if l.Match != nil {
+		r := reach(elem, true, l.Match.Steps)
+		text := value(r)
+		if u := under(l.Match.Type); u.Kind != spec.RefBuiltin {
+			text = jen.String().Call(text)
+		}
+		var is jen.Code = jen.Add(text).Op("==").Add(hole)
+		if marker != nil {
+			is = jen.Qual("strings", "Contains").Call(text, jen.Id("marker"))
+		}
+		loop = append(loop, jen.If(join(append(r.present, is), "&&")).Block(add))
+	} else {
+		loop = append(loop, add)
+	}
+	page = append(page, jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...))
+
+	what := "every " + op.ID + " whose "
+	switch {
+	case l.Match != nil && marker != nil:
+		what += l.Match.Pointer + " holds the marker " + strconv.Quote(oneLine(s.Reference.MarkerText))
+	case l.Match != nil:
+		what += l.Match.Pointer + " is the reference"
+	default:
+		what += "reference is reference"
+	}
+	what += ", in the provider's order, with " + read.GoName
+	if p := l.Pages; p != nil {
+		r := reach(res, rootPtr, p.Cursor.Steps)
+		cursor := value(r)
+		last := append(slices.Clone(r.missing), jen.Add(cursor).Op("==").Lit(""))
+		page = append(page,
+			jen.If(join(last, "||")).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("the end of the list")),
+			jen.If(jen.Id("page").Op("==").Lit(p.Max)).Block(jen.Break()))
+		if u := under(p.Cursor.Type); u.Kind != spec.RefBuiltin {
+			cursor = jen.String().Call(cursor)
+		}
+		next := cursor
+		if u := under(p.Param.Type); u.Kind != spec.RefBuiltin {
+			next = goType(p.Param.Type).Call(next)
+		}
+		set := jen.Id("params").Dot(p.Param.GoName)
+		if p.Param.Pointer {
+			if r.ptr && sameRef(p.Cursor.Type, p.Param.Type) {
+				page = append(page, set.Op("=").Add(r.expr()))
+			} else {
+				page = append(page, jen.Id("next").Op(":=").Add(next), set.Op("=").Op("&").Id("next"))
+			}
+		} else {
+			page = append(page, set.Op("=").Add(next))
+		}
+		stmts = append(stmts,
+			jen.For(jen.Id("page").Op(":=").Lit(1), jen.Empty(), jen.Id("page").Op("++")).Block(page...),
+			jen.If(jen.Len(jen.Id("found")).Op(">").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil())),
+			jen.Return(jen.Nil(), jen.Op("&").Add(impl("BoundError")).Values(jen.Dict{
+				jen.Id("Operation"): jen.Lit(read.ID),
+				jen.Id("Pages"):     jen.Lit(p.Max),
+			})))
+		what += ", reading at most " + plural(p.Max, "page") + " (not found within them is a *writegenimpl.BoundError)"
+	} else {
+		stmts = append(stmts, page...)
+		stmts = append(stmts, jen.Return(jen.Id("found"), jen.Nil()))
+	}
+	if l.Since != nil {
+		what += "; it stops at the first element whose " + l.Since.Pointer + " is older than the write (writegenimpl.LookupSince)"
+	}
+	f.Line()
+	f.Comment(comment(l.Name + " finds " + what + "."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+}
+
+// value is the value r reached, through its pointer.
+func value(r reached) *jen.Statement {
+	if r.ptr {
+		return jen.Op("*").Add(r.expr())
+	}
+	return r.expr()
+}
+
+// before is the condition that v, a creation time of type t, is before since.
+func before(t *spec.TypeRef, v *jen.Statement) jen.Code {
+	u := under(t)
+	switch {
+	case u.Kind == spec.RefBuiltin && u.Builtin == "time.Time":
+		return jen.Add(v).Dot("Before").Call(jen.Id("since"))
+	case isString(t):
+		if u.Kind != spec.RefBuiltin {
+			v = jen.String().Call(v)
+		}
+		return impl("CreatedBefore").Call(v, jen.Id("since"))
+	}
+	if !(u.Kind == spec.RefBuiltin && u.Builtin == "int64") {
+		v = jen.Int64().Call(v)
+	}
+	return jen.Qual("time", "Unix").Call(v, jen.Lit(0)).Dot("Before").Call(jen.Id("since"))
+}
+
+// sameRef reports whether a and b are the same builtin or named type.
+func sameRef(a, b *spec.TypeRef) bool {
+	return a.Kind == b.Kind && a.Builtin == b.Builtin && a.Named == b.Named
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // foundDict is the fields of the runtime.Found of body.
@@ -157,7 +444,7 @@ func addr(r reached) *jen.Statement {
 //	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","value":`+jsonString(reference)+`}}`), &search); err != nil {
 //		return nil, err
 //	}
-func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate) []jen.Code {
+func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate, hole jen.Code) []jen.Code {
 	var parts []jen.Code
 	for _, p := range t.Parts {
 		if p.String == nil {
@@ -165,7 +452,7 @@ func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate)
 			continue
 		}
 		g.needJSONString = true
-		parts = append(parts, jen.Id("jsonString").Call(templateExpr(p.String, jen.Id("reference"))))
+		parts = append(parts, jen.Id("jsonString").Call(templateExpr(p.String, hole, nil)))
 	}
 	return []jen.Code{
 		jen.Var().Id("search").Add(goType(read.Body.Type)),
@@ -184,13 +471,19 @@ func rawLit(s string) jen.Code {
 	return jen.Op("`" + s + "`")
 }
 
-// templateExpr is the string expression of a template whose hole is hole.
-func templateExpr(parts []spec.TemplatePart, hole jen.Code) *jen.Statement {
+// templateExpr is the string expression of a template whose hole is hole, and whose values of
+// the write are held in vals (a string, or an int64 formatted in base 10).
+func templateExpr(parts []spec.TemplatePart, hole jen.Code, vals map[*spec.LookupValue]jen.Code) *jen.Statement {
 	var codes []jen.Code
 	for _, p := range parts {
-		if p.Hole {
+		switch {
+		case p.Hole:
 			codes = append(codes, hole)
-		} else {
+		case p.Value != nil && p.Value.Integer:
+			codes = append(codes, jen.Qual("strconv", "FormatInt").Call(vals[p.Value], jen.Lit(10)))
+		case p.Value != nil:
+			codes = append(codes, vals[p.Value])
+		default:
 			codes = append(codes, jen.Lit(p.Literal))
 		}
 	}
@@ -201,12 +494,19 @@ func templateExpr(parts []spec.TemplatePart, hole jen.Code) *jen.Statement {
 }
 
 // templateParams returns the fields of a parameter struct given by templates, with the hole
-// filled by hole (an addressable string), and the statements that declare the values held
-// through pointers.
-func templateParams(ts []*spec.Template, hole jen.Code) (values, pre []jen.Code) {
+// filled by hole (an addressable string) and the values of the write by vals, and the
+// statements that declare the values held through pointers.
+func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupValue]jen.Code) (values, pre []jen.Code) {
 	for _, t := range ts {
 		p := t.Param
-		value := templateExpr(t.Parts, hole)
+		value := templateExpr(t.Parts, hole, vals)
+		if len(t.Parts) == 1 && t.Parts[0].Value != nil && t.Parts[0].Value.Integer && !isString(p.Type) {
+			// an integer parameter takes the integer value
+			value = jen.Add(vals[t.Parts[0].Value])
+			if u := under(p.Type); u.Builtin != "int64" {
+				value = goType(p.Type).Call(value)
+			}
+		}
 		simple := len(t.Parts) == 1 && t.Parts[0].Hole
 		if p.Pointer && simple && p.Type.Kind == spec.RefBuiltin { // the hole is addressable
 			values = append(values, jen.Id(p.GoName).Op(":").Op("&").Add(hole))
@@ -241,7 +541,7 @@ func (g *generator) compensation(f *jen.File, op *spec.Operation) {
 	var stmts []jen.Code
 	args := []jen.Code{jen.Id("ctx")}
 	if target.ParamsName != "" {
-		values, pre := templateParams(c.Params, jen.Id("duplicate").Dot("ID"))
+		values, pre := templateParams(c.Params, jen.Id("duplicate").Dot("ID"), nil)
 		stmts = append(stmts, pre...)
 		args = append(args, jen.Id(target.ParamsName).Custom(multiLine, values...))
 	}
@@ -265,6 +565,7 @@ func (g *generator) compensation(f *jen.File, op *spec.Operation) {
 // reached is where the steps of a Path lead from a root expression.
 type reached struct {
 	missing []jen.Code            // the conditions under which the value is absent, in order
+	present []jen.Code            // the conditions under which it is there: missing negated
 	expr    func() *jen.Statement // the value reached
 	ptr     bool                  // expr is a pointer to the value
 }
@@ -289,6 +590,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 			r.ptr = fl.Pointer
 			if fl.Pointer {
 				r.missing = append(r.missing, r.expr().Op("==").Nil())
+				r.present = append(r.present, r.expr().Op("!=").Nil())
 			}
 		case spec.StepIndex:
 			n := st.Index
@@ -297,6 +599,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 			} else {
 				r.missing = append(r.missing, jen.Len(deref()).Op("<=").Lit(n))
 			}
+			r.present = append(r.present, jen.Len(deref()).Op(">").Lit(n))
 			r.expr = func() *jen.Statement { return deref().Index(jen.Lit(n)) }
 			r.ptr = false
 		case spec.StepKey:

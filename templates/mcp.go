@@ -244,7 +244,7 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 func (m *mcpGen) check(op *spec.Operation) jen.Code {
 	s := op.Safety
 	l := s.Lookup
-	if l == nil || l.Operation == nil {
+	if !toolChecks(l) {
 		return jen.Qual(mcptoolsPath, "Check").Values()
 	}
 	var args []string
@@ -264,6 +264,12 @@ func (m *mcpGen) check(op *spec.Operation) jen.Code {
 		fields = append(fields, jen.Id("Ref").Op(":").Add(keyExpr(ref.Value, jen.Id("key"))))
 	}
 	return jen.Qual(mcptoolsPath, "Check").Values(fields...)
+}
+
+// toolChecks reports whether the read tool of lookup l alone can check a write: it is a read
+// of the spec called with the reference only, whose answer needs no matching on the client.
+func toolChecks(l *spec.Lookup) bool {
+	return l != nil && l.Operation != nil && l.Match == nil && l.Pages == nil && l.Since == nil && len(l.Values) == 0
 }
 
 // rawString is s as a Go raw string literal when it can be one (no backtick, no carriage
@@ -671,7 +677,7 @@ func (m *mcpGen) description(op *spec.Operation) string {
 		who = oneLine(s.Owner) + " is told"
 	}
 	u := "If its outcome is uncertain the result says so: do not call it again; " + who
-	if l := s.Lookup; keyed && l != nil && l.Operation != nil {
+	if l := s.Lookup; keyed && toolChecks(l) {
 		u += ", and the read tool " + m.names[l.Operation] + " can check whether it took effect"
 	}
 	parts = append(parts, u+".")

@@ -158,6 +158,9 @@ func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 		if ref := s.Reference; ref != nil && ref.Value != nil {
 			items = append(items, jen.Id("Reference").Op(":").Add(keyExpr(ref.Value, jen.Id("key"))))
 		}
+		if l := s.Lookup; l != nil && len(l.Values) > 0 {
+			items = append(items, jen.Id("LookupValues").Op(":").Add(lookupValuesOf(l)))
+		}
 	}
 	if op.IDName != "" {
 		items = append(items, jen.Id("ID").Op(":").Id(op.IDName))
@@ -169,6 +172,38 @@ func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 		items = append(items, jen.Id("Compensate").Op(":").Id("c").Dot(c.Name))
 	}
 	return items
+}
+
+// lookupValuesOf is the list of the values a write's lookup takes from it, name and value, that
+// travel with its reference:
+//
+//	[]string{"ticket_id", strconv.FormatInt(params.TicketID, 10)}
+func lookupValuesOf(l *spec.Lookup) jen.Code {
+	var items []jen.Code
+	for _, v := range l.Values {
+		var x, t = jen.Id("key"), "string"
+		if v.Field != nil {
+			x = x.Dot(v.Field.GoName)
+			t = v.Field.Type
+		} else {
+			x = jen.Id("params").Dot(v.Param.GoName)
+			if u := under(v.Param.Type); u.Kind != spec.RefBuiltin {
+				t = "named"
+			} else {
+				t = u.Builtin
+			}
+		}
+		switch t {
+		case "int64":
+			x = jen.Qual("strconv", "FormatInt").Call(x, jen.Lit(10))
+		case "int32":
+			x = jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(x), jen.Lit(10))
+		case "named":
+			x = jen.String().Call(x)
+		}
+		items = append(items, jen.Lit(v.Name), x)
+	}
+	return jen.Index().String().Values(items...)
 }
 
 // methodDoc is the doc comment of op's method: what it calls, the spec's words, and for a write
@@ -268,7 +303,11 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 	// The key and the reference go into the body before the body is encoded.
 	for i, set := range sets {
 		if set.Body != nil {
-			stmts = append(stmts, g.setInBody(set.Body, value(set.Value), i, fail)...)
+			var marker []spec.TemplatePart
+			if set.Value == spec.SetReference {
+				marker = op.Safety.Reference.Marker
+			}
+			stmts = append(stmts, g.setInBody(set.Body, value(set.Value), marker, i, fail)...)
 		}
 	}
 	stmts = append(stmts, jen.Id("req").Op(":=").Add(impl("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))

@@ -10,6 +10,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/writegen/writegen/runtime/writegenimpl"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -201,19 +202,66 @@ func lookupAnswer(s *spec.Safety) string {
 				found += " (every element is a found effect)"
 			}
 		}
-		a += ", found at " + found + ", " + string(l.Consistency)
+		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)
 	}
 	if r := s.Reference; r != nil {
 		what := "the provider key"
 		if r.Value != nil {
 			what = "the reference " + code(r.ValueFormat) + " (from the key)"
 		}
-		if r.Body != nil {
+		if r.Body != nil && r.Marker != nil {
+			a += "; the marker " + code(strconv.Quote(r.MarkerText)) + ", with " + what + " for {ref}, is appended to the text at body " + code(r.Body.Pointer) +
+				": the provider's users see it, and a person who edits it out makes the write unfindable"
+		} else if r.Body != nil {
 			a += "; " + what + " is stored at body " + code(r.Body.Pointer)
 		}
 		if r.Query != "" {
 			a += "; " + what + " is sent as query parameter " + code(r.Query)
 		}
+	}
+	return a
+}
+
+// walkAnswer says how a lookup picks the write out of a list and how far it walks, and what its
+// "not found" proves.
+func walkAnswer(s *spec.Safety) string {
+	l := s.Lookup
+	var a string
+	for _, v := range l.Values {
+		from := "the write's parameter " + code(v.Name)
+		if v.Field != nil {
+			from = "the key's field " + code(v.Name)
+		}
+		a += "; {" + v.Name + "} is " + from + ", kept with the reference in the ledger row so that Resume asks the same lookup"
+	}
+	if l.Match != nil {
+		if r := s.Reference; r != nil && r.Marker != nil {
+			a += "; the client keeps the elements whose " + code(l.Match.Pointer) + " contains the marker"
+		} else {
+			a += "; the client keeps the elements whose " + code(l.Match.Pointer) + " equals the reference"
+		}
+	}
+	if p := l.Pages; p != nil {
+		a += "; it reads at most " + plural(p.Max, "page") + ", passing " + code(p.Cursor.Pointer) + " as " + code(p.Param.Name) + " for the next, up to the end of the list"
+	}
+	if l.Since != nil {
+		a += "; it stops at the first element whose " + code(l.Since.Pointer) + " is older than the write's first use of its key, less " +
+			span(writegenimpl.SinceMargin) + " for clock skew: the list must be newest first (the params ask for it), or the walk stops before the write"
+	}
+	switch {
+	case l.Consistency != spec.Strong:
+		if l.Pages != nil {
+			a += "; not found proves nothing (eventual), within the bound or not"
+		}
+	case l.Pages != nil:
+		ends := "the end of the list"
+		if l.Since != nil {
+			ends += " or an element older than the write"
+		}
+		a += "; not found means not committed only when the walk reached " + ends + ": when the " + plural(l.Pages.Max, "page") +
+			" ran out first it proves nothing, and the call ends uncertain (not found within the lookup's bound), never sent again"
+	case l.Since != nil || l.Match != nil:
+		a += "; not found on the one page it reads means not committed"
 	}
 	return a
 }

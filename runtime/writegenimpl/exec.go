@@ -24,6 +24,11 @@ type Call[P any] struct {
 	// lookup when it is not the provider key (a template over the key's
 	// fields); "" means the provider key.
 	Reference string
+	// LookupValues are the values the lookup needs beside the reference, as
+	// name, value pairs (the ticket_id whose comments it lists): they
+	// travel with the reference to the lookup and into the ledger row, so
+	// that Resume asks the same lookup (JoinReference).
+	LookupValues []string
 	// ID returns the durable id of a decoded 2xx body ("" if absent): a
 	// generated accessor.
 	ID func(P) string
@@ -64,7 +69,7 @@ type Call[P any] struct {
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, true); err != nil {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true); err != nil {
 		var none R
 		return none, err
 	}
@@ -75,7 +80,7 @@ func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runt
 // by the rules of WriteInto, and fills and returns into, a new
 // *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
 func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, false); err != nil {
+	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false); err != nil {
 		var none R
 		return none, err
 	}
@@ -94,7 +99,7 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 
 // keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
 func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into any, cd codec,
-	req *Request, build func(pk, ref string) (*Request, error), reference string, receipt bool) error {
+	req *Request, build func(pk, ref string) (*Request, error), reference string, values []string, receipt bool) error {
 	err := cd.err
 	var r reflect.Value
 	var f results
@@ -104,7 +109,7 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 	if err != nil {
 		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
 	}
-	o, err := c.keyed(ctx, op, key, req, build, reference, cd, receipt)
+	o, err := c.keyed(ctx, op, key, req, build, reference, values, cd, receipt)
 	if err != nil {
 		return err
 	}

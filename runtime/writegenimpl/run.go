@@ -191,7 +191,10 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	if write && x.sent && x.lookups {
 		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
 		found, err := x.look(ctx)
+		var bound *BoundError
 		switch {
+		case errors.As(err, &bound):
+			return 0, false, x.uncertain(bound.Error(), f.cause)
 		case err != nil:
 			return 0, false, x.uncertain("lookup failed", err)
 		case found:
@@ -224,7 +227,8 @@ func (x *logical) look(ctx context.Context) (bool, error) {
 			lctx = c
 		}
 	}
-	fs, err := x.codec.find(lctx, x.ref)
+	// The lookup learns when the write first used its key (LookupSince).
+	fs, err := x.codec.find(withSince(lctx, x.keyTime), x.ref)
 	if h := x.c.s.Hooks.LookupDone; h != nil {
 		h(lctx, &x.info, len(fs), err)
 	}

@@ -30,7 +30,7 @@ type outcome struct {
 // keyed runs a keyed write, through the ledger when op.Dedupe. receipt says
 // whether its 2xx must carry a durable id (Write) or not (Submit).
 func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req *Request, build func(pk, ref string) (*Request, error),
-	reference string, cd codec, receipt bool) (outcome, error) {
+	reference string, values []string, cd codec, receipt bool) (outcome, error) {
 	if key == nil {
 		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
 	}
@@ -63,7 +63,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	if err != nil {
 		return outcome{}, err
 	}
-	x.setKey(id, pk, ref)
+	x.setKey(id, pk, JoinReference(ref, values...))
 	x.codec, x.receipt = cd, receipt
 	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup
 	ctx = x.callStart(ctx)
@@ -82,7 +82,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	x.encode()
 	now := c.s.Clock.Now()
 	row, won, err := l.Claim(ctx, runtime.Record{
-		Identity: id, OperationID: op.ID, ProviderKey: pk, Reference: reference, Owner: op.Owner,
+		Identity: id, OperationID: op.ID, ProviderKey: pk, Reference: x.storedRef(), Owner: op.Owner,
 		State: runtime.StateClaimed, Request: x.enc, Digest: x.digest, CreatedAt: now, UpdatedAt: now,
 	}, c.owner, now.Add(c.s.Lease))
 	if err != nil {
