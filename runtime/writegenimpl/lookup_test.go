@@ -1,0 +1,46 @@
+package writegenimpl
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestJoinReferenceRoundTrip(t *testing.T) {
+	if got := JoinReference("evt_1"); got != "evt_1" {
+		t.Fatalf("without values the reference is kept as it is: got %q", got)
+	}
+	joined := JoinReference("a&b=c ?", "ticket_id", "42")
+	if joined != "ref=a%26b%3Dc+%3F&ticket_id=42" {
+		t.Fatalf("joined = %q", joined)
+	}
+	ref, values, err := SplitReference(joined, "ticket_id")
+	if err != nil || ref != "a&b=c ?" || len(values) != 1 || values[0] != "42" {
+		t.Fatalf("split = %q %q %v", ref, values, err)
+	}
+	if _, _, err := SplitReference("evt_1", "ticket_id"); err == nil {
+		t.Fatal("a plain reference split for a value: want an error")
+	}
+	if _, _, err := SplitReference(joined, "ticket_id", "owner"); err == nil {
+		t.Fatal("a reference without a value the lookup needs: want an error")
+	}
+}
+
+func TestLookupSince(t *testing.T) {
+	if _, ok := LookupSince(context.Background()); ok {
+		t.Fatal("a context not set by the runtime has no time bound")
+	}
+	first := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	since, ok := LookupSince(withSince(context.Background(), first))
+	if !ok || !since.Equal(first.Add(-SinceMargin)) {
+		t.Fatalf("since = %v %v", since, ok)
+	}
+	if !CreatedBefore("2026-01-02T02:00:00Z", since) || CreatedBefore("2026-01-02T03:04:00Z", since) || CreatedBefore("yesterday", since) {
+		t.Fatal("CreatedBefore")
+	}
+	var be *BoundError
+	if err := error(&BoundError{Operation: "listTicketComments", Pages: 5}); !errors.As(err, &be) || err.Error() != "not found within the lookup's bound of 5 pages of listTicketComments" {
+		t.Fatal(err)
+	}
+}
