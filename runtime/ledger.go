@@ -12,7 +12,8 @@ type State string
 // The states of a ledger row. A claim is inserted claimed and moves once to
 // one of the other states; only a not_applied row, whose call certainly
 // made no effect, may be claimed again, and only an uncertain row that
-// Resume may drive on (Settlement.Redrive) is claimed once more, by Resume.
+// may be driven on (Settlement.Redrive) is claimed once more: by Resume,
+// or by a call with its business key (RowTaker).
 const (
 	StateClaimed     State = "claimed"     // a caller holds the lease and is calling
 	StateActive      State = "active"      // the receipt (or acknowledgement) is stored
@@ -53,9 +54,9 @@ type Settlement struct {
 	Body       []byte
 	Attempts   int
 	LastError  string
-	// Redrive marks an uncertain row that Resume may drive on: its
-	// provider key is inside its window, or a strongly consistent lookup
-	// can still answer.
+	// Redrive marks an uncertain row that Resume, or the next call with its
+	// business key, may drive on: its provider key is inside its window, or
+	// a strongly consistent lookup can still answer.
 	Redrive bool
 	// RedriveUntil is when the provider key's window ends (Resume leaves
 	// the row to a person after it); zero means no limit.
@@ -104,4 +105,20 @@ type Ledger interface {
 	// person. Its identity may repeat: rows written by Record are not
 	// claims and never block a Claim of the same identity.
 	Record(ctx context.Context, rec Record) (id int64, err error)
+}
+
+// RowTaker is a Ledger that can hand over one row by its id, as TakeOver
+// hands over rows in bulk. A call whose business key finds its row
+// uncertain takes that row over with it and drives it on at once, as
+// Resume would; with a Ledger that is not a RowTaker the call returns the
+// recorded uncertain outcome and only Resume moves the row. The ledgers of
+// runtime/ledger are RowTakers.
+type RowTaker interface {
+	// TakeOverRow claims row id for owner until `until`, with the next
+	// fence, when TakeOver at now would hand it out: a claim whose lease
+	// expired before now, or an uncertain claim marked re-drivable whose
+	// RedriveUntil has not passed. won reports whether it did; otherwise
+	// the Record is the row as stored. Of callers taking one row at once
+	// (by TakeOver or TakeOverRow), at most one gets it.
+	TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (row Record, won bool, err error)
 }

@@ -317,6 +317,30 @@ func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, 
 	return recs, nil
 }
 
+// TakeOverRow hands row id to owner until until, with the next fence, when
+// TakeOver at now would hand it out: a claim whose lease ended before now,
+// or an uncertain row marked re-drivable whose window has not ended at
+// now. won reports whether it did; otherwise the row is returned as it is
+// (an error matching ErrNotFound when there is none). Of the callers that
+// take one row at once, by TakeOver or TakeOverRow, at most one gets it.
+func (l *Ledger) TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
+	rows, err := l.conn.Query(ctx, claimTakeOverRow, id, micros(now), owner, micros(until), micros(l.clock.Now()))
+	if err != nil {
+		return runtime.Record{}, false, fmt.Errorf("ledger: take over row %d: %w", id, err)
+	}
+	recs, err := scanAll(rows, scanRecord)
+	if err != nil {
+		return runtime.Record{}, false, fmt.Errorf("ledger: take over row %d: %w", id, err)
+	}
+	if len(recs) == 1 {
+		return recs[0], true, nil
+	}
+	row, err := l.Get(ctx, id)
+	return row.Record, false, err
+}
+
+var _ runtime.RowTaker = (*Ledger)(nil)
+
 // Record inserts rec, a row that is already settled (rec.State is not
 // claimed), and returns its id. It is not a claim: its identity may repeat,
 // and it never blocks a Claim of the same identity. It records, for a

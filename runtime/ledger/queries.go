@@ -78,6 +78,17 @@ WHERE id IN (
 	LIMIT $8 /*skip locked*/)
 RETURNING ` + recordColumns
 
+	// claimTakeOverRow is claimsTakeOver for row $1 alone: a caller with
+	// its business key drives it on. Its condition is evaluated again on
+	// the row as locked, so of two takers one gets it.
+	claimTakeOverRow = `UPDATE writegen_claims
+SET state = 'claimed', fence = fence + 1, lease_owner = $3, lease_until = $4, redrive = FALSE,
+	updated_at = $5
+WHERE id = $1 AND claim
+	AND ((state = 'claimed' AND lease_until < $2)
+		OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $2)))
+RETURNING ` + recordColumns
+
 	// claimRecord inserts a settled row that is not a claim.
 	claimRecord = `INSERT INTO writegen_claims
 	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,

@@ -12,7 +12,7 @@ import (
 // memLedger is an in-memory runtime.Ledger for the executor's tests. It
 // keeps the rules a real ledger keeps: one claim per identity, fences and
 // leases, takeover only of expired leases and re-drivable uncertain rows,
-// rows written by Record that are not claims.
+// rows written by Record that are not claims. It is a runtime.RowTaker.
 type memLedger struct {
 	mu      sync.Mutex                 // guards the fields below
 	rows    []memRow                   // rows[id-1]
@@ -148,6 +148,22 @@ func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string,
 		out = append(out, r.Record)
 	}
 	return out, nil
+}
+
+func (m *memLedger) TakeOverRow(_ context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if id < 1 || int(id) > len(m.rows) {
+		return runtime.Record{}, false, fmt.Errorf("ledger: no row %d", id)
+	}
+	r := &m.rows[id-1]
+	expired := r.State == runtime.StateClaimed && r.LeaseUntil.Before(now)
+	redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil))
+	if !r.claim || !expired && !redrive {
+		return r.Record, false, nil
+	}
+	r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, owner, until, false
+	return r.Record, true, nil
 }
 
 func (m *memLedger) Record(_ context.Context, rec runtime.Record) (int64, error) {

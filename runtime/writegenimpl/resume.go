@@ -118,15 +118,7 @@ func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime
 		_, to, err := x.settle(ctx, outcome{}, x.uncertain("stored request unreadable", err))
 		return to, 0, err
 	}
-	// The row's last attempt may have committed: it starts as ambiguous. A
-	// row that holds a 2xx nobody could read is not sent again (the provider
-	// would give the same answer): only its lookup can settle it.
-	first := failure{class: runtime.ClassAmbiguous, allowed: x.set.Has(runtime.RetryAmbiguous), committed: true,
-		what: "ambiguous", cause: errResumed}
-	if row.Status >= 200 && row.Status <= 299 {
-		first.allowed, first.what, first.cause = false, "a 2xx that could not be read", errorText(row.LastError)
-	}
-	res, err := x.run(ctx, true, first)
+	res, err := x.run(ctx, true, x.resumedFrom(row))
 	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
 		x.lease.release()
 		return "", 0, err // nothing done: the row stays claimed until its lease expires
@@ -134,6 +126,68 @@ func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime
 	o, err := x.complete(res, err)
 	_, to, err := x.settle(ctx, o, err)
 	return to, x.compensated, err
+}
+
+// resumedFrom returns the failure a row taken over is driven on from. The
+// row's last attempt may have committed: it starts as ambiguous. A row
+// that holds a 2xx nobody could read is not sent again (the provider would
+// give the same answer): only its lookup can settle it.
+func (x *logical) resumedFrom(row runtime.Record) failure {
+	first := failure{class: runtime.ClassAmbiguous, allowed: x.set.Has(runtime.RetryAmbiguous), committed: true,
+		what: "ambiguous", cause: errResumed}
+	if row.Status >= 200 && row.Status <= 299 {
+		first.allowed, first.what, first.cause = false, "a 2xx that could not be read", errorText(row.LastError)
+	}
+	return first
+}
+
+// takeUncertain takes over the uncertain row of the call's business key
+// when it may be driven on (promise 45): its key is inside its window, or
+// its strong lookup can answer, as the row's Settlement.Redrive says. It
+// returns the row taken, with its new fence, and true; or the row as the
+// ledger holds it now, and false, when the row may not be driven on,
+// another caller (a Resume, another replica) took it first, the request is
+// not the row's, or the ledger cannot hand over one row (runtime.RowTaker).
+func (x *logical) takeUncertain(ctx context.Context, row runtime.Record) (runtime.Record, bool) {
+	rt, ok := x.c.s.Ledger.(runtime.RowTaker)
+	if !ok || row.Identity != x.info.Identity || len(row.Digest) == 0 || !bytes.Equal(row.Digest, x.digest) {
+		return row, false // a row of a ledger's first schema holds no digest: Resume sends its own request
+	}
+	now := x.c.s.Clock.Now()
+	taken, won, err := rt.TakeOverRow(ctx, row.ID, now, x.c.owner, now.Add(x.c.s.Lease))
+	if err != nil {
+		x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: take over uncertain ledger row %d: %w",
+			x.op.ID, keyOf(x.info.Identity), row.ID, err))
+		return row, false
+	}
+	if !won && taken.ID != row.ID {
+		return row, false
+	}
+	return taken, won
+}
+
+// driveTaken drives on the row the call took over, as Resume drives a row,
+// with the stored request (the call's own: their digests are equal) and
+// provider key, and settles it with the outcome. A call whose context
+// ends before it did anything gives the row back as it was.
+func (x *logical) driveTaken(ctx context.Context, row runtime.Record) (outcome, error) {
+	x.keyTime, x.rowID = row.CreatedAt, row.ID
+	x.lease = x.c.hold(ctx, row.ID, row.Fence, row.LeaseUntil)
+	res, err := x.run(ctx, true, x.resumedFrom(row))
+	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
+		x.lease.release()
+		if gerr := x.c.release(ctx, x.op, x.codec, row); gerr != nil {
+			x.ledgerFailed(ctx, gerr) // the row stays claimed until its lease expires
+		}
+		was := row
+		was.State = runtime.StateUncertain
+		o, err := x.fromRecord(was)
+		x.finish(ctx, o, err, stateOf(err), false)
+		return o, err
+	}
+	o, err := x.complete(res, err)
+	o, _, err = x.settle(ctx, o, err)
+	return o, err
 }
 
 // release settles a row this Resume drove already and got back as it left

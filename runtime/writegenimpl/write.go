@@ -90,6 +90,13 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		x.finish(ctx, outcome{}, err, runtime.StateNotApplied, false)
 		return outcome{}, err
 	}
+	if !won && row.State == runtime.StateUncertain {
+		// An uncertain row that may be driven on is driven on now, as
+		// Resume would, by whoever takes it over first.
+		if row, won = x.takeUncertain(ctx, row); won {
+			return x.driveTaken(ctx, row)
+		}
+	}
 	if !won {
 		o, err := x.fromLedger(ctx, row)
 		x.finish(ctx, o, err, stateOf(err), false)

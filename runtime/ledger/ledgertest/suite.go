@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,6 +77,7 @@ func Run(t *testing.T, b Backend) {
 		{"NotAppliedClaimedAgain", testNotAppliedClaimedAgain},
 		{"Record", testRecord},
 		{"Redrive", testRedrive},
+		{"TakeOverRow", testTakeOverRow},
 		{"InTx", testInTx},
 		{"Await", testAwait},
 		{"Resolve", testResolve},
@@ -612,6 +614,99 @@ func testRedrive(t *testing.T, b Backend) {
 	}
 	if got := take(now.Add(4 * time.Hour)); fmt.Sprint(got) != fmt.Sprint([]int64{person.ID}) {
 		t.Fatalf("takeover after a person's redrive: rows %v, want %v", got, []int64{person.ID})
+	}
+}
+
+// testTakeOverRow: one row is handed over by its id on the terms of
+// TakeOver, and of the callers taking it at once, through TakeOverRow or
+// TakeOver, on two handles of the database, one alone gets it (promise 45).
+func testTakeOverRow(t *testing.T, b Backend) {
+	ctx := context.Background()
+	clock := NewClock()
+	dsn := b.NewDSN(t)
+	l, other := open(t, dsn, ledger.WithClock(clock)), open(t, dsn, ledger.WithClock(clock))
+	now := clock.Now()
+	claim := func(k string, until time.Time) runtime.Record {
+		t.Helper()
+		r, won, err := l.Claim(ctx, claimOf(ident("thing", k), "req"), "me", until)
+		if err != nil || !won {
+			t.Fatal(won, err)
+		}
+		return r
+	}
+	uncertain := func(k string, s runtime.Settlement) runtime.Record {
+		t.Helper()
+		r := claim(k, now.Add(lease))
+		if err := l.Settle(ctx, r.ID, r.Fence, runtime.StateUncertain, s); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	window := uncertain("window", runtime.Settlement{Attempts: 1, LastError: "ambiguous", Redrive: true, RedriveUntil: now.Add(time.Hour)})
+	person := uncertain("person", runtime.Settlement{Attempts: 1, LastError: "ambiguous without key or lookup"})
+	live := claim("live", now.Add(lease))
+	dead := claim("dead", now.Add(-time.Second))
+	for _, tc := range []struct {
+		row  runtime.Record
+		at   time.Time
+		want bool
+	}{
+		{person, now, false},
+		{window, now.Add(2 * time.Hour), false},
+		{live, now, false},
+		{dead, now, true},
+	} {
+		got, won, err := l.TakeOverRow(ctx, tc.row.ID, tc.at, "taker", tc.at.Add(lease))
+		if err != nil || won != tc.want || got.ID != tc.row.ID {
+			t.Fatalf("take over row %d (%s) at %v: %+v won=%v, %v; want won=%v", tc.row.ID, tc.row.BusinessKey, tc.at.Sub(now), got, won, err, tc.want)
+		}
+		if !won && (got.Fence != tc.row.Fence || got.LeaseOwner == "taker") {
+			t.Fatalf("a row not taken over changed: %+v", got)
+		}
+		if won && (got.State != runtime.StateClaimed || got.Fence != tc.row.Fence+1 || got.LeaseOwner != "taker") {
+			t.Fatalf("row taken over: %+v", got)
+		}
+	}
+	if _, _, err := l.TakeOverRow(ctx, 99999, now, "taker", now.Add(lease)); !errors.Is(err, ledger.ErrNotFound) {
+		t.Fatalf("take over of a missing row: %v, want ErrNotFound", err)
+	}
+	// Callers race for the row inside its window: one gets it.
+	const takers = 8
+	var mu sync.Mutex
+	var winners []string
+	var wg sync.WaitGroup
+	for i := range takers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := []*ledger.Ledger{l, other}[i%2]
+			owner := fmt.Sprint("taker-", i)
+			var won bool
+			var err error
+			if i == 0 { // a Resume, taking the rows of the operation
+				var rows []runtime.Record
+				rows, err = h.TakeOver(ctx, scope, "", "thing", now, owner, now.Add(lease), 0)
+				for _, r := range rows {
+					won = won || r.ID == window.ID
+				}
+			} else {
+				_, won, err = h.TakeOverRow(ctx, window.ID, now, owner, now.Add(lease))
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			if won {
+				mu.Lock()
+				winners = append(winners, owner)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	row, err := l.Get(ctx, window.ID)
+	if err != nil || len(winners) != 1 || row.State != runtime.StateClaimed || row.Fence != window.Fence+1 ||
+		row.LeaseOwner != winners[0] || row.Redrive {
+		t.Fatalf("winners %v, row %+v, %v; want one winner holding the row with the next fence", winners, row, err)
 	}
 }
 
