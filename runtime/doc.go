@@ -49,7 +49,12 @@
 // and honours Retry-After up to WithMaxRetryAfter (a longer one ends the
 // call instead of waiting); provider hints (Stripe-Should-Retry: false) can
 // stop a retry, never add one; a retry budget shared by the client stops
-// retry storms. Reads are retried on not_sent, ambiguous, 408, 425, 429 and
+// retry storms. A 409 "still in progress" on a keyed write is waited for,
+// not failed: the whole backoff, growing with each send and at least the
+// provider's Retry-After; such waits count neither against the operation's
+// attempts nor the retry budget, and are bounded by the attempt budget's
+// time (the operation's attempts × WithAttemptTimeout), the context's
+// deadline and the key's window, past which no 409 is sent again. Reads are retried on not_sent, ambiguous, 408, 425, 429 and
 // 5xx.
 //
 // # Outcomes
@@ -86,7 +91,13 @@
 // with a new fence, and driven on with the stored request and key, through
 // the lookup, or to uncertain; the caller that stalled then learns the
 // other's outcome, or ends uncertain. Resume also drives uncertain rows
-// whose key is still inside its window, or whose strong lookup can answer.
+// whose key is still inside its window, or whose strong lookup can answer,
+// and so does, at once, the next call with the row's business key and
+// request when the Ledger is a RowTaker: it takes the row over fenced (of
+// it, Resume and other replicas, one gets it), re-sends the stored request
+// with the same key or asks the lookup, and returns the receipt or
+// uncertain. A row that cannot be driven on is returned as recorded,
+// without calling the provider.
 // Rows that ended not applied may be claimed again. A write whose receipt
 // the ledger could not record still returns it (Hooks.LedgerFailed is
 // told) and its row stays claimed for Resume. Uncertain outcomes of writes

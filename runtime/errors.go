@@ -40,8 +40,9 @@ var (
 // UncertainError reports a write whose outcome cannot be settled: it may or
 // may not have taken effect. It is recorded for a person to reconcile
 // (Recorded says where), its Owner is notified, and it is never retried
-// automatically, except by Resume while the provider key is inside its
-// window or a strongly consistent lookup can answer.
+// automatically, except while the provider key is inside its window or a
+// strongly consistent lookup can answer: then Resume, or the next call with
+// the same business key and request, drives it on (one of them, fenced).
 type UncertainError struct {
 	Identity           // Scope, Tenant, Operation (key scope), BusinessKey
 	OperationID string // the operationId, for messages

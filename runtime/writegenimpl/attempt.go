@@ -49,14 +49,16 @@ type logical struct {
 	receipt bool // a 2xx must carry a durable id
 	lookups bool // the operation has a lookup the call can ask
 
-	attempts   int     // attempts made
-	sent       bool    // an attempt may have taken effect and nothing proved otherwise
-	status     int     // status of the last attempt, 0 if none
-	budgeted   bool    // the next retry draws from the client's retry budget
-	found      []found // what the lookup found: the first is adopted, the rest are duplicates
-	lease      *lease  // the ledger claim held, nil when none
-	rowID      int64   // the ledger row claimed, 0 when none
-	settledRow int64   // the row settle recorded uncertain, 0 when none
+	attempts   int           // attempts made
+	running    int           // attempts answered 409 "still in progress": waits, not counted against limit
+	waited     time.Duration // the waits after those 409s, bounded by runningBudget
+	sent       bool          // an attempt may have taken effect and nothing proved otherwise
+	status     int           // status of the last attempt, 0 if none
+	budgeted   bool          // the next retry draws from the client's retry budget
+	found      []found       // what the lookup found: the first is adopted, the rest are duplicates
+	lease      *lease        // the ledger claim held, nil when none
+	rowID      int64         // the ledger row claimed, 0 when none
+	settledRow int64         // the row settle recorded uncertain, 0 when none
 
 	compensated int             // duplicates compensated
 	actx        context.Context // the context AttemptStart gave the last attempt, nil if none

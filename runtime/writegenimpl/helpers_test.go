@@ -111,6 +111,7 @@ type provider struct {
 	reuseStatus int
 	reuseBody   string
 	auth        func(token string) int // status for an Authorization token, 0 = accept
+	conflict    map[string]string      // headers of the 409 that answers a key still in progress
 
 	read      chan struct{} // one value per write read under hang
 	release   chan struct{} // closed by finishSlowCommit
@@ -215,6 +216,9 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(p.reuseStatus)
 			io.WriteString(w, p.reuseBody)
 		case !ks.done:
+			for k, v := range p.conflict {
+				w.Header().Set(k, v)
+			}
 			w.WriteHeader(http.StatusConflict)
 			io.WriteString(w, `{"error":{"type":"idempotency_error","message":"request in progress"}}`)
 		default:

@@ -180,7 +180,10 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	if err := ctx.Err(); err != nil {
 		return 0, false, x.ended(err)
 	}
-	more := f.allowed && x.attempts < x.limit
+	if f.running {
+		x.running++
+	}
+	more := f.allowed && x.attempts-x.running < x.limit
 	safe := !write || !x.sent || x.resendSafe()
 	why := ""
 	if more && safe {
@@ -255,12 +258,21 @@ func (x *logical) stopReason(f failure) string {
 }
 
 // wait returns the delay before the next attempt after failure f, or why
-// there is none: the backoff with full jitter (the whole backoff while the
-// provider still runs an earlier attempt: no other caller competes for the
-// key), at least the provider's Retry-After (up to the client's
-// MaxRetryAfter), within the context's deadline and the client's retry
-// budget, and, when the next attempt relies on the key (byKey), within the
-// key's window.
+// there is none: the backoff with full jitter, at least the provider's
+// Retry-After (up to the client's MaxRetryAfter), within the context's
+// deadline and the client's retry budget, and, when the next attempt
+// relies on the key (byKey), within the key's window.
+//
+// A 409 "still in progress" on a keyed write (f.running) is waited for:
+// the provider is still running an earlier attempt with the key, and the
+// next send asks it again. Such a wait is the whole backoff (no other
+// caller competes for the key), growing with each send up to BackoffMax,
+// and never shorter than the provider's Retry-After. It does not count
+// against the operation's attempts, nor draw on the retry budget, which
+// stop failing providers, not slow ones: the 409 waits of a call are
+// bounded instead by the attempt budget's time, runningBudget, by the
+// context's deadline, and by the key's window, past which no 409 is sent
+// again.
 func (x *logical) wait(ctx context.Context, f failure, byKey bool) (time.Duration, string) {
 	after := f.after
 	if limit := x.c.s.MaxRetryAfter; after > limit {
@@ -271,14 +283,35 @@ func (x *logical) wait(ctx context.Context, f failure, byKey bool) (time.Duratio
 		return 0, "context deadline before the next attempt"
 	}
 	now := x.c.s.Clock.Now()
-	if byKey && x.op.KeyWindow > 0 && now.Add(d).Sub(x.keyTime) >= x.op.KeyWindow {
+	if (byKey || f.running) && x.op.KeyWindow > 0 && now.Add(d).Sub(x.keyTime) >= x.op.KeyWindow {
 		return 0, "key window ends before the next attempt"
+	}
+	if f.running {
+		if b := x.runningBudget(); x.waited+d > b {
+			return 0, fmt.Sprintf("still in progress (409) after %v of waiting: the next wait (%v) would pass the attempt budget's time (%d attempts of %v)",
+				x.waited, d, x.limit, b/time.Duration(x.limit))
+		}
+		x.waited += d
+		return d, ""
 	}
 	if x.budgeted && !x.c.budget.retry(now) {
 		return 0, "retry budget exhausted"
 	}
 	x.budgeted = true
 	return d, ""
+}
+
+// runningBudget is the attempt budget's time: how long a call waits in
+// all for a provider that answers 409 "still in progress", the time its
+// attempts would take if each used its whole timeout (the operation's
+// attempts × AttemptTimeout, or × BackoffMax when attempts have no
+// timeout).
+func (x *logical) runningBudget() time.Duration {
+	per := x.c.s.AttemptTimeout
+	if per <= 0 {
+		per = x.c.s.BackoffMax
+	}
+	return time.Duration(x.limit) * per
 }
 
 // backoff returns the wait before the attempt after attempt n: a random
