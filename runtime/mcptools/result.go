@@ -194,7 +194,7 @@ func uncertainText(e *runtime.UncertainError, check Check) string {
 	if e.Reason != "" {
 		b.WriteString(" (" + e.Reason + ")")
 	}
-	b.WriteString(". Do not call it again: calling again does not settle it, a person does. ")
+	b.WriteString(". Do not call it again: the connector settles it where its rules allow (the same provider key, or a lookup), else a person does. ")
 	switch {
 	case e.Owner != "" && e.Recorded != "":
 		fmt.Fprintf(&b, "%s was told; it is recorded in %s.", e.Owner, e.Recorded)
