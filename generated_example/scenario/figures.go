@@ -21,7 +21,7 @@ type Figures struct {
 	Recorded   int // escalations whose thread the relay recorded
 	FromLookup int // of those, found by searching the desk after the attempts ran out
 	FromLedger int // of those, handed over by the ledger from another call
-	Reconciled int // of those, threads of escalations that were uncertain, settled since by Resume
+	Reconciled int // of those, threads of escalations that were uncertain, settled since (by Resume or a repeated call)
 	Uncertain  int // escalations whose thread could not be settled (and was not since)
 	Failed     int // escalations the desk refused
 
@@ -201,7 +201,7 @@ func (f Figures) Write(w io.Writer) {
 	p("  found by a lookup (the response was lost)  %5d", f.FromLookup)
 	p("  handed over by the ledger                  %5d", f.FromLedger)
 	if f.Reconciled > 0 {
-		p("  of those, uncertain first, then settled by Resume %d", f.Reconciled)
+		p("  of those, uncertain first, then settled    %5d", f.Reconciled)
 	}
 	p("Duplicates avoided %5d", f.Duplicates())
 	p("  webhook re-deliveries stored once          %5d", f.Redeliveries)
