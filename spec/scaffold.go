@@ -88,6 +88,7 @@ scope: ` + scope + "\n")
 operations:
 `)
 	writes := 0
+	envelopes := envelopesKnown()
 	for _, so := range ops {
 		if !so.op.Write || !inc.selects(so.op) {
 			continue
@@ -99,7 +100,7 @@ operations:
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
-		scaffoldEntry(&w, b, so, ops)
+		scaffoldEntry(&w, b, so, ops, envelopes)
 	}
 	if writes == 0 {
 		w.WriteString("  {}\n")
@@ -181,7 +182,7 @@ func isSearch(op *Operation) bool {
 }
 
 // scaffoldEntry writes the entry of one write operation.
-func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp) {
+func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes bool) {
 	op := so.op
 	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.Path)
 	if op.Summary != "" {
@@ -201,19 +202,47 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp) {
 		keyScope = "TODO"
 	}
 	fmt.Fprintf(w, "    key: {scope: %s, fields: {TODO: string}, format: \"{TODO}\"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed\n", yamlKey(keyScope))
+	keyField := ""
 	if h := idempotencyParam(so); h != nil {
 		fmt.Fprintf(w, "    idempotency: {%s: %s%s} # declared by the spec; add window if the provider documents one\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength))
 	} else if field, n := idempotencyField(so); field != "" {
+		keyField = field
 		fmt.Fprintf(w, "    idempotency: {body: %s%s} # a body field of the spec; add window if the provider documents one\n", field, maxLength(n))
+	} else if nf := nonceField(so); nf.pointer != "" {
+		keyField = nf.pointer
+		enforce := ""
+		if nf.enforce != "" {
+			enforce = fmt.Sprintf(" (only with %s: true, which the caller sends)", nf.enforce)
+		}
+		fmt.Fprintf(w, "    idempotency: {body: %s%s, window: TODO} # TODO: confirm the provider deduplicates writes by %s%s, and answer window: how long it remembers one (a nonce is often kept minutes, not forever)\n", nf.pointer, maxLength(nf.maxLength), nf.pointer, enforce)
 	} else {
 		w.WriteString("    # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one\n")
 	}
-	w.WriteString("    " + scaffoldResponse(so) + "\n")
-	if c := lookupCandidates(b, so, ops); len(c) > 0 {
-		fmt.Fprintf(w, "    # lookup candidates: %s\n", strings.Join(c, ", "))
-		w.WriteString("    # reference: {body: /field}   # where the write stores what the lookup searches for\n")
-		w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: strong}\n")
-		w.WriteString("    # (a POST search: lookup: {operation: ..., body: {query: {field: external_id, value: \"{ref}\"}}, found: /data/0, consistency: eventual})\n")
+	props := proposeLookups(so, lookupReads(b, so, ops), keyField)
+	best := slices.IndexFunc(props, func(p *proposal) bool { return p.complete && (envelopes || !p.envelope()) })
+	var e strings.Builder
+	if best >= 0 {
+		props[best].write(&e, true)
+	} else {
+		e.WriteString("    " + scaffoldResponse(so) + "\n")
+		if len(props) > 0 && props[0].complete {
+			e.WriteString("    # a lookup that needs response.object (the receipt inside an envelope), which this writegen does not read yet:\n")
+			props[0].write(&e, false)
+			best = 0
+		}
+	}
+	w.WriteString(e.String())
+	if c := candidateList(lookupReads(b, so, ops), props, best); len(c) > 0 {
+		lead := "lookup candidates"
+		if best >= 0 {
+			lead = "other lookup candidates"
+		}
+		fmt.Fprintf(w, "    # %s: %s\n", lead, strings.Join(c, ", "))
+		if best < 0 {
+			w.WriteString("    # reference: {body: /field}   # where the write stores what the lookup searches for\n")
+			w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: strong}\n")
+			w.WriteString("    # (a POST search: lookup: {operation: ..., body: {query: {field: external_id, value: \"{ref}\"}}, found: /data/0, consistency: eventual})\n")
+		}
 	}
 	w.WriteString("    retry: {on: [not_sent], attempts: 3}\n")
 	w.WriteString("    uncertain: reconcile\n")
@@ -311,37 +340,11 @@ func idempotencyField(so *specOp) (string, int) {
 
 var searchWord = regexp.MustCompile(`(?i)search|list|find|query`)
 
-// referenceName matches body field names that usually hold a caller's reference: external_id,
-// externalReference, client_reference_id, merchantReference, custom_id...
-var referenceName = regexp.MustCompile(`(?i)^(external_?(id|ref(erence)?)|(client|merchant|customer)_?ref(erence)?(_?id)?|ref(erence)?(_?id)?|custom_?id)$`)
-
-// referenceFields returns the top-level string fields of the write's body named like a
-// reference, sorted.
-func referenceFields(so *specOp) []string {
-	body := so.op.Body
-	if body == nil || body.Encoding == BodyRaw || body.Type == nil {
-		return nil
-	}
-	u := under(body.Type)
-	if u.Kind != RefNamed || u.Named.Kind != KindStruct {
-		return nil
-	}
-	var out []string
-	for _, f := range u.Named.Fields {
-		if referenceName.MatchString(f.Name) && isStringType(f.Type) {
-			out = append(out, f.Name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// lookupCandidates lists reads that may find what a write made: GETs on the write's collection or
-// item path, GETs that search or list below the same first path segments, and searches sent as
-// POST below them. A read whose path needs a parameter the write's path does not name is left
-// out: the write cannot call it. Of the others, a GET that filters by a query parameter named like a reference
-// field of the write comes first, with the filter named; every candidate is listed.
-func lookupCandidates(b *builder, so *specOp, ops []*specOp) []string {
+// lookupReads returns the reads that may find what a write made, sorted by operation: GETs on
+// the write's collection or item path, GETs that search or list below the same first path
+// segments, and searches sent as POST below them; each converted. A read whose path needs a
+// parameter the write's path does not name is left out: the write cannot call it.
+func lookupReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 	collection := so.op.Path
 	if i := strings.LastIndex(collection, "/"); i > 0 && strings.HasPrefix(collection[i+1:], "{") {
 		collection = collection[:i]
@@ -350,41 +353,121 @@ func lookupCandidates(b *builder, so *specOp, ops []*specOp) []string {
 	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
 		known[m[1]] = true
 	}
-	refs := referenceFields(so)
-	var filtered, out []string
+	var out []*specOp
 	for _, c := range ops {
 		p := c.op.Path
-		if slices.ContainsFunc(pathParam.FindAllStringSubmatch(p, -1), func(m []string) bool { return !known[m[1]] }) {
+		if c == so || slices.ContainsFunc(pathParam.FindAllStringSubmatch(p, -1), func(m []string) bool { return !known[m[1]] }) {
 			continue
 		}
 		rest, under := strings.CutPrefix(p, collection)
 		switch {
 		case c.op.Method == "POST" && isSearch(c.op) && under:
-			out = append(out, fmt.Sprintf("%s (POST %s, a search)", c.op.ID, p))
-			continue
 		case c.op.Method != "GET":
 			continue
-		}
-		direct := p == so.op.Path || under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1)
-		related := under && searchWord.MatchString(c.op.ID+" "+rest)
-		if !direct && !related {
+		case p == so.op.Path, under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1):
+		case under && searchWord.MatchString(c.op.ID+" "+rest):
+		default:
 			continue
 		}
-		if len(refs) > 0 {
-			b.convert(c)
-			if len(c.errs) == 0 {
-				if i := slices.IndexFunc(c.op.Params, func(q *Param) bool { return q.In == InQuery && slices.Contains(refs, q.Name) }); i >= 0 {
-					q := c.op.Params[i].Name
-					filtered = append(filtered, fmt.Sprintf("%s (GET %s?%s=, the body field /%s)", c.op.ID, p, q, q))
-					continue
-				}
+		b.convert(c)
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(x, y *specOp) int { return strings.Compare(x.op.ID, y.op.ID) })
+	return out
+}
+
+// candidateList names the reads a write may use as its lookup, for a comment: the proposed ones
+// first, best first, with what they find by (but the one at skip, written out), then the others.
+// A read that requires a query parameter the write does not know is left out.
+func candidateList(reads []*specOp, props []*proposal, skip int) []string {
+	var out []string
+	seen := map[*specOp]bool{}
+	for i, p := range props {
+		if i == skip {
+			seen[p.read] = true
+			continue
+		}
+		if !seen[p.read] {
+			seen[p.read] = true
+			out = append(out, p.describe())
+		}
+	}
+	for _, c := range reads {
+		if seen[c] || slices.ContainsFunc(c.op.Params, func(q *Param) bool { return q.Required && q.In == InQuery }) {
+			continue
+		}
+		if c.op.Method == "POST" {
+			out = append(out, fmt.Sprintf("%s (POST %s, a search)", c.op.ID, c.op.Path))
+		} else {
+			out = append(out, fmt.Sprintf("%s (GET %s)", c.op.ID, c.op.Path))
+		}
+	}
+	return out
+}
+
+// nonce is a body field by which a provider deduplicates writes without calling it an
+// idempotency key: Discord's nonce (with enforce_nonce), Slack's client_msg_id, a request_id.
+type nonce struct {
+	pointer   string
+	maxLength int
+	enforce   string // a boolean field of the body that turns the deduplication on, or ""
+}
+
+// nonceName matches the names of such fields, dedupeName those whose name alone says so; a
+// field named like a nonce otherwise needs a description that speaks of duplicates, or a switch
+// beside it (enforce_nonce): a payment token is also called a nonce.
+var (
+	nonceName  = regexp.MustCompile(`(?i)^(nonce|client_?(msg|message|request)_?id|request_?id|client_?token|dedup(e|lication)?_?(id|key|token)|idempotency_?token)$`)
+	dedupeName = regexp.MustCompile(`(?i)^(client_?(msg|message|request)_?id|dedup(e|lication)?_?(id|key|token)|idempotency_?token)$`)
+	dedupeDoc  = regexp.MustCompile(`(?i)dedup|duplicat|idempoten|sent (only )?once|more than once`)
+)
+
+// nonceField returns the top-level string body field that looks like a nonce, or a zero nonce.
+func nonceField(so *specOp) nonce {
+	body := so.op.Body
+	if body == nil || body.Encoding == BodyRaw || body.Encoding == BodyMultipart || body.Type == nil {
+		return nonce{}
+	}
+	st := structOf(body.Type)
+	if st == nil {
+		return nonce{}
+	}
+	for _, f := range st.Fields {
+		if !nonceName.MatchString(f.Name) || !isStringType(f.Type) && StringVariant(f.Type) == nil || f.ReadOnly {
+			continue
+		}
+		n := nonce{pointer: "/" + f.Name, maxLength: propertyMaxLength(so, f.Name)}
+		for _, g := range st.Fields {
+			if strings.EqualFold(g.Name, "enforce_"+f.Name) || strings.EqualFold(g.Name, "enforce"+f.Name) {
+				n.enforce = g.Name
 			}
 		}
-		out = append(out, fmt.Sprintf("%s (GET %s)", c.op.ID, p))
+		if n.enforce != "" || dedupeName.MatchString(f.Name) || dedupeDoc.MatchString(f.Doc) {
+			return n
+		}
 	}
-	slices.Sort(filtered)
-	slices.Sort(out)
-	return append(filtered, out...)
+	return nonce{}
+}
+
+// propertyMaxLength is the maxLength the spec gives a top-level property of the request body (or
+// its string member, for a oneOf/anyOf), 0 when none.
+func propertyMaxLength(so *specOp, name string) int {
+	sr := so.bodySchema
+	if sr == nil || sr.Value == nil || sr.Value.Properties[name] == nil || sr.Value.Properties[name].Value == nil {
+		return 0
+	}
+	prop := sr.Value.Properties[name].Value
+	if prop.MaxLength != nil {
+		return int(*prop.MaxLength)
+	}
+	for _, list := range []openapi3.SchemaRefs{prop.OneOf, prop.AnyOf} {
+		for _, m := range list {
+			if m != nil && m.Value != nil && m.Value.Type.Is("string") && m.Value.MaxLength != nil {
+				return int(*m.Value.MaxLength)
+			}
+		}
+	}
+	return 0
 }
 
 // yamlKey quotes a YAML scalar unless it is plainly safe.

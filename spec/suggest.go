@@ -18,20 +18,16 @@ func Suggest(name string, candidates []string) string {
 
 // closest returns the candidate closest to name, or "" when none is close enough.
 func closest(name string, candidates []string) string {
-	norm := func(s string) string {
-		return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
-	}
-	n := norm(name)
+	n := normName(name)
 	limit := max(1, len([]rune(n))/4)
 	best, bestD := "", limit+1
 	for _, c := range candidates {
 		if c == name {
 			continue
 		}
-		nc := norm(c)
+		nc := normName(c)
 		d := distance(n, nc)
-		short, long := min(len(n), len(nc)), max(len(n), len(nc))
-		if 4*short >= 3*long && (strings.HasPrefix(n, nc) || strings.HasPrefix(nc, n)) {
+		if inflected(n, nc) {
 			d = min(d, 1) // one is the other with a little more: idempotency_key, idempotency
 		}
 		if d < bestD {
@@ -39,6 +35,26 @@ func closest(name string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// normName is a name in lower case without underscores, dashes and spaces.
+func normName(s string) string {
+	return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(s))
+}
+
+// inflected reports whether one normalised name is the other with a short suffix more: at
+// least three quarters of the longer one is the shorter one.
+func inflected(a, b string) bool {
+	short, long := min(len(a), len(b)), max(len(a), len(b))
+	return 4*short >= 3*long && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a))
+}
+
+// sameName reports whether two names clearly name the same thing, as a read's filter and a
+// write's field: the same but for case, underscores and dashes (external_id, externalId), or one
+// the other with a short suffix (external_ids, reference_id and reference). Unlike Suggest it
+// takes no misspelling: a name one letter off may be another field.
+func sameName(a, b string) bool {
+	return inflected(normName(a), normName(b))
 }
 
 // distance is the optimal string alignment distance between a and b: insertions, deletions,

@@ -23,3 +23,26 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// TestSameName checks which of a read's filters init takes for a write's reference field: the
+// same name however written, or with a short suffix, never a misspelling or a shorter name.
+func TestSameName(t *testing.T) {
+	for _, tt := range []struct {
+		filter, field string
+		want          bool
+	}{
+		{"external_id", "external_id", true},
+		{"externalId", "external_id", true},
+		{"external-id", "ExternalID", true},
+		{"external_ids", "external_id", true}, // a list filter, given one value
+		{"reference_id", "reference", true},   // the reference's id
+		{"external_di", "external_id", false}, // a misspelling is another name
+		{"ref", "reference", false},           // too short to be clearly the same
+		{"external_reference", "reference", false},
+		{"customer", "customer_reference", false},
+	} {
+		if got := sameName(tt.filter, tt.field); got != tt.want {
+			t.Errorf("sameName(%q, %q) = %v, want %v", tt.filter, tt.field, got, tt.want)
+		}
+	}
+}

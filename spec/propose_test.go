@@ -1,0 +1,187 @@
+package spec
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// answerTODOs answers what writegen init leaves to a person, the same way for every write, and
+// leaves every line init proposes as it is: the writes are ambiguous, keyed by an event id,
+// and a nonce is remembered five minutes.
+func answerTODOs(scaffold []byte) []byte {
+	out := string(scaffold)
+	for _, r := range []struct{ from, to string }{
+		{`effect: TODO #.*`, "effect: ambiguous"},
+		{`destructive: TODO #.*`, "destructive: false"},
+		{`fields: \{TODO: string\}, format: "\{TODO\}"\}`, `fields: {event_id: string}, format: "{event_id}"}`},
+		{`owner: TODO #.*`, "owner: desk-team"},
+		{`window: TODO\}`, "window: 5m}"},
+		{`response: \{is: TODO, id: /id\} #.*`, "response: {is: receipt, id: /id}"},
+		{`response: \{is: TODO\} #.*`, "response: {is: acknowledgement}"},
+		{`response: \{is: receipt, id: TODO\} #.*`, "response: {is: acknowledgement}"},
+	} {
+		out = regexp.MustCompile(r.from).ReplaceAllString(out, r.to)
+	}
+	return []byte(out)
+}
+
+// TestScaffoldProposals checks the lookups init proposes complete, one of each form: a search
+// sent as POST with a {field, operator, value} query, a GET search in Stripe's query language
+// by a metadata key, a walk through a ticket's notes a page at a time, matched on the client,
+// and a list filter whose answer is an envelope. Answered where init leaves a TODO and left as
+// proposed, the file loads, and each write has the lookup proposed.
+func TestScaffoldProposals(t *testing.T) {
+	out, err := Scaffold("testdata/proposals.yaml", ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticket := `    response: {is: receipt, object: /ticket, id: /id} # TODO: confirm /ticket/id is the durable id of what the write made: the lookup adopts it
+    reference: {body: /ticket/external_id} # TODO: confirm the provider keeps /ticket/external_id as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
+    lookup: # TODO: confirm listTickets filters by external_id exactly, and whether it shows a write as soon as the write is answered (then consistency: strong)
+      operation: listTickets
+      params: {external_id: "{ref}"}
+      found: /tickets/0
+      consistency: eventual # strong only where the provider documents that the read shows a write at once
+`
+	if !envelopesKnown() { // proposed as comments until writegen reads response.object
+		ticket = "    response: {is: receipt, id: TODO} # 201 Created: where is the id of what was created?\n" +
+			"    # a lookup that needs response.object (the receipt inside an envelope), which this writegen does not read yet:\n" +
+			regexp.MustCompile(`(?m)^    `).ReplaceAllString(ticket, "    # ")
+	}
+	for _, want := range []string{
+		`
+  createContact: # POST /contacts
+    effect: TODO # read_only | idempotent | compensatable | ambiguous
+    destructive: TODO # true if it overwrites or deletes, else false
+    key: {scope: createcontact, fields: {TODO: string}, format: "{TODO}"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed
+    # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one
+    response: {is: receipt, id: /id} # TODO: confirm /id is the durable id of what the write made: the lookup adopts it
+    reference: {body: /externalId} # TODO: confirm the provider keeps /externalId as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
+    lookup: # TODO: confirm the search searchContacts finds externalId by its exact value, and how soon a write shows in it (not found proves nothing while it is eventual)
+      operation: searchContacts
+      body: {query: {field: externalId, operator: "=", value: "{ref}"}}
+      found: /data/0
+      match: /externalId
+      consistency: eventual # strong only where the provider documents that the read shows a write at once
+    retry: {on: [not_sent], attempts: 3}
+`,
+		`
+    reference: {body: /metadata/writegen_ref} # TODO: confirm the write may add the key writegen_ref to the metadata, which the provider's users see
+    lookup: # TODO: confirm the query metadata['writegen_ref']:'{ref}' finds writegen_ref by its exact value in searchCharges's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)
+      operation: searchCharges
+      params: {query: "metadata['writegen_ref']:'{ref}'"}
+      found: /data/0
+      match: /metadata/writegen_ref
+      consistency: eventual #`,
+		`
+    reference: {body: /reference} # TODO: confirm the provider keeps /reference as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
+    lookup: # TODO: confirm listNotes lists what the write made, newest first (then add since: with when it was made), and that 5 pages reach back to a write's first attempt
+      operation: listNotes
+      params: {ticket_id: "{ticket_id}"}
+      found: /notes/0
+      match: /reference
+      pages: {max: 5, cursor: /meta/next_cursor, param: cursor}
+      consistency: eventual #`,
+		"\n" + ticket + "    retry:",
+		// listTicketAudits needs a ticket_id createTicket does not know, listContacts a
+		// workspace createContact does not know: neither is a candidate.
+		"\n  createTicket: # POST /tickets\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks\n%s\n\nscaffold:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"listTicketAudits", "listContacts"} {
+		if bytes.Contains(out, []byte(not)) {
+			t.Errorf("scaffold names %s, which needs a parameter the write does not know", not)
+		}
+	}
+
+	answered := answerTODOs(bytes.Replace(out, []byte("{is: receipt, id: TODO} # 201 Created: where is the id of what was created?"), []byte("{is: receipt, id: /ticket/id}"), 1))
+	api, err := LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml", answered, Options{})
+	if err != nil {
+		t.Fatalf("the answered scaffold is refused: %v\n%s", err, answered)
+	}
+	lookups := map[string]string{}
+	for _, op := range api.Operations {
+		if op.Safety == nil {
+			continue
+		}
+		if l := op.Safety.Lookup; l != nil && l.Operation != nil {
+			var form []string
+			if l.Body != nil {
+				form = append(form, "body "+l.Body.JSON)
+			}
+			for _, p := range l.Params {
+				form = append(form, p.Param.Name+"="+p.Text)
+			}
+			if l.Match != nil {
+				form = append(form, "match "+l.Match.Pointer)
+			}
+			if l.Pages != nil {
+				form = append(form, "pages "+l.Pages.Param.Name)
+			}
+			lookups[op.ID] = l.Operation.ID + ": " + strings.Join(form, ", ")
+		}
+	}
+	want := map[string]string{
+		"createContact": `searchContacts: body {"query":{"field":"externalId","operator":"=","value":"{ref}"}}, match /externalId`,
+		"createCharge":  `searchCharges: query=metadata['writegen_ref']:'{ref}', match /metadata/writegen_ref`,
+		"addNote":       `listNotes: ticket_id={ticket_id}, match /reference, pages cursor`,
+	}
+	if envelopesKnown() {
+		want["createTicket"] = `listTickets: external_id={ref}`
+	}
+	for id, w := range want {
+		if lookups[id] != w {
+			t.Errorf("%s: lookup %q, want %q", id, lookups[id], w)
+		}
+	}
+	if len(lookups) != len(want) {
+		t.Errorf("lookups %v, want %d", lookups, len(want))
+	}
+}
+
+// TestScaffoldNonce checks that init notices a nonce the provider deduplicates by without
+// calling it an idempotency key, with the switch that turns it on, and proposes it with the
+// window left to a person; a payment token called nonce is not one.
+func TestScaffoldNonce(t *testing.T) {
+	out, err := Scaffold("testdata/proposals.yaml", ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\n  createMessage: # POST /channels/{channel_id}/messages\n" +
+		"    effect: TODO # read_only | idempotent | compensatable | ambiguous\n" +
+		"    destructive: TODO # true if it overwrites or deletes, else false\n" +
+		`    key: {scope: createmessage, fields: {TODO: string}, format: "{TODO}"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed` + "\n" +
+		"    idempotency: {body: /nonce, max_length: 25, window: TODO} # TODO: confirm the provider deduplicates writes by /nonce (only with enforce_nonce: true, which the caller sends), and answer window: how long it remembers one (a nonce is often kept minutes, not forever)\n"
+	if !bytes.Contains(out, []byte(want)) {
+		t.Errorf("scaffold lacks\n%s\nscaffold:\n%s", want, out)
+	}
+	payment := out[bytes.Index(out, []byte("\n  createPayment:")):]
+	payment = payment[:bytes.Index(payment, []byte("\n    retry:"))]
+	if !bytes.Contains(payment, []byte("# idempotency: the spec declares no idempotency key")) {
+		t.Errorf("a payment token is proposed as a nonce:\n%s", payment)
+	}
+	// Left untouched, the window is refused as a placeholder: a nonce is never kept forever
+	// unless a person says so.
+	_, err = LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml",
+		bytes.Replace(answerTODOs(out), []byte("window: 5m}"), []byte("window: TODO}"), 1), Options{})
+	if err == nil || !strings.Contains(err.Error(), `"TODO" is a placeholder left by writegen init`) {
+		t.Errorf("a nonce's window left TODO: got %v", err)
+	}
+	api, err := LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml", answerTODOs(out), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range api.Operations {
+		if op.ID != "createMessage" {
+			continue
+		}
+		if i := op.Safety.Idempotency; i == nil || i.Body == nil || i.Body.Pointer != "/nonce" || i.MaxLength != 25 || i.Window.Minutes() != 5 {
+			t.Errorf("createMessage: idempotency %+v", i)
+		}
+	}
+}
