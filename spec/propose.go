@@ -33,6 +33,10 @@ type refField struct {
 	key     bool   // the idempotency key's own field: the provider key is the reference
 }
 
+// upsert matches the name or summary of a write that creates or updates: its reference may
+// name what existed before it.
+var upsert = regexp.MustCompile(`(?i)update|upsert`)
+
 // metaKey is the key a write adds to a metadata map to hold its reference.
 const metaKey = "writegen_ref"
 
@@ -119,7 +123,8 @@ func proposeLookups(so *specOp, reads []*specOp, keyField string) []*proposal {
 	// Only a create: a write that changes what exists is found by a lookup whether it
 	// happened or not.
 	path := so.op.Path
-	if so.op.Method != "POST" || pathParam.MatchString(path[strings.LastIndex(path, "/")+1:]) {
+	if so.op.Method != "POST" || pathParam.MatchString(path[strings.LastIndex(path, "/")+1:]) ||
+		upsert.MatchString(so.op.ID+" "+so.op.Summary) {
 		return nil
 	}
 	refs := referenceFields(so, keyField)

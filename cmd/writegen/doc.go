@@ -85,6 +85,14 @@
 // reveals already answered (a declared idempotency header, a 201 or 202, an id field) and TODO
 // wherever a person must answer. Generate refuses the file while a TODO is left.
 //
+// For a create whose body has a field that can hold its reference (external_id, reference_id,
+// a metadata key), init proposes a lookup complete: the reference, the lookup (a list filtered
+// by that field, a search by it, or a walk of the list matched on the client) and the receipt,
+// each with a "# TODO: confirm" comment that says what to check against the provider's docs.
+// It proposes only reads the write can call and whose answer holds what the write returns, and
+// always consistency eventual. A body field the provider deduplicates by without calling it an
+// idempotency key (a nonce) is proposed as the idempotency key, with its window left TODO.
+//
 // # ledger
 //
 // Ledger lists the writes whose outcome is uncertain and records how a person resolved them;
