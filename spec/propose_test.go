@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// relayDesk is the spec of the golden case of init's lookups (see cmd/writegen's TestGoldenInit).
+const relayDesk = "../testdata/golden/init-lookups/openapi.yaml"
+
 // answerTODOs answers what writegen init leaves to a person, the same way for every write, and
 // leaves every line init proposes as it is: the writes are ambiguous, keyed by an event id,
 // and a nonce is remembered five minutes.
@@ -33,7 +36,7 @@ func answerTODOs(scaffold []byte) []byte {
 // and a list filter whose answer is an envelope. Answered where init leaves a TODO and left as
 // proposed, the file loads, and each write has the lookup proposed.
 func TestScaffoldProposals(t *testing.T) {
-	out, err := Scaffold("testdata/proposals.yaml", ScaffoldOptions{})
+	out, err := Scaffold(relayDesk, ScaffoldOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 
 	answered := answerTODOs(bytes.Replace(out, []byte("{is: receipt, id: TODO} # 201 Created: where is the id of what was created?"), []byte("{is: receipt, id: /ticket/id}"), 1))
-	api, err := LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml", answered, Options{})
+	api, err := LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml", answered, Options{})
 	if err != nil {
 		t.Fatalf("the answered scaffold is refused: %v\n%s", err, answered)
 	}
@@ -148,7 +151,7 @@ func TestScaffoldProposals(t *testing.T) {
 // calling it an idempotency key, with the switch that turns it on, and proposes it with the
 // window left to a person; a payment token called nonce is not one.
 func TestScaffoldNonce(t *testing.T) {
-	out, err := Scaffold("testdata/proposals.yaml", ScaffoldOptions{})
+	out, err := Scaffold(relayDesk, ScaffoldOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +170,12 @@ func TestScaffoldNonce(t *testing.T) {
 	}
 	// Left untouched, the window is refused as a placeholder: a nonce is never kept forever
 	// unless a person says so.
-	_, err = LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml",
+	_, err = LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml",
 		bytes.Replace(answerTODOs(out), []byte("window: 5m}"), []byte("window: TODO}"), 1), Options{})
 	if err == nil || !strings.Contains(err.Error(), `"TODO" is a placeholder left by writegen init`) {
 		t.Errorf("a nonce's window left TODO: got %v", err)
 	}
-	api, err := LoadBytes("proposals.yaml", mustRead(t, "testdata/proposals.yaml"), "ws.yaml", answerTODOs(out), Options{})
+	api, err := LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml", answerTODOs(out), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -272,5 +273,42 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	cmd.Dir = module
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet of the golden packages: %v\n%s", err, out)
+	}
+}
+
+// TestGoldenInit runs writegen init on the spec of every case that has an init.yaml, with the
+// package its writesafety.yaml names, and compares what it prints with init.yaml: a case's
+// writesafety.yaml is then init's output as a person answered it.
+func TestGoldenInit(t *testing.T) {
+	root := goldenRoot(t)
+	for _, name := range goldenCases(t) {
+		want, err := os.ReadFile(filepath.Join(root, name, "init.yaml"))
+		if os.IsNotExist(err) {
+			continue
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Chdir(filepath.Join(root, name))
+			answers, err := os.ReadFile("writesafety.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pkg := regexp.MustCompile(`(?m)^package: (\S+)$`).FindSubmatch(answers)
+			if pkg == nil {
+				t.Fatal("writesafety.yaml names no package")
+			}
+			var stdout, stderr bytes.Buffer
+			if code := run(context.Background(), []string{"init", "-spec", "openapi.yaml", "-package", string(pkg[1])}, &stdout, &stderr); code != exitOK {
+				t.Fatalf("init: exit %d\n%s", code, stderr.Bytes())
+			}
+			if *update {
+				if err := os.WriteFile("init.yaml", stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				want = stdout.Bytes()
+			}
+			diffTrees(t, map[string][]byte{"init.yaml": stdout.Bytes()}, map[string][]byte{"init.yaml": want})
+		})
 	}
 }

@@ -15,14 +15,14 @@ import (
 )
 
 // TestInitProposalsFind generates a client from what writegen init proposes for the Relay Desk
-// spec (spec/testdata/proposals.yaml), answered where init leaves a TODO and otherwise as
+// spec of the golden case init-lookups, answered where init leaves a TODO and otherwise as
 // proposed, and calls two creates against a real HTTP server that commits each and then loses
 // its answer: the contact is found again by the proposed POST search, the note by the proposed
 // walk through the ticket's notes, on the second page. Each is adopted from its lookup, and the
 // server made each once.
 func TestInitProposalsFind(t *testing.T) {
-	specPath := filepath.Join(moduleRoot(t), "spec", "testdata", "proposals.yaml")
-	out, err := spec.Scaffold(specPath, spec.ScaffoldOptions{})
+	specPath := filepath.Join(goldenRoot(t), "init-lookups", "openapi.yaml")
+	out, err := spec.Scaffold(specPath, spec.ScaffoldOptions{Package: "relaydesk"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestInitProposalsFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr strings.Builder
-	if code := run(t.Context(), []string{"generate", "-spec", specPath, "-annotations", annotations, "-out", filepath.Join(mod, "proposals")}, &stdout, &stderr); code != exitOK {
+	if code := run(t.Context(), []string{"generate", "-spec", specPath, "-annotations", annotations, "-out", filepath.Join(mod, "relaydesk")}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("generate: exit %d\n%s", code, stderr.String())
 	}
 	if err := os.MkdirAll(filepath.Join(mod, "relay"), 0o755); err != nil {
@@ -45,23 +45,23 @@ import (
 	"fmt"
 	"os"
 
-	"`+corpusModule+`/proposals"
+	"`+corpusModule+`/relaydesk"
 )
 
 func main() {
 	ctx := context.Background()
-	c, err := proposals.NewClient(os.Args[1])
+	c, err := relaydesk.NewClient(os.Args[1])
 	if err != nil {
 		panic(err)
 	}
 	email := "ada@example.com"
-	contact, err := c.CreateContact(ctx, proposals.CreateContactKey{RequestID: "crm-1"}, proposals.CreateContactRequest{Email: &email})
+	contact, err := c.CreateContact(ctx, relaydesk.CreateContactKey{RequestID: "crm-1"}, relaydesk.CreateContactRequest{Email: &email})
 	if err != nil {
 		fmt.Println("createContact:", err)
 	} else {
 		fmt.Println("createContact:", contact.Source, contact.ID)
 	}
-	note, err := c.AddNote(ctx, proposals.AddNoteKey{RequestID: "note-1"}, proposals.AddNoteParams{TicketID: 7}, proposals.AddNoteRequest{Text: "called back"})
+	note, err := c.AddNote(ctx, relaydesk.AddNoteKey{RequestID: "note-1"}, relaydesk.AddNoteParams{TicketID: 7}, relaydesk.AddNoteRequest{Text: "called back"})
 	if err != nil {
 		fmt.Println("addNote:", err)
 	} else {
