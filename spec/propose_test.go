@@ -33,7 +33,7 @@ func answerTODOs(scaffold []byte) []byte {
 // TestScaffoldProposals checks the lookups init proposes complete, one of each form: a search
 // sent as POST with a {field, operator, value} query, a GET search in Stripe's query language
 // by a metadata key, a walk through a ticket's notes a page at a time, matched on the client,
-// and a list filter whose answer is an envelope. Answered where init leaves a TODO and left as
+// a list filter whose answer is an envelope, and a list filter by the field a nonce travels in. Answered where init leaves a TODO and left as
 // proposed, the file loads, and each write has the lookup proposed.
 func TestScaffoldProposals(t *testing.T) {
 	out, err := Scaffold(relayDesk, ScaffoldOptions{})
@@ -88,6 +88,15 @@ func TestScaffoldProposals(t *testing.T) {
       pages: {max: 5, cursor: /meta/next_cursor, param: cursor}
       consistency: eventual #`,
 		"\n" + ticket + "    retry:",
+		// A nonce is the reference too: no reference of its own.
+		`
+    idempotency: {body: /client_msg_id, max_length: 36, window: TODO} # TODO: confirm the provider deduplicates writes by /client_msg_id, and answer window: how long it remembers one (a nonce is often kept minutes, not forever)
+    response: {is: receipt, id: /id} # TODO: confirm /id is the durable id of what the write made: the lookup adopts it
+    lookup: # TODO: confirm listChatMessages filters by client_msg_id exactly, and whether it shows a write as soon as the write is answered (then consistency: strong)
+      operation: listChatMessages
+      params: {client_msg_id: "{ref}"}
+      found: /messages/0
+      consistency: eventual #`,
 		// listTicketAudits needs a ticket_id createTicket does not know, listContacts a
 		// workspace createContact does not know: neither is a candidate.
 		"\n  createTicket: # POST /tickets\n",
@@ -133,6 +142,8 @@ func TestScaffoldProposals(t *testing.T) {
 		"createContact": `searchContacts: body {"query":{"field":"externalId","operator":"=","value":"{ref}"}}, match /externalId`,
 		"createCharge":  `searchCharges: query=metadata['writegen_ref']:'{ref}', match /metadata/writegen_ref`,
 		"addNote":       `listNotes: ticket_id={ticket_id}, match /reference, pages cursor`,
+		// The provider key travels in client_msg_id, which the list filters by.
+		"postChatMessage": `listChatMessages: client_msg_id={ref}`,
 	}
 	if envelopesKnown() {
 		want["createTicket"] = `listTickets: external_id={ref}`

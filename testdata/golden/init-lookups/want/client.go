@@ -48,4 +48,5 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createMessageOp, Call: writegenimpl.Call[*Message]{ID: createMessageID}},
 	{Op: createPaymentOp, Call: writegenimpl.Call[*CreatePaymentResponse]{ID: createPaymentID}},
 	{Op: createTicketOp, Call: writegenimpl.Call[*CreateTicketResponse]{ID: createTicketID}},
+	{Op: postChatMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postChatMessageID}, Lookup: (*Client).postChatMessageLookup},
 }

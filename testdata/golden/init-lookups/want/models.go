@@ -18,6 +18,14 @@ type Charge struct {
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
+// ChatMessage is the "ChatMessage" object.
+type ChatMessage struct {
+	_           noCompare
+	ID          *string `json:"id,omitempty"`
+	Text        *string `json:"text,omitempty"`
+	ClientMsgID *string `json:"client_msg_id,omitempty"`
+}
+
 // Contact is the "Contact" object.
 type Contact struct {
 	_          noCompare
@@ -115,6 +123,11 @@ func (u *Int64OrString) FromString(v string) error {
 	return unionSet(&u.RawMessage, v)
 }
 
+// ListChatMessagesResponse is an inline object.
+type ListChatMessagesResponse struct {
+	Messages []ChatMessage `json:"messages,omitempty"`
+}
+
 // ListContactsResponse is an inline object.
 type ListContactsResponse struct {
 	Data []Contact `json:"data,omitempty"`
@@ -151,6 +164,13 @@ type Note struct {
 	ID        *int64  `json:"id,omitempty"`
 	Text      *string `json:"text,omitempty"`
 	Reference *string `json:"reference,omitempty"`
+}
+
+// PostChatMessageRequest is an inline object.
+type PostChatMessageRequest struct {
+	_           noCompare
+	Text        string  `json:"text"`
+	ClientMsgID *string `json:"client_msg_id,omitempty"`
 }
 
 // SearchChargesResponse is an inline object.

@@ -527,6 +527,33 @@ func createTicketID(v *CreateTicketResponse) string {
 	return strconv.FormatInt(*v.Ticket.ID, 10)
 }
 
+// ListChatMessagesParams holds the parameters of ListChatMessages.
+type ListChatMessagesParams struct {
+	// In query as "client_msg_id".
+	ClientMsgID *string
+}
+
+// listChatMessagesOp describes ListChatMessages to the runtime.
+var listChatMessagesOp = &writegenimpl.Operation{
+	ID:       "listChatMessages",
+	Method:   "GET",
+	Path:     "/chat/messages",
+	Effect:   runtime.EffectReadOnly,
+	Retry:    runtime.RetryReads,
+	Attempts: 3,
+}
+
+// ListChatMessages calls GET /chat/messages.
+func (c *Client) ListChatMessages(ctx context.Context, params ListChatMessagesParams) (*ListChatMessagesResponse, error) {
+	req := writegenimpl.NewRequest("GET", "/chat/messages")
+	req.AddQuery("client_msg_id", params.ClientMsgID, "form", true)
+	res := new(ListChatMessagesResponse)
+	if err := writegenimpl.Read(ctx, c.impl, listChatMessagesOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
 // ListContactsParams holds the parameters of ListContacts.
 type ListContactsParams struct {
 	// In query as "externalId".
@@ -637,6 +664,99 @@ func (c *Client) ListTickets(ctx context.Context, params ListTicketsParams) (*Li
 		return nil, err
 	}
 	return res, nil
+}
+
+// PostChatMessageKey identifies one logical postChatMessage: "reply:{reply_to}", in the key scope
+// "postchatmessage". Calls with equal keys are one write only as far as the provider's idempotency
+// key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all
+// sent, and the provider makes them one effect while it remembers the key (for 5m); a later call
+// is a new write.
+type PostChatMessageKey struct {
+	ReplyTo string
+}
+
+// BusinessKey formats the key as "reply:{reply_to}"; it fails with a *runtime.EmptyKeyError when a
+// field is empty or zero.
+func (k *PostChatMessageKey) BusinessKey() (string, error) {
+	if k.ReplyTo == "" {
+		return "", &runtime.EmptyKeyError{
+			Field:     "reply_to",
+			Operation: "postChatMessage",
+		}
+	}
+	return "reply:" + k.ReplyTo, nil
+}
+
+// postChatMessageRetry is the fixed set of failures after which PostChatMessage may be retried;
+// client options can narrow it, never widen it.
+const postChatMessageRetry = runtime.RetryNotSent
+
+// postChatMessageOp describes PostChatMessage to the runtime.
+var postChatMessageOp = &writegenimpl.Operation{
+	ID:           "postChatMessage",
+	Scope:        "postchatmessage",
+	Method:       "POST",
+	Path:         "/chat/messages",
+	Effect:       runtime.EffectAmbiguous,
+	Retry:        postChatMessageRetry,
+	Attempts:     3,
+	Keyed:        true,
+	KeyMaxLength: 36,
+	KeyWindow:    5 * time.Minute,
+	Receipt:      true,
+	Lookup:       runtime.Eventual,
+	Owner:        "desk-team",
+}
+
+// PostChatMessage calls POST /chat/messages.
+//
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "reply:{reply_to}" in key
+// scope "postchatmessage", retried on not_sent within 3 attempts, looked up with listChatMessages
+// (eventual); uncertain outcomes go to desk-team.
+//
+// It overwrites body field "/client_msg_id" with the provider key.
+func (c *Client) PostChatMessage(ctx context.Context, key PostChatMessageKey, body PostChatMessageRequest) (*runtime.Receipt[ChatMessage], error) {
+	return writegenimpl.WriteInto(ctx, c.impl, postChatMessageOp, &key, new(runtime.Receipt[ChatMessage]), writegenimpl.Call[*ChatMessage]{
+		Build: func(providerKey, _ string) (*writegenimpl.Request, error) {
+			body.ClientMsgID = &providerKey
+			req := writegenimpl.NewRequest("POST", "/chat/messages")
+			if err := req.JSON(body); err != nil {
+				return nil, err
+			}
+			return req, nil
+		},
+		ID:     postChatMessageID,
+		Lookup: c.postChatMessageLookup,
+	})
+}
+
+// postChatMessageID returns the durable id of a ChatMessage that PostChatMessage created: its
+// "/id", "" when it has none.
+func postChatMessageID(v *ChatMessage) string {
+	if v.ID == nil {
+		return ""
+	}
+	return *v.ID
+}
+
+// postChatMessageLookup finds every postChatMessage whose reference is reference, in the
+// provider's order, with ListChatMessages.
+func (c *Client) postChatMessageLookup(ctx context.Context, reference string) ([]runtime.Found[*ChatMessage], error) {
+	res, err := c.ListChatMessages(ctx, ListChatMessagesParams{
+		ClientMsgID: &reference,
+	})
+	if err != nil {
+		return nil, err
+	}
+	found := make([]runtime.Found[*ChatMessage], 0, len(res.Messages))
+	for i := range res.Messages {
+		body := &res.Messages[i]
+		found = append(found, runtime.Found[*ChatMessage]{
+			Body: body,
+			ID:   postChatMessageID(body),
+		})
+	}
+	return found, nil
 }
 
 // SearchChargesParams holds the parameters of SearchCharges.
