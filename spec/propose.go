@@ -21,9 +21,10 @@ import (
 //
 // Only a create (a POST to a collection) is proposed a lookup, and only a read of that
 // collection: the list at the write's path, or a search below it. A read is proposed only when
-// the write can call it (every parameter it requires is one the
-// write knows) and what it finds is what the write answers, or the same object inside an
-// envelope ({ticket: {...}} and {tickets: [...]}).
+// the write can call it (every parameter it requires is one the write knows) and what it finds
+// is what the write answers, or the same object inside an envelope ({ticket: {...}} and
+// {tickets: [...]}). Every proposal is eventual: that a read shows a write at once is for the
+// provider's docs to say, and a person to write.
 
 // refField is a place in a write's body that may hold the write's reference.
 type refField struct {
@@ -117,8 +118,7 @@ func (p *proposal) envelope() bool { return p.object != "" }
 var formRank = map[string]int{"filter": 0, "body": 1, "query": 2, "walk": 3}
 
 // proposeLookups returns the lookups init can propose for a write, the complete ones first, each
-// part best first. keyField
-// is the body field that carries the write's idempotency key, or "".
+// part best first. keyField is the body field that carries the write's idempotency key, or "".
 func proposeLookups(so *specOp, reads []*specOp, keyField string) []*proposal {
 	// Only a create: a write that changes what exists is found by a lookup whether it
 	// happened or not.
