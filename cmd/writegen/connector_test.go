@@ -61,6 +61,10 @@ func TestNewConnector(t *testing.T) {
 	for _, want := range []string{
 		"# yaml-language-server: $schema=", "scope: ", "include:\n  operations: [PostCustomers, GetCustomersSearch]",
 		"  PostCustomers: # POST /v1/customers", "effect: TODO", "owner: TODO",
+		// The lookup init proposes, complete, for a person to confirm.
+		"\n    reference: {body: /metadata/writegen_ref} # TODO: confirm",
+		"\n    lookup: # TODO: confirm",
+		"\n      operation: GetCustomersSearch\n      params: {query: \"metadata['writegen_ref']:'{ref}'\"}\n      found: /data/0\n",
 	} {
 		if !strings.Contains(scaffold, want) {
 			t.Errorf("init does not write %q:\n%s", want, scaffold)
@@ -76,16 +80,14 @@ func TestNewConnector(t *testing.T) {
 		t.Fatalf("generate with TODOs left: %v\n%s", err, out)
 	}
 
-	// The answers a person gives, in the scaffold's own lines.
+	// The answers a person gives, in the scaffold's own lines; the lookup init proposed is kept.
 	answered := scaffold
 	for _, r := range []struct{ old, new string }{
 		{"effect: TODO", "effect: ambiguous"},
 		{"destructive: TODO", "destructive: false"},
 		{"fields: {TODO: string}, format: \"{TODO}\"}", "fields: {customer_ref: string}, format: \"customer:{customer_ref}\"}"},
-		{"response: {is: TODO, id: /id}", "response: {is: receipt, id: /id}\n    idempotency: {header: Idempotency-Key, max_length: 255, window: 24h}" +
-			"\n    reference: {body: /metadata/writegen_ref}" +
-			"\n    lookup: {operation: GetCustomersSearch, params: {query: \"metadata['writegen_ref']:'{ref}'\"}, found: /data/0, consistency: eventual}" +
-			"\n    dedupe: ledger"},
+		{"# idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one",
+			"idempotency: {header: Idempotency-Key, max_length: 255, window: 24h}\n    dedupe: ledger"},
 		{"retry: {on: [not_sent], attempts: 3}", "retry: {on: [not_sent, ambiguous, status_409, status_429], attempts: 4}"},
 		{"owner: TODO", "owner: crm-team"},
 	} {
