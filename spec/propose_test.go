@@ -2,6 +2,8 @@ package spec
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -197,5 +199,72 @@ func TestScaffoldNonce(t *testing.T) {
 		if i := op.Safety.Idempotency; i == nil || i.Body == nil || i.Body.Pointer != "/nonce" || i.MaxLength != 25 || i.Window.Minutes() != 5 {
 			t.Errorf("createMessage: idempotency %+v", i)
 		}
+	}
+}
+
+// TestScaffoldProposesOnlyWhatWorks checks what init does not propose: a list whose elements are
+// not what the write answers (named among the candidates, with its filter, but not written out),
+// an action on an object that exists before it, a create-or-update, and a list that needs a
+// parameter the write does not know (not named at all).
+func TestScaffoldProposesOnlyWhatWorks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shop.yaml")
+	if err := os.WriteFile(path, []byte(`openapi: 3.0.3
+info: {title: Shop, version: "1"}
+paths:
+  /orders:
+    post:
+      operationId: createOrder
+      requestBody: {content: {application/json: {schema: {type: object, properties: {reference: {type: string}}}}}}
+      responses: {"201": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Order"}}}}}
+    get:
+      operationId: listOrders
+      parameters: [{name: reference, in: query, schema: {type: string}}]
+      responses: {"200": {description: ok, content: {application/json: {schema: {type: object, properties: {items: {type: array, items: {$ref: "#/components/schemas/OrderSummary"}}}}}}}}
+  /orders/{order_id}/capture:
+    parameters: [{name: order_id, in: path, required: true, schema: {type: string}}]
+    post:
+      operationId: captureOrder
+      requestBody: {content: {application/json: {schema: {type: object, properties: {reference: {type: string}}}}}}
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Order"}}}}}
+  /widgets:
+    post:
+      operationId: putWidget
+      summary: Create or update a widget
+      requestBody: {content: {application/json: {schema: {type: object, properties: {external_id: {type: string}}}}}}
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Order"}}}}}
+    get:
+      operationId: listWidgets
+      parameters: [{name: external_id, in: query, schema: {type: string}}]
+      responses: {"200": {description: ok, content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Order"}}}}}}
+  /labels:
+    post:
+      operationId: createLabel
+      requestBody: {content: {application/json: {schema: {type: object, properties: {external_id: {type: string}}}}}}
+      responses: {"200": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Order"}}}}}
+    get:
+      operationId: listLabels
+      parameters:
+        - {name: account, in: query, required: true, schema: {type: string}}
+        - {name: external_id, in: query, schema: {type: string}}
+      responses: {"200": {description: ok, content: {application/json: {schema: {type: array, items: {$ref: "#/components/schemas/Order"}}}}}}
+components:
+  schemas:
+    Order: {type: object, properties: {id: {type: string}, reference: {type: string}, external_id: {type: string}}}
+    OrderSummary: {type: object, properties: {id: {type: string}}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := Scaffold(path, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, []byte("\n    lookup:")) || bytes.Contains(out, []byte("\n    reference:")) {
+		t.Errorf("init proposes a lookup:\n%s", out)
+	}
+	if want := "\n    # lookup candidates: listOrders (GET /orders?reference=, the body field /reference)\n"; !bytes.Contains(out, []byte(want)) {
+		t.Errorf("scaffold lacks %q:\n%s", want, out)
+	}
+	if bytes.Contains(out, []byte("listLabels")) {
+		t.Errorf("scaffold names listLabels, which needs an account createLabel does not know:\n%s", out)
 	}
 }
