@@ -268,3 +268,26 @@ components:
 		t.Errorf("scaffold names listLabels, which needs an account createLabel does not know:\n%s", out)
 	}
 }
+
+// TestQueryTemplate checks the search queries init proposes by query language: Stripe's by a
+// metadata key or a field, JQL, and a field search in a language writegen does not know; by a
+// metadata key in such a language, none.
+func TestQueryTemplate(t *testing.T) {
+	meta := refField{pointer: "/metadata/writegen_ref", name: "writegen_ref", meta: true}
+	field := refField{pointer: "/external_id", name: "external_id"}
+	for _, tt := range []struct {
+		lang string
+		rf   refField
+		want string
+	}{
+		{"stripe", meta, `metadata['writegen_ref']:'{ref}'`},
+		{"stripe", field, `external_id:'{ref}'`},
+		{"jql", field, `external_id = "{ref}"`},
+		{"", field, `external_id:"{ref}"`},
+		{"", meta, ""},
+	} {
+		if got := queryTemplate(tt.lang, tt.rf); got != tt.want {
+			t.Errorf("queryTemplate(%q, %s) = %q, want %q", tt.lang, tt.rf.pointer, got, tt.want)
+		}
+	}
+}
