@@ -1,0 +1,270 @@
+package wgdbos_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	_ "github.com/dbos-inc/dbos-transact-golang/dbos/driver/sqlite"
+	wgdbos "github.com/writegen/writegen/engines/dbos"
+	"github.com/writegen/writegen/engines/internal/enginetest"
+	"github.com/writegen/writegen/engines/internal/payments"
+	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/ledger"
+	"github.com/writegen/writegen/runtime/ledger/postgres"
+	"github.com/writegen/writegen/runtime/ledger/sqlite"
+)
+
+// lease is the ledger lease of the children's clients: a claim left by a
+// killed child is taken over this long after its last renewal.
+const lease = 600 * time.Millisecond
+
+// childEnv names the environment variable that makes the test binary a
+// child: a DBOS application that pays orders, one workflow each.
+const childEnv = "WGDBOS_CHILD"
+
+// childConfig is what a child is told, as JSON in childEnv.
+type childConfig struct {
+	Provider string   // the provider's URL
+	SystemDB string   // DBOS's system database: sqlite:PATH or a postgres:// URL
+	Ledger   string   // writegen's ledger: sqlite:PATH or a postgres:// URL
+	Orders   []string // the orders to pay, in turn
+	Writegen bool     // pay with writegen; else with one POST, as a DBOS step by default
+}
+
+// childResult is a line a child prints for each order it paid.
+type childResult struct {
+	Order     string
+	ID        string
+	Err       string
+	Uncertain bool
+	Row       int64
+}
+
+func TestMain(m *testing.M) {
+	if cfg := os.Getenv(childEnv); cfg != "" {
+		if err := child(cfg); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func openLedger(ctx context.Context, dsn string) (*ledger.Ledger, func(), error) {
+	if p, ok := strings.CutPrefix(dsn, "sqlite:"); ok {
+		l, err := sqlite.Open(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		return l.Ledger, func() { l.Close() }, nil
+	}
+	l, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return l.Ledger, func() { l.Close() }, nil
+}
+
+// child runs the DBOS application: it launches DBOS, which recovers the
+// workflows a killed predecessor left pending, then pays each order with
+// a workflow whose ID is "order-<order>" (a workflow that exists already
+// is not started again: its result is awaited) and prints the results.
+func child(cfgJSON string) error {
+	var cfg childConfig
+	if err := json.Unmarshal([]byte(cfgJSON), &cfg); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	l, closeLedger, err := openLedger(ctx, cfg.Ledger)
+	if err != nil {
+		return err
+	}
+	defer closeLedger()
+	c, err := payments.NewClient(cfg.Provider, l, runtime.WithLease(lease), runtime.WithAttemptTimeout(lease*2/5),
+		runtime.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
+	if err != nil {
+		return err
+	}
+	dctx, err := dbos.NewContext(ctx, dbos.Config{
+		AppName: "wgdbos-test", DatabaseURL: cfg.SystemDB, ExecutorID: "local", ApplicationVersion: "1",
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		return err
+	}
+	pay := func(ctx dbos.Context, order string) (string, error) {
+		r, err := wgdbos.Write(ctx, c, lease/2, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
+			return c.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 100})
+		})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	plain := func(ctx dbos.Context, order string) (string, error) {
+		return dbos.RunAsStep(ctx, func(ctx context.Context) (string, error) { return postPayment(ctx, cfg.Provider, order) })
+	}
+	dbos.RegisterWorkflow(dctx, pay, dbos.WithWorkflowName("pay"))
+	dbos.RegisterWorkflow(dctx, plain, dbos.WithWorkflowName("pay-plain"))
+	if err := dbos.Launch(dctx); err != nil {
+		return err
+	}
+	defer dbos.Shutdown(dctx, 5*time.Second)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	for _, order := range cfg.Orders {
+		var h dbos.WorkflowHandle[string]
+		if cfg.Writegen {
+			h, err = dbos.RunWorkflow(dctx, pay, order, dbos.WithWorkflowID("order-"+order))
+		} else {
+			h, err = dbos.RunWorkflow(dctx, plain, order, dbos.WithWorkflowID("order-"+order))
+		}
+		if err != nil {
+			return err
+		}
+		id, err := h.GetResult()
+		r := childResult{Order: order, ID: id}
+		if err != nil {
+			r.Err = err.Error()
+			var we *wgdbos.Error
+			if errors.As(err, &we) && errors.Is(err, runtime.ErrUncertain) {
+				r.Uncertain, r.Row = true, we.Row
+			}
+		}
+		b, _ := json.Marshal(r)
+		fmt.Fprintf(out, "%s\n", b)
+	}
+	return nil
+}
+
+// postPayment is a payment made as a team does without writegen: one POST.
+func postPayment(ctx context.Context, url, order string) (string, error) {
+	body, _ := json.Marshal(payments.NewPayment{Order: order, Cents: 100})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/payments", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var p payments.Payment
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		return "", err
+	}
+	return p.ID, nil
+}
+
+// fleet runs children one after the other against one provider until one
+// of them pays every order: a child that is killed is started again, as a
+// supervisor restarts a process.
+type fleet struct {
+	t        testing.TB
+	provider *enginetest.Provider
+	cfg      childConfig
+
+	mu    sync.Mutex
+	cur   *exec.Cmd // guarded by mu
+	kills int       // guarded by mu
+}
+
+// kill kills the running child with SIGKILL.
+func (f *fleet) kill() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.cur != nil && f.cur.Process != nil {
+		f.cur.Process.Kill() //nolint:errcheck // it may have ended
+		f.kills++
+	}
+}
+
+// run starts children until one ends well, and returns its results.
+func (f *fleet) run() map[string]childResult {
+	f.t.Helper()
+	cfg, err := json.Marshal(f.cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for start := 0; start < 10*len(f.cfg.Orders)+10; start++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+string(cfg))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		f.mu.Lock()
+		err := cmd.Start()
+		f.cur = cmd
+		f.mu.Unlock()
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		err = cmd.Wait()
+		f.mu.Lock()
+		f.cur = nil
+		f.mu.Unlock()
+		if err == nil {
+			return parseResults(f.t, &stdout)
+		}
+		if !killed(err) {
+			f.t.Fatalf("child: %v\n%s", err, stderr.String())
+		}
+	}
+	f.t.Fatal("no child lived to pay every order")
+	return nil
+}
+
+func killed(err error) bool {
+	var ee *exec.ExitError
+	return errors.As(err, &ee) && ee.ProcessState.String() == "signal: killed"
+}
+
+func parseResults(t testing.TB, r io.Reader) map[string]childResult {
+	t.Helper()
+	m := map[string]childResult{}
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		var cr childResult
+		if err := json.Unmarshal(s.Bytes(), &cr); err != nil {
+			t.Fatalf("child printed %q: %v", s.Text(), err)
+		}
+		m[cr.Order] = cr
+	}
+	return m
+}
+
+// databases returns the DBOS system database and the ledger of a test:
+// SQLite files, or, with pg, schemas of their own in the test PostgreSQL
+// (WRITEGEN_PG_DSN), both in one database.
+func databases(t *testing.T, pg bool) (systemDB, ledgerDSN string) {
+	t.Helper()
+	if !pg {
+		dir := t.TempDir()
+		return "sqlite:" + filepath.Join(dir, "dbos.db"), "sqlite:" + filepath.Join(dir, "ledger.db")
+	}
+	dsn := os.Getenv("WRITEGEN_PG_DSN")
+	if dsn == "" {
+		t.Skip("WRITEGEN_PG_DSN is not set: run ./test.sh, or eval \"$(.ci/pg start)\"")
+	}
+	db := newDatabase(t, dsn)
+	return db, db
+}

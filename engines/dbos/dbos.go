@@ -1,0 +1,200 @@
+// Package wgdbos runs the writes of writegen's generated clients as steps
+// of DBOS Transact workflows. DBOS runs a step at least once: a step that
+// was running when its process died runs again when the workflow is
+// recovered. Write makes that re-run the same logical write.
+//
+// # The business key
+//
+// Key returns the key a write takes inside a step: the workflow ID and the
+// step's ID, its position in the workflow. Both are the same when DBOS
+// recovers the workflow and runs the interrupted step again, on this
+// process or another executor.
+//
+// # Retries
+//
+// Write runs the step with DBOS's step retries off (WithStepMaxRetries(0),
+// after any option given): the generated client retries what may be
+// retried, with the same provider key, and nothing else, and a step retry
+// would be a new call that cannot know what the last one sent. While the
+// write waits on a claim that an earlier run of the step left behind (its
+// process died holding it), the client's Resume takes the claim over once
+// its lease ends and drives it on, so the step returns the first run's
+// outcome.
+//
+// # Outcomes
+//
+// The step records its outcome as its output, so that what it returns
+// after a recovery is what it returned the first time, typed: a receipt, or
+// an *Error that matches runtime.ErrUncertain, ErrRejected, ErrNotApplied,
+// ErrKeyConflict, ErrCompensated or ErrInProgress with errors.Is and
+// carries the ledger row of an uncertain write. (DBOS records a step's
+// error as its text alone.)
+//
+// # Transactions
+//
+// DBOS runs a transaction as a step (RunAsTransaction over a DataSource;
+// when the data source is DBOS's system database the step's checkpoint
+// commits in the same transaction). writegen's claim is not made in it: the
+// claim must be committed before the provider is called, or a process that
+// dies during the call takes its uncommitted claim with it and the
+// recovered step sends the write again as a new one; and the generated
+// client makes its claim through runtime.Ledger inside the call, which has
+// no way to join a caller's transaction. With DBOS's system database and
+// the ledger in one PostgreSQL database, the claim and the step's
+// checkpoint are two commits in one database.
+package wgdbos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/writegen/writegen/runtime"
+)
+
+// Key returns the business key of the write made in the step of ctx, the
+// context DBOS gives a step function: "<workflow ID>/<step ID>".
+func Key(ctx context.Context) (string, error) {
+	dc, ok := ctx.(dbos.Context)
+	if !ok {
+		return "", errors.New("wgdbos: Key: not the context of a DBOS step")
+	}
+	wf, err := dc.GetWorkflowID()
+	if err != nil {
+		return "", fmt.Errorf("wgdbos: Key: %w", err)
+	}
+	step, err := dc.GetStepID()
+	if err != nil {
+		return "", fmt.Errorf("wgdbos: Key: %w", err)
+	}
+	return wf + "/" + strconv.Itoa(step), nil
+}
+
+// Resumer is a generated client: its Resume drives on the writes whose
+// ledger claim outlived the process that made it.
+type Resumer interface {
+	Resume(ctx context.Context) (runtime.ResumeReport, error)
+}
+
+// Error is a write's error as a step records it and returns it, before and
+// after a recovery.
+type Error struct {
+	Kind        string // "uncertain", "rejected", "not_applied", "key_conflict", "compensated", "in_progress", "empty_key", "other"
+	Message     string
+	Row         int64  // the ledger row of an uncertain write, 0 if none
+	ProviderKey string // of an uncertain write
+	Owner       string // who was told of an uncertain write
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Is matches the runtime's sentinel of e's kind.
+func (e *Error) Is(target error) bool {
+	switch e.Kind {
+	case "uncertain":
+		return target == runtime.ErrUncertain
+	case "rejected":
+		return target == runtime.ErrRejected
+	case "not_applied":
+		return target == runtime.ErrNotApplied
+	case "key_conflict":
+		return target == runtime.ErrKeyConflict
+	case "compensated":
+		return target == runtime.ErrCompensated
+	case "in_progress":
+		return target == runtime.ErrInProgress
+	case "empty_key":
+		return target == runtime.ErrEmptyKey
+	}
+	return false
+}
+
+func newError(err error) *Error {
+	e := &Error{Kind: "other", Message: err.Error()}
+	var ue *runtime.UncertainError
+	switch {
+	case errors.As(err, &ue):
+		e.Kind, e.ProviderKey, e.Owner = "uncertain", ue.ProviderKey, ue.Owner
+		if n, ok := strings.CutPrefix(ue.Recorded, "ledger row "); ok {
+			e.Row, _ = strconv.ParseInt(n, 10, 64)
+		}
+	case errors.Is(err, runtime.ErrUncertain):
+		e.Kind = "uncertain"
+	case errors.Is(err, runtime.ErrRejected):
+		e.Kind = "rejected"
+	case errors.Is(err, runtime.ErrNotApplied):
+		e.Kind = "not_applied"
+	case errors.Is(err, runtime.ErrKeyConflict):
+		e.Kind = "key_conflict"
+	case errors.Is(err, runtime.ErrCompensated):
+		e.Kind = "compensated"
+	case errors.Is(err, runtime.ErrInProgress):
+		e.Kind = "in_progress"
+	case errors.Is(err, runtime.ErrEmptyKey):
+		e.Kind = "empty_key"
+	}
+	return e
+}
+
+// outcome is what a write's step records: its result or its error.
+type outcome[R any] struct {
+	Value R
+	Err   *Error
+}
+
+// Write runs write as a step of the workflow of ctx, with the business key
+// of that step, and returns its result. DBOS's step retries are off
+// whatever opts say. While write runs, c.Resume (c may be nil) is called
+// every `every`, the client's lease or less (see the package
+// documentation). The step's outcome, error included, is recorded by DBOS,
+// so a recovered workflow gets what the first run got.
+func Write[R any](ctx dbos.Context, c Resumer, every time.Duration, write func(ctx context.Context, key string) (R, error), opts ...dbos.StepOption) (R, error) {
+	o, err := dbos.RunAsStep(ctx, func(ctx context.Context) (outcome[R], error) {
+		key, err := Key(ctx)
+		if err != nil {
+			return outcome[R]{}, err
+		}
+		stop := resumeWhile(ctx, c, every)
+		v, err := write(ctx, key)
+		stop()
+		if err != nil {
+			return outcome[R]{Err: newError(err)}, nil
+		}
+		return outcome[R]{Value: v}, nil
+	}, append(opts, dbos.WithStepMaxRetries(0))...)
+	if err != nil {
+		return o.Value, err
+	}
+	if o.Err != nil {
+		return o.Value, o.Err
+	}
+	return o.Value, nil
+}
+
+// resumeWhile calls c.Resume every `every` until the returned function is
+// called; that function waits for the last Resume to end.
+func resumeWhile(ctx context.Context, c Resumer, every time.Duration) func() {
+	if c == nil || every <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				c.Resume(ctx) //nolint:errcheck // the next tick tries again; the write reports its own outcome
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
