@@ -26,9 +26,13 @@
 // The step records its outcome as its output, so that what it returns
 // after a recovery is what it returned the first time, typed: a receipt, or
 // an *Error that matches runtime.ErrUncertain, ErrRejected, ErrNotApplied,
-// ErrKeyConflict, ErrCompensated or ErrInProgress with errors.Is and
-// carries the ledger row of an uncertain write. (DBOS records a step's
-// error as its text alone.)
+// ErrKeyConflict, ErrCompensated or ErrEmptyKey with errors.Is and carries
+// the ledger row of an uncertain write. (DBOS records a step's error as its
+// text alone.) ErrInProgress is never recorded: the step waits on the claim
+// until it settles, or until the workflow is cancelled, which DBOS does not
+// checkpoint. A write that ended not applied made no effect: the workflow
+// may call Write again (a new step, so a new key; nothing happened under the
+// old one).
 //
 // # Transactions
 //
@@ -160,6 +164,15 @@ func Write[R any](ctx dbos.Context, c Resumer, every time.Duration, write func(c
 		}
 		stop := resumeWhile(ctx, c, every)
 		v, err := write(ctx, key)
+		for errors.Is(err, runtime.ErrInProgress) && ctx.Err() == nil {
+			// Another run of this step holds the claim: wait for it to
+			// settle, or for Resume to take it over.
+			select {
+			case <-ctx.Done():
+			case <-time.After(every):
+			}
+			v, err = write(ctx, key)
+		}
 		stop()
 		if err != nil {
 			return outcome[R]{Err: newError(err)}, nil
