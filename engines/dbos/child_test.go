@@ -199,6 +199,13 @@ func (f *fleet) kill() {
 	}
 }
 
+// killed returns how many children were killed.
+func (f *fleet) killed() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.kills
+}
+
 // run starts children until one ends well, and returns its results.
 func (f *fleet) run() map[string]childResult {
 	f.t.Helper()

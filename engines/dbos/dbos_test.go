@@ -73,8 +73,8 @@ func TestKilledMidStep(t *testing.T) {
 				return true
 			})
 			res := f.run()
-			if f.kills != 1 {
-				t.Fatalf("%d kills, want 1", f.kills)
+			if n := f.killed(); n != 1 {
+				t.Fatalf("%d kills, want 1", n)
 			}
 			for _, order := range f.cfg.Orders {
 				if r := res[order]; r.ID == "" || r.Err != "" {
@@ -149,7 +149,7 @@ func TestSeededRun(t *testing.T) {
 			r := res[order]
 			fig.Count(f.provider.Effects("/payments", order), r.Err == "" && r.ID != "", r.Uncertain)
 		}
-		fig.Kills, fig.Lost = f.kills, f.provider.Lost()
+		fig.Kills, fig.Lost = f.killed(), f.provider.Lost()
 	}
 	t.Logf("dbos, writegen:          %v", figures[0])
 	t.Logf("dbos, anchor (no writegen, default step options): %v", figures[1])

@@ -115,8 +115,9 @@ type harness struct {
 	ledger   *sqlite.Ledger
 	safety   *wgtemporal.Safety
 
-	mu  sync.Mutex
-	cur *worker // guarded by mu
+	mu    sync.Mutex
+	cur   *worker // guarded by mu
+	kills int     // guarded by mu
 }
 
 func newHarness(t testing.TB, seed uint64) *harness {
@@ -162,6 +163,14 @@ func (h *harness) kill() {
 	defer h.mu.Unlock()
 	h.cur.dead.Store(true)
 	h.cur = h.start()
+	h.kills++
+}
+
+// killed returns how many workers were killed.
+func (h *harness) killed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.kills
 }
 
 // pay is the activity that makes an order's payment with writegen.

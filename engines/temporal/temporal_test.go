@@ -309,12 +309,10 @@ func TestSeededRun(t *testing.T) {
 	for i, writegen := range []bool{true, false} {
 		h := newHarness(t, *seed)
 		h.provider.Lose(lose)
-		kills := 0
 		h.provider.OnCommit(func(string, string) bool {
 			if h.provider.Draw() >= kill {
 				return false
 			}
-			kills++
 			h.kill()
 			return true
 		})
@@ -331,7 +329,7 @@ func TestSeededRun(t *testing.T) {
 			uncertain := errors.As(r.err, &ae) && ae.Type() == wgtemporal.TypeUncertain
 			f.Count(h.provider.Effects("/payments", order), r.err == nil, uncertain)
 		}
-		f.Kills, f.Lost = kills, h.provider.Lost()
+		f.Kills, f.Lost = h.killed(), h.provider.Lost()
 	}
 	t.Logf("temporal, writegen:          %v", figures[0])
 	t.Logf("temporal, anchor (no writegen, default retry): %v", figures[1])
