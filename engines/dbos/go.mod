@@ -3,12 +3,12 @@ module github.com/writegen/writegen/engines/dbos
 go 1.26.0
 
 require (
+	github.com/dbos-inc/dbos-transact-golang v1.8.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/writegen/writegen v0.0.0
 )
 
 require (
-	github.com/dbos-inc/dbos-transact-golang v1.8.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/jackc/pgerrcode v0.0.0-20250907135507-afb5586c32a6 // indirect
