@@ -127,14 +127,21 @@ func TestUncertainStep(t *testing.T) {
 
 // The seeded run: workflows that each pay one order, against a provider
 // that loses answers, with the process killed (SIGKILL) after the
-// provider committed, on SQLite; once with writegen and once as the
-// anchor, the step written as one POST with DBOS's default step options.
-// go test -v prints both.
+// provider committed, on SQLite and on PostgreSQL; once with writegen and
+// once as the anchor, the step written as one POST with DBOS's default
+// step options. go test -v prints both.
 func TestSeededRun(t *testing.T) {
+	for _, pg := range []bool{false, true} {
+		name := map[bool]string{false: "sqlite", true: "postgres"}[pg]
+		t.Run(name, func(t *testing.T) { seededRun(t, pg) })
+	}
+}
+
+func seededRun(t *testing.T, pg bool) {
 	const lose, kill = 0.2, 0.1
 	var figures [2]enginetest.Figures
 	for i, writegen := range []bool{true, false} {
-		f := newFleet(t, false, writegen, *workflows, *seed)
+		f := newFleet(t, pg, writegen, *workflows, *seed)
 		f.provider.Lose(lose)
 		f.provider.OnCommit(func(string, string) bool {
 			if f.provider.Draw() >= kill {
