@@ -340,3 +340,21 @@ func TestSeededRun(t *testing.T) {
 		t.Error("no worker was killed or no answer lost: the run tested nothing")
 	}
 }
+
+// A new run of a workflow (a workflow retry, a reset, the workflow
+// started again under its ID) schedules the payment again with the same
+// key, the workflow ID and the activity ID: the ledger answers the first
+// run's payment and the provider is not called again. (The SDK's test
+// environment runs no workflow retry policy and gives every run the same
+// run ID, so each run here is an environment of its own.)
+func TestNewRunIsOneWrite(t *testing.T) {
+	h := newHarness(t, 6)
+	first := h.execute("w", "pay", h.pay, "createPayment", payOptions, nil)
+	second := h.execute("w", "pay", h.pay, "createPayment", payOptions, nil)
+	if first.err != nil || second.err != nil || first.id == "" || first.id != second.id {
+		t.Fatalf("runs paid %q (%v) and %q (%v), want one payment", first.id, first.err, second.id, second.err)
+	}
+	if n := h.provider.Effects("/payments", "w"); n != 1 {
+		t.Errorf("%d payments, want 1", n)
+	}
+}
