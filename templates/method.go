@@ -230,10 +230,20 @@ func (g *generator) methodDoc(op *spec.Operation) string {
 }
 
 // overwrites says which places of the request the method fills in, overwriting what the caller
-// put there.
+// put there, and where it appends a reference marker.
 func overwrites(s *spec.Safety) string {
 	var parts []string
+	var marker string
 	for _, set := range s.Sets {
+		if set.Value == spec.SetReference && s.Reference.Marker != nil && set.Body != nil {
+			ref := "the provider key"
+			if s.Reference.Value != nil {
+				ref = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
+			}
+			marker = "It appends the marker " + strconv.Quote(s.Reference.MarkerText) + " to body field " +
+				strconv.Quote(oneLine(set.Body.Pointer)) + ", with " + ref + " for {ref}, for the lookup to match."
+			continue
+		}
 		what := "the provider key"
 		if set.Value == spec.SetReference && s.Reference.Value != nil {
 			what = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
@@ -247,9 +257,9 @@ func overwrites(s *spec.Safety) string {
 		parts = append(parts, where+" with "+what)
 	}
 	if len(parts) == 0 {
-		return ""
+		return marker
 	}
-	return "It overwrites " + strings.Join(parts, ", and ") + "."
+	return strings.TrimSpace("It overwrites " + strings.Join(parts, ", and ") + ". " + marker)
 }
 
 // safetySummary says in one sentence what op's annotation declares.

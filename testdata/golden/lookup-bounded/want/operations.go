@@ -61,7 +61,8 @@ var addTicketCommentOp = &writegenimpl.Operation{
 // "addticketcomment", retried on not_sent, ambiguous within 3 attempts, looked up with
 // listTicketComments (strong), deduplicated in the ledger.
 //
-// It overwrites body field "/body" with the reference "{event_id}" (from the key).
+// It appends the marker " [ref:{ref}]" to body field "/body", with the reference "{event_id}"
+// (from the key) for {ref}, for the lookup to match.
 func (c *Client) AddTicketComment(ctx context.Context, key AddTicketCommentKey, params AddTicketCommentParams, body AddTicketCommentRequest) (*runtime.Receipt[Comment], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, addTicketCommentOp, &key, new(runtime.Receipt[Comment]), writegenimpl.Call[*Comment]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
