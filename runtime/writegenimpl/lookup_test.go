@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 func TestJoinReferenceRoundTrip(t *testing.T) {
@@ -42,5 +44,42 @@ func TestLookupSince(t *testing.T) {
 	var be *BoundError
 	if err := error(&BoundError{Operation: "listTicketComments", Pages: 5}); !errors.As(err, &be) || err.Error() != "not found within the lookup's bound of 5 pages of listTicketComments" {
 		t.Fatal(err)
+	}
+}
+
+// A write without a key whose last attempt the provider answered (503), and whose strong lookup
+// then finds no effect of any attempt, did not happen: it ends not applied, so that the caller
+// may send it again later with the same key, not uncertain for a person. When the last attempt
+// went unanswered, the same lookup proves nothing about a request still running there.
+func TestStrongLookupAfterAnsweredAttempt(t *testing.T) {
+	unavailable := step{status: 503}
+	for _, tc := range []struct {
+		name   string
+		script []step
+		want   runtime.State
+	}{
+		{"answered every time", []step{unavailable, unavailable, unavailable, unavailable}, runtime.StateNotApplied},
+		{"lost, then answered", []step{{loss: lostRequest}, unavailable, unavailable, unavailable}, runtime.StateNotApplied},
+		{"answered, last unanswered", []step{unavailable, unavailable, unavailable, {loss: lostRequest}}, runtime.StateUncertain},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, tc.script...)
+			op := thingOp(withLookup)
+			op.Dedupe = true
+			l := newMemLedger()
+			c := newTestClient(t, p.URL, newTestClock(), runtime.WithLedger(l))
+			_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+			if got := l.row(1).State; got != tc.want || stateOf(err) != tc.want || p.effectCount() != 0 || p.lookupCount() == 0 {
+				t.Fatalf("row %s, err %v, %d effects, %d lookups; want %s after a lookup, no effect",
+					got, err, p.effectCount(), p.lookupCount(), tc.want)
+			}
+			if tc.want != runtime.StateNotApplied {
+				return
+			}
+			// The key is free: the same write sent again makes one effect.
+			if r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || p.effectCount() != 1 {
+				t.Errorf("second call: %+v, %v, %d effects; want one receipt", r, err, p.effectCount())
+			}
+		})
 	}
 }

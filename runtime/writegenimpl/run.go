@@ -209,6 +209,15 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 				return delay, false, nil
 			}
 		}
+		if f.class == runtime.ClassStatus {
+			// The provider answered the last attempt, so nothing of this call is still
+			// running there, and a strong lookup after it found no effect of any
+			// attempt: nothing happened, as when a resend is allowed on the same answer.
+			if why == "" {
+				why = x.stopReason(f)
+			}
+			return 0, false, x.notApplied(why+"; a strong lookup found no effect", f.cause)
+		}
 	}
 	if !write || !x.sent {
 		if na := (*runtime.NotAppliedError)(nil); why != "" && errors.As(f.err, &na) {
