@@ -67,8 +67,10 @@ RETURNING id`
 // The operations of the outbox obligations, named after the generated methods that send them.
 const (
 	opPostMessage  = "postMessage"             // the user's request, into the thread
+	opAddNote      = "addNote"                 // the agents' note of where the thread came from
 	opPostToChat   = "postConversationMessage" // the first reply, into the conversation
 	openingPrefix  = "escalation-opening:"     // + escalation id
+	notePrefix     = "escalation-note:"        // + escalation id
 	firstReplyPref = "escalation-first-reply:" // + escalation id
 )
 
@@ -290,6 +292,7 @@ func (r *Relay) reconcile(ctx context.Context) error {
 // in its write's scope.
 var outboxWrites = map[string]runtime.Identity{
 	opPostMessage: {Scope: "support-desk", Operation: "post-message"},
+	opAddNote:     {Scope: "support-desk", Operation: "add-note"},
 	opPostToChat:  {Scope: "chat", Operation: "post-conversation-message"},
 }
 
@@ -464,8 +467,8 @@ func (r *Relay) open(ctx context.Context, id int64, conv, text string, repeat bo
 	return err // another caller's call still running, or the ledger failing: tried again
 }
 
-// recordThread stores the thread on the escalation and, in the same transaction, the obligation
-// to post the user's request into it. It counts only what was committed.
+// recordThread stores the thread on the escalation and, in the same transaction, the obligations
+// to post the user's request into it and to note where it came from. It counts only what was committed.
 func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt[support.Thread], repeat bool) error {
 	var recorded bool
 	var was string
@@ -477,20 +480,32 @@ func (r *Relay) recordThread(ctx context.Context, id int64, rec *runtime.Receipt
 		if err != nil || n == 0 {
 			return err // n == 0: recorded by another handler of the same escalation
 		}
-		var text string
-		if _, err := queryRow(ctx, tx, `SELECT request_text FROM relay_escalations WHERE id = $1`, []any{id}, &text); err != nil {
+		var text, conv string
+		if _, err := queryRow(ctx, tx, `SELECT request_text, conversation_id FROM relay_escalations WHERE id = $1`, []any{id}, &text, &conv); err != nil {
 			return err
 		}
 		payload, err := json.Marshal(opening{ThreadID: rec.ID, Text: text})
 		if err != nil {
 			return err
 		}
+		note, err := json.Marshal(opening{ThreadID: rec.ID, Text: "Escalated from chat conversation " + conv + "."})
+		if err != nil {
+			return err
+		}
 		recorded = true
-		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+		if err := r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
 			Scope:     outboxWrites[opPostMessage].Scope,
 			Operation: opPostMessage,
 			DedupeKey: openingPrefix + strconv.FormatInt(id, 10),
 			Payload:   payload,
+		}); err != nil {
+			return err
+		}
+		return r.ledger.EnqueueOn(ctx, tx, ledger.Obligation{
+			Scope:     outboxWrites[opAddNote].Scope,
+			Operation: opAddNote,
+			DedupeKey: notePrefix + strconv.FormatInt(id, 10),
+			Payload:   note,
 		})
 	})
 	switch {
@@ -613,6 +628,13 @@ func (r *Relay) send(ctx context.Context, it ledger.OutboxItem) (ledger.Delivery
 		}
 		d, err = delivered(r.cfg.Support.PostMessage(ctx, support.PostMessageKey{DedupeKey: it.DedupeKey},
 			support.PostMessageParams{ThreadID: p.ThreadID}, support.NewMessage{Author: "customer", Text: p.Text}))
+	case opAddNote:
+		var p opening
+		if err := json.Unmarshal(it.Payload, &p); err != nil {
+			return d, err
+		}
+		d, err = delivered(r.cfg.Support.AddNote(ctx, support.AddNoteKey{DedupeKey: it.DedupeKey},
+			support.AddNoteParams{ThreadID: p.ThreadID}, support.NewNote{Text: p.Text}))
 	case opPostToChat:
 		var p answer
 		if err := json.Unmarshal(it.Payload, &p); err != nil {

@@ -29,6 +29,11 @@ type Figures struct {
 	Answers      int // first replies delivered into conversations
 	LaterReplies int // replies after the first, not relayed
 	Openings     int // user requests posted into threads
+	Notes        int // notes of where a thread came from, added to threads
+	// NotesFaulted counts the notes that met a fault at the desk at least once: without their
+	// lookup (the desk takes no key for them), each would have ended uncertain.
+	NotesFaulted int
+	NoteLists    int // pages of notes the lookups read
 
 	// Duplicates avoided, by where.
 	Redeliveries   int // deliveries of a webhook event already stored: answered, not handled again
@@ -166,6 +171,7 @@ func (e *Env) Figures() Figures {
 	}
 	f.Threads, f.Replies, f.Openings, f.Lookups, f.Rotations = desk.Threads, desk.Replies, desk.Messages, desk.Lookups, desk.Refreshes
 	f.Answers = chat.Messages
+	f.Notes, f.NotesFaulted, f.NoteLists = desk.Notes, desk.Writes.Faulted["addNote"], desk.NoteLists
 	f.Recorded, f.FromLookup, f.FromLedger, f.Reconciled = rel.Threads, rel.FromLookup, rel.FromLedger, rel.Reconciled
 	f.Uncertain, f.Failed, f.LaterReplies = rel.Uncertain-rel.Reconciled, rel.Failed, rel.LaterReplies
 	f.RepeatRequests = rel.Repeats
@@ -213,6 +219,8 @@ func (f Figures) Write(w io.Writer) {
 	p("Replies            %5d written by agents; %d first replies delivered, %d later ones not relayed",
 		f.Replies, f.Answers, f.LaterReplies)
 	p("Requests relayed   %5d user requests posted into their threads", f.Openings)
+	p("Notes added        %5d to threads (no key at the desk); %d met a fault, looked up in %d pages of notes",
+		f.Notes, f.NotesFaulted, f.NoteLists)
 	p("Faults injected    %5d", f.FaultsInjected())
 	for _, k := range AllFaults {
 		if n := f.Faults[k]; n > 0 {

@@ -173,6 +173,7 @@ func (e *Env) eventsSent() int {
 // The identities of an escalation's writes, as "scope/key-scope business-key".
 func threadWrite(id string) string  { return "support-desk/create-thread escalation:" + id }
 func openingWrite(id string) string { return "support-desk/post-message escalation-opening:" + id }
+func noteWrite(id string) string    { return "support-desk/add-note escalation-note:" + id }
 func answerWrite(id string) string {
 	return "chat/post-conversation-message escalation-first-reply:" + id
 }
@@ -263,6 +264,14 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 			case n == 0 && !uncertain(&c, conv, openingWrite(id)):
 				c.Lost++
 				fail("%s: the user's request was never posted into the thread, and is not listed uncertain; %s", conv, e.claimOf(ctx, openingWrite(id)))
+			}
+			switch n := len(ts[0].Notes); {
+			case n > 1:
+				c.Duplicates += n - 1
+				fail("%s: %d notes of where the thread came from (%s and %s)", conv, n, ts[0].Notes[0].ID, ts[0].Notes[1].ID)
+			case n == 0 && !uncertain(&c, conv, noteWrite(id)):
+				c.Lost++
+				fail("%s: the thread has no note of where it came from, and it is not listed uncertain; %s", conv, e.claimOf(ctx, noteWrite(id)))
 			}
 		case es.Status == "uncertain":
 			if !uncertain(&c, conv, threadWrite(id)) {

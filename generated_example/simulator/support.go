@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,7 +36,8 @@ type SupportConfig struct {
 	Route         RouteFunc
 	WebhookSecret []byte
 	Deliveries    DeliveryFunc
-	// Clock tells the desk's time, that of its webhook signatures; nil means time.Now.
+	// Clock tells the desk's time, that of its webhook signatures and of the creation times it
+	// stores; nil means time.Now.
 	Clock func() time.Time
 }
 
@@ -44,12 +46,14 @@ type Support struct {
 	server
 	replies func(string) int
 	life    time.Duration
+	now     func() time.Time
 
 	mu       sync.Mutex
 	threads  []*Thread
 	byRef    map[string][]*Thread
 	byID     map[string]*Thread
 	messages int
+	notes    int
 	events   int
 	tokenGen int
 	stats    SupportStats
@@ -64,6 +68,16 @@ type Thread struct {
 	CreatedAt         time.Time `json:"created_at"`
 	Deleted           bool      `json:"-"`
 	Messages          []Message `json:"-"`
+	Notes             []Note    `json:"-"`
+}
+
+// Note is an internal note on a thread. The desk takes no idempotency key for notes: every
+// request it carries out adds one.
+type Note struct {
+	ID        string    `json:"id"`
+	ThreadID  string    `json:"thread_id"`
+	Text      string    `json:"text"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Message is a message in a thread.
@@ -88,6 +102,8 @@ type ReplyEvent struct {
 type SupportStats struct {
 	Threads      int // threads created
 	Messages     int // messages posted through the API
+	Notes        int // notes added
+	NoteLists    int // pages of notes listed
 	Replies      int // agent replies written
 	Deleted      int // threads deleted
 	Lookups      int // searches by external reference
@@ -103,11 +119,15 @@ func NewSupport(cfg SupportConfig) *Support {
 	s := &Support{
 		replies: cfg.Replies,
 		life:    cfg.TokenLifetime,
+		now:     cfg.Clock,
 		byRef:   make(map[string][]*Thread),
 		byID:    make(map[string]*Thread),
 	}
 	if s.life <= 0 {
 		s.life = time.Hour
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /threads", s.authed(func(w http.ResponseWriter, r *http.Request) {
@@ -120,6 +140,11 @@ func NewSupport(cfg SupportConfig) *Support {
 		id := r.PathValue("thread_id")
 		s.writes.serve(w, r, "postMessage", func(body []byte) (int, any) { return s.postMessage(id, body) })
 	}))
+	mux.HandleFunc("POST /threads/{thread_id}/notes", s.authed(func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("thread_id")
+		s.writes.serve(w, r, "addNote", func(body []byte) (int, any) { return s.addNote(id, body) })
+	}))
+	mux.HandleFunc("GET /threads/{thread_id}/notes", s.authed(s.listNotes))
 	mux.HandleFunc("POST /oauth/token", s.issueToken)
 	s.server = newServer(mux, newWrites(cfg.Faults, cfg.SlowCommit, cfg.Rotate), newWebhook(cfg.WebhookURL, cfg.Route, cfg.Clock, cfg.WebhookSecret, cfg.Deliveries))
 	return s
@@ -141,6 +166,7 @@ func (s *Support) Threads() []Thread {
 	for i, t := range s.threads {
 		out[i] = *t
 		out[i].Messages = slices.Clone(t.Messages)
+		out[i].Notes = slices.Clone(t.Notes)
 	}
 	return out
 }
@@ -215,7 +241,7 @@ func (s *Support) createThread(body []byte) (int, any) {
 		ExternalReference: in.ExternalReference,
 		ConversationID:    in.ConversationID,
 		Subject:           in.Subject,
-		CreatedAt:         time.Now().UTC(),
+		CreatedAt:         s.now().UTC(),
 	}
 	s.threads = append(s.threads, t)
 	s.byRef[t.ExternalReference] = append(s.byRef[t.ExternalReference], t)
@@ -255,7 +281,7 @@ func (s *Support) addMessage(t *Thread, author, text string) Message {
 		ThreadID:  t.ID,
 		Author:    author,
 		Text:      text,
-		CreatedAt: time.Now().UTC(),
+		CreatedAt: s.now().UTC(),
 	}
 	t.Messages = append(t.Messages, m)
 	return m
@@ -274,6 +300,69 @@ func (s *Support) postMessage(threadID string, body []byte) (int, any) {
 	}
 	s.stats.Messages++
 	return http.StatusCreated, s.addMessage(t, in.Author, in.Text)
+}
+
+func (s *Support) addNote(threadID string, body []byte) (int, any) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if err := decode(body, &in); err != nil || in.Text == "" {
+		return http.StatusBadRequest, problemBody("text is required, and nothing else")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.byID[threadID]
+	if t == nil || t.Deleted {
+		return http.StatusNotFound, problemBody("no such thread")
+	}
+	s.stats.Notes++
+	s.notes++
+	n := Note{ID: fmt.Sprintf("note_%06d", s.notes), ThreadID: t.ID, Text: in.Text, CreatedAt: s.now().UTC()}
+	t.Notes = append(t.Notes, n)
+	return http.StatusCreated, n
+}
+
+// listNotes answers a page of a thread's notes, newest first; the cursor is the id of the last
+// note of the previous page.
+func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 20
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 100 {
+			problem(w, http.StatusBadRequest, "limit is a number from 1 to 100")
+			return
+		}
+		limit = n
+	}
+	s.mu.Lock()
+	t := s.byID[r.PathValue("thread_id")]
+	if t == nil || t.Deleted {
+		s.mu.Unlock()
+		problem(w, http.StatusNotFound, "no such thread")
+		return
+	}
+	s.stats.NoteLists++
+	i := len(t.Notes) // the newest note not yet listed is t.Notes[i-1]
+	if c := q.Get("cursor"); c != "" {
+		if i = slices.IndexFunc(t.Notes, func(n Note) bool { return n.ID == c }); i < 0 {
+			s.mu.Unlock()
+			problem(w, http.StatusBadRequest, "unknown cursor")
+			return
+		}
+	}
+	page := struct {
+		Notes      []Note `json:"notes"`
+		NextCursor string `json:"next_cursor,omitempty"`
+	}{Notes: []Note{}}
+	for ; i > 0 && len(page.Notes) < limit; i-- {
+		page.Notes = append(page.Notes, t.Notes[i-1])
+	}
+	if i > 0 {
+		page.NextCursor = page.Notes[len(page.Notes)-1].ID
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, page)
 }
 
 func (s *Support) searchThreads(w http.ResponseWriter, r *http.Request) {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -51,7 +53,8 @@ func (f Fault) String() string {
 
 // FaultFunc decides the fault of a write request that is to be carried out (a request answered
 // from its idempotency key meets none): operation is the spec's operationId, key the
-// Idempotency-Key header ("" when absent) and n counts the requests with this operation and key,
+// Idempotency-Key header (for a request without one, "body:" and a digest of its body, so that the
+// tries of one keyless write share it) and n counts the requests with this operation and key,
 // 1 for the first.
 type FaultFunc func(operation, key string, n int) Fault
 
@@ -67,6 +70,10 @@ type WriteStats struct {
 	InProgress int           // answered 409: the first request with the same key was still running
 	KeyReused  int           // answered 422: the same key came with another body
 	Faults     map[Fault]int // faults injected, by kind
+	// Faulted counts, by operation, the writes that met at least one fault: a write is its
+	// idempotency key, or its body when it has none. For a write the provider cannot deduplicate
+	// and the client cannot look up, each of them ends uncertain.
+	Faulted map[string]int
 }
 
 // slowCommitCap bounds how long a slow commit waits for a retry before finishing on its own.
@@ -85,6 +92,7 @@ type writes struct {
 	mu       sync.Mutex
 	keys     map[string]*keyed // by operation + " " + key
 	arrivals map[string]int    // by operation + " " + key
+	faulted  map[string]bool   // by operation + " " + key
 	stats    WriteStats
 }
 
@@ -109,7 +117,8 @@ func newWrites(faults FaultFunc, slowFor SlowCommitFunc, rotate func(ctx context
 		rotate:   rotate,
 		keys:     make(map[string]*keyed),
 		arrivals: make(map[string]int),
-		stats:    WriteStats{Faults: make(map[Fault]int)},
+		faulted:  make(map[string]bool),
+		stats:    WriteStats{Faults: make(map[Fault]int), Faulted: make(map[string]int)},
 	}
 }
 
@@ -121,8 +130,14 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")
-	id := op + " " + key
 	sum := sha256.Sum256(body)
+	// A write without a key is told apart by its body, for its faults and arrivals only: the
+	// desk carries out every one.
+	fkey := key
+	if key == "" {
+		fkey = "body:" + hex.EncodeToString(sum[:8])
+	}
+	id := op + " " + fkey
 
 	s.mu.Lock()
 	s.stats.Requests++
@@ -141,12 +156,18 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 	s.mu.Unlock()
 
 	// Only a request that is carried out meets a fault: a repeat is answered from the key.
-	fault := s.faults(op, key, n)
+	fault := s.faults(op, fkey, n)
 	if s.rotate == nil && (fault == RotateToken || fault == RotateAfterCommit) {
 		fault = NoFault
 	}
 	if fault != NoFault {
-		s.count(func(st *WriteStats) { st.Faults[fault]++ })
+		s.count(func(st *WriteStats) {
+			st.Faults[fault]++
+			if !s.faulted[id] {
+				s.faulted[id] = true
+				st.Faulted[op]++
+			}
+		})
 	}
 
 	switch fault {
@@ -163,7 +184,7 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		s.rotateDuring(w, r)
 		return
 	case SlowCommit:
-		if d := s.slowFor.duration(op, key, n); d > 0 {
+		if d := s.slowFor.duration(op, fkey, n); d > 0 {
 			s.holdCommit(w, id, k, commit, body, d)
 			return
 		}
@@ -318,6 +339,7 @@ func (s *writes) snapshot() WriteStats {
 	for f, n := range s.stats.Faults {
 		st.Faults[f] = n
 	}
+	st.Faulted = maps.Clone(s.stats.Faulted)
 	return st
 }
 

@@ -53,6 +53,7 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 
 // resumableWrites are the keyed writes Resume drives on.
 var resumableWrites = []writegenimpl.Resumable{
+	{Op: addNoteOp, Call: writegenimpl.Call[*Note]{ID: addNoteID}, Lookup: (*Client).addNoteLookup},
 	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup, Compensate: (*Client).createThreadCompensate},
 	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
 }

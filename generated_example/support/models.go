@@ -20,6 +20,12 @@ type NewMessage struct {
 	Text   string `json:"text"`
 }
 
+// NewNote is the "NewNote" object.
+type NewNote struct {
+	// The note's text, as the desk's agents see it.
+	Text string `json:"text"`
+}
+
 // NewThread is the "NewThread" object.
 type NewThread struct {
 	// The caller's own reference; searchThreads finds the thread by it.
@@ -27,6 +33,21 @@ type NewThread struct {
 	// The chat conversation this thread answers; sent back in reply events.
 	ConversationID string `json:"conversation_id"`
 	Subject        string `json:"subject"`
+}
+
+// Note is the "Note" object.
+type Note struct {
+	ID        string    `json:"id"`
+	ThreadID  string    `json:"thread_id"`
+	Text      string    `json:"text"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NotePage is the "NotePage" object.
+type NotePage struct {
+	Notes []Note `json:"notes"`
+	// Absent on the last page.
+	NextCursor *string `json:"next_cursor,omitempty"`
 }
 
 // Thread is the "Thread" object.

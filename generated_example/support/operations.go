@@ -5,11 +5,135 @@ package support
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
+
+// AddNoteParams holds the parameters of AddNote.
+type AddNoteParams struct {
+	// In path as "thread_id", required.
+	ThreadID string
+}
+
+// AddNoteKey identifies one logical addNote: "{dedupe_key}", in the key scope "add-note". Calls
+// with equal keys are one write: the ledger claims the key before the call, and the provider key
+// is derived from it.
+type AddNoteKey struct {
+	DedupeKey string
+}
+
+// BusinessKey formats the key as "{dedupe_key}"; it fails with a *runtime.EmptyKeyError when a
+// field is empty or zero.
+func (k *AddNoteKey) BusinessKey() (string, error) {
+	if k.DedupeKey == "" {
+		return "", &runtime.EmptyKeyError{
+			Field:     "dedupe_key",
+			Operation: "addNote",
+		}
+	}
+	return k.DedupeKey, nil
+}
+
+// addNoteRetry is the fixed set of failures after which AddNote may be retried;
+// client options can narrow it, never widen it.
+const addNoteRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429 | runtime.Retry503
+
+// addNoteOp describes AddNote to the runtime.
+var addNoteOp = &writegenimpl.Operation{
+	ID:       "addNote",
+	Scope:    "add-note",
+	Method:   "POST",
+	Path:     "/threads/{thread_id}/notes",
+	Effect:   runtime.EffectAmbiguous,
+	Retry:    addNoteRetry,
+	Attempts: 4,
+	Receipt:  true,
+	Lookup:   runtime.Strong,
+	Dedupe:   true,
+	Owner:    "support-ops",
+}
+
+// AddNote calls POST /threads/{thread_id}/notes: Add an internal note to a thread (the desk takes
+// no idempotency key here).
+//
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}" in key scope
+// "add-note", retried on not_sent, ambiguous, status_429, status_503 within 4 attempts, looked up
+// with listNotes (strong), deduplicated in the ledger; uncertain outcomes go to support-ops.
+//
+// It appends the marker " [ref:{ref}]" to body field "/text", with the provider key for {ref}, for
+// the lookup to match.
+func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body NewNote) (*runtime.Receipt[Note], error) {
+	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
+			body.Text += " [ref:" + reference + "]"
+			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
+			if err := req.JSON(body); err != nil {
+				return nil, err
+			}
+			return req, nil
+		},
+		LookupValues: []string{"thread_id", params.ThreadID},
+		ID:           addNoteID,
+		Lookup:       c.addNoteLookup,
+	})
+}
+
+// addNoteID returns the durable id of a Note that AddNote created: its "/id", "" when it has none.
+func addNoteID(v *Note) string {
+	return v.ID
+}
+
+// addNoteLookup finds every addNote whose /text holds the marker "[ref:{ref}]", in the provider's
+// order, with ListNotes, reading at most 3 pages (not found within them is a
+// *writegenimpl.BoundError); it stops at the first element whose /created_at is older than the
+// write (writegenimpl.LookupSince).
+func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
+	ref, values, err := writegenimpl.SplitReference(reference, "thread_id")
+	if err != nil {
+		return nil, err
+	}
+	params := ListNotesParams{
+		ThreadID: values[0],
+	}
+	marker := " [ref:" + ref + "]"
+	since, bounded := writegenimpl.LookupSince(ctx)
+	var found []runtime.Found[*Note]
+	for page := 1; ; page++ {
+		res, err := c.ListNotes(ctx, params)
+		if err != nil {
+			return nil, err
+		}
+		for i := range res.Notes {
+			body := &res.Notes[i]
+			if bounded && body.CreatedAt.Before(since) {
+				return found, nil // older than the write: so is the rest of the list
+			}
+			if strings.Contains(body.Text, marker) {
+				found = append(found, runtime.Found[*Note]{
+					Body: body,
+					ID:   addNoteID(body),
+				})
+			}
+		}
+		if res.NextCursor == nil || *res.NextCursor == "" {
+			return found, nil // the end of the list
+		}
+		if page == 3 {
+			break
+		}
+		params.Cursor = res.NextCursor
+	}
+	if len(found) > 0 {
+		return found, nil
+	}
+	return nil, &writegenimpl.BoundError{
+		Operation: "listNotes",
+		Pages:     3,
+	}
+}
 
 // CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
 // scope "create-thread". Calls with equal keys are one write: the ledger claims the key before the
@@ -165,6 +289,41 @@ func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ListNotesParams holds the parameters of ListNotes.
+type ListNotesParams struct {
+	// In path as "thread_id", required.
+	ThreadID string
+	// The next_cursor of the previous page.
+	//
+	// In query as "cursor".
+	Cursor *string
+	// In query as "limit".
+	Limit *int64
+}
+
+// listNotesOp describes ListNotes to the runtime.
+var listNotesOp = &writegenimpl.Operation{
+	ID:       "listNotes",
+	Method:   "GET",
+	Path:     "/threads/{thread_id}/notes",
+	Effect:   runtime.EffectReadOnly,
+	Retry:    runtime.RetryReads,
+	Attempts: 3,
+}
+
+// ListNotes calls GET /threads/{thread_id}/notes: List a thread's notes, newest first, a page at a
+// time.
+func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*NotePage, error) {
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
+	req.AddQuery("cursor", params.Cursor, "form", true)
+	req.AddQuery("limit", params.Limit, "form", true)
+	res := new(NotePage)
+	if err := writegenimpl.Read(ctx, c.impl, listNotesOp, req, res); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -10,22 +10,115 @@ import (
 	"github.com/writegen/writegen/runtime/mcptools"
 )
 
-// AddTools adds the operations of c to s as MCP tools: createThread, deleteThread, getThread,
-// postMessage and searchThreads. Their hints are derived from the answers in writesafety.yaml (see
-// WRITE_SAFETY.md), never set by hand: readOnlyHint for reads, idempotentHint only where repeating
-// a call with the same arguments cannot make a second effect, destructiveHint for writes that
-// overwrite or delete, and openWorldHint for every tool, as each calls the provider. Excluded
-// operations are not tools.
+// AddTools adds the operations of c to s as MCP tools: addNote, createThread, deleteThread,
+// getThread, listNotes, postMessage and searchThreads. Their hints are derived from the answers in
+// writesafety.yaml (see WRITE_SAFETY.md), never set by hand: readOnlyHint for reads,
+// idempotentHint only where repeating a call with the same arguments cannot make a second effect,
+// destructiveHint for writes that overwrite or delete, and openWorldHint for every tool, as each
+// calls the provider. Excluded operations are not tools.
 //
 // A tool's result is its receipt, acknowledgement or response; any other outcome is a tool error
 // that says whether calling again helps (an uncertain write: never; it names who was told and the
 // read tool that can check).
 func (c *Client) AddTools(s *mcp.Server) {
+	mcptools.Add(s, addNoteTool, c.serveAddNote)
 	mcptools.Add(s, createThreadTool, c.serveCreateThread)
 	mcptools.Add(s, deleteThreadTool, c.serveDeleteThread)
 	mcptools.Add(s, getThreadTool, c.serveGetThread)
+	mcptools.Add(s, listNotesTool, c.serveListNotes)
 	mcptools.Add(s, postMessageTool, c.servePostMessage)
 	mcptools.Add(s, searchThreadsTool, c.serveSearchThreads)
+}
+
+// addNoteTool is the MCP tool of AddNote.
+var addNoteTool = &mcp.Tool{
+	Name:        "addNote",
+	Title:       "Add an internal note to a thread (the desk takes no idempotency key here)",
+	Description: "Add an internal note to a thread (the desk takes no idempotency key here). It only adds: it neither overwrites nor deletes. Its business key is dedupe_key: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused. If its outcome is uncertain the result says so: do not call it again; support-ops is told.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint:    false,
+		DestructiveHint: new(false),
+		IdempotentHint:  true,
+		OpenWorldHint:   new(true),
+	},
+	InputSchema: json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"dedupe_key": {
+			"type": "string",
+			"minLength": 1,
+			"description": "Business key: calls with the same key (\"{dedupe_key}\") are one write."
+		},
+		"thread_id": {
+			"type": "string"
+		},
+		"body": {
+			"type": "object",
+			"properties": {
+				"text": {
+					"type": "string",
+					"description": "Filled in by the tool (the write's provider key or reference): leave it out."
+				}
+			}
+		}
+	},
+	"required": ["dedupe_key", "thread_id", "body"],
+	"additionalProperties": false
+}`),
+	OutputSchema: json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"id": {
+			"type": "string",
+			"description": "The durable id of the effect."
+		},
+		"source": {
+			"type": "string",
+			"enum": ["created", "adopted_lookup", "adopted_ledger"],
+			"description": "created: the write took effect during this call; adopted_lookup: a lookup found the effect of an earlier attempt; adopted_ledger: an earlier call with the same business key took effect, and the ledger returned its outcome without calling the provider."
+		},
+		"body": {
+			"type": "object",
+			"properties": {
+				"id": {
+					"type": "string"
+				},
+				"thread_id": {
+					"type": "string"
+				},
+				"text": {
+					"type": "string"
+				},
+				"created_at": {
+					"type": "string",
+					"format": "date-time"
+				}
+			},
+			"required": ["id", "thread_id", "text", "created_at"],
+			"description": "The provider's answer."
+		}
+	},
+	"required": ["id", "source"]
+}`),
+}
+
+// serveAddNote serves the tool addNote: it decodes the arguments, calls AddNote and says its
+// outcome.
+func (c *Client) serveAddNote(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var key AddNoteKey
+	var params AddNoteParams
+	var body NewNote
+	err := mcptools.Decode(
+		req,
+		mcptools.Arg("dedupe_key", &key.DedupeKey),
+		mcptools.Arg("thread_id", &params.ThreadID),
+		mcptools.Arg("body", &body),
+	)
+	if err != nil {
+		return mcptools.Invalid(err), nil
+	}
+	r, err := c.AddNote(ctx, key, params, body)
+	return mcptools.Receipt(r, err, mcptools.Check{}), nil
 }
 
 // createThreadTool is the MCP tool of CreateThread.
@@ -233,6 +326,85 @@ func (c *Client) serveGetThread(ctx context.Context, req *mcp.CallToolRequest) (
 		return mcptools.Invalid(err), nil
 	}
 	v, err := c.GetThread(ctx, params)
+	return mcptools.Read(v, err), nil
+}
+
+// listNotesTool is the MCP tool of ListNotes.
+var listNotesTool = &mcp.Tool{
+	Name:        "listNotes",
+	Title:       "List a thread's notes, newest first, a page at a time",
+	Description: "List a thread's notes, newest first, a page at a time. It only reads: calling it changes nothing.",
+	Annotations: &mcp.ToolAnnotations{
+		ReadOnlyHint:    true,
+		DestructiveHint: new(false),
+		IdempotentHint:  true,
+		OpenWorldHint:   new(true),
+	},
+	InputSchema: json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"thread_id": {
+			"type": "string"
+		},
+		"cursor": {
+			"type": "string",
+			"description": "The next_cursor of the previous page."
+		},
+		"limit": {
+			"type": "integer"
+		}
+	},
+	"required": ["thread_id"],
+	"additionalProperties": false
+}`),
+	OutputSchema: json.RawMessage(`{
+	"type": "object",
+	"properties": {
+		"notes": {
+			"type": "array",
+			"items": {
+				"type": "object",
+				"properties": {
+					"id": {
+						"type": "string"
+					},
+					"thread_id": {
+						"type": "string"
+					},
+					"text": {
+						"type": "string"
+					},
+					"created_at": {
+						"type": "string",
+						"format": "date-time"
+					}
+				},
+				"required": ["id", "thread_id", "text", "created_at"]
+			}
+		},
+		"next_cursor": {
+			"type": "string",
+			"description": "Absent on the last page."
+		}
+	},
+	"required": ["notes"]
+}`),
+}
+
+// serveListNotes serves the tool listNotes: it decodes the arguments, calls ListNotes and says its
+// outcome.
+func (c *Client) serveListNotes(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var params ListNotesParams
+	err := mcptools.Decode(
+		req,
+		mcptools.Arg("thread_id", &params.ThreadID),
+		mcptools.Arg("cursor", &params.Cursor),
+		mcptools.Arg("limit", &params.Limit),
+	)
+	if err != nil {
+		return mcptools.Invalid(err), nil
+	}
+	v, err := c.ListNotes(ctx, params)
 	return mcptools.Read(v, err), nil
 }
 
