@@ -76,6 +76,9 @@ func TestStrongLookupAfterAnsweredAttempt(t *testing.T) {
 			if tc.want != runtime.StateNotApplied {
 				return
 			}
+			if !errors.Is(err, runtime.ErrNotApplied) || errors.Is(err, runtime.ErrRejected) {
+				t.Errorf("err %v: want ErrNotApplied and not ErrRejected, for callers that switch on them", err)
+			}
 			// The key is free: the same write sent again makes one effect.
 			if r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || p.effectCount() != 1 {
 				t.Errorf("second call: %+v, %v, %d effects; want one receipt", r, err, p.effectCount())

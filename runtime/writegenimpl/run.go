@@ -216,6 +216,9 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 			if why == "" {
 				why = x.stopReason(f)
 			}
+			if se := (*runtime.StatusError)(nil); errors.As(f.cause, &se) {
+				se.State = runtime.StateNotApplied
+			}
 			return 0, false, x.notApplied(why+"; a strong lookup found no effect", f.cause)
 		}
 	}
