@@ -22,8 +22,12 @@ type Schedule struct {
 	WriteFaults float64 // chance that a write request meets one of Faults
 	Faults      []simulator.Fault
 	// Stubborn is the chance that every attempt of a write fails the same way, so that its
-	// attempts run out: the thread is then looked up, and what cannot be found ends uncertain.
+	// attempts run out: the thread is then looked up, and what cannot be found ends uncertain
+	// (or not applied, when the desk answered and the lookup proves nothing happened).
 	Stubborn float64
+	// StubbornFor is how many requests of a stubborn write fail, an outage of that write which
+	// outlasts a call's attempts and then heals; 0 means every request fails.
+	StubbornFor int
 	// Pause is the chance that the connector is paused past the idempotency key's window
 	// (24 hours) while a createThread is in flight: the client must look up, not re-send.
 	Pause float64
@@ -71,6 +75,7 @@ func RandomSchedule(seed uint64, escalations int) Schedule {
 		WriteFaults: r.Float64() * 0.6,
 		Faults:      faults,
 		Stubborn:    r.Float64() * 0.1,
+		StubbornFor: stubbornRequests,
 		Pause:       r.Float64() * 0.05,
 		Deliveries:  r.Float64() * 0.6,
 	}
@@ -166,12 +171,17 @@ func (s Schedule) hash(parts ...any) uint64 {
 	return x ^ x>>31
 }
 
+// stubbornRequests is how many requests of a stubborn write fail in a random schedule: more than
+// the 4 attempts of one call, so that the call runs out of them and the write is settled later
+// (by Resume, the inbox or the outbox trying again), or left uncertain.
+const stubbornRequests = 6
+
 // fault decides the fault of one write request (a simulator.FaultFunc).
 func (s Schedule) fault(op, key string, n int) simulator.Fault {
 	if len(s.Faults) == 0 {
 		return simulator.NoFault
 	}
-	if s.chance("stubborn", op, key) < s.Stubborn {
+	if (s.StubbornFor == 0 || n <= s.StubbornFor) && s.chance("stubborn", op, key) < s.Stubborn {
 		return s.Faults[s.pick(len(s.Faults), "stubborn fault", op, key)]
 	}
 	if s.chance("fault", op, key, n) < s.WriteFaults {

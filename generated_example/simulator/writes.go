@@ -26,7 +26,7 @@ const (
 	LoseResponse
 	// SlowCommit commits slowly. By default it drops the connection while the commit is still
 	// running, and the commit finishes as soon as a request with the same key has been answered
-	// 409, or shortly after. With a SlowCommitFunc the request is held, unanswered, while the
+	// 409, or shortly after (for a request without a key, always shortly after). With a SlowCommitFunc the request is held, unanswered, while the
 	// commit runs for as long as the function says (longer than the caller waits, usually),
 	// and every request with the same key meanwhile is answered 409 at once.
 	SlowCommit
@@ -196,6 +196,10 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 				case <-k.release:
 				case <-time.After(slowCommitCap):
 				}
+			} else {
+				// Without a key nothing tells the desk that the caller asks again: the
+				// request runs on after its connection broke, and commits a moment later.
+				time.Sleep(slowCommitCap)
 			}
 			s.finish(id, k, commit, body)
 		}()
