@@ -237,13 +237,13 @@ func localName(v *spec.LookupValue, taken map[string]bool) string {
 // write (since). stmts declare params and the search body; args are the read's arguments.
 //
 //	marker := " [ref:" + ref + "]"
-//	since, bounded := writegenimpl.LookupSince(ctx)
 //	var found []runtime.Found[*Comment]
 //	for page := 1; ; page++ {
 //		res, err := c.ListTicketComments(ctx, params)
 //		if err != nil {
 //			return nil, err
 //		}
+//		since, bounded := writegenimpl.LookupSince(ctx)
 //		for i := range res.Comments {
 //			body := &res.Comments[i]
 //			if bounded && body.CreatedAt.Before(since) {
@@ -277,9 +277,6 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 	if l.Match != nil && marker != nil {
 		stmts = append(stmts, jen.Id("marker").Op(":=").Add(templateExpr(marker, hole, nil)))
 	}
-	if l.Since != nil {
-		stmts = append(stmts, jen.List(jen.Id("since"), jen.Id("bounded")).Op(":=").Add(impl("LookupSince")).Call(jen.Id("ctx")))
-	}
 	foundType := jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T))
 	stmts = append(stmts, jen.Var().Id("found").Add(foundType))
 
@@ -288,6 +285,10 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 	page = append(page,
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	if l.Since != nil {
+		// After the read: the bound is counted in the provider's time, which its answer tells.
+		page = append(page, jen.List(jen.Id("since"), jen.Id("bounded")).Op(":=").Add(impl("LookupSince")).Call(jen.Id("ctx")))
+	}
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
 	steps := l.Found.Steps

@@ -245,8 +245,8 @@ func walkAnswer(s *spec.Safety) string {
 		a += "; it reads at most " + plural(p.Max, "page") + ", passing " + code(p.Cursor.Pointer) + " as " + code(p.Param.Name) + " for the next, up to the end of the list"
 	}
 	if l.Since != nil {
-		a += "; it stops at the first element whose " + code(l.Since.Pointer) + " is older than the write's first use of its key, less " +
-			span(writegenimpl.SinceMargin) + " for clock skew: the list must be newest first (the params ask for it), or the walk stops before the write"
+		a += "; it stops at the first element whose " + code(l.Since.Pointer) + " is older than the write's first use of its key (in the provider's time, from the Date of its answers), less " +
+			span(writegenimpl.SinceMargin) + ": the list must be newest first (the params ask for it), or the walk stops before the write"
 	}
 	switch {
 	case l.Consistency != spec.Strong:

@@ -99,13 +99,13 @@ func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime
 		ThreadID: values[0],
 	}
 	marker := " [ref:" + ref + "]"
-	since, bounded := writegenimpl.LookupSince(ctx)
 	var found []runtime.Found[*Note]
 	for page := 1; ; page++ {
 		res, err := c.ListNotes(ctx, params)
 		if err != nil {
 			return nil, err
 		}
+		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res.Notes {
 			body := &res.Notes[i]
 			if bounded && body.CreatedAt.Before(since) {

@@ -239,6 +239,7 @@ func (x *logical) send(ctx context.Context, n int) response {
 		}
 		return out
 	}
+	x.c.provider.observe(resp.Header, x.c.s.Clock.Now())
 	buf := bufPool.Get().(*bytes.Buffer)
 	_, err = buf.ReadFrom(resp.Body)
 	resp.Body.Close()

@@ -31,6 +31,7 @@ type Client struct {
 	deadlines *attemptDeadlines
 	owner     string // the lease owner of this client's claims: host, process and a random part
 	told      *toldRows
+	provider  providerClock // the provider's clock, for bounded list lookups
 
 	// beat waits for the next renewal of a lease: d of real time by
 	// default. Tests replace it to renew on their signal.

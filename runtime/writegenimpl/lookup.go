@@ -75,26 +75,39 @@ func SplitInt(name, v string) (int64, error) {
 // process may disagree by that much.
 const SinceMargin = 5 * time.Minute
 
-// sinceKey is the context key of the time LookupSince returns.
+// sinceKey is the context key of what LookupSince needs.
 type sinceKey struct{}
+
+// sinceBound is what LookupSince counts from: the write's first use of its
+// key, by the client's clock, and what the provider's clock said last.
+type sinceBound struct {
+	first    time.Time
+	provider *providerClock
+}
 
 // withSince returns ctx carrying the time before the write's first send:
 // when its key was first used (the ledger claim of its row, or the start of
-// the call without a ledger). The runtime sets it on the context of every
-// lookup it asks.
-func withSince(ctx context.Context, first time.Time) context.Context {
-	return context.WithValue(ctx, sinceKey{}, first)
+// the call without a ledger), by the client's clock, and the provider's
+// clock as its answers tell it (nil: none). The runtime sets it on the
+// context of every lookup it asks.
+func withSince(ctx context.Context, first time.Time, provider *providerClock) context.Context {
+	return context.WithValue(ctx, sinceKey{}, sinceBound{first, provider})
 }
 
 // LookupSince returns the time a bounded list lookup may stop at: an
 // element created before it cannot be the write's effect. It is the
-// write's first use of its key minus SinceMargin. ok is false when ctx does
-// not come from the runtime (a lookup called by hand): the walk then has no
-// time bound.
+// write's first use of its key, in the provider's time as the Date of its
+// latest answer tells it (a lookup asks after its first read), minus
+// SinceMargin. ok is false when ctx does not come from the runtime (a
+// lookup called by hand): the walk then has no time bound.
 func LookupSince(ctx context.Context) (since time.Time, ok bool) {
-	first, ok := ctx.Value(sinceKey{}).(time.Time)
-	if !ok || first.IsZero() {
+	b, ok := ctx.Value(sinceKey{}).(sinceBound)
+	if !ok || b.first.IsZero() {
 		return time.Time{}, false
+	}
+	first := b.first
+	if b.provider != nil {
+		first = first.Add(b.provider.offset())
 	}
 	return first.Add(-SinceMargin), true
 }

@@ -34,7 +34,7 @@ func TestLookupSince(t *testing.T) {
 		t.Fatal("a context not set by the runtime has no time bound")
 	}
 	first := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	since, ok := LookupSince(withSince(context.Background(), first))
+	since, ok := LookupSince(withSince(context.Background(), first, nil))
 	if !ok || !since.Equal(first.Add(-SinceMargin)) {
 		t.Fatalf("since = %v %v", since, ok)
 	}

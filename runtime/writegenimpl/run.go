@@ -242,8 +242,9 @@ func (x *logical) look(ctx context.Context) (bool, error) {
 			lctx = c
 		}
 	}
-	// The lookup learns when the write first used its key (LookupSince).
-	fs, err := x.codec.find(withSince(lctx, x.keyTime), x.ref)
+	// The lookup learns when the write first used its key (LookupSince), in
+	// the provider's time as far as its answers tell it.
+	fs, err := x.codec.find(withSince(lctx, x.keyTime, &x.c.provider), x.ref)
 	if h := x.c.s.Hooks.LookupDone; h != nil {
 		h(lctx, &x.info, len(fs), err)
 	}

@@ -105,13 +105,13 @@ func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) (
 		TicketID:  ticketID,
 	}
 	marker := " [ref:" + ref + "]"
-	since, bounded := writegenimpl.LookupSince(ctx)
 	var found []runtime.Found[*Comment]
 	for page := 1; ; page++ {
 		res, err := c.ListTicketComments(ctx, params)
 		if err != nil {
 			return nil, err
 		}
+		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res.Comments {
 			body := &res.Comments[i]
 			if bounded && body.CreatedAt.Before(since) {
@@ -236,12 +236,12 @@ func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]r
 	params := ListTicketNotesParams{
 		TicketID: ticket,
 	}
-	since, bounded := writegenimpl.LookupSince(ctx)
 	var found []runtime.Found[*Note]
 	res, err := c.ListTicketNotes(ctx, params)
 	if err != nil {
 		return nil, err
 	}
+	since, bounded := writegenimpl.LookupSince(ctx)
 	for i := range res.Notes {
 		body := &res.Notes[i]
 		if bounded && body.Created != nil && time.Unix(*body.Created, 0).Before(since) {
