@@ -6,6 +6,29 @@
 // The package uses the standard library only. (Generated code also imports
 // runtime/writegenimpl, its executor; programs never need to.)
 //
+// # Words
+//
+// A logical write is what the caller means once ("open the thread of
+// escalation 42"); an attempt is one HTTP request of it. The business key
+// names the logical write; the provider key (the idempotency key) is
+// derived from it. A write is ambiguous after an attempt that may have
+// taken effect without an answer saying so. A lookup is a read that asks
+// the provider whether an earlier attempt took effect; to adopt is to
+// return the effect it found (or one another caller got) as this call's
+// receipt. The ledger is a database of claims: a claim is the row that
+// says one caller is sending a logical write, held under a lease (a time
+// limit the holder keeps renewing) and a fence (a number every new holder
+// increments, so a stale holder's writes to the row are refused). To take
+// over is to become the holder of a claim whose lease ran out. A row is
+// settled when its outcome is stored: active (the receipt), rejected, not
+// applied, uncertain or compensated. Resume drives on the claims of callers
+// that died and the uncertain rows that can still be settled.
+//
+// The examples show the four things a program does: a write (Example),
+// reading an uncertain outcome (ExampleUncertainError), and, in package
+// ledger, the webhook inbox (ExampleLedger_Inbox) and Resume after a
+// restart.
+//
 // # Keys and identity
 //
 // A write method takes a typed business key (a Key): "escalation:42" names
