@@ -93,12 +93,20 @@ type StatusError struct {
 	// *UncertainError. "" (a StatusError built by hand) lets Status decide:
 	// 408, 425 and 429 are not applied, other 4xx rejected.
 	State State
+
+	// Refusal is set when a 2xx body is the provider's refusal (response.ok
+	// false: Slack's {"ok": false, "error": "channel_not_found"}): why, in
+	// the provider's words. The write did not happen.
+	Refusal string
 }
 
 func (e *StatusError) Error() string {
 	s := "writegen: operation " + quote(e.Operation) + ": status " + strconv.Itoa(e.Status)
 	if t := http.StatusText(e.Status); t != "" {
 		s += " " + t
+	}
+	if e.Refusal != "" {
+		s += ", refused by the provider: " + e.Refusal
 	}
 	if len(e.Body) > 0 {
 		b := e.Body

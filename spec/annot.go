@@ -71,6 +71,7 @@ type answers struct {
 	respIs       string
 	respID       string
 	respIDNode   *yaml.Node
+	envelope     *envelopeAnswer
 	lookup       *lookupAnswer
 	retry        []RetryMember
 	attempts     int
@@ -92,6 +93,16 @@ type referenceAnswer struct {
 	valueNode  *yaml.Node
 	marker     string
 	markerNode *yaml.Node
+	// through names the oneOf/anyOf variant of the request body the pointer body goes through.
+	through     string
+	throughNode *yaml.Node
+}
+
+// envelopeAnswer is where a receipt sits in the write's 2xx body: the object (a pointer to it,
+// response.object), and the provider's own success flag (response.ok) with its error text.
+type envelopeAnswer struct {
+	object, ok, errText             string
+	objectNode, okNode, errTextNode *yaml.Node
 }
 
 type lookupAnswer struct {
@@ -868,11 +879,12 @@ func validHeader(s string) bool {
 }
 
 func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
-	m := p.mapping(n, "body", "query", "value", "marker")
+	m := p.mapping(n, "body", "query", "value", "marker", "through")
 	if m == nil {
 		return nil
 	}
 	ref := &referenceAnswer{node: n}
+	p.through(m, ref)
 	if kv, ok := m["marker"]; ok {
 		ref.marker, _ = p.str(kv[1])
 		ref.markerNode = kv[1]
@@ -901,10 +913,11 @@ func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
 }
 
 func (p *annotParser) response(n *yaml.Node, a *answers) {
-	m := p.mapping(n, "is", "id")
+	m := p.mapping(n, "is", "id", "object", "ok", "error")
 	if m == nil {
 		return
 	}
+	p.envelope(m, a)
 	kv, ok := m["is"]
 	if !ok {
 		if p.absent(n, m, "is") {
@@ -922,6 +935,46 @@ func (p *annotParser) response(n *yaml.Node, a *answers) {
 	} else if a.respIs == "receipt" {
 		p.errorf(n, "a receipt needs id: the JSON pointer of the durable id in the 2xx body (like /id)")
 	}
+}
+
+// through reads reference.through: the name of the oneOf/anyOf variant of the request body that
+// reference.body goes through.
+func (p *annotParser) through(m map[string][2]*yaml.Node, ref *referenceAnswer) {
+	kv, ok := m["through"]
+	if !ok {
+		return
+	}
+	ref.through, _ = p.str(kv[1])
+	ref.throughNode = kv[1]
+	if _, ok := m["body"]; !ok {
+		p.errorf(kv[0], "reference.through names the variant of the request body that reference.body goes through: give reference.body")
+	}
+}
+
+// envelope reads where a receipt sits in the 2xx body: response.object, the pointer of the
+// receipt's object (Zendesk's {ticket: {...}}), and response.ok with response.error, the
+// provider's success flag and error text (Slack's {ok: false, error: "..."}).
+func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *answers) {
+	var e envelopeAnswer
+	read := func(k string, v *string, at **yaml.Node) {
+		if kv, ok := m[k]; ok {
+			*v, _ = p.pointer(kv[1])
+			*at = kv[1]
+		}
+	}
+	read("object", &e.object, &e.objectNode)
+	read("ok", &e.ok, &e.okNode)
+	read("error", &e.errText, &e.errTextNode)
+	if e.objectNode == nil && e.okNode == nil && e.errTextNode == nil {
+		return
+	}
+	if e.errTextNode != nil && e.okNode == nil {
+		p.errorf(e.errTextNode, "response.error names the provider's error text when response.ok is false: give response.ok too")
+	}
+	if kv, ok := m["is"]; ok && kv[1].Value == "acknowledgement" && e.objectNode != nil {
+		p.errorf(e.objectNode, "an acknowledgement has no object: only a receipt names the object the write made")
+	}
+	a.envelope = &e
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {

@@ -209,6 +209,15 @@ func (r *resolver) declare(ops []*Operation) {
 		if s.ID != nil {
 			op.IDName = op.Local + "ID"
 		}
+		if s.Object != nil && s.Lookup != nil && s.Lookup.Operation != nil {
+			op.EnvelopeName = op.Local + "Envelope"
+		}
+		if s.OK != nil {
+			op.RefusedName = op.Local + "Refused"
+		}
+		if s.Reference != nil && s.Reference.Through != nil {
+			op.VariantName = op.Local + "Variant"
+		}
 		if l := s.Lookup; l != nil && l.Operation != nil {
 			methods[l.Name] = "the generated lookup of " + strconv.Quote(op.ID)
 		}

@@ -262,6 +262,13 @@ type Operation struct {
 	DescriptorName string // its descriptor, <Local>Op
 	RetryName      string // its retry set, <Local>Retry ("" for reads)
 	IDName         string // the accessor of a receipt's durable id, <Local>ID ("" without one)
+	// EnvelopeName builds the 2xx body around an object a generated lookup found,
+	// <Local>Envelope ("" without Safety.Object); RefusedName reads the provider's refusal
+	// in a 2xx body, <Local>Refused ("" without Safety.OK).
+	EnvelopeName, RefusedName string
+	// VariantName describes the variant a reference goes through (Reference.Through),
+	// <Local>Variant ("" without one).
+	VariantName string
 
 	Call CallKind
 	// Write is true for POST, PUT, PATCH and DELETE. Safety is non-nil exactly for writes.
@@ -318,6 +325,15 @@ type Safety struct {
 
 	Receipt bool  // response.is == receipt (else acknowledgement)
 	ID      *Path // a receipt's durable id in the 2xx body; nil for an acknowledgement
+	// Object is where the receipt's object is in the 2xx body (response.object: Zendesk's
+	// {ticket: {...}}), reached through struct fields only; nil when it is the whole body. ID
+	// goes through it, and a generated lookup finds objects of its type: the receipt it adopts
+	// is the 2xx body rebuilt around the object found (Operation.EnvelopeName).
+	Object *Path
+	// OK is the boolean of the 2xx body that is false when the provider refused the write
+	// (response.ok: Slack's /ok), and ErrorText the string that says why (response.error);
+	// both reached through struct fields only, nil when not declared.
+	OK, ErrorText *Path
 
 	Lookup *Lookup
 	// Retry is the compile-time retry set; RetryOn lists its members as written.
@@ -413,6 +429,12 @@ type Reference struct {
 	Marker     []TemplatePart
 	MarkerText string // as written: " [ref:{ref}]"
 	MarkerPos  Pos
+	// Through is the variant of a oneOf/anyOf of the request body that Body goes through
+	// (reference.through; Body has a StepVariant): the reference is set only when the caller
+	// sends that variant, and a call that sends another carries none, so that its lookup is
+	// not asked. Nil when Body goes through no union.
+	Through    *Variant
+	ThroughPos Pos
 	Pos        Pos
 }
 
@@ -483,6 +505,10 @@ type Lookup struct {
 	// Unix seconds): in a list newest first, the walk stops at the first element created before
 	// the write first used its key, less writegenimpl.SinceMargin. Nil without such a bound.
 	Since *Path
+	// OK is the write's Safety.OK resolved in the read's response, when the read answers with
+	// the same boolean (Slack's reads carry ok too): false there fails the lookup rather than
+	// reading as not found. Nil otherwise.
+	OK *Path
 	// Values are the values of the write, other than the reference, that Params name (the
 	// ticket_id whose comments the read lists), sorted by Name. They travel with the reference
 	// (writegenimpl.JoinReference), so that Resume asks the same lookup.
@@ -617,6 +643,10 @@ const (
 	// properties Rest lead, in every variant, to a string or an integer (Type). It is the last
 	// step of a receipt's id.
 	StepUnion
+	// StepVariant goes into the Variant of a oneOf/anyOf (Union) that a reference is stored in
+	// (Reference.Through): the steps after it are properties of the variant. The generated code
+	// sets them in the union's JSON only when it holds that variant.
+	StepVariant
 )
 
 // Step is one step of a Path.
@@ -628,7 +658,9 @@ type Step struct {
 	Extra bool   // StepKey into the struct's map of additional properties (Type.ExtraName)
 	// Struct is the struct stepped through by StepField and an Extra StepKey.
 	Struct *Type
-	Union  *Type    // StepUnion
-	Rest   []string // StepUnion: the properties, in order
-	Type   *TypeRef // the type of the value reached
+	Union  *Type // StepUnion, StepVariant
+	// Variant is the member of Union a StepVariant goes into.
+	Variant *Variant
+	Rest    []string // StepUnion: the properties, in order
+	Type    *TypeRef // the type of the value reached
 }

@@ -365,8 +365,11 @@ func (r *resolver) safety(so *specOp) {
 	} else if src := from("response"); src != nil {
 		s.Receipt = src.respIs == "receipt"
 		idBad = bad(src, "response")
+		if src.envelope != nil && !idBad && !r.envelope(so, src.envelope, s) {
+			idBad = true
+		}
 		if s.Receipt && src.respID != "" && !idBad {
-			if s.ID = r.idPath(so, src.respIDNode, src.respID); s.ID == nil {
+			if s.ID = r.idPath(so, s, src.respIDNode, src.respID); s.ID == nil {
 				idBad = true
 			}
 		}
@@ -542,7 +545,15 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
 // reference checks where the reference is stored and what it is.
 func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Reference {
 	ref := &Reference{Query: ra.query, Pos: r.pos(ra.node)}
-	if ra.body != "" {
+	switch {
+	case ra.body != "" && ra.throughNode != nil:
+		ref.Body = r.throughPath(so, ra, ref)
+	case ra.body != "":
+		if u := unionOnPath(so.op.Body, ra.body); u != nil {
+			r.errorf(ra.bodyNode, so.op.ID, "reference body %q goes through %s, a oneOf/anyOf: name the variant the reference is stored in with reference.through (one of: %s); calls that send another variant then carry no reference",
+				ra.body, u.Name, strings.Join(variantNames(u), ", "))
+			break
+		}
 		ref.Body = r.bodyPath(so, ra.bodyNode, "reference body", ra.body)
 	}
 	if ra.valueNode != nil && ra.value != "" {
@@ -556,6 +567,153 @@ func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Refere
 		r.marker(so, ra, ref)
 	}
 	return ref
+}
+
+// unionOnPath returns the first oneOf/anyOf the pointer ptr goes through in the request body, nil
+// when it goes through none before it stops.
+func unionOnPath(body *Body, ptr string) *Type {
+	if body == nil || body.Type == nil || !strings.HasPrefix(ptr, "/") {
+		return nil
+	}
+	t := body.Type
+	for _, seg := range splitPointer(ptr) {
+		u := under(t)
+		switch {
+		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+			return u.Named
+		case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+			var next *TypeRef
+			for _, f := range u.Named.Fields {
+				if f.Name == seg {
+					next = f.Type
+				}
+			}
+			if next == nil {
+				return nil
+			}
+			t = next
+		case u.Kind == RefMap || u.Kind == RefArray:
+			t = u.Elem
+		default:
+			return nil
+		}
+	}
+	if u := under(t); u.Kind == RefNamed && u.Named.Kind == KindUnion && StringVariant(t) == nil {
+		return u.Named
+	}
+	return nil
+}
+
+// variantNames names the variants of a union as reference.through takes them: the schema's
+// component name, else the Go name.
+func variantNames(u *Type) []string {
+	var out []string
+	for _, v := range u.Variants {
+		out = append(out, variantName(v))
+	}
+	return out
+}
+
+func variantName(v *Variant) string {
+	if v.Type.Kind == RefNamed && v.Type.Named.SchemaName != "" {
+		return v.Type.Named.SchemaName
+	}
+	if v.Type.Kind == RefNamed {
+		return v.Type.Named.Name
+	}
+	return v.GoName
+}
+
+// throughPath resolves a reference pointer that goes through a variant of a oneOf/anyOf of the
+// request body (reference.through): struct fields to the union, the variant named, then the
+// variant's properties to a string. The generated code sets the reference only in a union that
+// holds that variant.
+func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *Reference) *Path {
+	id, body := so.op.ID, so.op.Body
+	switch {
+	case body == nil:
+		r.errorf(ra.bodyNode, id, "reference body %q: the operation has no request body", ra.body)
+		return nil
+	case body.Encoding != BodyJSON:
+		r.errorf(ra.throughNode, id, "reference.through: the request body is sent as %s; a reference goes through a oneOf/anyOf of a JSON body only", body.ContentType)
+		return nil
+	case ra.markerNode != nil:
+		r.errorf(ra.throughNode, id, "reference.through and reference.marker together are not supported: store the reference in a field of the variant")
+		return nil
+	}
+	p := &Path{Pointer: ra.body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.bodyNode)}
+	segs := splitPointer(ra.body)
+	for i, seg := range segs {
+		u := under(p.Type)
+		switch {
+		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+			var v *Variant
+			for _, c := range u.Named.Variants {
+				if variantName(c) == ra.through || c.Type.Kind == RefNamed && c.Type.Named.Name == ra.through || c.GoName == ra.through {
+					v = c
+				}
+			}
+			if v == nil {
+				r.errorf(ra.throughNode, id, "reference.through %q is not a variant of %s (one of: %s)%s", ra.through, u.Named.Name,
+					strings.Join(variantNames(u.Named), ", "), Suggest(ra.through, variantNames(u.Named)))
+				return nil
+			}
+			vu := under(v.Type)
+			if vu.Kind != RefNamed || vu.Named.Kind != KindStruct {
+				r.errorf(ra.throughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.through, describeRef(v.Type))
+				return nil
+			}
+			rest := "/" + strings.Join(escapeSegments(segs[i:]), "/")
+			q, why := resolvePath(v.Type, rest, setPath)
+			if why == "" && slices.ContainsFunc(q.Steps, func(st Step) bool { return st.Kind != StepField }) {
+				why = "a reference inside a variant is reached through its object properties only"
+			}
+			if why != "" {
+				r.errorf(ra.bodyNode, id, "reference body %q does not resolve in the variant %s: %s", ra.body, ra.through, why)
+				return nil
+			}
+			if !isStringType(q.Type) {
+				r.errorf(ra.bodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.body, describeRef(q.Type), ra.through)
+				return nil
+			}
+			p.Steps = append(p.Steps, Step{Kind: StepVariant, Union: u.Named, Variant: v, Type: v.Type})
+			p.Steps = append(p.Steps, q.Steps...)
+			p.Type = q.Type
+			ref.Through, ref.ThroughPos = v, r.pos(ra.throughNode)
+			return p
+		case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+			var f *Field
+			for _, x := range u.Named.Fields {
+				if x.Name == seg {
+					f = x
+				}
+			}
+			if f == nil {
+				r.errorf(ra.bodyNode, id, "reference body %q does not resolve in the request body: %s has no property %q", ra.body, u.Named.Name, seg)
+				return nil
+			}
+			p.Steps = append(p.Steps, Step{Kind: StepField, Field: f, Struct: u.Named, Type: f.Type})
+			p.Type = f.Type
+		default:
+			r.errorf(ra.bodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.body, describeRef(p.Type))
+			return nil
+		}
+	}
+	if u := under(p.Type); u.Kind == RefNamed && u.Named.Kind == KindUnion {
+		r.errorf(ra.bodyNode, id, "reference body %q is the oneOf/anyOf itself: point at the property of the variant %s that holds the reference", ra.body, ra.through)
+		return nil
+	}
+	r.errorf(ra.throughNode, id, "reference.through names a variant, but reference body %q goes through no oneOf/anyOf: leave through out", ra.body)
+	return nil
+}
+
+// escapeSegments escapes JSON pointer segments.
+func escapeSegments(segs []string) []string {
+	out := make([]string, len(segs))
+	for i, s := range segs {
+		out[i] = pointerEscaper.Replace(s)
+	}
+	return out
 }
 
 // marker checks the marker a write appends to a text field of its body: a template that holds
@@ -644,24 +802,101 @@ func (r *resolver) sets(so *specOp, s *Safety) {
 	}
 }
 
-// idPath resolves a receipt's id pointer in the 2xx body: it must end at a string or an integer.
-func (r *resolver) idPath(so *specOp, n *yaml.Node, ptr string) *Path {
+// idPath resolves a receipt's id pointer in the 2xx body, or in its object (response.object):
+// it must end at a string or an integer.
+func (r *resolver) idPath(so *specOp, s *Safety, n *yaml.Node, ptr string) *Path {
 	resp := so.op.Response
 	if resp.Type == nil || resp.ContentType != "" && isBytes(resp.Type) {
 		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
 		return nil
 	}
-	p, why := resolvePath(resp.Type, ptr, readPath)
+	root, where := resp.Type, "the "+statusText(resp.Status)+" response"
+	if obj := s.Object; obj != nil {
+		root, where = obj.Type, "the receipt's object at "+obj.Pointer+" ("+describeRef(obj.Type)+")"
+	}
+	p, why := resolvePath(root, ptr, readPath)
 	if why != "" {
-		r.errorf(n, so.op.ID, "receipt id %q does not resolve in the %s response: %s", ptr, statusText(resp.Status), why)
+		r.errorf(n, so.op.ID, "receipt id %q does not resolve in %s: %s", ptr, where, why)
 		return nil
 	}
 	if !isStringType(p.Type) && !isIntegerType(p.Type) {
-		r.errorf(n, so.op.ID, "receipt id %q is %s in the %s response, not a string or an integer", ptr, describeRef(p.Type), statusText(resp.Status))
+		r.errorf(n, so.op.ID, "receipt id %q is %s in %s, not a string or an integer", ptr, describeRef(p.Type), where)
 		return nil
+	}
+	if obj := s.Object; obj != nil {
+		// The id is read from the 2xx body, through the object.
+		p.Pointer, p.Root = obj.Pointer+p.Pointer, resp.Type
+		p.Steps = append(slices.Clone(obj.Steps), p.Steps...)
 	}
 	p.Pos = r.pos(n)
 	return p
+}
+
+// envelope resolves where a receipt sits in the 2xx body: the object (response.object) and the
+// provider's success flag and error text (response.ok, response.error), each reached through
+// struct fields only, so that the generated code can read them and build the body around an
+// object a lookup found. It reports whether they resolve.
+func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
+	id, resp := so.op.ID, so.op.Response
+	at := e.objectNode
+	if at == nil {
+		at = e.okNode
+	}
+	if resp.Type == nil || isBytes(resp.Type) {
+		r.errorf(at, id, "response: the %s response has no JSON body to find the receipt in", statusText(resp.Status))
+		return false
+	}
+	where := "the " + statusText(resp.Status) + " response (" + describeRef(resp.Type) + ")"
+	fields := func(what, ptr string, n *yaml.Node) *Path {
+		p, why := resolvePath(resp.Type, ptr, readPath)
+		if why == "" && len(p.Steps) == 0 {
+			why = "it is the whole body"
+		}
+		if why == "" && slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind != StepField }) {
+			why = "it goes through a list, a map or a oneOf/anyOf: point at it through object properties only"
+		}
+		if why != "" {
+			r.errorf(n, id, "response.%s %q does not resolve in %s: %s", what, ptr, where, why)
+			return nil
+		}
+		p.Pos = r.pos(n)
+		return p
+	}
+	ok := true
+	if e.objectNode != nil {
+		if !s.Receipt {
+			return false // refused where it is written
+		}
+		if p := fields("object", e.object, e.objectNode); p == nil {
+			ok = false
+		} else if u := under(p.Type); u.Kind != RefNamed || u.Named.Kind != KindStruct && u.Named.Kind != KindUnion {
+			r.errorf(e.objectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.object, describeRef(p.Type), where)
+			ok = false
+		} else {
+			s.Object = p
+		}
+	}
+	if e.okNode != nil {
+		if p := fields("ok", e.ok, e.okNode); p == nil {
+			ok = false
+		} else if u := under(p.Type); u.Kind != RefBuiltin || u.Builtin != "bool" {
+			r.errorf(e.okNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.ok, describeRef(p.Type), where)
+			ok = false
+		} else {
+			s.OK = p
+		}
+	}
+	if e.errTextNode != nil && e.okNode != nil {
+		if p := fields("error", e.errText, e.errTextNode); p == nil {
+			ok = false
+		} else if !isStringType(p.Type) {
+			r.errorf(e.errTextNode, id, "response.error %q is %s in %s, not a string: point at the provider's error text", e.errText, describeRef(p.Type), where)
+			ok = false
+		} else {
+			s.ErrorText = p
+		}
+	}
+	return ok
 }
 
 func isBytes(t *TypeRef) bool { return t.Kind == RefBuiltin && t.Builtin == "[]byte" }
@@ -762,22 +997,77 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		found.Pos = r.pos(l.foundNode)
 		out.Found = found
 	}
-	if !sameType(found.Type, resp.Type) {
-		at := l.foundNode
-		if at == nil {
-			at = l.opNode
-		}
-		hint := "a lookup must find what the write returns"
-		if u := under(found.Type); u.Kind == RefArray && sameType(u.Elem, resp.Type) {
-			hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
-		}
-		r.errorf(at, id, "lookup finds %s, but %s answers with %s: %s", describeRef(found.Type), so.op.ID, describeRef(resp.Type), hint)
+	if !r.sameObject(so, l, s, found) {
 		return nil
+	}
+	if s.OK != nil {
+		out.OK = okIn(read.Response.Type, s.OK.Pointer)
 	}
 	if !r.walk(so, l, s, out, found) {
 		return nil
 	}
 	return out
+}
+
+// sameObject checks that what a lookup finds is the receipt's object: the write's response, or
+// its object (response.object), of the very same schema, so that the generated code can adopt
+// it as it is (wrapped back into the envelope).
+func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Path) bool {
+	id, resp := so.op.ID, so.op.Response
+	want, what := resp.Type, so.op.ID+" answers with "+describeRef(resp.Type)
+	if s.Object != nil {
+		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
+	}
+	if sameType(found.Type, want) {
+		return true
+	}
+	at := l.foundNode
+	if at == nil {
+		at = l.opNode
+	}
+	hint := "a lookup must find what the write returns"
+	switch u := under(found.Type); {
+	case u.Kind == RefArray && sameType(u.Elem, want):
+		hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
+	case s.Object == nil:
+		if ptr := fieldOfType(resp.Type, found.Type); ptr != "" {
+			hint = "when the write's answer wraps its object in an envelope, say where it is with response.object (like response: {is: receipt, object: " + ptr + ", id: /id}): the lookup must then find that object"
+		} else {
+			hint = "a lookup must find what the write returns (with response.object, the object inside the write's answer), of the same schema"
+		}
+	default:
+		hint = "a lookup must find objects of the receipt's object's own schema, not a look-alike"
+	}
+	r.errorf(at, id, "lookup finds %s, but %s: %s", describeRef(found.Type), what, hint)
+	return false
+}
+
+// fieldOfType returns the pointer of the property of the struct t whose type is f, "" without
+// one.
+func fieldOfType(t, f *TypeRef) string {
+	u := under(t)
+	if u.Kind != RefNamed || u.Named.Kind != KindStruct {
+		return ""
+	}
+	for _, fl := range u.Named.Fields {
+		if sameType(fl.Type, f) {
+			return "/" + pointerEscaper.Replace(fl.Name)
+		}
+	}
+	return ""
+}
+
+// okIn resolves the write's response.ok pointer in a read's response: the read's own success
+// flag, when it has a boolean there, reached through struct fields; else nil.
+func okIn(t *TypeRef, ptr string) *Path {
+	p, why := resolvePath(t, ptr, readPath)
+	if why != "" || len(p.Steps) == 0 || slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind != StepField }) {
+		return nil
+	}
+	if u := under(p.Type); u.Kind != RefBuiltin || u.Builtin != "bool" {
+		return nil
+	}
+	return p
 }
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:

@@ -104,6 +104,9 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	// The read returns a slice or a map as it is, anything else through a pointer.
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
+	if ok := lookupOK(l, res, rootPtr); ok != nil {
+		stmts = append(stmts, ok)
+	}
 	steps := pathSteps(l.Found)
 	each := eachStep(steps)
 	if each == len(steps) { // one effect at most
@@ -112,7 +115,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 			stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
 		}
 		stmts = append(stmts,
-			jen.Id("body").Op(":=").Add(addr(r)),
+			jen.Id("body").Op(":=").Add(envelopeOf(op, addr(r))),
 			jen.Return(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
 	} else { // every element of a list
 		list, missing := listOf(res, rootPtr, steps[:each])
@@ -125,7 +128,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 			loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
 		}
 		loop = append(loop,
-			jen.Id("body").Op(":=").Add(addr(item)),
+			jen.Id("body").Op(":=").Add(envelopeOf(op, addr(item))),
 			jen.Id("found").Op("=").Append(jen.Id("found"), found(jen.Id("body"))))
 		stmts = append(stmts,
 			jen.Id("found").Op(":=").Make(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)), jen.Lit(0), jen.Len(list())),
@@ -291,6 +294,9 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 	}
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
+	if ok := lookupOK(l, res, rootPtr); ok != nil {
+		page = append(page, ok)
+	}
 	steps := l.Found.Steps
 	each := eachStep(steps)
 	list, missing := listOf(res, rootPtr, steps[:each])
@@ -312,7 +318,13 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		loop = append(loop, jen.If(join(cond, "&&")).Block(
 			jen.Return(jen.Id("found"), jen.Nil()).Comment("older than the write: so is the rest of the list")))
 	}
-	add := jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("body"))))
+	add := []jen.Code{jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("body"))))}
+	if op.EnvelopeName != "" { // the found element, in the write's answer
+		add = []jen.Code{
+			jen.Id("adopted").Op(":=").Id(op.EnvelopeName).Call(jen.Id("body")),
+			jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("adopted")))),
+		}
+	}
 	if l.Match != nil {
 		r := reach(elem, true, l.Match.Steps)
 		text := value(r)
@@ -323,9 +335,9 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		if marker != nil {
 			is = jen.Qual("strings", "Contains").Call(text, jen.Id("marker"))
 		}
-		loop = append(loop, jen.If(join(append(r.present, is), "&&")).Block(add))
+		loop = append(loop, jen.If(join(append(r.present, is), "&&")).Block(add...))
 	} else {
-		loop = append(loop, add)
+		loop = append(loop, add...)
 	}
 	page = append(page, jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...))
 
@@ -419,6 +431,15 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// envelopeOf is the write's answer around found, an object a lookup found (response.object),
+// or found itself.
+func envelopeOf(op *spec.Operation, found jen.Code) jen.Code {
+	if op.EnvelopeName == "" {
+		return found
+	}
+	return jen.Id(op.EnvelopeName).Call(found)
 }
 
 // foundDict is the fields of the runtime.Found of body.

@@ -311,7 +311,13 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 		return "reference"
 	}
 	// The key and the reference go into the body before the body is encoded.
+	through := false
 	for i, set := range sets {
+		if throughSet(set.Body) {
+			stmts = append(stmts, g.setInVariant(op, set.Body, value(set.Value), fail)...)
+			through = true
+			continue
+		}
 		if set.Body != nil {
 			var marker []spec.TemplatePart
 			if set.Value == spec.SetReference {
@@ -321,6 +327,9 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 		}
 	}
 	stmts = append(stmts, jen.Id("req").Op(":=").Add(impl("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))
+	if through {
+		stmts = append(stmts, jen.Id("req").Dot("NoReference").Op("=").Op("!").Id("referenced"))
+	}
 	for _, p := range op.Params {
 		var add func(v jen.Code) jen.Code
 		switch p.In {

@@ -32,6 +32,15 @@ func (g *generator) operations(f *jen.File) {
 		if op.IDName != "" {
 			g.idAccessor(f, op)
 		}
+		if op.RefusedName != "" {
+			g.refused(f, op)
+		}
+		if op.VariantName != "" {
+			g.variantDesc(f, op)
+		}
+		if op.EnvelopeName != "" {
+			g.envelope(f, op)
+		}
 		if s == nil {
 			continue
 		}
@@ -276,6 +285,9 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		}
 		if c := s.Credentials; c != nil && !c.RotationInvalidates {
 			fields = append(fields, field{"RotationSafe", jen.True()})
+		}
+		if op.RefusedName != "" {
+			fields = append(fields, field{"Refused", jen.Id(op.RefusedName)})
 		}
 	}
 	items := make([]jen.Code, len(fields))

@@ -175,9 +175,37 @@ func responseAnswer(s *spec.Safety) string {
 	case s.Effect == spec.EffectReadOnly:
 		return "its body, as a read's"
 	case s.Receipt:
-		return "receipt: the durable id is at " + code(s.ID.Pointer)
+		a := "receipt: the durable id is at " + code(s.ID.Pointer)
+		if s.Object != nil {
+			a = "receipt: the object the write made is at " + code(s.Object.Pointer) + " of the 2xx body (" + cell(describe(s.Object.Type)) +
+				"), its durable id at " + code(s.ID.Pointer)
+			if l := s.Lookup; l != nil && l.Operation != nil {
+				a += "; a receipt adopted from the lookup is built from the object the lookup found, put back at " + code(s.Object.Pointer) +
+					" of an otherwise empty body"
+				if s.OK != nil {
+					a += " with " + code(s.OK.Pointer) + " true"
+				}
+			}
+		}
+		return a + refusedAnswer(s)
 	}
-	return "acknowledgement: a 2xx only says the provider accepted the write"
+	return "acknowledgement: a 2xx only says the provider accepted the write" + refusedAnswer(s)
+}
+
+// refusedAnswer says how a 2xx can still be the provider's refusal (response.ok).
+func refusedAnswer(s *spec.Safety) string {
+	if s.OK == nil {
+		return ""
+	}
+	a := "; a 2xx whose " + code(s.OK.Pointer) + " is false is the provider's refusal: the write did not happen, and the call ends rejected (runtime.ErrRejected"
+	if s.ErrorText != nil {
+		a += ", with the text at " + code(s.ErrorText.Pointer)
+	}
+	a += "), never retried nor looked up"
+	if l := s.Lookup; l != nil && l.OK != nil {
+		a += "; a lookup answer whose " + code(l.OK.Pointer) + " is false fails the lookup, never read as not found"
+	}
+	return a
 }
 
 func lookupAnswer(s *spec.Safety) string {
@@ -202,6 +230,9 @@ func lookupAnswer(s *spec.Safety) string {
 				found += " (every element is a found effect)"
 			}
 		}
+		if s.Object != nil {
+			found += ", each a " + code(describe(s.Object.Type)) + " like the receipt's object at " + code(s.Object.Pointer)
+		}
 		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)
 	}
 	if r := s.Reference; r != nil {
@@ -214,6 +245,10 @@ func lookupAnswer(s *spec.Safety) string {
 				": the provider's users see it, and a person who edits it out makes the write unfindable"
 		} else if r.Body != nil {
 			a += "; " + what + " is stored at body " + code(r.Body.Pointer)
+		}
+		if r.Through != nil && r.Body != nil {
+			a += ", inside the variant " + code(describe(r.Through.Type)) + " of its oneOf/anyOf: only a call that sends that variant stores the reference. " +
+				"A call that sends another variant stores none, and its lookup cannot answer: it is not asked, and an ambiguous failure of that call ends uncertain"
 		}
 		if r.Query != "" {
 			a += "; " + what + " is sent as query parameter " + code(r.Query)

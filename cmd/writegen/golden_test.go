@@ -233,7 +233,9 @@ func rewrite(t *testing.T, caseDir string, code int, out string, stderr []byte) 
 
 // TestGoldenPackagesCompile vets every golden package, with its hand-written lookups, with the
 // go command: the packages must compile and be vet-clean. They are copied into a temporary
-// directory inside the module so that they import this module's runtime.
+// directory inside the module so that they import this module's runtime. A case with a
+// provider_test.go.txt holds a test of the generated package against a provider behind a real
+// HTTP server: it is added as provider_test.go, and the packages that have one are tested.
 func TestGoldenPackagesCompile(t *testing.T) {
 	root := goldenRoot(t)
 	module := filepath.Join(root, "..", "..")
@@ -243,6 +245,7 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	n := 0
+	var tested []string // the packages with a provider test, relative to testdata
 	for _, name := range goldenCases(t) {
 		want := readTree(t, filepath.Join(root, name, "want"))
 		if len(want) == 0 {
@@ -250,6 +253,10 @@ func TestGoldenPackagesCompile(t *testing.T) {
 		}
 		if lookups, err := os.ReadFile(filepath.Join(root, name, "lookups.go.txt")); err == nil {
 			want["lookups.go"] = lookups
+		}
+		if test, err := os.ReadFile(filepath.Join(root, name, "provider_test.go.txt")); err == nil {
+			want["provider_test.go"] = test
+			tested = append(tested, "./"+filepath.ToSlash(filepath.Join(filepath.Base(tmp), name)))
 		}
 		dir := filepath.Join(tmp, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
@@ -273,6 +280,14 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	cmd.Dir = module
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go vet of the golden packages: %v\n%s", err, out)
+	}
+	if len(tested) == 0 {
+		return
+	}
+	cmd = exec.Command("go", append([]string{"test", "-count=1"}, tested...)...)
+	cmd.Dir = filepath.Join(module, "testdata")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go test of the golden packages against their providers: %v\n%s", err, out)
 	}
 }
 

@@ -37,6 +37,12 @@ type Operation struct {
 	// flight valid, so a 401 or 403 is a plain auth failure even while the
 	// token rotates. By default such an auth failure is ambiguous then.
 	RotationSafe bool
+	// Refused reads a decoded 2xx body (a *T) for the provider's refusal
+	// (Slack's {"ok": false, "error": "..."}): it returns why, "" when the
+	// body is a success. A refused write did not happen: the call settles
+	// rejected with a *runtime.StatusError whose Refusal says why. Nil when
+	// a 2xx is always a success.
+	Refused func(body any) string
 }
 
 // keyScope returns the Operation part of the operation's identity: its key

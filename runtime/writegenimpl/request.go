@@ -28,6 +28,11 @@ type Request struct {
 	Header      http.Header
 	ContentType string
 	Body        []byte
+	// NoReference is set by a write whose reference goes through a variant
+	// of a oneOf/anyOf the caller did not send (SetInVariant): the request
+	// carries no reference, so its lookup cannot find it and is not asked.
+	// An ambiguous failure of such a write ends uncertain.
+	NoReference bool
 }
 
 // NewRequest returns a request without query, headers or body.
@@ -359,12 +364,13 @@ type encodedRequest struct {
 	Header      http.Header `json:"header,omitempty"`
 	ContentType string      `json:"content_type,omitempty"`
 	Body        []byte      `json:"body,omitempty"`
+	NoReference bool        `json:"no_reference,omitempty"`
 }
 
 // EncodeRequest encodes r for the ledger, so that a resume after a restart
 // sends the same bytes. The encoding is deterministic.
 func EncodeRequest(r *Request) []byte {
-	b, err := json.Marshal(encodedRequest{1, r.Method, r.Path, r.Query, r.Header, r.ContentType, r.Body})
+	b, err := json.Marshal(encodedRequest{1, r.Method, r.Path, r.Query, r.Header, r.ContentType, r.Body, r.NoReference})
 	if err != nil { // unreachable: every field encodes
 		panic("writegen: encode request: " + err.Error())
 	}
@@ -380,5 +386,5 @@ func DecodeRequest(b []byte) (*Request, error) {
 	if e.V != 1 {
 		return nil, errors.New("writegen: decode request: unknown version " + strconv.Itoa(e.V))
 	}
-	return &Request{e.Method, e.Path, e.Query, e.Header, e.ContentType, e.Body}, nil
+	return &Request{e.Method, e.Path, e.Query, e.Header, e.ContentType, e.Body, e.NoReference}, nil
 }

@@ -99,7 +99,7 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	}
 	x.setKey(row.Identity, row.ProviderKey, ref)
 	x.codec, x.receipt = cd, op.Receipt
-	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup
+	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup && !r.NoReference
 	x.keyTime, x.rowID = row.CreatedAt, row.ID
 	x.enc, x.digest = row.Request, row.Digest
 	return x, err

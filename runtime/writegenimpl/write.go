@@ -65,7 +65,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	}
 	x.setKey(id, pk, JoinReference(ref, values...))
 	x.codec, x.receipt = cd, receipt
-	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup
+	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup && !r.NoReference
 	ctx = x.callStart(ctx)
 	if !op.Dedupe {
 		res, err := x.run(ctx, false, failure{})
@@ -194,6 +194,12 @@ func (x *logical) complete(res result, err error) (outcome, error) {
 		return o, ue
 	}
 	o.body = body
+	if x.op.Refused != nil {
+		if why := x.op.Refused(body); why != "" {
+			return o, &runtime.StatusError{Operation: x.op.ID, Status: o.status, Body: o.raw, Attempts: x.attempts,
+				State: runtime.StateRejected, Refusal: why}
+		}
+	}
 	if x.receipt {
 		if o.id = x.codec.id(body); o.id == "" {
 			ue := x.uncertain(reasonNoID, nil)
