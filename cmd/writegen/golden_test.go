@@ -286,9 +286,11 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	}
 	cmd = exec.Command("go", append([]string{"test", "-count=1"}, tested...)...)
 	cmd.Dir = filepath.Join(module, "testdata")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("go test of the golden packages against their providers: %v\n%s", err, out)
 	}
+	t.Logf("go test of the golden packages against their providers:\n%s", out)
 }
 
 // TestGoldenInit runs writegen init on the spec of every case that has an init.yaml, with the
