@@ -254,6 +254,10 @@ func overwrites(s *spec.Safety) string {
 		if set.Body != nil {
 			where = "body field " + strconv.Quote(oneLine(set.Body.Pointer))
 		}
+		if throughSet(set.Body) {
+			what += ", when the body holds the variant " + describe(s.Reference.Through.Type) +
+				" (else the call stores no reference, and its lookup is not asked)"
+		}
 		parts = append(parts, where+" with "+what)
 	}
 	if len(parts) == 0 {
