@@ -399,6 +399,24 @@ defaults:
     key: none
     retry: {on: [not_sent, ambiguous]}
 ` + okRest), ""},
+		{"response.error without ok", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key}
+    response: {is: receipt, id: /id, error: /title}
+` + okRest), `ws.yaml:8:45: operation "createThread": response.error names the provider's error text when response.ok is false: give response.ok too`},
+		{"an acknowledgement with an object", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key}
+    response: {is: acknowledgement, object: /thread}
+` + okRest), `ws.yaml:8:45: operation "createThread": an acknowledgement has no object: only a receipt names the object the write made`},
+		{"reference.through without body", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    reference: {query: ref, through: Thread}
+    response: {is: receipt, id: /id}
+` + okRest), `ws.yaml:7:29: operation "createThread": reference.through names the variant of the request body that reference.body goes through: give reference.body`},
 		{"not yaml", "version: 1\noperations: [\n", `ws.yaml:3:1: did not find expected node content`},
 		{"empty", "", `ws.yaml:1:1: empty annotation file: want version: 1`},
 		{"unreadable", "version: 1\npackage: threads\noperations:\n  createThread:\n    owner: \"a\x1b[2Jb\"\n", `ws.yaml:5:14: control characters are not allowed (value: 27)`},
