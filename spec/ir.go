@@ -505,6 +505,12 @@ type Lookup struct {
 	// Unix seconds): in a list newest first, the walk stops at the first element created before
 	// the write first used its key, less writegenimpl.SinceMargin. Nil without such a bound.
 	Since *Path
+	// Extends is set when the receipt's object (the write's response, or Safety.Object) is a
+	// struct that extends the found element's struct: an allOf of its schema with optional
+	// properties of its own, its first fields the element's (Intercom's
+	// create_contact_response, allOf [contact] and enabled_push_messaging). The receipt adopted
+	// copies the element's fields and leaves the object's own empty.
+	Extends bool
 	// OK is the write's Safety.OK resolved in the read's response, when the read answers with
 	// the same boolean (Slack's reads carry ok too): false there fails the lookup rather than
 	// reading as not found. Nil otherwise.

@@ -997,7 +997,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		found.Pos = r.pos(l.foundNode)
 		out.Found = found
 	}
-	if !r.sameObject(so, l, s, found) {
+	if !r.sameObject(so, l, s, found, out) {
 		return nil
 	}
 	if s.OK != nil {
@@ -1012,13 +1012,17 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 // sameObject checks that what a lookup finds is the receipt's object: the write's response, or
 // its object (response.object), of the very same schema, so that the generated code can adopt
 // it as it is (wrapped back into the envelope).
-func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Path) bool {
+func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Path, out *Lookup) bool {
 	id, resp := so.op.ID, so.op.Response
 	want, what := resp.Type, so.op.ID+" answers with "+describeRef(resp.Type)
 	if s.Object != nil {
 		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
 	}
 	if sameType(found.Type, want) {
+		return true
+	}
+	if extends(want, found.Type) {
+		out.Extends = true
 		return true
 	}
 	at := l.foundNode
@@ -1040,6 +1044,34 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 	}
 	r.errorf(at, id, "lookup finds %s, but %s: %s", describeRef(found.Type), what, hint)
 	return false
+}
+
+// extends reports whether the struct r extends the struct f: an allOf of f's schema with
+// optional properties of its own (Intercom's create_contact_response is allOf [contact] and
+// enabled_push_messaging). f's fields are then r's first ones, of the same names, types and
+// encodings, so that an f found by a lookup becomes an r by copying them.
+func extends(r, f *TypeRef) bool {
+	ru, fu := under(r), under(f)
+	if ru.Kind != RefNamed || fu.Kind != RefNamed || ru.Named.Kind != KindStruct || fu.Named.Kind != KindStruct {
+		return false
+	}
+	rt, ft := ru.Named, fu.Named
+	if rt.AdditionalProperties != nil || ft.AdditionalProperties != nil || len(rt.Fields) <= len(ft.Fields) {
+		return false
+	}
+	for i, ff := range ft.Fields {
+		rf := rt.Fields[i]
+		if rf.Name != ff.Name || !sameType(rf.Type, ff.Type) || rf.Pointer != ff.Pointer || rf.OmitEmpty != ff.OmitEmpty ||
+			rf.Untagged != ff.Untagged || rf.Required != ff.Required || rf.Nullable != ff.Nullable {
+			return false
+		}
+	}
+	for _, rf := range rt.Fields[len(ft.Fields):] {
+		if rf.Required {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldOfType returns the pointer of the property of the struct t whose type is f, "" without

@@ -18,28 +18,57 @@ import (
 //	}
 func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 	s := op.Safety
-	root := &envNode{}
-	root.add(s.Object.Steps, jen.Id("v"), true)
-	var pre []jen.Code
-	if s.OK != nil {
-		last := s.OK.Steps[len(s.OK.Steps)-1]
-		value := jen.True()
-		if last.Field.Pointer {
-			pre = append(pre, jen.Id("ok").Op(":=").True())
-			value = jen.Op("&").Id("ok")
-		}
-		root.add(s.OK.Steps, value, false)
+	l := s.Lookup
+	elem := l.Operation.Response.Type
+	if l.Found != nil {
+		elem = l.Found.Type
 	}
 	T := resultType(op)
-	what := "the object at " + strconv.Quote(s.Object.Pointer)
-	if s.OK != nil {
-		what += ", with " + strconv.Quote(s.OK.Pointer) + " true"
+	var stmts []jen.Code
+	what := ""
+	if s.Object == nil { // the answer is the object, which extends the element
+		stmts = []jen.Code{jen.Return(jen.Op("&").Add(T).Add(copyFields(op.Response.Type, elem)))}
+		what = describe(op.Response.Type) + " with the fields of the " + describe(elem) + " it extends"
+	} else {
+		root := &envNode{}
+		var v jen.Code = jen.Id("v")
+		if l.Extends {
+			v = jen.Op("&").Add(goType(s.Object.Type)).Add(copyFields(s.Object.Type, elem))
+			what = describe(s.Object.Type) + " with the fields of the " + describe(elem) + " it extends, "
+		}
+		root.add(s.Object.Steps, v, true)
+		what += "put at " + strconv.Quote(s.Object.Pointer)
+		if s.OK != nil {
+			last := s.OK.Steps[len(s.OK.Steps)-1]
+			value := jen.True()
+			if last.Field.Pointer {
+				stmts = append(stmts, jen.Id("ok").Op(":=").True())
+				value = jen.Op("&").Id("ok")
+			}
+			root.add(s.OK.Steps, value, false)
+			what += ", with " + strconv.Quote(s.OK.Pointer) + " true"
+		}
+		stmts = append(stmts, jen.Return(jen.Op("&").Add(T).Add(root.literal())))
 	}
 	f.Line()
-	f.Comment(comment(op.EnvelopeName + " builds the answer of " + op.GoName + " around v, an object its lookup found: " + what +
+	f.Comment(comment(op.EnvelopeName + " builds the answer of " + op.GoName + " from v, the " + describe(elem) + " its lookup found: " + what +
 		"; the rest of the answer stays empty. The receipt a lookup adopts is this answer."))
-	f.Func().Id(op.EnvelopeName).Params(jen.Id("v").Op("*").Add(goType(s.Object.Type))).Op("*").Add(T).Block(
-		append(pre, jen.Return(jen.Op("&").Add(T).Add(root.literal())))...)
+	f.Func().Id(op.EnvelopeName).Params(jen.Id("v").Op("*").Add(goType(elem))).Op("*").Add(T).Block(stmts...)
+}
+
+// copyFields is the composite literal of the struct r that copies the fields of v, whose struct
+// r extends (spec.Lookup.Extends), by property name.
+func copyFields(r, elem *spec.TypeRef) *jen.Statement {
+	rt, et := under(r).Named, under(elem).Named
+	var d []jen.Code
+	for _, ef := range et.Fields {
+		for _, rf := range rt.Fields {
+			if rf.Name == ef.Name {
+				d = append(d, jen.Id(rf.GoName).Op(":").Id("v").Dot(ef.GoName))
+			}
+		}
+	}
+	return jen.Custom(multiLine, d...)
 }
 
 // envNode is a struct literal under construction: the fields set, in the order added.

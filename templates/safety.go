@@ -230,7 +230,19 @@ func lookupAnswer(s *spec.Safety) string {
 				found += " (every element is a found effect)"
 			}
 		}
-		if s.Object != nil {
+		switch {
+		case l.Extends:
+			obj := s.Object
+			what := "the receipt"
+			if obj != nil {
+				what = "the receipt's object at " + code(obj.Pointer)
+			}
+			elem := l.Operation.Response.Type
+			if l.Found != nil {
+				elem = l.Found.Type
+			}
+			found += ", each a " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
+		case s.Object != nil:
 			found += ", each a " + code(describe(s.Object.Type)) + " like the receipt's object at " + code(s.Object.Pointer)
 		}
 		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)

@@ -103,9 +103,9 @@ func chatPostMessageRefused(body any) string {
 	return why
 }
 
-// chatPostMessageEnvelope builds the answer of ChatPostMessage around v, an object its lookup
-// found: the object at "/message", with "/ok" true; the rest of the answer stays empty. The
-// receipt a lookup adopts is this answer.
+// chatPostMessageEnvelope builds the answer of ChatPostMessage from v, the ObjsMessage its lookup
+// found: put at "/message", with "/ok" true; the rest of the answer stays empty. The receipt a
+// lookup adopts is this answer.
 func chatPostMessageEnvelope(v *ObjsMessage) *ChatPostMessageResponse {
 	return &ChatPostMessageResponse{Message: v, Ok: true}
 }

@@ -80,8 +80,8 @@ func createTicketID(v *TicketResponse) string {
 	return strconv.FormatInt(*v.Ticket.ID, 10)
 }
 
-// createTicketEnvelope builds the answer of CreateTicket around v, an object its lookup found: the
-// object at "/ticket"; the rest of the answer stays empty. The receipt a lookup adopts is this
+// createTicketEnvelope builds the answer of CreateTicket from v, the TicketObject its lookup
+// found: put at "/ticket"; the rest of the answer stays empty. The receipt a lookup adopts is this
 // answer.
 func createTicketEnvelope(v *TicketObject) *TicketResponse {
 	return &TicketResponse{Ticket: v}

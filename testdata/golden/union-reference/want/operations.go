@@ -102,9 +102,8 @@ var createUserVariant = &writegenimpl.Variant{
 	Required:   []string{"name"},
 }
 
-// createUserEnvelope builds the answer of CreateUser around v, an object its lookup found: the
-// object at "/user"; the rest of the answer stays empty. The receipt a lookup adopts is this
-// answer.
+// createUserEnvelope builds the answer of CreateUser from v, the UserObject its lookup found: put
+// at "/user"; the rest of the answer stays empty. The receipt a lookup adopts is this answer.
 func createUserEnvelope(v *UserObject) *UserResponse {
 	return &UserResponse{User: v}
 }
