@@ -1129,7 +1129,7 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 			why = "it is the whole " + where
 		}
 		if why == "" && slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
-			why = "it goes through a oneOf/anyOf, whose fields are known only once decoded"
+			why = "it goes through a oneOf/anyOf, whose fields are known only once decoded: its As methods decode any variant leniently, so a match through it could adopt an object of another variant"
 		}
 		if why != "" {
 			r.errorf(n, id, "lookup %s %q does not resolve in %s: %s", what, ptr, where, why)
