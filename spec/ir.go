@@ -505,6 +505,10 @@ type Lookup struct {
 	// Unix seconds): in a list newest first, the walk stops at the first element created before
 	// the write first used its key, less writegenimpl.SinceMargin. Nil without such a bound.
 	Since *Path
+	// Object is set when the lookup finds the receipt's object (Safety.Object), not the write's
+	// whole answer: the receipt it adopts is the answer built around the object found
+	// (Operation.EnvelopeName).
+	Object bool
 	// Extends is set when the receipt's object (the write's response, or Safety.Object) is a
 	// struct that extends the found element's struct: an allOf of its schema with optional
 	// properties of its own, its first fields the element's (Intercom's

@@ -1018,11 +1018,14 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 	if s.Object != nil {
 		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
 	}
-	if sameType(found.Type, want) {
+	switch {
+	case sameType(found.Type, resp.Type): // the write's whole answer, envelope and all
 		return true
-	}
-	if extends(want, found.Type) {
-		out.Extends = true
+	case s.Object != nil && sameType(found.Type, want):
+		out.Object = true
+		return true
+	case extends(want, found.Type):
+		out.Object, out.Extends = s.Object != nil, true
 		return true
 	}
 	at := l.foundNode

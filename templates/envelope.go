@@ -26,7 +26,7 @@ func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 	T := resultType(op)
 	var stmts []jen.Code
 	what := ""
-	if s.Object == nil { // the answer is the object, which extends the element
+	if !l.Object { // the answer is the object, which extends the element
 		stmts = []jen.Code{jen.Return(jen.Op("&").Add(T).Add(copyFields(op.Response.Type, elem)))}
 		what = describe(op.Response.Type) + " with the fields of the " + describe(elem) + " it extends"
 	} else {

@@ -179,7 +179,7 @@ func responseAnswer(s *spec.Safety) string {
 		if s.Object != nil {
 			a = "receipt: the object the write made is at " + code(s.Object.Pointer) + " of the 2xx body (" + cell(describe(s.Object.Type)) +
 				"), its durable id at " + code(s.ID.Pointer)
-			if l := s.Lookup; l != nil && l.Operation != nil {
+			if l := s.Lookup; l != nil && l.Object {
 				a += "; a receipt adopted from the lookup is built from the object the lookup found, put back at " + code(s.Object.Pointer) +
 					" of an otherwise empty body"
 				if s.OK != nil {
@@ -234,7 +234,7 @@ func lookupAnswer(s *spec.Safety) string {
 		case l.Extends:
 			obj := s.Object
 			what := "the receipt"
-			if obj != nil {
+			if l.Object {
 				what = "the receipt's object at " + code(obj.Pointer)
 			}
 			elem := l.Operation.Response.Type
@@ -242,7 +242,7 @@ func lookupAnswer(s *spec.Safety) string {
 				elem = l.Found.Type
 			}
 			found += ", each a " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
-		case s.Object != nil:
+		case l.Object:
 			found += ", each a " + code(describe(s.Object.Type)) + " like the receipt's object at " + code(s.Object.Pointer)
 		}
 		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)

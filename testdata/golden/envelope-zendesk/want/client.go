@@ -47,5 +47,6 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 
 // resumableWrites are the keyed writes Resume drives on.
 var resumableWrites = []writegenimpl.Resumable{
+	{Op: createFollowUpOp, Call: writegenimpl.Call[*TicketResponse]{ID: createFollowUpID}, Lookup: (*Client).createFollowUpLookup},
 	{Op: createTicketOp, Call: writegenimpl.Call[*TicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
 }

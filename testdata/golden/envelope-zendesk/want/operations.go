@@ -4,11 +4,109 @@ package support
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"strconv"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
+
+// CreateFollowUpParams holds the parameters of CreateFollowUp.
+type CreateFollowUpParams struct {
+	// In path as "ticket_id", required.
+	TicketID int64
+}
+
+// CreateFollowUpKey identifies one logical CreateFollowUp: "follow-up:{follow_up_id}", in the key
+// scope "createfollowup". The key is not claimed in the ledger and the provider takes no
+// idempotency key: calls with equal keys are separate writes, which the key only names in errors,
+// hooks and lookups.
+type CreateFollowUpKey struct {
+	FollowUpID string
+}
+
+// BusinessKey formats the key as "follow-up:{follow_up_id}"; it fails with a
+// *runtime.EmptyKeyError when a field is empty or zero.
+func (k *CreateFollowUpKey) BusinessKey() (string, error) {
+	if k.FollowUpID == "" {
+		return "", &runtime.EmptyKeyError{
+			Field:     "follow_up_id",
+			Operation: "CreateFollowUp",
+		}
+	}
+	return "follow-up:" + k.FollowUpID, nil
+}
+
+// createFollowUpRetry is the fixed set of failures after which CreateFollowUp may be retried;
+// client options can narrow it, never widen it.
+const createFollowUpRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
+
+// createFollowUpOp describes CreateFollowUp to the runtime.
+var createFollowUpOp = &writegenimpl.Operation{
+	ID:       "CreateFollowUp",
+	Scope:    "createfollowup",
+	Method:   "POST",
+	Path:     "/api/v2/tickets/{ticket_id}/follow_ups",
+	Effect:   runtime.EffectAmbiguous,
+	Retry:    createFollowUpRetry,
+	Attempts: 3,
+	Receipt:  true,
+	Lookup:   runtime.Strong,
+}
+
+// CreateFollowUp calls POST /api/v2/tickets/{ticket_id}/follow_ups.
+//
+// Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "follow-up:{follow_up_id}" in
+// key scope "createfollowup", retried on not_sent, ambiguous within 3 attempts, looked up with
+// ShowTicketByExternalID (strong).
+//
+// It overwrites body field "/ticket/external_id" with the provider key, as the reference the
+// lookup searches for.
+func (c *Client) CreateFollowUp(ctx context.Context, key CreateFollowUpKey, params CreateFollowUpParams, body TicketCreateRequest) (*runtime.Receipt[TicketResponse], error) {
+	return writegenimpl.WriteInto(ctx, c.impl, createFollowUpOp, &key, new(runtime.Receipt[TicketResponse]), writegenimpl.Call[*TicketResponse]{
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
+			body.Ticket = ptrCopy(body.Ticket)
+			body.Ticket.ExternalID = &reference
+			req := writegenimpl.NewRequest("POST", "/api/v2/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/follow_ups")
+			if err := req.JSON(body); err != nil {
+				return nil, err
+			}
+			return req, nil
+		},
+		ID:     createFollowUpID,
+		Lookup: c.createFollowUpLookup,
+	})
+}
+
+// createFollowUpID returns the durable id of a TicketResponse that CreateFollowUp created: its
+// "/ticket/id", "" when it has none.
+func createFollowUpID(v *TicketResponse) string {
+	if v.Ticket == nil || v.Ticket.ID == nil {
+		return ""
+	}
+	return strconv.FormatInt(*v.Ticket.ID, 10)
+}
+
+// createFollowUpLookup finds the CreateFollowUp whose reference is reference, with
+// ShowTicketByExternalID.
+func (c *Client) createFollowUpLookup(ctx context.Context, reference string) ([]runtime.Found[*TicketResponse], error) {
+	res, err := c.ShowTicketByExternalID(ctx, ShowTicketByExternalIDParams{
+		ExternalID: reference,
+	})
+	if err != nil {
+		var se *runtime.StatusError
+		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, err
+	}
+	body := res
+	return []runtime.Found[*TicketResponse]{{
+		Body: body,
+		ID:   createFollowUpID(body),
+	}}, nil
+}
 
 // CreateTicketKey identifies one logical CreateTicket: "escalation:{escalation_id}", in the key
 // scope "createticket". Calls with equal keys are one write: the ledger claims the key before the
@@ -129,6 +227,32 @@ func (c *Client) ListTickets(ctx context.Context, params ListTicketsParams) (*Ti
 	req.AddQuery("external_id", params.ExternalID, "form", true)
 	res := new(TicketsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketsOp, req, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// ShowTicketByExternalIDParams holds the parameters of ShowTicketByExternalID.
+type ShowTicketByExternalIDParams struct {
+	// In path as "external_id", required.
+	ExternalID string
+}
+
+// showTicketByExternalIDOp describes ShowTicketByExternalID to the runtime.
+var showTicketByExternalIDOp = &writegenimpl.Operation{
+	ID:       "ShowTicketByExternalID",
+	Method:   "GET",
+	Path:     "/api/v2/tickets/by_external_id/{external_id}",
+	Effect:   runtime.EffectReadOnly,
+	Retry:    runtime.RetryReads,
+	Attempts: 3,
+}
+
+// ShowTicketByExternalID calls GET /api/v2/tickets/by_external_id/{external_id}.
+func (c *Client) ShowTicketByExternalID(ctx context.Context, params ShowTicketByExternalIDParams) (*TicketResponse, error) {
+	req := writegenimpl.NewRequest("GET", "/api/v2/tickets/by_external_id/"+writegenimpl.PathParam("external_id", params.ExternalID))
+	res := new(TicketResponse)
+	if err := writegenimpl.Read(ctx, c.impl, showTicketByExternalIDOp, req, res); err != nil {
 		return nil, err
 	}
 	return res, nil
