@@ -47,6 +47,6 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createContactOp, Call: writegenimpl.Call[*Contact]{ID: createContactID}, Lookup: (*Client).createContactLookup},
 	{Op: createMessageOp, Call: writegenimpl.Call[*Message]{ID: createMessageID}},
 	{Op: createPaymentOp, Call: writegenimpl.Call[*CreatePaymentResponse]{ID: createPaymentID}},
-	{Op: createTicketOp, Call: writegenimpl.Call[*CreateTicketResponse]{ID: createTicketID}},
+	{Op: createTicketOp, Call: writegenimpl.Call[*CreateTicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
 	{Op: postChatMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postChatMessageID}, Lookup: (*Client).postChatMessageLookup},
 }

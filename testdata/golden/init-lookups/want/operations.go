@@ -499,22 +499,31 @@ var createTicketOp = &writegenimpl.Operation{
 	Retry:    createTicketRetry,
 	Attempts: 3,
 	Receipt:  true,
+	Lookup:   runtime.Eventual,
 	Owner:    "desk-team",
 }
 
 // CreateTicket calls POST /tickets.
 //
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "ticket:{escalation_id}" in
-// key scope "createticket", retried on not_sent within 3 attempts; uncertain outcomes go to
-// desk-team.
+// key scope "createticket", retried on not_sent within 3 attempts, looked up with listTickets
+// (eventual); uncertain outcomes go to desk-team.
+//
+// It overwrites body field "/ticket/external_id" with the provider key, as the reference the
+// lookup searches for.
 func (c *Client) CreateTicket(ctx context.Context, key CreateTicketKey, body CreateTicketRequest) (*runtime.Receipt[CreateTicketResponse], error) {
-	req := writegenimpl.NewRequest("POST", "/tickets")
-	if err := req.JSON(body); err != nil {
-		return nil, err
-	}
 	return writegenimpl.WriteInto(ctx, c.impl, createTicketOp, &key, new(runtime.Receipt[CreateTicketResponse]), writegenimpl.Call[*CreateTicketResponse]{
-		Request: req,
-		ID:      createTicketID,
+		Build: func(_, reference string) (*writegenimpl.Request, error) {
+			body.Ticket = ptrCopy(body.Ticket)
+			body.Ticket.ExternalID = &reference
+			req := writegenimpl.NewRequest("POST", "/tickets")
+			if err := req.JSON(body); err != nil {
+				return nil, err
+			}
+			return req, nil
+		},
+		ID:     createTicketID,
+		Lookup: c.createTicketLookup,
 	})
 }
 
@@ -525,6 +534,32 @@ func createTicketID(v *CreateTicketResponse) string {
 		return ""
 	}
 	return strconv.FormatInt(*v.Ticket.ID, 10)
+}
+
+// createTicketEnvelope builds the answer of CreateTicket from v, the Ticket its lookup found: put
+// at "/ticket"; the rest of the answer stays empty. The receipt a lookup adopts is this answer.
+func createTicketEnvelope(v *Ticket) *CreateTicketResponse {
+	return &CreateTicketResponse{Ticket: v}
+}
+
+// createTicketLookup finds every createTicket whose reference is reference, in the provider's
+// order, with ListTickets.
+func (c *Client) createTicketLookup(ctx context.Context, reference string) ([]runtime.Found[*CreateTicketResponse], error) {
+	res, err := c.ListTickets(ctx, ListTicketsParams{
+		ExternalID: &reference,
+	})
+	if err != nil {
+		return nil, err
+	}
+	found := make([]runtime.Found[*CreateTicketResponse], 0, len(res.Tickets))
+	for i := range res.Tickets {
+		body := createTicketEnvelope(&res.Tickets[i])
+		found = append(found, runtime.Found[*CreateTicketResponse]{
+			Body: body,
+			ID:   createTicketID(body),
+		})
+	}
+	return found, nil
 }
 
 // ListChatMessagesParams holds the parameters of ListChatMessages.
@@ -818,6 +853,15 @@ func (c *Client) SearchContacts(ctx context.Context, body SearchContactsRequest)
 		return nil, err
 	}
 	return res, nil
+}
+
+// ptrCopy returns a pointer to a copy of *p, or to a zero T when p is nil.
+func ptrCopy[T any](p *T) *T {
+	var v T
+	if p != nil {
+		v = *p
+	}
+	return &v
 }
 
 // copyMap returns a copy of m with room for one more key; m is not changed.
