@@ -241,9 +241,9 @@ func lookupAnswer(s *spec.Safety) string {
 			if l.Found != nil {
 				elem = l.Found.Type
 			}
-			found += ", each a " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
+			found += ", each of type " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
 		case l.Object:
-			found += ", each a " + code(describe(s.Object.Type)) + " like the receipt's object at " + code(s.Object.Pointer)
+			found += ", each of type " + code(describe(s.Object.Type)) + ", like the receipt's object at " + code(s.Object.Pointer)
 		}
 		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)
 	}
