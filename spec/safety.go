@@ -839,8 +839,10 @@ func (r *resolver) idPath(so *specOp, s *Safety, n *yaml.Node, ptr string) *Path
 func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
 	id, resp := so.op.ID, so.op.Response
 	at := e.objectNode
-	if at == nil {
-		at = e.okNode
+	for _, n := range []*yaml.Node{e.okNode, e.errTextNode} {
+		if at == nil {
+			at = n
+		}
 	}
 	if resp.Type == nil || isBytes(resp.Type) {
 		r.errorf(at, id, "response: the %s response has no JSON body to find the receipt in", statusText(resp.Status))
