@@ -62,8 +62,8 @@ var chatPostMessageOp = &writegenimpl.Operation{
 // "notice:{channel}:{notice_id}" in key scope "chatpostmessage", retried on not_sent, ambiguous
 // within 3 attempts, looked up with conversationsHistory (strong), deduplicated in the ledger.
 //
-// It overwrites body field "/text" with the provider key, as the reference the lookup searches
-// for.
+// It appends the marker " [ref:{ref}]" to body field "/text", with the provider key for {ref}, for
+// the lookup to match.
 func (c *Client) ChatPostMessage(ctx context.Context, key ChatPostMessageKey, body ChatPostMessageRequest) (*runtime.Receipt[ChatPostMessageResponse], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, chatPostMessageOp, &key, new(runtime.Receipt[ChatPostMessageResponse]), writegenimpl.Call[*ChatPostMessageResponse]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
