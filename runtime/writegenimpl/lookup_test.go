@@ -47,10 +47,11 @@ func TestLookupSince(t *testing.T) {
 	}
 }
 
-// A write without a key whose last attempt the provider answered (503), and whose strong lookup
-// then finds no effect of any attempt, did not happen: it ends not applied, so that the caller
-// may send it again later with the same key, not uncertain for a person. When the last attempt
-// went unanswered, the same lookup proves nothing about a request still running there.
+// A write without a key whose every attempt the provider answered (503), and whose strong
+// lookup then finds no effect, did not happen: it ends not applied, so that the caller may send
+// it again later with the same key, not uncertain for a person. When an attempt went
+// unanswered, first or last, the same lookup proves nothing about a request still running
+// there.
 func TestStrongLookupAfterAnsweredAttempt(t *testing.T) {
 	unavailable := step{status: 503}
 	for _, tc := range []struct {
@@ -59,7 +60,7 @@ func TestStrongLookupAfterAnsweredAttempt(t *testing.T) {
 		want   runtime.State
 	}{
 		{"answered every time", []step{unavailable, unavailable, unavailable, unavailable}, runtime.StateNotApplied},
-		{"lost, then answered", []step{{loss: lostRequest}, unavailable, unavailable, unavailable}, runtime.StateNotApplied},
+		{"unanswered, then answered", []step{{loss: lostRequest}, unavailable, unavailable, unavailable}, runtime.StateUncertain},
 		{"answered, last unanswered", []step{unavailable, unavailable, unavailable, {loss: lostRequest}}, runtime.StateUncertain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ const (
 // and must release it.
 func (x *logical) run(ctx context.Context, resumed bool, first failure) (result, error) {
 	x.budgeted = !resumed
+	x.unanswered = resumed // the attempts before the restart may still be running
 	x.c.budget.call()
 	f, pending := first, resumed
 	for {
@@ -172,6 +173,9 @@ func keyReused(status int, body []byte, sentBefore bool) bool {
 func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, adopted bool, err error) {
 	if f.committed {
 		x.sent = true
+		if f.class != runtime.ClassStatus {
+			x.unanswered = true
+		}
 	}
 	write := x.mode != modeRead
 	if f.uncertain != "" {
@@ -209,10 +213,11 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 				return delay, false, nil
 			}
 		}
-		if f.class == runtime.ClassStatus {
-			// The provider answered the last attempt, so nothing of this call is still
-			// running there, and a strong lookup after it found no effect of any
-			// attempt: nothing happened, as when a resend is allowed on the same answer.
+		if !x.unanswered {
+			// The provider answered every attempt of this call, so none of them is still
+			// running there, and a strong lookup after them found no effect: nothing
+			// happened, as when a resend is allowed on the same answer. An attempt without
+			// an answer (or one made before a restart) may still commit later.
 			if why == "" {
 				why = x.stopReason(f)
 			}
