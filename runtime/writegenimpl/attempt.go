@@ -54,6 +54,7 @@ type logical struct {
 	waited     time.Duration // the waits after those 409s, bounded by runningBudget
 	sent       bool          // an attempt may have taken effect and nothing proved otherwise
 	unanswered bool          // an attempt had no complete answer: it may still be running at the provider
+	claimed    bool          // the call won the key's ledger claim: no attempt with the key runs but its own
 	status     int           // status of the last attempt, 0 if none
 	budgeted   bool          // the next retry draws from the client's retry budget
 	found      []found       // what the lookup found: the first is adopted, the rest are duplicates

@@ -213,11 +213,13 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 				return delay, false, nil
 			}
 		}
-		if !x.unanswered {
-			// The provider answered every attempt of this call, so none of them is still
-			// running there, and a strong lookup after them found no effect: nothing
-			// happened, as when a resend is allowed on the same answer. An attempt without
-			// an answer (or one made before a restart) may still commit later.
+		if x.claimed && !x.unanswered {
+			// The call won the key's claim, so no other attempt with the key was made (a row
+			// claimed again ended not applied), and the provider answered every attempt of
+			// this call, so none is still running there; a strong lookup after them found no
+			// effect: nothing happened, as when a resend is allowed on the same answer. An
+			// attempt without an answer, or one made by another caller or before a restart
+			// (no claim tells of those), may still commit later.
 			if why == "" {
 				why = x.stopReason(f)
 			}

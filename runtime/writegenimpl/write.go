@@ -112,6 +112,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		x.keyTime = row.CreatedAt
 	}
 	x.lease = c.hold(ctx, row.ID, row.Fence, now.Add(c.s.Lease))
+	x.claimed = true
 	res, err := x.run(ctx, false, failure{})
 	o, err := x.complete(res, err)
 	o, _, err = x.settle(ctx, o, err)
