@@ -46,7 +46,9 @@ func TestBenchmark(t *testing.T) {
 				if r.restarts != crashes {
 					t.Errorf("%s: restarted %d times, want %d", r.name, r.restarts, crashes)
 				}
-				if r.writes != len(newPlan(seed, n, pr).slots) || r.calls < r.writes {
+				// A write may make no call: its claim was taken before a crash, and without key or
+				// lookup Resume leaves it uncertain rather than guess whether it went out.
+				if r.writes != len(newPlan(seed, n, pr).slots) || r.calls == 0 {
 					t.Errorf("%s: %d logical writes, %d provider calls", r.name, r.writes, r.calls)
 				}
 				if r.lines == 0 {
