@@ -67,7 +67,10 @@ func WithBackoff(base, max time.Duration) Option {
 
 // WithRetryBudget limits retries across the client: each call earns ratio
 // retries, at least min retries per second are always allowed, and at most
-// ten seconds' worth are saved up. Defaults: 0.2 and 10.
+// ten seconds' worth are saved up; a new client starts with them saved.
+// Defaults: 0.2 and 10. A retry the provider asked for of a keyed write
+// inside its key's window (a 409 while the key is in flight, a 429 with
+// Retry-After) does not draw on the budget.
 func WithRetryBudget(ratio float64, min int) Option {
 	return func(s *Settings) { s.BudgetRatio, s.BudgetMin = ratio, min }
 }
