@@ -51,8 +51,10 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 			return result{}, x.ended(err)
 		}
 		if x.lease != nil {
-			need := x.c.s.AttemptTimeout + x.c.s.Lease/6
-			if err := x.lease.ensure(ctx, need); err != nil {
+			// The lease must outlast the attempt even if no heartbeat renews
+			// it meanwhile; the rest of the lease (at least a sixth, as
+			// NewClient checks) is the slack for the renewal's round trip.
+			if err := x.lease.ensure(ctx, x.c.s.AttemptTimeout); err != nil {
 				if x.sent {
 					return result{}, x.uncertain(reasonLease, err)
 				}

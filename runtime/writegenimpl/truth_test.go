@@ -159,7 +159,9 @@ func TestPromise29_Acknowledgements(t *testing.T) {
 
 // TestPromise28_LedgerFails: a receipt whose settle fails is still
 // returned, Hooks.LedgerFailed is told, the settle is tried again within
-// the lease, and the row stays claimed for Resume, which drives it on.
+// the lease, and the row stays claimed; the client keeps the receipt and
+// records it when the ledger is back, at its Resume, so that the row never
+// ends uncertain for an effect whose receipt a caller got.
 func TestPromise28_LedgerFails(t *testing.T) {
 	t.Run("database down", func(t *testing.T) {
 		p := newProvider(t)
@@ -182,12 +184,13 @@ func TestPromise28_LedgerFails(t *testing.T) {
 			t.Errorf("LedgerFailed told %d times, %d settles tried, row %s; want 1, %d, claimed",
 				fails.count(), tries.Load(), l.row(1).State, settleTries)
 		}
-		// The database is back; the lease has run out.
+		// The database is back; the lease has run out. Resume records the
+		// receipt the client kept, and has nothing left to take over.
 		l.settle = nil
 		clk.advance(2 * time.Minute)
 		rep, err := Resume(context.Background(), c, op, thingCall(c, op, "x"))
-		if err != nil || rep.Active != 1 || l.row(1).State != runtime.StateActive || l.row(1).ProviderID != "th_1" || p.effectCount() != 1 {
-			t.Errorf("report %+v, err %v, row %+v, %d effects; want th_1 active, one effect", rep, err, l.row(1).Record, p.effectCount())
+		if err != nil || rep.Taken != 0 || l.row(1).State != runtime.StateActive || l.row(1).ProviderID != "th_1" || p.effectCount() != 1 {
+			t.Errorf("report %+v, err %v, row %+v, %d effects; want th_1 active, nothing taken, one effect", rep, err, l.row(1).Record, p.effectCount())
 		}
 	})
 	t.Run("database back at the second try", func(t *testing.T) {
