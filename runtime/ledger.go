@@ -47,8 +47,8 @@ type Record struct {
 	// its run, when it named one (Holder).
 	LeaseInstance    string
 	LeaseIncarnation int64
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // Settlement is what Settle records about the outcome of a claimed row.

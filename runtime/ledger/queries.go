@@ -245,7 +245,7 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
-	outboxLease, inboxLease, claimsTakeOver string
+	outboxLease, inboxLease, claimsTakeOver                                   string
 	claimInsert, claimRetake, claimRenew, claimTakeOverRow, instanceIncarnate string
 }
 
