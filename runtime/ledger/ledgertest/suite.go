@@ -1,6 +1,6 @@
 // Package ledgertest is the conformance suite of writegen's ledgers: one
 // set of tests that every database passes (promises 15 to 20, 23 to 25,
-// 30, 31 and 33), run by the sqlite and postgres packages' tests, and the
+// 28, 30, 31, 33, 37 and 38), run by the sqlite and postgres packages' tests, and the
 // benchmark that compares a claim and its settlement with the database's
 // own commits.
 //
@@ -83,6 +83,10 @@ func Run(t *testing.T, b Backend) {
 		{"Resolve", testResolve},
 		{"Compensate", testCompensate},
 		{"LeaseAcrossProcesses", testLeaseAcrossProcesses},
+		{"Promise37_LeaseByDatabaseClock", testLeaseByDatabaseClock},
+		{"Promise37_MinimumLease", testMinimumLease},
+		{"Promise38_RestartTakesOwnClaims", testRestartTakesOwnClaims},
+		{"Promise28_ReceiptKeptWhenLedgerFails", testReceiptKeptWhenLedgerFails},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"ConcurrentTakeOver", testConcurrentTakeOver},
 		{"ConcurrentCallers", testConcurrentCallers},
