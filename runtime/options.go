@@ -114,6 +114,8 @@ func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d 
 // key), fenced as any takeover, instead of waiting out their leases.
 // Another instance still waits for the lease. Two processes running under
 // one name at once would take each other's live claims: never share one.
+// Each handle of a ledger is one run (runtime/ledger's Open): the clients
+// of one process that share a name share one handle.
 func WithInstance(name string) Option { return func(s *Settings) { s.Instance = name } }
 
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"
