@@ -225,3 +225,46 @@ func TestPromise28_LedgerFails(t *testing.T) {
 		}
 	})
 }
+
+// TestPromise28_KeptReceiptOfARowTakenOver: a receipt kept because the
+// ledger failed is not forced onto a row that another replica took over
+// meanwhile (its lease ran out): the replica's outcome stands, the kept
+// one is dropped at the next claim, and Hooks.LedgerFailed says so.
+func TestPromise28_KeptReceiptOfARowTakenOver(t *testing.T) {
+	p := newProvider(t)
+	op := thingOp(withKey)
+	op.Dedupe = true
+	clk := newTestClock()
+	l := newMemLedgerOn(clk)
+	down := true
+	l.settle = func(int64, runtime.State) error {
+		if down {
+			return errors.New("database is down")
+		}
+		return nil
+	}
+	var fails ledgerFailures
+	c := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithHooks(fails.hooks()))
+	replica := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
+	if r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || r.ID != "th_1" {
+		t.Fatalf("receipt %+v, err %v; want th_1", r, err)
+	}
+	down = false
+	clk.advance(2 * time.Minute)
+	if rep, err := Resume(context.Background(), replica, op, thingCall(replica, op, "x")); err != nil || rep.Taken != 1 || rep.Active != 1 {
+		t.Fatalf("the replica's resume: %+v, %v; want the row taken over and active", rep, err)
+	}
+	before := fails.count()
+	if r, err := Write(context.Background(), c, op, thingKey{"2"}, thingCall(c, op, "y")); err != nil || r.ID != "th_2" {
+		t.Fatalf("the next write: %+v, %v", r, err)
+	}
+	if row := l.row(1); row.State != runtime.StateActive || row.Fence != 2 || row.ProviderID != "th_1" {
+		t.Errorf("row %+v; want the replica's settlement under fence 2", row.Record)
+	}
+	if fails.count() != before+1 || c.pending.n.Load() != 0 {
+		t.Errorf("LedgerFailed told %d times at the next claim, %d outcomes still kept; want once, none", fails.count()-before, c.pending.n.Load())
+	}
+	if p.effectCount() != 2 {
+		t.Errorf("%d effects, want 2", p.effectCount())
+	}
+}
