@@ -33,6 +33,9 @@ type listedRow struct {
 	LeaseOwner  string     `json:"lease_owner"`
 	LeaseUntil  *time.Time `json:"lease_until"`
 	Redrive     bool       `json:"redrive"`
+
+	LeaseInstance    string `json:"lease_instance"`
+	LeaseIncarnation int64  `json:"lease_incarnation"`
 }
 
 // listCommand runs "writegen ledger list -json" on dsn with args.

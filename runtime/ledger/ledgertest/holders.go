@@ -168,6 +168,16 @@ func testRestartTakesOwnClaims(t *testing.T, b Backend) {
 		<-g.reached // committed at the provider; the answer is lost with the process
 	}
 	defer func() { kill(); wg.Wait() }()
+	// "writegen ledger list" names the holder's instance and run.
+	claimed := listCommand(t, dsn, "-state", "claimed")
+	for _, r := range claimed {
+		if r.LeaseInstance != "pod-7" || r.LeaseIncarnation != 1 {
+			t.Fatalf("writegen ledger list shows %+v; want the claims of pod-7's first run", r)
+		}
+	}
+	if len(claimed) != 2 {
+		t.Fatalf("writegen ledger list shows %d claimed rows, want 2", len(claimed))
+	}
 
 	if rep, err := resumeThings(ctx, client("pod-8"), p.URL, withKey); err != nil || rep.Taken != 0 {
 		t.Fatalf("another instance's resume: %+v, %v; want nothing taken inside the lease", rep, err)
