@@ -104,8 +104,12 @@
 //
 // An operation with "dedupe: ledger" claims its identity in a Ledger
 // before calling, with the request's digest. The claim is held under a
-// lease (WithLease) that a heartbeat renews while the call runs, and is
-// settled with the claim's fence. Every other caller waits for the row and
+// lease (WithLease) that a heartbeat renews while the call runs, set and
+// judged by the ledger's clock (the database's), and is settled with the
+// claim's fence. A receipt the ledger could not record is kept by the
+// client and recorded before its next claim, or at Resume, so that the
+// next caller adopts it. With WithInstance, a restarted instance takes
+// the claims its earlier run left at once. Every other caller waits for the row and
 // returns the same receipt (Source AdoptedLedger) or the same error
 // without calling the provider; a caller with another request for the same
 // key gets a *KeyConflictError. A claimed row is never turned back into

@@ -41,10 +41,14 @@ type Record struct {
 	Attempts    int
 	LastError   string
 	Fence       int64     // incremented by every claim and takeover; Settle and Renew must present it
-	LeaseOwner  string    // the process holding the claim
-	LeaseUntil  time.Time // when the claim may be taken over unless renewed
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	LeaseOwner  string    // the client (of one process) holding the claim
+	LeaseUntil  time.Time // when the claim may be taken over unless renewed, by the ledger's clock
+	// LeaseInstance and LeaseIncarnation name the holder's instance and
+	// its run, when it named one (Holder).
+	LeaseInstance    string
+	LeaseIncarnation int64
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // Settlement is what Settle records about the outcome of a claimed row.
@@ -67,6 +71,19 @@ type Settlement struct {
 // no longer the row's: another caller took the row over.
 var ErrLeaseLost = errors.New("writegen: ledger lease lost")
 
+// Holder is who holds a claim. Owner names one client of one process.
+// Instance is the stable name the program gave its instance
+// (WithInstance: a pod's name, a host's), "" for none, and Incarnation the
+// run of that instance, numbered by the ledger (Incarnations): a claim
+// held by an earlier run of the taker's own instance is held by nobody,
+// since an instance runs once at a time, and is taken over at once, fenced
+// as any takeover.
+type Holder struct {
+	Owner       string
+	Instance    string
+	Incarnation int64
+}
+
 // Ledger is the durable record of logical writes that lets many callers,
 // processes and machines share one provider call per business key.
 // runtime/ledger implements it on SQLite and PostgreSQL.
@@ -76,16 +93,23 @@ var ErrLeaseLost = errors.New("writegen: ledger lease lost")
 // whose lease has expired is taken over by Resume (TakeOver) with a new
 // fence, so the first caller's late Renew or Settle fails with
 // ErrLeaseLost instead of overwriting the outcome.
+//
+// A caller gives a lease as a length, never as a time of its clock: the
+// ledger sets the lease's end and compares it by one clock of its own (the
+// database's), so callers whose clocks disagree never judge each other's
+// leases. A caller may count its lease as lasting the length from the
+// moment it sent the statement.
 type Ledger interface {
 	// Claim inserts rec (Identity, OperationID, ProviderKey, Reference,
-	// Owner, Request, Digest) in state claimed with lease (owner, until), or
+	// Owner, Request, Digest) in state claimed, held by h for lease, or
 	// claims a not_applied row of the same identity again. won reports
 	// whether this caller holds the claim; the Record is the row as stored
 	// (with its Fence when won). The caller compares Digest when !won.
-	Claim(ctx context.Context, rec Record, owner string, until time.Time) (row Record, won bool, err error)
-	// Renew extends the lease of row id held with fence to until. It fails
-	// with ErrLeaseLost when the row is no longer claimed with that fence.
-	Renew(ctx context.Context, id, fence int64, until time.Time) error
+	Claim(ctx context.Context, rec Record, h Holder, lease time.Duration) (row Record, won bool, err error)
+	// Renew makes the lease of row id held with fence end lease from now.
+	// It fails with ErrLeaseLost when the row is no longer claimed with
+	// that fence.
+	Renew(ctx context.Context, id, fence int64, lease time.Duration) error
 	// Settle moves row id, claimed with fence, to its final state. It fails
 	// with ErrLeaseLost when the fence is stale (someone took the row
 	// over), and with another error when the row is not claimed.
@@ -95,11 +119,13 @@ type Ledger interface {
 	Await(ctx context.Context, id int64) (Record, error)
 	// TakeOver hands the caller the rows of scope (and tenant, and
 	// operation when not "") that need driving on: rows claimed whose lease
-	// expired before now, and uncertain rows marked re-drivable whose
-	// RedriveUntil has not passed. Each row returned is claimed by owner
-	// with a new fence and a lease until `until`; no two callers get the
-	// same row. Age alone never hands a row over.
-	TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]Record, error)
+	// has ended, or whose holder was an earlier incarnation of h's
+	// instance, and uncertain rows marked re-drivable whose RedriveUntil
+	// has not passed at now (the caller's clock: the window is the
+	// provider's). Each row returned is claimed by h with a new fence, for
+	// lease; no two callers get the same row. Age alone never hands a row
+	// over.
+	TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h Holder, lease time.Duration, limit int) ([]Record, error)
 	// Record inserts a row that is already settled, such as the uncertain
 	// outcome of a write without dedupe, so that it is listed for a
 	// person. Its identity may repeat: rows written by Record are not
@@ -114,11 +140,22 @@ type Ledger interface {
 // recorded uncertain outcome and only Resume moves the row. The ledgers of
 // runtime/ledger are RowTakers.
 type RowTaker interface {
-	// TakeOverRow claims row id for owner until `until`, with the next
-	// fence, when TakeOver at now would hand it out: a claim whose lease
-	// expired before now, or an uncertain claim marked re-drivable whose
-	// RedriveUntil has not passed. won reports whether it did; otherwise
-	// the Record is the row as stored. Of callers taking one row at once
-	// (by TakeOver or TakeOverRow), at most one gets it.
-	TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (row Record, won bool, err error)
+	// TakeOverRow claims row id for h, for lease, with the next fence,
+	// when TakeOver at now would hand it out: a claim whose lease has
+	// ended or whose holder was an earlier incarnation of h's instance, or
+	// an uncertain claim marked re-drivable whose RedriveUntil has not
+	// passed. won reports whether it did; otherwise the Record is the row
+	// as stored. Of callers taking one row at once (by TakeOver or
+	// TakeOverRow), at most one gets it.
+	TakeOverRow(ctx context.Context, id int64, now time.Time, h Holder, lease time.Duration) (row Record, won bool, err error)
+}
+
+// Incarnations is a Ledger that numbers the runs of named instances
+// (Holder). The ledgers of runtime/ledger are.
+type Incarnations interface {
+	// Incarnate returns the incarnation of instance for this handle of
+	// the ledger: its first call for an instance numbers a new run, higher
+	// than every run of the instance before, and later calls return the
+	// same number.
+	Incarnate(ctx context.Context, instance string) (int64, error)
 }

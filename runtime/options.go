@@ -26,6 +26,7 @@ type Settings struct {
 	AttemptTimeout time.Duration // default 30s: every attempt has a deadline
 	MaxRetryAfter  time.Duration // default 60s: a longer Retry-After ends the call instead of waiting
 	Lease          time.Duration // default 60s: the ledger claim's lease, renewed every Lease/3 while the call runs
+	Instance       string        // the stable name of this instance of the program (WithInstance); "" for none
 	Ledger         Ledger
 	Tokens         TokenSource
 	Hooks          Hooks
@@ -67,7 +68,10 @@ func WithBackoff(base, max time.Duration) Option {
 
 // WithRetryBudget limits retries across the client: each call earns ratio
 // retries, at least min retries per second are always allowed, and at most
-// ten seconds' worth are saved up. Defaults: 0.2 and 10.
+// ten seconds' worth are saved up; a new client starts with them saved.
+// Defaults: 0.2 and 10. A retry the provider asked for of a keyed write
+// inside its key's window (a 409 while the key is in flight, a 429 with
+// Retry-After) does not draw on the budget.
 func WithRetryBudget(ratio float64, min int) Option {
 	return func(s *Settings) { s.BudgetRatio, s.BudgetMin = ratio, min }
 }
@@ -93,9 +97,26 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(s *Settings) { s.Ma
 
 // WithLease sets the lease of a ledger claim (default 60s). While the call
 // runs, its lease is renewed every d/3; a row whose lease has expired may be
-// taken over by Resume in this or another process. The lease must exceed
-// the attempt timeout by a sixth of itself (d ≥ 1.2 × AttemptTimeout).
+// taken over by Resume in this or another process. The ledger sets and
+// judges leases by its database's clock, never by a client's. Before each
+// attempt the lease must last the whole attempt timeout, renewed if need
+// be: the lease must exceed the attempt timeout by a sixth of itself
+// (d ≥ 1.2 × AttemptTimeout), which is what a renewal's round trip to the
+// database may take, and NewClient refuses a shorter one.
 func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d } }
+
+// WithInstance names this instance of the program: a name that stays the
+// same when the instance restarts and that no other running process uses
+// (a StatefulSet pod's name, a host's). The ledger numbers each run of the
+// instance (runtime.Incarnations), and its claims carry the name and the
+// run: after a crash, the restarted instance takes the claims its earlier
+// run left at once (Resume at start-up, or a call with their business
+// key), fenced as any takeover, instead of waiting out their leases.
+// Another instance still waits for the lease. Two processes running under
+// one name at once would take each other's live claims: never share one.
+// Each handle of a ledger is one run (runtime/ledger's Open): the clients
+// of one process that share a name share one handle.
+func WithInstance(name string) Option { return func(s *Settings) { s.Instance = name } }
 
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"
 // claim their business key before calling, and in which the uncertain

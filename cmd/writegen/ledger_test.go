@@ -32,7 +32,7 @@ func TestLedgerCommand(t *testing.T) {
 	}
 	id := runtime.Identity{Scope: "support-desk", Operation: "create-thread", BusinessKey: "escalation:42"}
 	rec, _, err := l.Claim(ctx, runtime.Record{Identity: id, OperationID: "createThread", Owner: "support-ops",
-		ProviderKey: runtime.ProviderKey(id, 64, nil)}, "test", time.Now().Add(time.Minute))
+		ProviderKey: runtime.ProviderKey(id, 64, nil)}, runtime.Holder{Owner: "test"}, time.Minute)
 	if err == nil {
 		err = l.Settle(ctx, rec.ID, rec.Fence, runtime.StateUncertain, runtime.Settlement{Attempts: 2, LastError: "ambiguous without key or lookup: EOF"})
 	}

@@ -41,18 +41,18 @@ type deadLedger struct {
 	dead *atomic.Bool
 }
 
-func (d deadLedger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+func (d deadLedger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	if d.dead.Load() {
 		return runtime.Record{}, false, errKilled
 	}
-	return d.l.Claim(ctx, rec, owner, until)
+	return d.l.Claim(ctx, rec, h, lease)
 }
 
-func (d deadLedger) Renew(ctx context.Context, id, fence int64, until time.Time) error {
+func (d deadLedger) Renew(ctx context.Context, id, fence int64, lease time.Duration) error {
 	if d.dead.Load() {
 		return errKilled
 	}
-	return d.l.Renew(ctx, id, fence, until)
+	return d.l.Renew(ctx, id, fence, lease)
 }
 
 func (d deadLedger) Settle(ctx context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
@@ -69,18 +69,18 @@ func (d deadLedger) Await(ctx context.Context, id int64) (runtime.Record, error)
 	return d.l.Await(ctx, id)
 }
 
-func (d deadLedger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+func (d deadLedger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	if d.dead.Load() {
 		return nil, errKilled
 	}
-	return d.l.TakeOver(ctx, scope, tenant, operation, now, owner, until, limit)
+	return d.l.TakeOver(ctx, scope, tenant, operation, now, h, lease, limit)
 }
 
-func (d deadLedger) TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
+func (d deadLedger) TakeOverRow(ctx context.Context, id int64, now time.Time, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	if d.dead.Load() {
 		return runtime.Record{}, false, errKilled
 	}
-	return d.l.TakeOverRow(ctx, id, now, owner, until)
+	return d.l.TakeOverRow(ctx, id, now, h, lease)
 }
 
 func (d deadLedger) Record(ctx context.Context, rec runtime.Record) (int64, error) {

@@ -61,4 +61,8 @@ type Dialect struct {
 	// item: " FOR UPDATE SKIP LOCKED" where workers run concurrently in
 	// transactions that can lock rows, "" where writes are serialised.
 	SkipLocked string
+	// Now is the SQL expression of the database's clock, in microseconds
+	// since the Unix epoch: the clock that sets and judges every lease of a
+	// claim, so that callers whose clocks disagree agree on leases.
+	Now string
 }

@@ -23,14 +23,42 @@
 //
 // # Leases and fences
 //
-// A claim is held under a lease (owner, until) that the caller renews
-// while its call runs (Renew), and a fence: a number that every claim and
-// every takeover of the row increments. Renew and Settle present the fence
-// they got; with a stale one they fail with runtime.ErrLeaseLost and
-// change nothing. TakeOver hands out the claims whose lease has passed,
-// each to one caller, with the next fence, so a caller that stopped
-// renewing (it died, or hangs) is shut out of the row its taker now
-// drives; age alone never hands a live call's row to someone else.
+// A claim is held under a lease that the caller renews while its call
+// runs (Renew), and a fence: a number that every claim and every takeover
+// of the row increments. Renew and Settle present the fence they got; with
+// a stale one they fail with runtime.ErrLeaseLost and change nothing.
+// TakeOver hands out the claims whose lease has passed, each to one
+// caller, with the next fence, so a caller that stopped renewing (it died,
+// or hangs) is shut out of the row its taker now drives; age alone never
+// hands a live call's row to someone else. TakeOverRow does the same for
+// one row, by its id: a call with the row's business key drives it on at
+// once, and of the callers that take one row at once, by TakeOver or
+// TakeOverRow, one gets it.
+//
+// A caller gives a lease as a length. The ledger sets its end, and
+// compares it when taking over, by one clock: on PostgreSQL the server's
+// (clock_timestamp() in the statement), so that the clocks of the
+// machines that share the database, which drift and are stepped, never
+// judge each other's leases; a caller counts its lease from when it sent
+// the statement, by its own clock, which ends it no later than the
+// database does. On SQLite the clock is SQLite's, that of the machine that
+// runs the process: every process that opens one SQLite file is assumed
+// to run on that machine (a file shared over a network is not safe for
+// SQLite's locks either). WithClock, for tests, replaces that clock too.
+//
+// # Holders and restarts
+//
+// A claim names its holder (runtime.Holder): the client, and, when the
+// program named its instance (runtime.WithInstance: a pod's name, stable
+// across restarts, used by one process at a time), the instance and its
+// incarnation, a number Incarnate gives each run of the instance (kept
+// in writegen_instances; each handle of the ledger is one run). A claim
+// held by an earlier incarnation of the taker's own instance is held by a
+// process that is gone: TakeOver and TakeOverRow hand it to the new run at
+// once, fenced as any takeover, so an instance that restarts after a crash
+// drives its claims on at start-up (Resume) or when a call repeats the
+// write, instead of waiting out their leases. Another instance still
+// waits for the lease.
 //
 // # States
 //
@@ -101,7 +129,10 @@
 // resolved "not applied", not_applied. Version 3 gives outbox items a
 // scope and a tenant, and makes (scope, tenant, operation, dedupe key) what
 // records an obligation once; items of version 2 keep theirs, unscoped.
-// Times are stored as microseconds since the Unix epoch, UTC.
+// Version 4 adds the holder's instance and incarnation to claims (rows of
+// version 3 keep theirs, with none) and the writegen_instances table.
+// Times are stored as microseconds since the Unix epoch, UTC; lease ends
+// by the database's clock, the others by the process's.
 //
 // # Statements
 //

@@ -45,8 +45,12 @@ type Ledger struct {
 	dialect Dialect
 	q       queries
 	clock   runtime.Clock
+	leases  bool   // clock judges leases too: a test gave it (WithClock)
 	driver  []any  // what WithDriver passed; read by the database packages
 	changed signal // broadcast when a claim leaves state claimed in this process
+
+	mu           sync.Mutex       // guards incarnations
+	incarnations map[string]int64 // the run of each instance that Incarnate numbered
 }
 
 var _ runtime.Ledger = (*Ledger)(nil)
@@ -55,8 +59,20 @@ var _ runtime.Ledger = (*Ledger)(nil)
 type Option func(*Ledger)
 
 // WithClock sets the clock that stamps rows and decides when outbox items
-// and inbox events are due. Tests inject one so that no test sleeps.
-func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock = c } }
+// and inbox events are due. Tests inject one so that no test sleeps; it
+// then sets and judges the leases of claims too, which are otherwise set
+// and judged by the database's clock alone.
+func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock, l.leases = c, true } }
+
+// leaseNow is the time that stands for the database's clock in the
+// statements that set and compare leases: 0, the database's own, unless a
+// test gave the ledger a clock.
+func (l *Ledger) leaseNow() int64 {
+	if l.leases {
+		return micros(l.clock.Now())
+	}
+	return 0
+}
 
 // WithDriver passes v to the database package that opens the ledger,
 // which defines the values it reads (sqlite.WithSynchronousNormal returns
@@ -160,28 +176,29 @@ func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// Claim inserts rec in state claimed under the lease (owner, until), with
-// fence 1, unless its identity (rec.Identity) is claimed already; a row of
-// the identity in state not_applied is claimed again, with the next fence,
-// rec's request and digest, and its outcome cleared. won reports whether
-// this caller holds the claim. The record returned is the row as stored:
-// the caller's, with its id and fence, or the one already there, whose
-// Digest the caller compares with its own.
-func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+// Claim inserts rec in state claimed, held by h for lease from now by the
+// database's clock, with fence 1, unless its identity (rec.Identity) is
+// claimed already; a row of the identity in state not_applied is claimed
+// again, with the next fence, rec's request and digest, and its outcome
+// cleared. won reports whether this caller holds the claim. The record
+// returned is the row as stored: the caller's, with its id, fence and
+// lease's end, or the one already there, whose Digest the caller compares
+// with its own.
+func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	id := rec.Identity
 	if id.Operation == "" || id.BusinessKey == "" {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs an operation and a business key (got %q, %q)", id.Operation, id.BusinessKey)
 	}
 	now := l.clock.Now()
-	var rowID, fence, created int64
-	found, err := queryRow(ctx, l.conn, claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+	var rowID, fence, created, until int64
+	found, err := queryRow(ctx, l.conn, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
 		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-		owner, micros(until), micros(now))(&rowID, &fence, &created)
+		h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
 	if err == nil && !found {
 		// Taken: by a row that may be claimed again only if nothing was applied.
-		found, err = queryRow(ctx, l.conn, claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+		found, err = queryRow(ctx, l.conn, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
 			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-			bytes(nil), owner, micros(until), micros(now))(&rowID, &fence, &created)
+			bytes(nil), h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
 	}
 	if err != nil {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w", describe(id), err)
@@ -193,17 +210,19 @@ func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, owner string, un
 	won := runtime.Record{
 		ID: rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
 		Reference: rec.Reference, Owner: rec.Owner, State: runtime.StateClaimed,
-		Request: rec.Request, Digest: rec.Digest, Fence: fence, LeaseOwner: owner,
-		LeaseUntil: fromMicros(micros(until)), CreatedAt: fromMicros(created), UpdatedAt: fromMicros(micros(now)),
+		Request: rec.Request, Digest: rec.Digest, Fence: fence, LeaseOwner: h.Owner, LeaseInstance: h.Instance,
+		LeaseIncarnation: h.Incarnation, LeaseUntil: fromMicros(until), CreatedAt: fromMicros(created),
+		UpdatedAt: fromMicros(micros(now)),
 	}
 	return won, true, nil
 }
 
-// Renew extends the lease of row id, held with fence, to until. It fails
-// with an error matching runtime.ErrLeaseLost when the row is no longer
-// claimed with that fence: another caller took it over, or it was settled.
-func (l *Ledger) Renew(ctx context.Context, id, fence int64, until time.Time) error {
-	n, err := l.conn.Exec(ctx, claimRenew, id, fence, micros(until), micros(l.clock.Now()))
+// Renew makes the lease of row id, held with fence, end lease from now by
+// the database's clock. It fails with an error matching
+// runtime.ErrLeaseLost when the row is no longer claimed with that fence:
+// another caller took it over, or it was settled.
+func (l *Ledger) Renew(ctx context.Context, id, fence int64, lease time.Duration) error {
+	n, err := l.conn.Exec(ctx, l.q.claimRenew, id, fence, lease.Microseconds(), micros(l.clock.Now()), l.leaseNow())
 	if err != nil {
 		return fmt.Errorf("ledger: renew the lease of row %d: %w", id, err)
 	}
@@ -295,17 +314,19 @@ func (l *Ledger) Await(ctx context.Context, id int64) (runtime.Record, error) {
 
 // TakeOver hands the caller, oldest first and at most limit (0 for no
 // limit), the claims of scope and tenant (and operation, unless "") that
-// need driving on: rows claimed whose lease ended before now, whose
-// holder stopped renewing it, and uncertain rows marked re-drivable whose
-// window has not ended at now. Each row returned is claimed by owner until
-// until, with the next fence, so the caller that held it can no longer
-// renew or settle it; no two callers get the same row.
-func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+// need driving on: rows claimed whose lease has ended by the database's
+// clock, as their holder stopped renewing it, rows claimed by an earlier
+// incarnation of h's instance (h.Instance, when not ""), which is gone,
+// and uncertain rows marked re-drivable whose window has not ended at now,
+// the caller's time. Each row returned is claimed by h for lease, with the
+// next fence, so the caller that held it can no longer renew or settle
+// it; no two callers get the same row.
+func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	if limit <= 0 || limit > math.MaxInt32 {
 		limit = math.MaxInt32
 	}
-	rows, err := l.conn.Query(ctx, l.q.claimsTakeOver, scope, tenant, operation, micros(now), owner, micros(until),
-		micros(l.clock.Now()), limit)
+	rows, err := l.conn.Query(ctx, l.q.claimsTakeOver, scope, tenant, operation, micros(now), h.Owner, lease.Microseconds(),
+		micros(l.clock.Now()), limit, h.Instance, h.Incarnation, l.leaseNow())
 	if err != nil {
 		return nil, fmt.Errorf("ledger: take over rows of %s: %w", describe(runtime.Identity{Scope: scope, Tenant: tenant, Operation: operation}), err)
 	}
@@ -317,14 +338,16 @@ func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, 
 	return recs, nil
 }
 
-// TakeOverRow hands row id to owner until until, with the next fence, when
-// TakeOver at now would hand it out: a claim whose lease ended before now,
-// or an uncertain row marked re-drivable whose window has not ended at
-// now. won reports whether it did; otherwise the row is returned as it is
-// (an error matching ErrNotFound when there is none). Of the callers that
-// take one row at once, by TakeOver or TakeOverRow, at most one gets it.
-func (l *Ledger) TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
-	rows, err := l.conn.Query(ctx, claimTakeOverRow, id, micros(now), owner, micros(until), micros(l.clock.Now()))
+// TakeOverRow hands row id to h for lease, with the next fence, when
+// TakeOver at now would hand it out: a claim whose lease has ended or
+// whose holder was an earlier incarnation of h's instance, or an uncertain
+// row marked re-drivable whose window has not ended at now. won reports
+// whether it did; otherwise the row is returned as it is (an error
+// matching ErrNotFound when there is none). Of the callers that take one
+// row at once, by TakeOver or TakeOverRow, at most one gets it.
+func (l *Ledger) TakeOverRow(ctx context.Context, id int64, now time.Time, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
+	rows, err := l.conn.Query(ctx, l.q.claimTakeOverRow, id, micros(now), h.Owner, lease.Microseconds(), micros(l.clock.Now()),
+		h.Instance, h.Incarnation, l.leaseNow())
 	if err != nil {
 		return runtime.Record{}, false, fmt.Errorf("ledger: take over row %d: %w", id, err)
 	}
@@ -339,7 +362,36 @@ func (l *Ledger) TakeOverRow(ctx context.Context, id int64, now time.Time, owner
 	return row.Record, false, err
 }
 
-var _ runtime.RowTaker = (*Ledger)(nil)
+var (
+	_ runtime.RowTaker     = (*Ledger)(nil)
+	_ runtime.Incarnations = (*Ledger)(nil)
+)
+
+// Incarnate returns this handle's run of instance: the first call for an
+// instance numbers a new run in writegen_instances, one more than the
+// last, and later calls return it. Each Open of the ledger is a new run of
+// the instances it is asked for, and takes over at once the claims their
+// earlier runs hold: an instance name must be used by one process at a
+// time (a pod's name, not a deployment's), with one handle of the ledger.
+func (l *Ledger) Incarnate(ctx context.Context, instance string) (int64, error) {
+	if strings.TrimSpace(instance) == "" {
+		return 0, errors.New("ledger: incarnate: an instance needs a name")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n, ok := l.incarnations[instance]; ok {
+		return n, nil
+	}
+	var n int64
+	if _, err := queryRow(ctx, l.conn, l.q.instanceIncarnate, instance, l.leaseNow())(&n); err != nil {
+		return 0, fmt.Errorf("ledger: number a run of instance %q: %w", instance, err)
+	}
+	if l.incarnations == nil {
+		l.incarnations = map[string]int64{}
+	}
+	l.incarnations[instance] = n
+	return n, nil
+}
 
 // Record inserts rec, a row that is already settled (rec.State is not
 // claimed), and returns its id. It is not a claim: its identity may repeat,
@@ -544,7 +596,8 @@ func scanRow(s scanner) (Row, error) {
 	var leaseUntil, redriveUntil, created, updated int64
 	err := s.Scan(&r.ID, &r.Scope, &r.Tenant, &r.Operation, &r.BusinessKey, &r.OperationID, &r.ProviderKey,
 		&r.Reference, &r.Owner, &state, &r.ProviderID, &r.Status, &r.Body, &r.Request, &r.Digest, &r.Attempts,
-		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated)
+		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated,
+		&r.LeaseInstance, &r.LeaseIncarnation)
 	r.State, r.CreatedAt, r.UpdatedAt = runtime.State(state), fromMicros(created), fromMicros(updated)
 	if leaseUntil != 0 {
 		r.LeaseUntil = fromMicros(leaseUntil)

@@ -1,6 +1,9 @@
 package ledger
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The statements the ledger runs, each once, named after what it does.
 // Both dialects accept them as written; the worker's pick ends with the
@@ -22,25 +25,31 @@ const (
 const (
 	recordColumns = `id, scope, tenant, operation, business_key, operation_id, provider_key, reference,
 	owner, state, provider_id, status, body, request, digest, attempts, last_error, fence,
-	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at`
+	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at,
+	lease_instance, lease_incarnation`
+
+	// Leases are set and compared by the ledger's clock, {now $n}: the
+	// database's, unless a test gave the ledger one (WithClock), whose time
+	// is then $n (0 otherwise). A caller gives the lease's length.
 
 	claimInsert = `INSERT INTO writegen_claims
 	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
-	request, digest, fence, lease_owner, lease_until, claim, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, $12, TRUE, $13, $13)
+	request, digest, fence, lease_owner, lease_until, lease_instance, lease_incarnation, claim,
+	created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, {now $14} + $12, $15, $16, TRUE, $13, $13)
 ON CONFLICT (scope, tenant, operation, business_key) WHERE claim DO NOTHING
-RETURNING id, fence, created_at`
+RETURNING id, fence, created_at, lease_until`
 
 	// claimRetake claims again a row of the identity whose call did not
 	// apply: it takes the new request and starts over.
 	claimRetake = `UPDATE writegen_claims
 SET state = 'claimed', operation_id = $5, provider_key = $6, reference = $7, owner = $8,
 	request = $9, digest = $10, provider_id = '', status = 0, body = $11, attempts = 0,
-	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = $13,
-	redrive = FALSE, redrive_until = 0, updated_at = $14
+	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = {now $15} + $13,
+	lease_instance = $16, lease_incarnation = $17, redrive = FALSE, redrive_until = 0, updated_at = $14
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim
 	AND state = 'not_applied'
-RETURNING id, fence, created_at`
+RETURNING id, fence, created_at, lease_until`
 
 	claimByIdentity = `SELECT ` + recordColumns + ` FROM writegen_claims
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim`
@@ -54,7 +63,7 @@ WHERE ($1 = '' OR state = $1) AND ($2 OR scope = $3) AND ($4 OR tenant = $5)
 	AND ($6 = '' OR operation = $6)
 ORDER BY id`
 
-	claimRenew = `UPDATE writegen_claims SET lease_until = $3, updated_at = $4
+	claimRenew = `UPDATE writegen_claims SET lease_until = {now $5} + $3, updated_at = $4
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
 	claimSettle = `UPDATE writegen_claims
@@ -63,16 +72,19 @@ SET state = $3, provider_id = $4, status = $5, body = $6, attempts = $7, last_er
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
 	// claimsTakeOver hands rows that need driving on to one caller: claims
-	// whose lease expired before $4 and uncertain claims marked re-drivable
-	// whose window ($4) has not passed. A row is picked and claimed anew in
-	// one statement, and the pick skips rows another caller is taking.
+	// whose lease has ended by the ledger's clock, or whose holder was an
+	// earlier incarnation ($10) of the taker's instance ($9), and
+	// uncertain claims marked re-drivable whose window has not passed at
+	// the caller's $4. A row is picked and claimed anew in one statement,
+	// and the pick skips rows another caller is taking.
 	claimsTakeOver = `UPDATE writegen_claims
-SET state = 'claimed', fence = fence + 1, lease_owner = $5, lease_until = $6, redrive = FALSE,
-	updated_at = $7
+SET state = 'claimed', fence = fence + 1, lease_owner = $5, lease_until = {now $11} + $6,
+	lease_instance = $9, lease_incarnation = $10, redrive = FALSE, updated_at = $7
 WHERE id IN (
 	SELECT id FROM writegen_claims
 	WHERE claim AND scope = $1 AND tenant = $2 AND ($3 = '' OR operation = $3)
-		AND ((state = 'claimed' AND lease_until < $4)
+		AND ((state = 'claimed' AND (lease_until < {now $11}
+				OR ($9 <> '' AND lease_instance = $9 AND lease_incarnation < $10)))
 			OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $4)))
 	ORDER BY id
 	LIMIT $8 /*skip locked*/)
@@ -82,12 +94,19 @@ RETURNING ` + recordColumns
 	// its business key drives it on. Its condition is evaluated again on
 	// the row as locked, so of two takers one gets it.
 	claimTakeOverRow = `UPDATE writegen_claims
-SET state = 'claimed', fence = fence + 1, lease_owner = $3, lease_until = $4, redrive = FALSE,
-	updated_at = $5
+SET state = 'claimed', fence = fence + 1, lease_owner = $3, lease_until = {now $8} + $4,
+	lease_instance = $6, lease_incarnation = $7, redrive = FALSE, updated_at = $5
 WHERE id = $1 AND claim
-	AND ((state = 'claimed' AND lease_until < $2)
+	AND ((state = 'claimed' AND (lease_until < {now $8}
+			OR ($6 <> '' AND lease_instance = $6 AND lease_incarnation < $7)))
 		OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $2)))
 RETURNING ` + recordColumns
+
+	// instanceIncarnate numbers a new run of instance $1.
+	instanceIncarnate = `INSERT INTO writegen_instances (name, incarnation, started_at)
+VALUES ($1, 1, {now $2})
+ON CONFLICT (name) DO UPDATE SET incarnation = writegen_instances.incarnation + 1, started_at = {now $2}
+RETURNING incarnation`
 
 	// claimRecord inserts a settled row that is not a claim.
 	claimRecord = `INSERT INTO writegen_claims
@@ -226,10 +245,21 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
-	outboxLease, inboxLease, claimsTakeOver string
+	outboxLease, inboxLease, claimsTakeOver                                   string
+	claimInsert, claimRetake, claimRenew, claimTakeOverRow, instanceIncarnate string
 }
 
+// nowParam is {now $n} in a statement: the ledger's clock.
+var nowParam = regexp.MustCompile(`\{now (\$[0-9]+)\}`)
+
 func newQueries(d Dialect) queries {
+	clock := func(q string) string {
+		return nowParam.ReplaceAllString(q, "COALESCE(NULLIF(CAST($1 AS BIGINT), 0), "+d.Now+")")
+	}
 	pick := func(q string) string { return strings.Replace(q, " /*skip locked*/", d.SkipLocked, 1) }
-	return queries{outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: pick(claimsTakeOver)}
+	return queries{
+		outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: clock(pick(claimsTakeOver)),
+		claimInsert: clock(claimInsert), claimRetake: clock(claimRetake), claimRenew: clock(claimRenew),
+		claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
+	}
 }

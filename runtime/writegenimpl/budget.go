@@ -7,7 +7,10 @@ import (
 
 // budget is a token bucket shared by all calls of a client: every call
 // deposits ratio tokens, time deposits perSecond tokens a second, and every
-// retry takes one token. It stops retry storms when a provider fails.
+// retry takes one token. It stops retry storms when a provider fails. It
+// starts full (ten seconds' worth of perSecond), as the AWS SDKs' bucket
+// does, so a client that has just started is not poorer than one that has
+// run for ten seconds.
 type budget struct {
 	ratio     float64
 	perSecond float64
@@ -20,7 +23,7 @@ type budget struct {
 
 func newBudget(ratio float64, min int, now time.Time) *budget {
 	c := 10 * float64(max(min, 1))
-	return &budget{ratio: ratio, perSecond: float64(min), capacity: c, tokens: float64(min), last: now}
+	return &budget{ratio: ratio, perSecond: float64(min), capacity: c, tokens: 10 * float64(max(min, 0)), last: now}
 }
 
 // call records the start of one logical call.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -32,6 +33,8 @@ type Client struct {
 	owner     string // the lease owner of this client's claims: host, process and a random part
 	told      *toldRows
 	provider  providerClock // the provider's clock, for bounded list lookups
+	holder    holder        // who holds this client's claims
+	pending   *pending      // receipts the ledger could not record yet
 
 	// beat waits for the next renewal of a lease: d of real time by
 	// default. Tests replace it to renew on their signal.
@@ -96,12 +99,22 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 	case s.Ledger != nil && s.Lease < s.AttemptTimeout+s.Lease/6:
 		return nil, fmt.Errorf("writegen: a lease of %v cannot cover an attempt of %v and its renewal: want a lease of at least %v (WithLease)",
 			s.Lease, s.AttemptTimeout, s.AttemptTimeout*6/5)
+	case s.Instance != "" && strings.TrimSpace(s.Instance) != s.Instance:
+		return nil, fmt.Errorf("writegen: instance %q: want a name without leading or trailing spaces (WithInstance)", s.Instance)
+	case s.Instance != "" && s.Ledger == nil:
+		return nil, fmt.Errorf("writegen: instance %q: an instance name is for a ledger's claims, and the client has no ledger (WithLedger)", s.Instance)
+	}
+	if _, ok := s.Ledger.(runtime.Incarnations); s.Instance != "" && !ok {
+		return nil, fmt.Errorf("writegen: instance %q: the ledger (%T) does not number the runs of instances (runtime.Incarnations)", s.Instance, s.Ledger)
 	}
 	w := *s.HTTPClient
 	w.CheckRedirect = noRedirect
 	prefix := strings.TrimSuffix(u.EscapedPath(), "/")
 	u.Path, u.RawPath = "", ""
+	owner := leaseOwner()
 	return &Client{
+		holder:    holder{h: runtime.Holder{Owner: owner, Instance: s.Instance}},
+		pending:   new(pending),
 		scope:     scope,
 		base:      *u,
 		prefix:    prefix,
@@ -111,9 +124,33 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 		budget:    newBudget(s.BudgetRatio, s.BudgetMin, s.Clock.Now()),
 		deadlines: &attemptDeadlines{timeout: s.AttemptTimeout},
 		told:      new(toldRows),
-		owner:     leaseOwner(),
+		owner:     owner,
 		beat:      runtime.SystemClock.Sleep,
 	}, nil
+}
+
+// holder is who holds a client's claims: the incarnation of its instance
+// is asked of the ledger at the first claim, and asked again after an
+// error.
+type holder struct {
+	mu sync.Mutex
+	h  runtime.Holder
+}
+
+// holderOf returns who holds the client's claims.
+func (c *Client) holderOf(ctx context.Context) (runtime.Holder, error) {
+	c.holder.mu.Lock()
+	defer c.holder.mu.Unlock()
+	h := c.holder.h
+	if h.Instance == "" || h.Incarnation != 0 {
+		return h, nil
+	}
+	n, err := c.s.Ledger.(runtime.Incarnations).Incarnate(ctx, h.Instance)
+	if err != nil {
+		return h, fmt.Errorf("writegen: instance %q: %w", h.Instance, err)
+	}
+	c.holder.h.Incarnation = n
+	return c.holder.h, nil
 }
 
 // noRedirect stops a write at a redirect: the redirect itself is returned

@@ -54,10 +54,12 @@ func (le *lease) heartbeat(ctx context.Context, beat func(context.Context, time.
 	}
 }
 
-// renew extends the lease to length from now.
+// renew extends the lease to length from now. The ledger counts the length
+// from when it runs the statement, after now: counted from now, by the
+// client's clock, the lease ends no later than the ledger's clock says.
 func (le *lease) renew(ctx context.Context) error {
 	until := le.clock.Now().Add(le.length)
-	err := le.l.Renew(ctx, le.id, le.fence, until)
+	err := le.l.Renew(ctx, le.id, le.fence, le.length)
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	switch {
@@ -102,7 +104,8 @@ func (le *lease) ensure(ctx context.Context, need time.Duration) error {
 	until = le.until
 	le.mu.Unlock()
 	if left := until.Sub(le.clock.Now()); left < need {
-		return fmt.Errorf("writegen: the renewed lease lasts %v, the next attempt needs %v", left, need)
+		return fmt.Errorf("writegen: the renewed lease lasts %v, the next attempt needs %v: the renewal took %v, more than the lease's slack of %v",
+			left, need, le.length-left, le.length-need)
 	}
 	return nil
 }

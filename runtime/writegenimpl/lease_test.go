@@ -57,8 +57,8 @@ func TestPromise24_LiveCallKeepsItsClaim(t *testing.T) {
 			p := newProvider(t, step{loss: held})
 			op := thingOp(s)
 			op.Dedupe = true
-			l := newMemLedger()
 			clk := newTestClock()
+			l := newMemLedgerOn(clk)
 			a := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
 			beats := manualBeats(a)
 			replica := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
@@ -111,8 +111,8 @@ func TestPromise24_PausedCallIsSuperseded(t *testing.T) {
 			p := newProvider(t, step{loss: tc.first})
 			op := thingOp(tc.s)
 			op.Dedupe = true
-			l := newMemLedger()
 			clk := newTestClock()
+			l := newMemLedgerOn(clk)
 			var fails ledgerFailures
 			var n notes
 			a := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithHooks(fails.hooks()), runtime.WithNotifier(&n))
@@ -157,8 +157,8 @@ func TestPromise24_PausedCallIsSuperseded(t *testing.T) {
 		p := newProvider(t, step{loss: heldLost, release: mine}, step{loss: held, release: theirs})
 		op := thingOp(withKey)
 		op.Dedupe = true
-		l := newMemLedger()
 		clk := newTestClock()
+		l := newMemLedgerOn(clk)
 		a := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
 		manualBeats(a)
 		replica := newTestClient(t, p.URL, clk, runtime.WithLedger(l))

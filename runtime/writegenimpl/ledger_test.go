@@ -147,7 +147,7 @@ func claimFor(t *testing.T, l runtime.Ledger, c *Client, op *Operation, key, tit
 	enc := EncodeRequest(r)
 	sum := sha256.Sum256(enc)
 	row, won, err := l.Claim(context.Background(), runtime.Record{Identity: id, OperationID: op.ID, ProviderKey: pk,
-		Owner: op.Owner, Request: enc, Digest: sum[:], CreatedAt: until.Add(-time.Minute)}, "another-process", until)
+		Owner: op.Owner, Request: enc, Digest: sum[:], CreatedAt: until.Add(-time.Minute)}, runtime.Holder{Owner: "another-process"}, until.Sub(c.s.Clock.Now()))
 	if err != nil || !won {
 		t.Fatal(won, err)
 	}

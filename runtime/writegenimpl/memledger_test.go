@@ -18,6 +18,9 @@ type memLedger struct {
 	rows    []memRow                   // rows[id-1]
 	claims  map[runtime.Identity]int64 // the claim row of each identity
 	changed chan struct{}              // closed and replaced when a row leaves state claimed
+	// clock is the ledger's own, which sets and judges leases, as a
+	// database's does; nil for the system's.
+	clock runtime.Clock
 
 	// Hooks for tests, set before use and called without mu held: settle
 	// and renew answer Settle and Renew before the row is touched (a
@@ -41,13 +44,37 @@ func newMemLedger() *memLedger {
 	return &memLedger{claims: map[runtime.Identity]int64{}, changed: make(chan struct{})}
 }
 
-func (m *memLedger) Claim(_ context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+// newMemLedgerOn returns a memLedger whose leases follow clk.
+func newMemLedgerOn(clk runtime.Clock) *memLedger {
+	m := newMemLedger()
+	m.clock = clk
+	return m
+}
+
+// now is the time of the ledger's clock.
+func (m *memLedger) now() time.Time {
+	if m.clock == nil {
+		return time.Now()
+	}
+	return m.clock.Now()
+}
+
+// takeable reports whether TakeOver by h at now hands r out.
+func (m *memLedger) takeable(r *memRow, now time.Time, h runtime.Holder) bool {
+	expired := r.State == runtime.StateClaimed && (r.LeaseUntil.Before(m.now()) ||
+		h.Instance != "" && r.LeaseInstance == h.Instance && r.LeaseIncarnation < h.Incarnation)
+	redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil))
+	return r.claim && (expired || redrive)
+}
+
+func (m *memLedger) Claim(_ context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	if rec.BusinessKey == "" {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs a business key")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rec.State, rec.LeaseOwner, rec.LeaseUntil = runtime.StateClaimed, owner, until
+	rec.State, rec.LeaseOwner, rec.LeaseUntil = runtime.StateClaimed, h.Owner, m.now().Add(lease)
+	rec.LeaseInstance, rec.LeaseIncarnation = h.Instance, h.Incarnation
 	if id, ok := m.claims[rec.Identity]; ok {
 		r := &m.rows[id-1]
 		if r.State != runtime.StateNotApplied {
@@ -63,7 +90,7 @@ func (m *memLedger) Claim(_ context.Context, rec runtime.Record, owner string, u
 	return rec, true, nil
 }
 
-func (m *memLedger) Renew(_ context.Context, id, fence int64, until time.Time) error {
+func (m *memLedger) Renew(_ context.Context, id, fence int64, lease time.Duration) error {
 	if m.renew != nil {
 		if err := m.renew(id); err != nil {
 			return err
@@ -75,6 +102,7 @@ func (m *memLedger) Renew(_ context.Context, id, fence int64, until time.Time) e
 		m.mu.Unlock()
 		return fmt.Errorf("ledger: renew row %d with fence %d: %w", id, fence, runtime.ErrLeaseLost)
 	}
+	until := m.now().Add(lease)
 	r.LeaseUntil = until
 	m.mu.Unlock()
 	if m.renewed != nil {
@@ -127,7 +155,7 @@ func (m *memLedger) Await(ctx context.Context, id int64) (runtime.Record, error)
 	}
 }
 
-func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []runtime.Record
@@ -139,30 +167,32 @@ func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string,
 		if !r.claim || r.Scope != scope || r.Tenant != tenant || operation != "" && r.Operation != operation {
 			continue
 		}
-		expired := r.State == runtime.StateClaimed && r.LeaseUntil.Before(now)
-		redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil))
-		if !expired && !redrive {
+		if !m.takeable(r, now, h) {
 			continue
 		}
-		r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, owner, until, false
+		m.hand(r, h, lease)
 		out = append(out, r.Record)
 	}
 	return out, nil
 }
 
-func (m *memLedger) TakeOverRow(_ context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
+// hand claims r anew for h.
+func (m *memLedger) hand(r *memRow, h runtime.Holder, lease time.Duration) {
+	r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, h.Owner, m.now().Add(lease), false
+	r.LeaseInstance, r.LeaseIncarnation = h.Instance, h.Incarnation
+}
+
+func (m *memLedger) TakeOverRow(_ context.Context, id int64, now time.Time, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if id < 1 || int(id) > len(m.rows) {
 		return runtime.Record{}, false, fmt.Errorf("ledger: no row %d", id)
 	}
 	r := &m.rows[id-1]
-	expired := r.State == runtime.StateClaimed && r.LeaseUntil.Before(now)
-	redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil))
-	if !r.claim || !expired && !redrive {
+	if !m.takeable(r, now, h) {
 		return r.Record, false, nil
 	}
-	r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, owner, until, false
+	m.hand(r, h, lease)
 	return r.Record, true, nil
 }
 

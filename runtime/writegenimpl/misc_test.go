@@ -237,4 +237,18 @@ func TestNewClient(t *testing.T) {
 			t.Errorf("lease %v, attempt timeout %v: err %v", tc.lease, tc.attempt, err)
 		}
 	}
+	// An instance name is for a ledger that numbers its runs.
+	for _, tc := range []struct {
+		name string
+		opts []runtime.Option
+		want string
+	}{
+		{"no ledger", []runtime.Option{runtime.WithInstance("pod-7")}, "has no ledger"},
+		{"a ledger without incarnations", []runtime.Option{runtime.WithInstance("pod-7"), runtime.WithLedger(newMemLedger())}, "runtime.Incarnations"},
+		{"spaces", []runtime.Option{runtime.WithInstance(" pod-7"), runtime.WithLedger(newMemLedger())}, "spaces"},
+	} {
+		if _, err := NewClient(testScope, "http://127.0.0.1", tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want one that says %q", tc.name, err, tc.want)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 )
@@ -27,10 +28,17 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 	// reached.
 	driven := map[int64]bool{}
 	back := 0
+	if err := c.pending.flush(ctx, l); err != nil {
+		errs = append(errs, err) // outcomes kept from calls whose settle failed
+	}
+	h, err := c.holderOf(ctx)
+	if err != nil {
+		return rep, err
+	}
 	for ctx.Err() == nil {
 		now := c.s.Clock.Now()
 		limit := resumeBatch + back
-		rows, err := l.TakeOver(ctx, c.scope, c.s.Tenant, op.keyScope(), now, c.owner, now.Add(c.s.Lease), limit)
+		rows, err := l.TakeOver(ctx, c.scope, c.s.Tenant, op.keyScope(), now, h, c.s.Lease, limit)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("writegen: operation %q: take over rows: %w", op.ID, err))
 			break
@@ -45,7 +53,7 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 			}
 			fresh++
 			rep.Taken++
-			to, compensated, err := c.drive(ctx, op, cd, row)
+			to, compensated, err := c.drive(ctx, op, cd, row, now.Add(c.s.Lease))
 			rep.Compensated += compensated
 			switch to {
 			case runtime.StateActive:
@@ -105,15 +113,16 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	return x, err
 }
 
-// drive drives one row taken over and returns the state it settled the row
-// in, "" if none, and how many duplicates it compensated.
-func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime.Record) (runtime.State, int, error) {
+// drive drives one row taken over, whose lease lasts until until by the
+// client's clock, and returns the state it settled the row in, "" if
+// none, and how many duplicates it compensated.
+func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime.Record, until time.Time) (runtime.State, int, error) {
 	x, err := c.resumed(op, cd, row)
 	if x == nil {
 		return "", 0, err // left claimed: its lease expires
 	}
 	ctx = x.callStart(ctx)
-	x.lease = c.hold(ctx, row.ID, row.Fence, row.LeaseUntil)
+	x.lease = c.hold(ctx, row.ID, row.Fence, until)
 	if err != nil {
 		_, to, err := x.settle(ctx, outcome{}, x.uncertain("stored request unreadable", err))
 		return to, 0, err
@@ -141,23 +150,25 @@ func (x *logical) resumedFrom(row runtime.Record) failure {
 	return first
 }
 
-// takeUncertain takes over the uncertain row of the call's business key
-// when it may be driven on (promise 45): its key is inside its window, or
-// its strong lookup can answer, as the row's Settlement.Redrive says. It
-// returns the row taken, with its new fence, and true; or the row as the
-// ledger holds it now, and false, when the row may not be driven on,
-// another caller (a Resume, another replica) took it first, the request is
-// not the row's, or the ledger cannot hand over one row (runtime.RowTaker).
-func (x *logical) takeUncertain(ctx context.Context, row runtime.Record) (runtime.Record, bool) {
+// takeRow takes over the row of the call's business key, held by h from
+// now on, when it may be driven on: an uncertain row whose key is inside
+// its window, or whose strong lookup can answer, as the row's
+// Settlement.Redrive says (promise 45), or a claim that an earlier run of
+// h's instance left (promise 38). It returns the row taken, with its new
+// fence, and true; or the row as the ledger holds it now, and false, when
+// the row may not be driven on, another caller (a Resume, another replica)
+// took it first, the request is not the row's, or the ledger cannot hand
+// over one row (runtime.RowTaker).
+func (x *logical) takeRow(ctx context.Context, row runtime.Record, h runtime.Holder) (runtime.Record, bool) {
 	rt, ok := x.c.s.Ledger.(runtime.RowTaker)
 	if !ok || row.Identity != x.info.Identity || len(row.Digest) == 0 || !bytes.Equal(row.Digest, x.digest) {
 		return row, false // a row of a ledger's first schema holds no digest: Resume sends its own request
 	}
 	now := x.c.s.Clock.Now()
-	taken, won, err := rt.TakeOverRow(ctx, row.ID, now, x.c.owner, now.Add(x.c.s.Lease))
+	taken, won, err := rt.TakeOverRow(ctx, row.ID, now, h, x.c.s.Lease)
 	if err != nil {
-		x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: take over uncertain ledger row %d: %w",
-			x.op.ID, keyOf(x.info.Identity), row.ID, err))
+		x.ledgerFailed(ctx, fmt.Errorf("writegen: operation %q%s: take over %s ledger row %d: %w",
+			x.op.ID, keyOf(x.info.Identity), row.State, row.ID, err))
 		return row, false
 	}
 	if !won && taken.ID != row.ID {
@@ -166,13 +177,14 @@ func (x *logical) takeUncertain(ctx context.Context, row runtime.Record) (runtim
 	return taken, won
 }
 
-// driveTaken drives on the row the call took over, as Resume drives a row,
-// with the stored request (the call's own: their digests are equal) and
-// provider key, and settles it with the outcome. A call whose context
-// ends before it did anything gives the row back as it was.
-func (x *logical) driveTaken(ctx context.Context, row runtime.Record) (outcome, error) {
+// driveTaken drives on the row the call took over, whose lease lasts
+// until until by the client's clock, as Resume drives a row, with the
+// stored request (the call's own: their digests are equal) and provider
+// key, and settles it with the outcome. A call whose context ends before
+// it did anything gives the row back, uncertain and re-drivable.
+func (x *logical) driveTaken(ctx context.Context, row runtime.Record, until time.Time) (outcome, error) {
 	x.keyTime, x.rowID = row.CreatedAt, row.ID
-	x.lease = x.c.hold(ctx, row.ID, row.Fence, row.LeaseUntil)
+	x.lease = x.c.hold(ctx, row.ID, row.Fence, until)
 	res, err := x.run(ctx, true, x.resumedFrom(row))
 	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
 		x.lease.release()

@@ -51,8 +51,10 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 			return result{}, x.ended(err)
 		}
 		if x.lease != nil {
-			need := x.c.s.AttemptTimeout + x.c.s.Lease/6
-			if err := x.lease.ensure(ctx, need); err != nil {
+			// The lease must outlast the attempt even if no heartbeat renews
+			// it meanwhile; the rest of the lease (at least a sixth, as
+			// NewClient checks) is the slack for the renewal's round trip.
+			if err := x.lease.ensure(ctx, x.c.s.AttemptTimeout); err != nil {
 				if x.sent {
 					return result{}, x.uncertain(reasonLease, err)
 				}
@@ -90,6 +92,7 @@ type failure struct {
 	hinted    bool          // the provider advised against retrying
 	uncertain string        // if set: stop at once, uncertain for this reason
 	running   bool          // the provider is still running an earlier attempt (409): wait the whole backoff
+	asked     bool          // the provider asked for the retry of a keyed write (429 with Retry-After)
 	conns     int           // connections the attempt used
 }
 
@@ -131,6 +134,7 @@ func (x *logical) classify(r response) failure {
 		f.uncertain = reasonKeyReused
 	case s == 408 || s == 425 || s == 429:
 		notApplied = true
+		f.asked = keyed && s == 429 && f.after > 0
 	case s >= 500 && s <= 599:
 		f.committed = write
 	case s == 409:
@@ -292,7 +296,9 @@ func (x *logical) stopReason(f failure) string {
 // stop failing providers, not slow ones: the 409 waits of a call are
 // bounded instead by the attempt budget's time, runningBudget, by the
 // context's deadline, and by the key's window, past which no 409 is sent
-// again.
+// again. A 429 with Retry-After on a keyed write inside its window
+// (f.asked) is a retry the provider asked for, at its time: it does not
+// draw on the retry budget either, and counts against the attempts.
 func (x *logical) wait(ctx context.Context, f failure, byKey bool) (time.Duration, string) {
 	after := f.after
 	if limit := x.c.s.MaxRetryAfter; after > limit {
@@ -312,6 +318,11 @@ func (x *logical) wait(ctx context.Context, f failure, byKey bool) (time.Duratio
 				x.waited, d, x.limit, b/time.Duration(x.limit))
 		}
 		x.waited += d
+		return d, ""
+	}
+	if f.asked && x.inWindow() {
+		// The provider asked for this retry, at its time, of a write its
+		// key keeps one: not the storm the budget stops.
 		return d, ""
 	}
 	if x.budgeted && !x.c.budget.retry(now) {

@@ -137,10 +137,10 @@ func cut(name string) (scope, tenant string, ok bool) {
 // leakyLedger is a broken ledger that ignores scope and tenant.
 type leakyLedger struct{ *memLedger }
 
-func (l *leakyLedger) TakeOver(ctx context.Context, _, _, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+func (l *leakyLedger) TakeOver(ctx context.Context, _, _, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	var out []runtime.Record
 	for _, r := range l.all() {
-		scoped, err := l.memLedger.TakeOver(ctx, r.Scope, r.Tenant, operation, now, owner, until, limit)
+		scoped, err := l.memLedger.TakeOver(ctx, r.Scope, r.Tenant, operation, now, h, lease, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -149,11 +149,11 @@ func (l *leakyLedger) TakeOver(ctx context.Context, _, _, operation string, now 
 	return out, nil
 }
 
-func (l *leakyLedger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
+func (l *leakyLedger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	for _, r := range l.all() {
 		if r.Operation == rec.Operation && r.BusinessKey == rec.BusinessKey && r.Scope != rec.Scope {
 			return r.Record, false, nil
 		}
 	}
-	return l.memLedger.Claim(ctx, rec, owner, until)
+	return l.memLedger.Claim(ctx, rec, h, lease)
 }

@@ -226,9 +226,9 @@ type takers struct {
 	tried chan struct{}
 }
 
-func (l *takers) TakeOverRow(ctx context.Context, id int64, now time.Time, owner string, until time.Time) (runtime.Record, bool, error) {
+func (l *takers) TakeOverRow(ctx context.Context, id int64, now time.Time, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	defer func() { l.tried <- struct{}{} }()
-	return l.Ledger.(runtime.RowTaker).TakeOverRow(ctx, id, now, owner, until)
+	return l.Ledger.(runtime.RowTaker).TakeOverRow(ctx, id, now, h, lease)
 }
 
 func (l *takers) Await(ctx context.Context, id int64) (runtime.Record, error) {
@@ -236,9 +236,9 @@ func (l *takers) Await(ctx context.Context, id int64) (runtime.Record, error) {
 	return l.Ledger.Await(ctx, id)
 }
 
-func (l *takers) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, owner string, until time.Time, limit int) ([]runtime.Record, error) {
+func (l *takers) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	defer func() { l.tried <- struct{}{} }()
-	return l.Ledger.TakeOver(ctx, scope, tenant, operation, now, owner, until, limit)
+	return l.Ledger.TakeOver(ctx, scope, tenant, operation, now, h, lease, limit)
 }
 
 // TestStillInProgressIsWaitedFor: a provider's 409 "still in progress" on

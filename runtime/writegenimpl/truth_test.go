@@ -159,7 +159,9 @@ func TestPromise29_Acknowledgements(t *testing.T) {
 
 // TestPromise28_LedgerFails: a receipt whose settle fails is still
 // returned, Hooks.LedgerFailed is told, the settle is tried again within
-// the lease, and the row stays claimed for Resume, which drives it on.
+// the lease, and the row stays claimed; the client keeps the receipt and
+// records it when the ledger is back, at its Resume, so that the row never
+// ends uncertain for an effect whose receipt a caller got.
 func TestPromise28_LedgerFails(t *testing.T) {
 	t.Run("database down", func(t *testing.T) {
 		p := newProvider(t)
@@ -182,12 +184,13 @@ func TestPromise28_LedgerFails(t *testing.T) {
 			t.Errorf("LedgerFailed told %d times, %d settles tried, row %s; want 1, %d, claimed",
 				fails.count(), tries.Load(), l.row(1).State, settleTries)
 		}
-		// The database is back; the lease has run out.
+		// The database is back; the lease has run out. Resume records the
+		// receipt the client kept, and has nothing left to take over.
 		l.settle = nil
 		clk.advance(2 * time.Minute)
 		rep, err := Resume(context.Background(), c, op, thingCall(c, op, "x"))
-		if err != nil || rep.Active != 1 || l.row(1).State != runtime.StateActive || l.row(1).ProviderID != "th_1" || p.effectCount() != 1 {
-			t.Errorf("report %+v, err %v, row %+v, %d effects; want th_1 active, one effect", rep, err, l.row(1).Record, p.effectCount())
+		if err != nil || rep.Taken != 0 || l.row(1).State != runtime.StateActive || l.row(1).ProviderID != "th_1" || p.effectCount() != 1 {
+			t.Errorf("report %+v, err %v, row %+v, %d effects; want th_1 active, nothing taken, one effect", rep, err, l.row(1).Record, p.effectCount())
 		}
 	})
 	t.Run("database back at the second try", func(t *testing.T) {
@@ -221,4 +224,47 @@ func TestPromise28_LedgerFails(t *testing.T) {
 			t.Errorf("err %v, %d notes; want uncertain, recorded by Ledger.Record and notified", err, len(n.list))
 		}
 	})
+}
+
+// TestPromise28_KeptReceiptOfARowTakenOver: a receipt kept because the
+// ledger failed is not forced onto a row that another replica took over
+// meanwhile (its lease ran out): the replica's outcome stands, the kept
+// one is dropped at the next claim, and Hooks.LedgerFailed says so.
+func TestPromise28_KeptReceiptOfARowTakenOver(t *testing.T) {
+	p := newProvider(t)
+	op := thingOp(withKey)
+	op.Dedupe = true
+	clk := newTestClock()
+	l := newMemLedgerOn(clk)
+	down := true
+	l.settle = func(int64, runtime.State) error {
+		if down {
+			return errors.New("database is down")
+		}
+		return nil
+	}
+	var fails ledgerFailures
+	c := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithHooks(fails.hooks()))
+	replica := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
+	if r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil || r.ID != "th_1" {
+		t.Fatalf("receipt %+v, err %v; want th_1", r, err)
+	}
+	down = false
+	clk.advance(2 * time.Minute)
+	if rep, err := Resume(context.Background(), replica, op, thingCall(replica, op, "x")); err != nil || rep.Taken != 1 || rep.Active != 1 {
+		t.Fatalf("the replica's resume: %+v, %v; want the row taken over and active", rep, err)
+	}
+	before := fails.count()
+	if r, err := Write(context.Background(), c, op, thingKey{"2"}, thingCall(c, op, "y")); err != nil || r.ID != "th_2" {
+		t.Fatalf("the next write: %+v, %v", r, err)
+	}
+	if row := l.row(1); row.State != runtime.StateActive || row.Fence != 2 || row.ProviderID != "th_1" {
+		t.Errorf("row %+v; want the replica's settlement under fence 2", row.Record)
+	}
+	if fails.count() != before+1 || c.pending.n.Load() != 0 {
+		t.Errorf("LedgerFailed told %d times at the next claim, %d outcomes still kept; want once, none", fails.count()-before, c.pending.n.Load())
+	}
+	if p.effectCount() != 2 {
+		t.Errorf("%d effects, want 2", p.effectCount())
+	}
 }

@@ -80,21 +80,31 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		return outcome{}, err
 	}
 	x.encode()
+	if err := c.pending.flush(ctx, l); err != nil {
+		x.ledgerFailed(ctx, err) // outcomes kept from earlier calls
+	}
+	h, err := c.holderOf(ctx)
 	now := c.s.Clock.Now()
-	row, won, err := l.Claim(ctx, runtime.Record{
-		Identity: id, OperationID: op.ID, ProviderKey: pk, Reference: x.storedRef(), Owner: op.Owner,
-		State: runtime.StateClaimed, Request: x.enc, Digest: x.digest, CreatedAt: now, UpdatedAt: now,
-	}, c.owner, now.Add(c.s.Lease))
+	var row runtime.Record
+	won := false
+	if err == nil {
+		row, won, err = l.Claim(ctx, runtime.Record{
+			Identity: id, OperationID: op.ID, ProviderKey: pk, Reference: x.storedRef(), Owner: op.Owner,
+			State: runtime.StateClaimed, Request: x.enc, Digest: x.digest, CreatedAt: now, UpdatedAt: now,
+		}, h, c.s.Lease)
+	}
 	if err != nil {
 		err = x.notApplied("the ledger could not claim the key", err)
 		x.finish(ctx, outcome{}, err, runtime.StateNotApplied, false)
 		return outcome{}, err
 	}
-	if !won && row.State == runtime.StateUncertain {
-		// An uncertain row that may be driven on is driven on now, as
-		// Resume would, by whoever takes it over first.
-		if row, won = x.takeUncertain(ctx, row); won {
-			return x.driveTaken(ctx, row)
+	if !won && (row.State == runtime.StateUncertain || row.State == runtime.StateClaimed && h.Instance != "" &&
+		row.LeaseInstance == h.Instance && row.LeaseIncarnation < h.Incarnation) {
+		// An uncertain row that may be driven on, or a claim that an
+		// earlier run of this instance left, is driven on now, as Resume
+		// would, by whoever takes it over first.
+		if row, won = x.takeRow(ctx, row, h); won {
+			return x.driveTaken(ctx, row, now.Add(c.s.Lease))
 		}
 	}
 	if !won {
@@ -111,6 +121,9 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	if !row.CreatedAt.IsZero() && row.CreatedAt.Before(now) {
 		x.keyTime = row.CreatedAt
 	}
+	// The lease lasts c.s.Lease from when the ledger set it, which is after
+	// now: counted from now, by this client's clock, it ends no later than
+	// the ledger's clock says.
 	x.lease = c.hold(ctx, row.ID, row.Fence, now.Add(c.s.Lease))
 	x.claimed = true
 	res, err := x.run(ctx, false, failure{})
@@ -314,8 +327,9 @@ const (
 // settle records the outcome of a claimed write in its row and returns it,
 // with the state recorded ("" when the ledger could not record it). The
 // lease is released on every path. A receipt whose settle fails is still
-// returned: the row stays claimed and Resume drives it on once its lease
-// expires. A caller whose row was taken over learns the other's outcome.
+// returned, and kept by the client, which records it before its next
+// claim or Resume (pending); until then the row stays claimed. A caller
+// whose row was taken over learns the other's outcome.
 func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, runtime.State, error) {
 	to, s := x.settlement(o, err)
 	// The outcome is recorded even if ctx ended: the provider call is done.
@@ -345,7 +359,8 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 		o, err := x.superseded(ctx, o, err, serr)
 		return o, "", err
 	}
-	serr = fmt.Errorf("writegen: operation %q%s: record the %s outcome in ledger row %d (it stays claimed for Resume): %w",
+	x.c.pending.keep(x.op.ID, x.rowID, x.lease.fence, to, s)
+	serr = fmt.Errorf("writegen: operation %q%s: record the %s outcome in ledger row %d (kept, to record before the client's next claim or Resume): %w",
 		x.op.ID, keyOf(x.info.Identity), to, x.rowID, serr)
 	x.ledgerFailed(ctx, serr)
 	x.finish(ctx, o, err, to, true)

@@ -254,10 +254,13 @@ type claimRow struct {
 	Fence       int64      `json:"fence"`
 	LeaseOwner  string     `json:"lease_owner"`
 	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
-	Redrive     bool       `json:"redrive"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	AgeSeconds  int64      `json:"age_seconds"`
+	// The instance and run of the holder, when it named its instance.
+	LeaseInstance    string    `json:"lease_instance,omitempty"`
+	LeaseIncarnation int64     `json:"lease_incarnation,omitempty"`
+	Redrive          bool      `json:"redrive"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+	AgeSeconds       int64     `json:"age_seconds"`
 }
 
 // outboxRow is how an outbox item is printed with -json.
@@ -375,7 +378,8 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				ID: r.ID, Scope: r.Scope, Tenant: r.Tenant, Operation: r.Operation, BusinessKey: r.BusinessKey,
 				OperationID: r.OperationID, ProviderKey: r.ProviderKey, Reference: r.Reference, ProviderID: r.ProviderID,
 				State: string(r.State), Status: r.Status, Owner: r.Owner, Attempts: r.Attempts, LastError: r.LastError,
-				Claim: r.Claim, Fence: r.Fence, LeaseOwner: r.LeaseOwner, Redrive: r.Redrive,
+				Claim: r.Claim, Fence: r.Fence, LeaseOwner: r.LeaseOwner, LeaseInstance: r.LeaseInstance,
+				LeaseIncarnation: r.LeaseIncarnation, Redrive: r.Redrive,
 				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, AgeSeconds: int64(now.Sub(r.CreatedAt) / time.Second),
 			}
 			if r.State == runtime.StateClaimed && !r.LeaseUntil.IsZero() {
@@ -499,12 +503,18 @@ func stateOf(r ledger.Row) string {
 }
 
 // lease describes the lease of a claimed row: "owner until 15:04:05Z"
-// with "(expired)" when it has passed; "-" for a settled row.
+// ("owner of instance pod-7, run 2 until ..." when the holder named its
+// instance) with "(expired)" when it has passed by this machine's clock
+// (the ledger judges it by the database's); "-" for a settled row.
 func lease(r ledger.Row, now time.Time) string {
 	if r.State != runtime.StateClaimed {
 		return "-"
 	}
-	s := orDash(r.LeaseOwner, "?") + " until " + r.LeaseUntil.UTC().Format(time.RFC3339)
+	s := orDash(r.LeaseOwner, "?")
+	if r.LeaseInstance != "" {
+		s += fmt.Sprintf(" of instance %s, run %d", r.LeaseInstance, r.LeaseIncarnation)
+	}
+	s += " until " + r.LeaseUntil.UTC().Format(time.RFC3339)
 	if r.LeaseUntil.Before(now) {
 		s += " (expired)"
 	}

@@ -70,7 +70,7 @@ func Bench(b *testing.B, bk Backend, opts ...ledger.Option) {
 			t1 := time.Now()
 			rec := runtime.Record{Identity: ident("bench", k), OperationID: "createThing",
 				ProviderKey: scope + "/bench:" + k, Owner: "things-oncall", Request: req, Digest: sum[:]}
-			row, won, err := l.Claim(ctx, rec, "bench", t1.Add(time.Minute))
+			row, won, err := l.Claim(ctx, rec, runtime.Holder{Owner: "bench"}, time.Minute)
 			if err != nil || !won {
 				b.Fatal(won, err)
 			}

@@ -54,6 +54,7 @@ type childArgs struct {
 	Callers  int      // concurrent callers (write)
 	Source   string   // the inbox's source (inbox)
 	Secret   string   // the inbox's webhook secret (inbox)
+	Instance string   // the client's instance name, "" for none (crash)
 }
 
 // child is a running child process.
@@ -184,7 +185,11 @@ func childCrash(ctx context.Context, l *ledger.Ledger, a childArgs) error {
 		}
 	}
 	hc := &http.Client{Transport: afterResponse{http.DefaultTransport, func() { at("after-call") }}}
-	c, err := writegenimpl.NewClient(scope, a.URL, []runtime.Option{runtime.WithLedger(boundaryLedger{l, at}), runtime.WithHTTPClient(hc)})
+	opts := []runtime.Option{runtime.WithLedger(boundaryLedger{l, at}), runtime.WithHTTPClient(hc)}
+	if a.Instance != "" {
+		opts = append(opts, runtime.WithInstance(a.Instance))
+	}
+	c, err := writegenimpl.NewClient(scope, a.URL, opts)
 	if err != nil {
 		return err
 	}
@@ -202,8 +207,8 @@ type boundaryLedger struct {
 	at func(boundary string)
 }
 
-func (l boundaryLedger) Claim(ctx context.Context, rec runtime.Record, owner string, until time.Time) (runtime.Record, bool, error) {
-	rec, won, err := l.Ledger.Claim(ctx, rec, owner, until)
+func (l boundaryLedger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
+	rec, won, err := l.Ledger.Claim(ctx, rec, h, lease)
 	if won && err == nil {
 		l.at("after-claim")
 	}

@@ -33,6 +33,9 @@ type listedRow struct {
 	LeaseOwner  string     `json:"lease_owner"`
 	LeaseUntil  *time.Time `json:"lease_until"`
 	Redrive     bool       `json:"redrive"`
+
+	LeaseInstance    string `json:"lease_instance"`
+	LeaseIncarnation int64  `json:"lease_incarnation"`
 }
 
 // listCommand runs "writegen ledger list -json" on dsn with args.
@@ -60,7 +63,7 @@ func testCommands(t *testing.T, b Backend) {
 		t.Helper()
 		rec := claimOf(id, "req")
 		rec.Reference = reference
-		r, _, err := l.Claim(ctx, rec, "caller-7", time.Now().Add(time.Hour))
+		r, _, err := l.Claim(ctx, rec, runtime.Holder{Owner: "caller-7"}, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +221,7 @@ func testCommands(t *testing.T, b Backend) {
 		t.Fatalf("resolve -not-applied: exit %d\n%s%s", code, out, errOut)
 	}
 	r1, _ := l.Get(ctx, ids[1])
-	again, won, err := l.Claim(ctx, claimOf(r1.Identity, "req"), "next", time.Now().Add(lease))
+	again, won, err := l.Claim(ctx, claimOf(r1.Identity, "req"), runtime.Holder{Owner: "next"}, lease)
 	if err != nil || !won || again.ID != ids[1] {
 		t.Fatalf("claim after resolve -not-applied: %+v won=%v, %v; want the key claimed again", again, won, err)
 	}
@@ -233,7 +236,7 @@ func testCommands(t *testing.T, b Backend) {
 	if code, _, errOut := run("redrive", "-id", strconv.FormatInt(recorded, 10), "-reason", "r"); code != 1 || !strings.Contains(errOut, "without a claim") {
 		t.Fatalf("redrive of a recorded row: exit %d: %s", code, errOut)
 	}
-	taken, err := l.TakeOver(ctx, "desk", "acme", "create-thing", time.Now(), "resumer", time.Now().Add(lease), 0)
+	taken, err := l.TakeOver(ctx, "desk", "acme", "create-thing", time.Now(), runtime.Holder{Owner: "resumer"}, lease, 0)
 	if err != nil || len(taken) != 1 || taken[0].ID != ids[2] {
 		t.Fatalf("takeover after redrive: %+v, %v; want row %d", taken, err, ids[2])
 	}

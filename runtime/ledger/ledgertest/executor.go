@@ -116,7 +116,9 @@ var boundaries = []string{"before-claim", "after-claim", "after-call", "after-re
 // for each way of settling an ambiguous attempt; after a restart resumes
 // the rows left claimed and the application writes again, the provider
 // holds exactly one effect and the write returns it, or the row is
-// uncertain and listed by "writegen ledger list" (promise 16).
+// uncertain and listed by "writegen ledger list" (promise 16). The
+// restart is the same instance (WithInstance), run again: it takes the
+// dead run's claims at once, long before their leases end (promise 38).
 func testCrash(t *testing.T, b Backend) {
 	ctx := context.Background()
 	for _, s := range strategies {
@@ -125,18 +127,21 @@ func testCrash(t *testing.T, b Backend) {
 				dsn := b.NewDSN(t)
 				p := NewProvider(t)
 				open(t, dsn) // migrate once, before the child starts
-				c := startChild(t, childArgs{Role: "crash", DSN: dsn, URL: p.URL, Key: "order:7", Strategy: s, Boundary: boundary})
+				c := startChild(t, childArgs{Role: "crash", DSN: dsn, URL: p.URL, Key: "order:7", Strategy: s, Boundary: boundary,
+					Instance: "worker-7"})
 				if got := c.line(); got != "at "+boundary {
 					t.Fatalf("child said %q, want %q\n%s", got, "at "+boundary, c.stderr.String())
 				}
 				c.kill()
 
-				// The restart, after the dead process's lease: resume, then
-				// the application's retry.
+				// The restart of the instance, well inside the dead run's
+				// lease by the database's clock: resume, then the
+				// application's retry. Its own clock is two minutes on.
 				l := open(t, dsn)
 				later := NewClock()
 				later.Advance(2 * time.Minute)
-				client, err := writegenimpl.NewClient(scope, p.URL, []runtime.Option{runtime.WithLedger(l), runtime.WithClock(later)})
+				client, err := writegenimpl.NewClient(scope, p.URL, []runtime.Option{runtime.WithLedger(l), runtime.WithClock(later),
+					runtime.WithInstance("worker-7")})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -110,7 +110,7 @@ func v1Ledger(t testing.TB, b Backend, dsn string, rows []v1Row) {
 	}
 }
 
-// testMigrateFromV1: a ledger written by version 1 opens with version 3;
+// testMigrateFromV1: a ledger written by version 1 opens with version 4;
 // every row keeps its fields, unscoped, with the states of version 2; the
 // adopt command assigns the rows to a scope, where the runtime claims,
 // takes over and replays them (promise 23's migration). Its outbox items
@@ -120,8 +120,8 @@ func testMigrateFromV1(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	v1Ledger(t, b, dsn, v1Rows)
 	l := open(t, dsn)
-	if v, err := l.SchemaVersion(ctx); err != nil || v != 3 {
-		t.Fatalf("schema version %d, %v; want 3", v, err)
+	if v, err := l.SchemaVersion(ctx); err != nil || v != 4 {
+		t.Fatalf("schema version %d, %v; want 4", v, err)
 	}
 	sent, pending := items(t, l, ledger.OutboxSent), items(t, l, ledger.OutboxPending)
 	if len(sent) != 1 || len(pending) != 1 {
@@ -176,7 +176,7 @@ func testMigrateFromV1(t *testing.T, b Backend) {
 		}
 	}
 	// New rows continue the ids.
-	fresh, _, err := l.Claim(ctx, claimOf(runtime.Identity{Scope: "desk", Operation: "create-thread", BusinessKey: "escalation:100"}, "r"), "me", time.Now().Add(lease))
+	fresh, _, err := l.Claim(ctx, claimOf(runtime.Identity{Scope: "desk", Operation: "create-thread", BusinessKey: "escalation:100"}, "r"), runtime.Holder{Owner: "me"}, lease)
 	if err != nil || fresh.ID <= int64(len(v1Rows)) {
 		t.Fatalf("a new claim: %+v, %v; want an id after the old rows'", fresh, err)
 	}
@@ -213,13 +213,13 @@ func testMigrateFromV1(t *testing.T, b Backend) {
 		{"escalation:6", false, runtime.StateRejected}, // a definite answer
 		{"escalation:7", false, runtime.StateActive},
 	} {
-		r, won, err := l.Claim(ctx, claimOf(thread(tc.key), "new request"), "me", time.Now().Add(lease))
+		r, won, err := l.Claim(ctx, claimOf(thread(tc.key), "new request"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil || won != tc.won || r.State != tc.state {
 			t.Fatalf("claim of adopted %s: %+v won=%v, %v; want won=%v, %s", tc.key, r, won, err, tc.won, tc.state)
 		}
 	}
 	// The row version 1 left claimed is taken over with the first fence.
-	taken, err := l.TakeOver(ctx, "desk", "", "create-thread", time.Now(), "resumer", time.Now().Add(lease), 0)
+	taken, err := l.TakeOver(ctx, "desk", "", "create-thread", time.Now(), runtime.Holder{Owner: "resumer"}, lease, 0)
 	if err != nil || len(taken) != 1 || taken[0].ID != 2 || taken[0].Fence != 1 || string(taken[0].Request) != "req 2" {
 		t.Fatalf("takeover of adopted rows: %+v, %v; want row 2", taken, err)
 	}
@@ -270,7 +270,7 @@ func testCommandsAdopt(t *testing.T, b Backend) {
 	}
 	// A client of the new version wrote escalation:1 in desk already: an
 	// old row of the same identity cannot join it.
-	if _, won, err := l.Claim(ctx, claimOf(runtime.Identity{Scope: "desk", Operation: "createthread", BusinessKey: "escalation:1"}, "r"), "me", time.Now().Add(lease)); err != nil || !won {
+	if _, won, err := l.Claim(ctx, claimOf(runtime.Identity{Scope: "desk", Operation: "createthread", BusinessKey: "escalation:1"}, "r"), runtime.Holder{Owner: "me"}, lease); err != nil || !won {
 		t.Fatalf("a new claim beside the unscoped row of the same operation and key: won=%v, %v; want a claim of its own", won, err)
 	}
 	code, out, errOut := run("adopt", "-scope", "desk")

@@ -25,7 +25,7 @@ type command struct {
 	ID         int64              `json:"id,omitempty"`
 	Fence      int64              `json:"fence,omitempty"`
 	Owner      string             `json:"owner,omitempty"`
-	Until      time.Time          `json:"until"`
+	Lease      time.Duration      `json:"lease"`
 	Now        time.Time          `json:"now"`
 	State      runtime.State      `json:"state,omitempty"`
 	Settlement runtime.Settlement `json:"settlement"`
@@ -98,10 +98,10 @@ func (c command) run(ctx context.Context, l *ledger.Ledger, i int) result {
 	switch c.Op {
 	case "claim":
 		var rec runtime.Record
-		rec, r.Won, err = l.Claim(ctx, c.Record, owner, c.Until)
+		rec, r.Won, err = l.Claim(ctx, c.Record, runtime.Holder{Owner: owner}, c.Lease)
 		r.Records = []runtime.Record{rec}
 	case "renew":
-		err = l.Renew(ctx, c.ID, c.Fence, c.Until)
+		err = l.Renew(ctx, c.ID, c.Fence, c.Lease)
 	case "settle":
 		err = l.Settle(ctx, c.ID, c.Fence, c.State, c.Settlement)
 	case "await":
@@ -111,7 +111,7 @@ func (c command) run(ctx context.Context, l *ledger.Ledger, i int) result {
 	case "takeover":
 		for {
 			var got []runtime.Record
-			got, err = l.TakeOver(ctx, c.Record.Scope, c.Record.Tenant, c.Record.Operation, c.Now, owner, c.Until, c.Limit)
+			got, err = l.TakeOver(ctx, c.Record.Scope, c.Record.Tenant, c.Record.Operation, c.Now, runtime.Holder{Owner: owner}, c.Lease, c.Limit)
 			r.Records = append(r.Records, got...)
 			if err != nil || len(got) == 0 {
 				break
@@ -220,13 +220,13 @@ func testLeaseAcrossProcesses(t *testing.T, b Backend) {
 	t0 := time.Now()
 	take := func(at time.Time) []runtime.Record {
 		t.Helper()
-		got, err := l.TakeOver(ctx, scope, "", "thing", at, "taker", at.Add(lease), 0)
+		got, err := l.TakeOver(ctx, scope, "", "thing", at, runtime.Holder{Owner: "taker"}, lease, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return got
 	}
-	claimed := holder.do(command{Op: "claim", Record: claimOf(ident("thing", "k"), "req"), Owner: "holder", Until: t0.Add(lease)})
+	claimed := holder.do(command{Op: "claim", Record: claimOf(ident("thing", "k"), "req"), Owner: "holder", Lease: lease})
 	if !claimed.Won || claimed.Err != "" {
 		t.Fatalf("the holder's claim: %+v", claimed)
 	}
@@ -234,18 +234,23 @@ func testLeaseAcrossProcesses(t *testing.T, b Backend) {
 	if got := take(t0.Add(lease / 2)); len(got) != 0 {
 		t.Fatalf("took over a live lease of another process: %+v", got)
 	}
-	if r := holder.do(command{Op: "renew", ID: row.ID, Fence: row.Fence, Until: t0.Add(2 * lease)}); r.Err != "" {
+	if r := holder.do(command{Op: "renew", ID: row.ID, Fence: row.Fence, Lease: 2 * lease}); r.Err != "" {
 		t.Fatalf("renew: %s", r.Err)
 	}
 	if got := take(t0.Add(lease + time.Second)); len(got) != 0 {
 		t.Fatalf("took over a lease another process renewed: %+v", got)
+	}
+	// The holder's last renewal ends its lease before the database's now:
+	// the lease has passed.
+	if r := holder.do(command{Op: "renew", ID: row.ID, Fence: row.Fence, Lease: -time.Second}); r.Err != "" {
+		t.Fatalf("renew: %s", r.Err)
 	}
 	waiter.send(command{Op: "await", ID: row.ID, N: 1})
 	taken := take(t0.Add(2*lease + time.Second))
 	if len(taken) != 1 || taken[0].ID != row.ID || taken[0].Fence != row.Fence+1 {
 		t.Fatalf("takeover after the lease passed: %+v", taken)
 	}
-	if r := holder.do(command{Op: "renew", ID: row.ID, Fence: row.Fence, Until: t0.Add(3 * lease)}); !r.LeaseLost {
+	if r := holder.do(command{Op: "renew", ID: row.ID, Fence: row.Fence, Lease: lease}); !r.LeaseLost {
 		t.Fatalf("the old holder's renewal: %+v, want ErrLeaseLost", r)
 	}
 	if r := holder.do(command{Op: "settle", ID: row.ID, Fence: row.Fence, State: runtime.StateActive,
@@ -258,7 +263,7 @@ func testLeaseAcrossProcesses(t *testing.T, b Backend) {
 	if r := waiter.reply(); len(r.Results) != 1 || r.Results[0].Err != "" || r.Results[0].Records[0].ProviderID != "from-the-taker" {
 		t.Fatalf("the waiter got %+v, want the taker's outcome", r)
 	}
-	again := holder.do(command{Op: "claim", Record: claimOf(ident("thing", "k"), "req"), Owner: "holder", Until: t0.Add(4 * lease)})
+	again := holder.do(command{Op: "claim", Record: claimOf(ident("thing", "k"), "req"), Owner: "holder", Lease: lease})
 	if again.Won || again.Records[0].State != runtime.StateActive || again.Records[0].ProviderID != "from-the-taker" {
 		t.Fatalf("the old holder's claim afterwards: %+v, want the taker's outcome", again)
 	}
@@ -284,7 +289,7 @@ func testConcurrentClaims(t *testing.T, b Backend) {
 	id := ident("thing", "order:42")
 	claim := func(round string) (winner runtime.Record, wins int) {
 		t.Helper()
-		results := together(t, procs, command{Op: "claim", N: per, Record: claimOf(id, "req"), Owner: round, Until: time.Now().Add(time.Hour)})
+		results := together(t, procs, command{Op: "claim", N: per, Record: claimOf(id, "req"), Owner: round, Lease: time.Hour})
 		if len(results) < concurrentCallers {
 			t.Fatalf("%d results, want %d", len(results), concurrentCallers)
 		}
@@ -341,7 +346,7 @@ func testConcurrentTakeOver(t *testing.T, b Backend) {
 	t0 := time.Now()
 	want := map[int64]bool{}
 	for i := range takenRows {
-		r, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("k", i)), "req"), "dead", t0)
+		r, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("k", i)), "req"), runtime.Holder{Owner: "dead"}, -time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,7 +354,7 @@ func testConcurrentTakeOver(t *testing.T, b Backend) {
 	}
 	procs := processes(t, dsn, max(b.Processes, 2))
 	results := together(t, procs, command{Op: "takeover", N: 5, Record: runtime.Record{Identity: ident("", "")},
-		Owner: "resumer", Now: t0.Add(time.Second), Until: t0.Add(time.Hour), Limit: 3})
+		Owner: "resumer", Now: t0.Add(time.Second), Lease: time.Hour, Limit: 3})
 	got := map[int64]string{}
 	for _, r := range results {
 		if r.Err != "" {

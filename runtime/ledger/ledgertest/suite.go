@@ -1,6 +1,6 @@
 // Package ledgertest is the conformance suite of writegen's ledgers: one
 // set of tests that every database passes (promises 15 to 20, 23 to 25,
-// 30, 31 and 33), run by the sqlite and postgres packages' tests, and the
+// 28, 30, 31, 33, 37 and 38), run by the sqlite and postgres packages' tests, and the
 // benchmark that compares a claim and its settlement with the database's
 // own commits.
 //
@@ -83,6 +83,10 @@ func Run(t *testing.T, b Backend) {
 		{"Resolve", testResolve},
 		{"Compensate", testCompensate},
 		{"LeaseAcrossProcesses", testLeaseAcrossProcesses},
+		{"Promise37_LeaseByDatabaseClock", testLeaseByDatabaseClock},
+		{"Promise37_MinimumLease", testMinimumLease},
+		{"Promise38_RestartTakesOwnClaims", testRestartTakesOwnClaims},
+		{"Promise28_ReceiptKeptWhenLedgerFails", testReceiptKeptWhenLedgerFails},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"ConcurrentTakeOver", testConcurrentTakeOver},
 		{"ConcurrentCallers", testConcurrentCallers},
@@ -166,19 +170,19 @@ func testSchema(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	l := open(t, dsn)
 	v, err := l.SchemaVersion(ctx)
-	if err != nil || v != 3 {
-		t.Fatalf("schema version = %d, %v; want 3", v, err)
+	if err != nil || v != 4 {
+		t.Fatalf("schema version = %d, %v; want 4", v, err)
 	}
 	// Opening again migrates nothing and keeps the rows.
 	id := ident("thing", "k")
-	if _, _, err := l.Claim(ctx, claimOf(id, "r"), "me", time.Now().Add(lease)); err != nil {
+	if _, _, err := l.Claim(ctx, claimOf(id, "r"), runtime.Holder{Owner: "me"}, lease); err != nil {
 		t.Fatal(err)
 	}
 	again := open(t, dsn)
-	if v, err := again.SchemaVersion(ctx); err != nil || v != 3 {
-		t.Fatalf("schema version after reopening = %d, %v; want 3", v, err)
+	if v, err := again.SchemaVersion(ctx); err != nil || v != 4 {
+		t.Fatalf("schema version after reopening = %d, %v; want 4", v, err)
 	}
-	if _, won, err := again.Claim(ctx, claimOf(id, "r"), "me", time.Now().Add(lease)); err != nil || won {
+	if _, won, err := again.Claim(ctx, claimOf(id, "r"), runtime.Holder{Owner: "me"}, lease); err != nil || won {
 		t.Fatalf("claim after reopening: won=%v, %v; want the row kept", won, err)
 	}
 	// A database migrated by a newer program is refused.
@@ -200,7 +204,7 @@ func testClaim(t *testing.T, b Backend) {
 	id := ident("thing", "order:1")
 	rec := claimOf(id, "req")
 	rec.Reference = "ref-1"
-	first, won, err := l.Claim(ctx, rec, "caller-1", until)
+	first, won, err := l.Claim(ctx, rec, runtime.Holder{Owner: "caller-1"}, until.Sub(clock.Now()))
 	if err != nil || !won {
 		t.Fatalf("first claim: won=%v, %v", won, err)
 	}
@@ -214,7 +218,7 @@ func testClaim(t *testing.T, b Backend) {
 		t.Fatalf("stored row %+v, %v; want %+v", stored, err, first)
 	}
 	// The loser gets the row as stored, with the winner's digest to compare.
-	second, won, err := l.Claim(ctx, claimOf(id, "another request"), "caller-2", until)
+	second, won, err := l.Claim(ctx, claimOf(id, "another request"), runtime.Holder{Owner: "caller-2"}, until.Sub(clock.Now()))
 	if err != nil || won {
 		t.Fatalf("second claim of one identity: won=%v, %v", won, err)
 	}
@@ -222,7 +226,7 @@ func testClaim(t *testing.T, b Backend) {
 		t.Fatalf("second claim returned %+v, want the first row %+v", second, first)
 	}
 	// The same business key of another operation is another write.
-	other, won, err := l.Claim(ctx, claimOf(ident("other", "order:1"), "req"), "caller-1", until)
+	other, won, err := l.Claim(ctx, claimOf(ident("other", "order:1"), "req"), runtime.Holder{Owner: "caller-1"}, until.Sub(clock.Now()))
 	if err != nil || !won || other.ID == first.ID {
 		t.Fatalf("claim for another operation: %+v won=%v, %v", other, won, err)
 	}
@@ -237,7 +241,7 @@ func testClaim(t *testing.T, b Backend) {
 		t.Fatalf("settled row = %+v, %v", got, err)
 	}
 	for _, bad := range []runtime.Identity{{Scope: scope, Operation: "thing"}, {Scope: scope, BusinessKey: "k"}} {
-		if _, _, err := l.Claim(ctx, claimOf(bad, "r"), "me", until); err == nil {
+		if _, _, err := l.Claim(ctx, claimOf(bad, "r"), runtime.Holder{Owner: "me"}, until.Sub(clock.Now())); err == nil {
 			t.Fatalf("claimed %+v", bad)
 		}
 	}
@@ -272,7 +276,7 @@ func testScopes(t *testing.T, b Backend) {
 	}
 	rows := map[runtime.Identity]runtime.Record{}
 	for i, id := range ids {
-		rec, won, err := l.Claim(ctx, claimOf(id, fmt.Sprint("request of ", i)), "caller", clock.Now().Add(lease))
+		rec, won, err := l.Claim(ctx, claimOf(id, fmt.Sprint("request of ", i)), runtime.Holder{Owner: "caller"}, lease)
 		if err != nil || !won {
 			t.Fatalf("claim of %+v: won=%v, %v; want a claim of its own", id, won, err)
 		}
@@ -292,7 +296,7 @@ func testScopes(t *testing.T, b Backend) {
 			t.Fatalf("find %+v: state %s", id, got.State)
 		}
 		// A later claim of each identity sees its own row only.
-		again, won, err := l.Claim(ctx, claimOf(id, "again"), "later", clock.Now().Add(lease))
+		again, won, err := l.Claim(ctx, claimOf(id, "again"), runtime.Holder{Owner: "later"}, lease)
 		if err != nil || won || again.ID != rows[id].ID {
 			t.Fatalf("claim of %+v again: %+v won=%v, %v; want its own row", id, again, won, err)
 		}
@@ -300,12 +304,12 @@ func testScopes(t *testing.T, b Backend) {
 	// Takeovers of one scope and tenant hand out nothing of another.
 	clock.Advance(2 * lease)
 	for _, id := range ids[1:] {
-		got, err := l.TakeOver(ctx, id.Scope, id.Tenant, "", clock.Now(), "resumer", clock.Now().Add(lease), 0)
+		got, err := l.TakeOver(ctx, id.Scope, id.Tenant, "", clock.Now(), runtime.Holder{Owner: "resumer"}, lease, 0)
 		if err != nil || len(got) != 1 || got[0].ID != rows[id].ID || got[0].Identity != id {
 			t.Fatalf("take over %q/%q: %+v, %v; want only the row of %+v", id.Scope, id.Tenant, got, err, id)
 		}
 	}
-	if got, err := l.TakeOver(ctx, "desk", "", "", clock.Now(), "resumer", clock.Now().Add(lease), 0); err != nil || len(got) != 0 {
+	if got, err := l.TakeOver(ctx, "desk", "", "", clock.Now(), runtime.Holder{Owner: "resumer"}, lease, 0); err != nil || len(got) != 0 {
 		t.Fatalf("take over desk without a tenant: %+v, %v; want nothing (its row is settled)", got, err)
 	}
 	// Listings select by scope and tenant.
@@ -343,15 +347,18 @@ func testLease(t *testing.T, b Backend) {
 	clock := NewClock()
 	l := open(t, b.NewDSN(t), ledger.WithClock(clock))
 	t0 := clock.Now()
+	// take takes rows over when the ledger's clock, which judges leases,
+	// says at.
 	take := func(at time.Time) []runtime.Record {
 		t.Helper()
-		got, err := l.TakeOver(ctx, scope, "", "thing", at, "taker", at.Add(lease), 0)
+		clock.Advance(at.Sub(clock.Now()))
+		got, err := l.TakeOver(ctx, scope, "", "thing", at, runtime.Holder{Owner: "taker"}, lease, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return got
 	}
-	row, _, err := l.Claim(ctx, claimOf(ident("thing", "k"), "req"), "holder", t0.Add(lease))
+	row, _, err := l.Claim(ctx, claimOf(ident("thing", "k"), "req"), runtime.Holder{Owner: "holder"}, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +368,7 @@ func testLease(t *testing.T, b Backend) {
 	if got := take(t0.Add(lease)); len(got) != 0 {
 		t.Fatalf("took over a lease at the instant it ends: %+v", got)
 	}
-	if err := l.Renew(ctx, row.ID, row.Fence, t0.Add(2*lease)); err != nil {
+	if err := l.Renew(ctx, row.ID, row.Fence, lease); err != nil { // at t0+lease: until t0+2·lease
 		t.Fatal(err)
 	}
 	if got := take(t0.Add(lease + time.Second)); len(got) != 0 {
@@ -383,13 +390,13 @@ func testLease(t *testing.T, b Backend) {
 	if got := take(t0.Add(2*lease + 2*time.Second)); len(got) != 0 {
 		t.Fatalf("took over a row taken over already: %+v", got)
 	}
-	if err := l.Renew(ctx, row.ID, row.Fence, t0.Add(3*lease)); !errors.Is(err, runtime.ErrLeaseLost) {
+	if err := l.Renew(ctx, row.ID, row.Fence, 3*lease); !errors.Is(err, runtime.ErrLeaseLost) {
 		t.Fatalf("renew with the old fence: %v, want ErrLeaseLost", err)
 	}
 	if err := l.Settle(ctx, row.ID, row.Fence, runtime.StateActive, runtime.Settlement{ProviderID: "old"}); !errors.Is(err, runtime.ErrLeaseLost) {
 		t.Fatalf("settle with the old fence: %v, want ErrLeaseLost", err)
 	}
-	if err := l.Renew(ctx, taken[0].ID, taken[0].Fence, t0.Add(4*lease)); err != nil {
+	if err := l.Renew(ctx, taken[0].ID, taken[0].Fence, 4*lease); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.Settle(ctx, taken[0].ID, taken[0].Fence, runtime.StateActive, runtime.Settlement{ProviderID: "new"}); err != nil {
@@ -401,23 +408,23 @@ func testLease(t *testing.T, b Backend) {
 	if err := l.Settle(ctx, row.ID, row.Fence, runtime.StateUncertain, runtime.Settlement{}); !errors.Is(err, runtime.ErrLeaseLost) {
 		t.Fatalf("settle of a row settled by its taker, with the old fence: %v, want ErrLeaseLost", err)
 	}
-	if err := l.Renew(ctx, taken[0].ID, taken[0].Fence, t0.Add(5*lease)); !errors.Is(err, runtime.ErrLeaseLost) {
+	if err := l.Renew(ctx, taken[0].ID, taken[0].Fence, 5*lease); !errors.Is(err, runtime.ErrLeaseLost) {
 		t.Fatalf("renew of a settled row: %v, want ErrLeaseLost", err)
 	}
-	if err := l.Renew(ctx, 99999, 1, t0); !errors.Is(err, ledger.ErrNotFound) {
+	if err := l.Renew(ctx, 99999, 1, lease); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("renew of a missing row: %v, want ErrNotFound", err)
 	}
 	// TakeOver hands out at most limit rows, oldest first.
 	var ids []int64
 	for i := range 3 {
-		r, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("n", i)), "req"), "holder", t0)
+		r, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("n", i)), "req"), runtime.Holder{Owner: "holder"}, -time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, r.ID)
 	}
 	now := t0.Add(time.Second)
-	if got, err := l.TakeOver(ctx, scope, "", "", now, "taker", now.Add(lease), 2); err != nil || len(got) != 2 || got[0].ID != ids[0] || got[1].ID != ids[1] {
+	if got, err := l.TakeOver(ctx, scope, "", "", now, runtime.Holder{Owner: "taker"}, lease, 2); err != nil || len(got) != 2 || got[0].ID != ids[0] || got[1].ID != ids[1] {
 		t.Fatalf("take over 2: %+v, %v; want rows %v", got, err, ids[:2])
 	}
 }
@@ -430,7 +437,7 @@ func testSettleRefuses(t *testing.T, b Backend) {
 	finals := []runtime.State{runtime.StateActive, runtime.StateRejected, runtime.StateUncertain, runtime.StateCompensated}
 	for _, from := range finals {
 		id := ident("thing", "key-"+string(from))
-		rec, _, err := l.Claim(ctx, claimOf(id, "r"), "me", time.Now().Add(lease))
+		rec, _, err := l.Claim(ctx, claimOf(id, "r"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,11 +458,11 @@ func testSettleRefuses(t *testing.T, b Backend) {
 				t.Fatalf("settle %s → %s: %v, want a refusal", from, to, err)
 			}
 		}
-		again, won, err := l.Claim(ctx, claimOf(id, "r"), "me", time.Now().Add(lease))
+		again, won, err := l.Claim(ctx, claimOf(id, "r"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil || won || again.State != from || again.ProviderID != "first" {
 			t.Fatalf("claim of a %s row: %+v won=%v, %v; want the settled row, not a new claim", from, again, won, err)
 		}
-		if got, err := l.TakeOver(ctx, scope, "", "", time.Now().Add(time.Hour), "taker", time.Now().Add(2*time.Hour), 0); err != nil || len(got) != 0 {
+		if got, err := l.TakeOver(ctx, scope, "", "", time.Now().Add(time.Hour), runtime.Holder{Owner: "taker"}, 2*time.Hour, 0); err != nil || len(got) != 0 {
 			t.Fatalf("take over of a %s row: %+v, %v; want nothing", from, got, err)
 		}
 	}
@@ -471,18 +478,17 @@ func testNotAppliedClaimedAgain(t *testing.T, b Backend) {
 	ctx := context.Background()
 	l := open(t, b.NewDSN(t))
 	id := ident("thing", "k")
-	until := time.Now().Add(lease)
-	first, won, err := l.Claim(ctx, claimOf(id, "one"), "first", until)
+	first, won, err := l.Claim(ctx, claimOf(id, "one"), runtime.Holder{Owner: "first"}, lease)
 	if err != nil || !won {
 		t.Fatalf("claim: won=%v, %v", won, err)
 	}
-	if _, won, _ := l.Claim(ctx, claimOf(id, "one"), "second", until); won {
+	if _, won, _ := l.Claim(ctx, claimOf(id, "one"), runtime.Holder{Owner: "second"}, lease); won {
 		t.Fatal("a claimed row was claimed again")
 	}
 	if err := l.Settle(ctx, first.ID, first.Fence, runtime.StateNotApplied, runtime.Settlement{Status: 429, Attempts: 2, LastError: "throttled", Body: []byte("slow down")}); err != nil {
 		t.Fatal(err)
 	}
-	again, won, err := l.Claim(ctx, claimOf(id, "two"), "third", until)
+	again, won, err := l.Claim(ctx, claimOf(id, "two"), runtime.Holder{Owner: "third"}, lease)
 	if err != nil || !won || again.ID != first.ID || again.State != runtime.StateClaimed || again.Fence != first.Fence+1 ||
 		string(again.Digest) != string(claimOf(id, "two").Digest) || !again.CreatedAt.Equal(first.CreatedAt) {
 		t.Fatalf("claim of a not_applied row: %+v won=%v, %v; want the same row claimed again with the next fence", again, won, err)
@@ -492,7 +498,7 @@ func testNotAppliedClaimedAgain(t *testing.T, b Backend) {
 		row.Status != 0 || len(row.Body) != 0 || row.LeaseOwner != "third" || row.Fence != again.Fence {
 		t.Fatalf("row after the second claim: %+v, %v", row, err)
 	}
-	if _, won, _ := l.Claim(ctx, claimOf(id, "two"), "fourth", until); won {
+	if _, won, _ := l.Claim(ctx, claimOf(id, "two"), runtime.Holder{Owner: "fourth"}, lease); won {
 		t.Fatal("the row claimed again was claimed a third time")
 	}
 	if err := l.Settle(ctx, first.ID, first.Fence, runtime.StateActive, runtime.Settlement{}); !errors.Is(err, runtime.ErrLeaseLost) {
@@ -527,11 +533,11 @@ func testRecord(t *testing.T, b Backend) {
 	if _, err := l.Record(ctx, unkeyed); err != nil {
 		t.Fatalf("record an unkeyed write: %v", err)
 	}
-	claimed, won, err := l.Claim(ctx, claimOf(id, "req"), "me", time.Now())
+	claimed, won, err := l.Claim(ctx, claimOf(id, "req"), runtime.Holder{Owner: "me"}, -time.Second)
 	if err != nil || !won {
 		t.Fatalf("claim of an identity that has recorded rows: won=%v, %v; want a claim", won, err)
 	}
-	if got, err := l.TakeOver(ctx, scope, "", "", time.Now().Add(time.Hour), "taker", time.Now().Add(2*time.Hour), 0); err != nil ||
+	if got, err := l.TakeOver(ctx, scope, "", "", time.Now().Add(time.Hour), runtime.Holder{Owner: "taker"}, 2*time.Hour, 0); err != nil ||
 		len(got) != 1 || got[0].ID != claimed.ID {
 		t.Fatalf("take over: %+v, %v; want the claim alone", got, err)
 	}
@@ -554,7 +560,7 @@ func testRedrive(t *testing.T, b Backend) {
 	now := clock.Now()
 	settle := func(k string, s runtime.Settlement) runtime.Record {
 		t.Helper()
-		r, _, err := l.Claim(ctx, claimOf(ident("thing", k), "req"), "me", now.Add(lease))
+		r, _, err := l.Claim(ctx, claimOf(ident("thing", k), "req"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -569,7 +575,7 @@ func testRedrive(t *testing.T, b Backend) {
 	// take takes rows over at at, and settles them active.
 	take := func(at time.Time) []int64 {
 		t.Helper()
-		got, err := l.TakeOver(ctx, scope, "", "thing", at, "resumer", at.Add(lease), 0)
+		got, err := l.TakeOver(ctx, scope, "", "thing", at, runtime.Holder{Owner: "resumer"}, lease, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -628,7 +634,7 @@ func testTakeOverRow(t *testing.T, b Backend) {
 	now := clock.Now()
 	claim := func(k string, until time.Time) runtime.Record {
 		t.Helper()
-		r, won, err := l.Claim(ctx, claimOf(ident("thing", k), "req"), "me", until)
+		r, won, err := l.Claim(ctx, claimOf(ident("thing", k), "req"), runtime.Holder{Owner: "me"}, until.Sub(clock.Now()))
 		if err != nil || !won {
 			t.Fatal(won, err)
 		}
@@ -656,7 +662,7 @@ func testTakeOverRow(t *testing.T, b Backend) {
 		{live, now, false},
 		{dead, now, true},
 	} {
-		got, won, err := l.TakeOverRow(ctx, tc.row.ID, tc.at, "taker", tc.at.Add(lease))
+		got, won, err := l.TakeOverRow(ctx, tc.row.ID, tc.at, runtime.Holder{Owner: "taker"}, lease)
 		if err != nil || won != tc.want || got.ID != tc.row.ID {
 			t.Fatalf("take over row %d (%s) at %v: %+v won=%v, %v; want won=%v", tc.row.ID, tc.row.BusinessKey, tc.at.Sub(now), got, won, err, tc.want)
 		}
@@ -667,7 +673,7 @@ func testTakeOverRow(t *testing.T, b Backend) {
 			t.Fatalf("row taken over: %+v", got)
 		}
 	}
-	if _, _, err := l.TakeOverRow(ctx, 99999, now, "taker", now.Add(lease)); !errors.Is(err, ledger.ErrNotFound) {
+	if _, _, err := l.TakeOverRow(ctx, 99999, now, runtime.Holder{Owner: "taker"}, lease); !errors.Is(err, ledger.ErrNotFound) {
 		t.Fatalf("take over of a missing row: %v, want ErrNotFound", err)
 	}
 	// Callers race for the row inside its window: one gets it.
@@ -685,12 +691,12 @@ func testTakeOverRow(t *testing.T, b Backend) {
 			var err error
 			if i == 0 { // a Resume, taking the rows of the operation
 				var rows []runtime.Record
-				rows, err = h.TakeOver(ctx, scope, "", "thing", now, owner, now.Add(lease), 0)
+				rows, err = h.TakeOver(ctx, scope, "", "thing", now, runtime.Holder{Owner: owner}, lease, 0)
 				for _, r := range rows {
 					won = won || r.ID == window.ID
 				}
 			} else {
-				_, won, err = h.TakeOverRow(ctx, window.ID, now, owner, now.Add(lease))
+				_, won, err = h.TakeOverRow(ctx, window.ID, now, runtime.Holder{Owner: owner}, lease)
 			}
 			if err != nil {
 				t.Error(err)
@@ -764,7 +770,7 @@ func testAwait(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	l, other := open(t, dsn), open(t, dsn) // other is another handle, as another process has
 	for i, waiter := range []*ledger.Ledger{l, other} {
-		rec, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("k", i)), "r"), "me", time.Now().Add(lease))
+		rec, _, err := l.Claim(ctx, claimOf(ident("thing", fmt.Sprint("k", i)), "r"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -798,7 +804,7 @@ func uncertainRows(t testing.TB, l *ledger.Ledger, keys ...string) []int64 {
 	t.Helper()
 	var ids []int64
 	for _, k := range keys {
-		rec, _, err := l.Claim(context.Background(), claimOf(ident("thing", k), "req"), "me", time.Now().Add(lease))
+		rec, _, err := l.Claim(context.Background(), claimOf(ident("thing", k), "req"), runtime.Holder{Owner: "me"}, lease)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -817,7 +823,7 @@ func testResolve(t *testing.T, b Backend) {
 	ctx := context.Background()
 	l := open(t, b.NewDSN(t))
 	u := uncertainRows(t, l, "u1", "u2", "u3")
-	claimed, _, err := l.Claim(ctx, claimOf(ident("thing", "c"), "r"), "me", time.Now().Add(lease))
+	claimed, _, err := l.Claim(ctx, claimOf(ident("thing", "c"), "r"), runtime.Holder{Owner: "me"}, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -853,11 +859,11 @@ func testResolve(t *testing.T, b Backend) {
 		t.Fatalf("resolved rows: %+v, %+v", r0, r1)
 	}
 	// Not applied: the next call claims the business key and writes again.
-	again, won, err := l.Claim(ctx, claimOf(ident("thing", "u2"), "req"), "next", time.Now().Add(lease))
+	again, won, err := l.Claim(ctx, claimOf(ident("thing", "u2"), "req"), runtime.Holder{Owner: "next"}, lease)
 	if err != nil || !won || again.ID != u[1] {
 		t.Fatalf("claim after a person's not applied: %+v won=%v, %v; want the row claimed again", again, won, err)
 	}
-	if _, won, _ := l.Claim(ctx, claimOf(ident("thing", "u1"), "req"), "next", time.Now().Add(lease)); won {
+	if _, won, _ := l.Claim(ctx, claimOf(ident("thing", "u1"), "req"), runtime.Holder{Owner: "next"}, lease); won {
 		t.Fatal("a row resolved committed was claimed again")
 	}
 	if list, err := l.List(ctx, ledger.Filter{State: runtime.StateUncertain, Scope: scope}); err != nil || len(list) != 1 || list[0].ID != u[2] {
@@ -884,7 +890,7 @@ func testCompensate(t *testing.T, b Backend) {
 	if err := l.Compensate(ctx, u[0], "again"); !errors.Is(err, ledger.ErrTransition) {
 		t.Fatalf("compensate twice: %v, want ErrTransition", err)
 	}
-	if _, won, _ := l.Claim(ctx, claimOf(ident("thing", "dup"), "req"), "next", time.Now().Add(lease)); won {
+	if _, won, _ := l.Claim(ctx, claimOf(ident("thing", "dup"), "req"), runtime.Holder{Owner: "next"}, lease); won {
 		t.Fatal("a compensated row was claimed again")
 	}
 }

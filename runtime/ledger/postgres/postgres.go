@@ -64,6 +64,9 @@ var dialect = ledger.Dialect{
 	Migrations:     migrations,
 	LockMigrations: lockMigrations,
 	SkipLocked:     " FOR UPDATE SKIP LOCKED",
+	// The server's clock when the statement runs (clock_timestamp, not the
+	// transaction's start): every client's lease is set and judged by it.
+	Now: `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000)::BIGINT`,
 }
 
 // Pool returns the connection pool, for the caller's own tables and

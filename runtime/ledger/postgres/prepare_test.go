@@ -60,23 +60,23 @@ func TestPreparedOnce(t *testing.T) {
 		t.Helper()
 		id := runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: k}
 		now := time.Now()
-		row, won, err := l.Claim(ctx, runtime.Record{Identity: id, Request: []byte("req")}, "me", now.Add(time.Minute))
+		row, won, err := l.Claim(ctx, runtime.Record{Identity: id, Request: []byte("req")}, runtime.Holder{Owner: "me"}, time.Minute)
 		if err != nil || !won {
 			t.Fatal(won, err)
 		}
-		if _, won, err := l.Claim(ctx, runtime.Record{Identity: id}, "other", now.Add(time.Minute)); err != nil || won {
+		if _, won, err := l.Claim(ctx, runtime.Record{Identity: id}, runtime.Holder{Owner: "other"}, time.Minute); err != nil || won {
 			t.Fatal(won, err)
 		}
-		if err := l.Renew(ctx, row.ID, row.Fence, now.Add(2*time.Minute)); err != nil {
+		if err := l.Renew(ctx, row.ID, row.Fence, 2*time.Minute); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Settle(ctx, row.ID, row.Fence, runtime.StateNotApplied, runtime.Settlement{Status: 429}); err != nil {
 			t.Fatal(err)
 		}
-		if row, won, err = l.Claim(ctx, runtime.Record{Identity: id}, "again", now); err != nil || !won {
+		if row, won, err = l.Claim(ctx, runtime.Record{Identity: id}, runtime.Holder{Owner: "again"}, -time.Second); err != nil || !won {
 			t.Fatal(won, err)
 		}
-		if taken, err := l.TakeOver(ctx, "things", "", "thing", now.Add(time.Second), "taker", now.Add(time.Minute), 0); err != nil || len(taken) != 1 {
+		if taken, err := l.TakeOver(ctx, "things", "", "thing", now.Add(time.Second), runtime.Holder{Owner: "taker"}, time.Minute, 0); err != nil || len(taken) != 1 {
 			t.Fatal(taken, err)
 		}
 		if err := l.Settle(ctx, row.ID, row.Fence+1, runtime.StateActive, runtime.Settlement{ProviderID: "p"}); err != nil {

@@ -123,7 +123,13 @@ func openDB(dsn string) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
-var dialect = ledger.Dialect{Name: "sqlite", Migrations: migrations}
+// dialect judges leases by SQLite's clock, which is the clock of the
+// machine that runs the process: every process that opens one SQLite file
+// runs on one machine, so they share it. (A file on a network share, used
+// from several machines, is neither safe for SQLite's locks nor for
+// leases: use the postgres package.)
+var dialect = ledger.Dialect{Name: "sqlite", Migrations: migrations,
+	Now: `CAST((julianday('now') - 2440587.5) * 86400000000.0 AS INTEGER)`}
 
 // DB returns the database, for the caller's own tables and transactions.
 func (l *Ledger) DB() *sql.DB { return l.db }

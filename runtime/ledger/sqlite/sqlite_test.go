@@ -138,7 +138,7 @@ func TestLockedByAnotherProcess(t *testing.T) {
 	}
 	defer l.Close()
 	id := runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: "held"}
-	row, won, err := l.Claim(ctx, runtime.Record{Identity: id, Request: []byte("req")}, "me", time.Now().Add(time.Hour))
+	row, won, err := l.Claim(ctx, runtime.Record{Identity: id, Request: []byte("req")}, runtime.Holder{Owner: "me"}, time.Hour)
 	if err != nil || !won {
 		t.Fatal(won, err)
 	}
@@ -173,11 +173,11 @@ func TestLockedByAnotherProcess(t *testing.T) {
 			t.Fatalf("%s while the file is locked: %v; want an error that says so", what, err)
 		}
 	}
-	_, _, err = l.Claim(ctx, runtime.Record{Identity: runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: "new"}}, "me", time.Now().Add(time.Hour))
+	_, _, err = l.Claim(ctx, runtime.Record{Identity: runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: "new"}}, runtime.Holder{Owner: "me"}, time.Hour)
 	locked("claim", err)
-	locked("renew", l.Renew(ctx, row.ID, row.Fence, time.Now().Add(2*time.Hour)))
+	locked("renew", l.Renew(ctx, row.ID, row.Fence, 2*time.Hour))
 	locked("settle", l.Settle(ctx, row.ID, row.Fence, runtime.StateActive, runtime.Settlement{ProviderID: "p_1"}))
-	_, err = l.TakeOver(ctx, "things", "", "", time.Now().Add(3*time.Hour), "taker", time.Now().Add(4*time.Hour), 0)
+	_, err = l.TakeOver(ctx, "things", "", "", time.Now().Add(3*time.Hour), runtime.Holder{Owner: "taker"}, 4*time.Hour, 0)
 	locked("takeover", err)
 	// Readers are not blocked: nothing changed.
 	if got, err := l.Get(ctx, row.ID); err != nil || got.State != runtime.StateClaimed || got.Fence != row.Fence || string(got.Request) != "req" {
@@ -194,7 +194,7 @@ func TestLockedByAnotherProcess(t *testing.T) {
 	if err := l.Settle(ctx, row.ID, row.Fence, runtime.StateActive, runtime.Settlement{ProviderID: "p_1"}); err != nil {
 		t.Fatalf("settle after the lock was released: %v", err)
 	}
-	if _, won, err := l.Claim(ctx, runtime.Record{Identity: runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: "new"}}, "me", time.Now().Add(time.Hour)); err != nil || !won {
+	if _, won, err := l.Claim(ctx, runtime.Record{Identity: runtime.Identity{Scope: "things", Operation: "thing", BusinessKey: "new"}}, runtime.Holder{Owner: "me"}, time.Hour); err != nil || !won {
 		t.Fatalf("claim after the lock was released: won=%v, %v", won, err)
 	}
 	var check string
