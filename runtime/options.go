@@ -27,6 +27,7 @@ type Settings struct {
 	MaxRetryAfter  time.Duration // default 60s: a longer Retry-After ends the call instead of waiting
 	Lease          time.Duration // default 60s: the ledger claim's lease, renewed every Lease/3 while the call runs
 	Instance       string        // the stable name of this instance of the program (WithInstance); "" for none
+	LookupSettle   time.Duration // default 5s: how long after a lost answer a strong lookup's "not found" is trusted
 	Ledger         Ledger
 	Tokens         TokenSource
 	Hooks          Hooks
@@ -117,6 +118,18 @@ func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d 
 // Each handle of a ledger is one run (runtime/ledger's Open): the clients
 // of one process that share a name share one handle.
 func WithInstance(name string) Option { return func(s *Settings) { s.Instance = name } }
+
+// WithLookupSettle sets how long after an attempt that may have committed
+// (its answer lost, or a 5xx) a strongly consistent lookup's "not found"
+// authorises sending the write again (default 5s). A request cut on this
+// side may still be running at the provider, and commit after the lookup
+// looked: a lookup that finds nothing at once is asked again once d has
+// passed since the attempt ended, and only that answer counts. Set it to
+// the longest a provider may still commit a request whose connection was
+// lost; a provider whose commits may land later should declare its lookup
+// eventual with a lag (consistency: {eventual: 30s}). 0 trusts the first
+// answer.
+func WithLookupSettle(d time.Duration) Option { return func(s *Settings) { s.LookupSettle = max(d, 0) } }
 
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"
 // claim their business key before calling, and in which the uncertain

@@ -121,6 +121,10 @@ type lookupAnswer struct {
 	pages       *pagesAnswer
 	since       string // a pointer into the found element
 	sinceNode   *yaml.Node
+	escape      Escape // the query language of the substitutions; "" for plain ones
+	escapeNode  *yaml.Node
+	lag         time.Duration // consistency: {eventual: 30s}
+	lagNode     *yaml.Node
 }
 
 // pagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
@@ -978,7 +982,7 @@ func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *answers) {
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
-	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency")
+	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency", "escape")
 	if m == nil {
 		return nil
 	}
@@ -995,7 +999,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			}
 			l.fn, l.fnNode = name, fn[1]
 		}
-		for _, k := range []string{"params", "body", "found", "match", "pages", "since"} {
+		for _, k := range []string{"params", "body", "found", "match", "pages", "since", "escape"} {
 			if kv, ok := m[k]; ok {
 				p.errorf(kv[0], "%s is only for a lookup operation", k)
 			}
@@ -1029,13 +1033,53 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	if kv, ok := m["pages"]; ok {
 		l.pages = p.pages(kv[1])
 	}
+	if kv, ok := m["escape"]; ok {
+		l.escape, l.escapeNode = p.escape(kv[1]), kv[1]
+	}
 	if kv, ok := m["consistency"]; ok {
-		s, _ := p.oneOf(kv[1], string(Strong), string(Eventual))
-		l.consistency = Consistency(s)
+		l.consistency, l.lag = p.consistency(kv[1])
+		if l.lag > 0 {
+			l.lagNode = kv[1]
+		}
 	} else if p.absent(n, m, "consistency") {
-		p.errorf(n, "lookup needs consistency: strong or eventual")
+		p.errorf(n, "lookup needs consistency: strong, eventual, or eventual with its lag ({eventual: 30s})")
 	}
 	return l
+}
+
+// escape reads the query language a lookup's substitutions are escaped for.
+func (p *annotParser) escape(n *yaml.Node) Escape {
+	names := make([]string, len(Escapes))
+	for i, e := range Escapes {
+		names[i] = string(e)
+	}
+	s, _ := p.oneOf(n, names...)
+	return Escape(s)
+}
+
+// consistency reads a lookup's consistency: strong, eventual, or {eventual: 30s}, eventual with
+// the lag after which "not found" proves the write did not commit.
+func (p *annotParser) consistency(n *yaml.Node) (Consistency, time.Duration) {
+	if n.Kind != yaml.MappingNode {
+		s, _ := p.oneOf(n, string(Strong), string(Eventual))
+		return Consistency(s), 0
+	}
+	m := p.mapping(n, "eventual")
+	if m == nil {
+		return "", 0
+	}
+	kv, ok := m["eventual"]
+	if !ok {
+		if p.absent(n, m, "eventual") {
+			p.errorf(n, "consistency as a mapping is {eventual: LAG}: how long after a write the lookup is sure to see it (like 30s)")
+		}
+		return "", 0
+	}
+	lag, ok := p.duration(kv[1])
+	if !ok {
+		return "", 0
+	}
+	return Eventual, lag
 }
 
 // pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.

@@ -519,11 +519,32 @@ type Lookup struct {
 	// the same boolean (Slack's reads carry ok too): false there fails the lookup rather than
 	// reading as not found. Nil otherwise.
 	OK *Path
+	// Lag, for an eventual lookup, is how long after a write the lookup is sure to see it
+	// (consistency: {eventual: 30s}): "not found" proves the write did not commit only once the
+	// lag has passed since the write's last attempt ended. Zero: "not found" proves nothing.
+	Lag time.Duration
+	// Escape is the query language each substitution of Params and Body is escaped for, as a
+	// whole literal of it (writegenimpl.StripeSearchString, ...); "" substitutes values as
+	// they are.
+	Escape Escape
 	// Values are the values of the write, other than the reference, that Params name (the
 	// ticket_id whose comments the read lists), sorted by Name. They travel with the reference
 	// (writegenimpl.JoinReference), so that Resume asks the same lookup.
 	Values []*LookupValue
 }
+
+// Escape names a query language whose literals a lookup's substitutions are written as.
+type Escape string
+
+const (
+	EscapeStripeSearch  Escape = "stripe_search"  // Stripe's search query language: 'value'
+	EscapeZendeskSearch Escape = "zendesk_search" // Zendesk's search syntax: value or "a phrase"
+	EscapeJQL           Escape = "jql"            // Jira's JQL: "value"
+	EscapeLucene        Escape = "lucene"         // the Lucene query syntax: a backslash-escaped term
+)
+
+// Escapes are the query languages, in the order messages list them.
+var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeJQL, EscapeLucene}
 
 // Pages is the bound of a lookup that walks the pages of a list: at most Max pages, each next
 // one asked for by passing the response's Cursor as the read's parameter Param. The walk ends

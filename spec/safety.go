@@ -921,11 +921,11 @@ const readAttempts = 3
 func neverFires(m RetryMember, s *Safety) string {
 	keyed := s.Key != nil && s.Idempotency != nil
 	safe := s.Effect == EffectReadOnly || s.Effect == EffectIdempotent || keyed ||
-		s.Lookup != nil && s.Lookup.Consistency == Strong
+		s.Lookup != nil && (s.Lookup.Consistency == Strong || s.Lookup.Lag > 0)
 	switch m.Kind {
 	case runtime.RetryAmbiguous:
 		if !safe {
-			return "after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe"
+			return "after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup (or eventual with a lag) and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe"
 		}
 	case runtime.Retry500, runtime.Retry502, runtime.Retry503, runtime.Retry504, runtime.Retry5xx:
 		if !safe {
@@ -943,7 +943,7 @@ func neverFires(m RetryMember, s *Safety) string {
 // is called with it, and what it finds has the write's response type.
 func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	id := so.op.ID
-	out := &Lookup{Consistency: l.consistency, Func: l.fn, Pos: r.pos(l.node)}
+	out := &Lookup{Consistency: l.consistency, Lag: l.lag, Func: l.fn, Pos: r.pos(l.node)}
 	if s.Reference == nil && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == "") {
 		where := "no reference is sent"
 		if s.Idempotency != nil && s.Idempotency.Header != "" {
@@ -983,6 +983,9 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	}
 	if !passes && l.matchNode == nil && len(r.errs) == before {
 		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)")
+	}
+	if l.escape != "" && !r.escaped(so, l, out) {
+		return nil
 	}
 	rr := read.Response
 	if rr.Type == nil || isBytes(rr.Type) {
@@ -1105,6 +1108,56 @@ func okIn(t *TypeRef, ptr string) *Path {
 		return nil
 	}
 	return p
+}
+
+// escaped checks a lookup's escape: it has substitutions to escape, and none of them sits inside
+// quotes the template writes itself (the escaped value is a whole literal, quotes included).
+func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
+	id := so.op.ID
+	quote := map[Escape]string{EscapeStripeSearch: "'", EscapeZendeskSearch: `"`, EscapeJQL: `"`}[l.escape]
+	n := 0
+	ok := true
+	check := func(parts []TemplatePart, text string, at *yaml.Node) {
+		for i, p := range parts {
+			if !p.Hole && p.Value == nil {
+				continue
+			}
+			n++
+			if quote == "" || i == 0 || i == len(parts)-1 {
+				continue
+			}
+			if strings.HasSuffix(parts[i-1].Literal, quote) && strings.HasPrefix(parts[i+1].Literal, quote) {
+				name := "ref"
+				if p.Value != nil {
+					name = p.Value.Name
+				}
+				r.errorf(at, id, "lookup %q quotes {%s} itself, but escape: %s writes each substitution as a whole literal, quotes included: write {%s} without the %s around it", text, name, l.escape, name, quote)
+				ok = false
+			}
+		}
+	}
+	for _, t := range out.Params {
+		at := l.opNode
+		for _, g := range l.params {
+			if g.name == t.Param.Name {
+				at = g.valueNode
+			}
+		}
+		check(t.Parts, t.Text, at)
+	}
+	if out.Body != nil {
+		for _, p := range out.Body.Parts {
+			if p.String != nil {
+				check(p.String, out.Body.JSON, l.body)
+			}
+		}
+	}
+	if n == 0 && ok {
+		r.errorf(l.escapeNode, id, "escape: %s escapes the {...} substitutions of the lookup's params and body, and it has none: leave escape out", l.escape)
+		return false
+	}
+	out.Escape = l.escape
+	return ok
 }
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:

@@ -2,6 +2,7 @@ package templates
 
 import (
 	"go/token"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +67,12 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	}
 	walk := l.Match != nil || l.Pages != nil || l.Since != nil
 	args := []jen.Code{jen.Id("ctx")}
+	raw := hole // the walk compares the reference as it is
+	if l.Escape != "" {
+		var pre []jen.Code
+		pre, hole, vals = escapes(l, hole, vals)
+		stmts = append(stmts, pre...)
+	}
 	if read.ParamsName != "" {
 		values, pre := templateParams(l.Params, hole, vals)
 		stmts = append(stmts, pre...)
@@ -85,7 +92,7 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 		args = append(args, jen.Id("search"))
 	}
 	if walk {
-		g.walk(f, op, stmts, args, hole)
+		g.walk(f, op, stmts, args, raw)
 		return
 	}
 	stmts = append(stmts, jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...))
@@ -141,8 +148,65 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 		what = "every " + op.ID + " whose reference is reference, in the provider's order"
 	}
 	f.Line()
-	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "."))
+	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "." + escapeNote(l)))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+}
+
+// escapeFuncs are the functions of writegenimpl that write a value as a literal of each query
+// language.
+var escapeFuncs = map[spec.Escape]string{
+	spec.EscapeStripeSearch:  "StripeSearchString",
+	spec.EscapeZendeskSearch: "ZendeskSearchValue",
+	spec.EscapeJQL:           "JQLString",
+	spec.EscapeLucene:        "LuceneTerm",
+}
+
+// escapes returns the statements that write the reference and the string values of the write
+// that the lookup's params and body substitute as literals of its query language, and the
+// locals that hold them in place of hole and vals. A value the language cannot hold ends the
+// lookup with the error: the call is then uncertain, never re-sent on a guess.
+//
+//	lit, err := writegenimpl.JQLString(reference)
+//	if err != nil {
+//		return nil, err
+//	}
+func escapes(l *spec.Lookup, hole *jen.Statement, vals map[*spec.LookupValue]jen.Code) ([]jen.Code, *jen.Statement, map[*spec.LookupValue]jen.Code) {
+	usesRef := false
+	var used []*spec.LookupValue
+	see := func(parts []spec.TemplatePart) {
+		for _, p := range parts {
+			switch {
+			case p.Hole:
+				usesRef = true
+			case p.Value != nil && !p.Value.Integer && !slices.Contains(used, p.Value):
+				used = append(used, p.Value)
+			}
+		}
+	}
+	for _, t := range l.Params {
+		see(t.Parts)
+	}
+	if l.Body != nil {
+		for _, p := range l.Body.Parts {
+			see(p.String)
+		}
+	}
+	fn := impl(escapeFuncs[l.Escape])
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	var stmts []jen.Code
+	if usesRef {
+		stmts = append(stmts, jen.List(jen.Id("lit"), jen.Err()).Op(":=").Add(fn).Call(hole), fail)
+		hole = jen.Id("lit")
+	}
+	out := make(map[*spec.LookupValue]jen.Code, len(vals))
+	maps.Copy(out, vals)
+	slices.SortFunc(used, func(a, b *spec.LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	for i, v := range used {
+		name := "lit" + strconv.Itoa(i+1)
+		stmts = append(stmts, jen.List(jen.Id(name), jen.Err()).Op(":=").Add(fn).Call(vals[v]), fail)
+		out[v] = jen.Id(name)
+	}
+	return stmts, hole, out
 }
 
 func pathSteps(p *spec.Path) []spec.Step {
@@ -192,7 +256,8 @@ func lookupValues(l *spec.Lookup) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
 	stmts := []jen.Code{jen.List(jen.Id("ref"), jen.Id("values"), jen.Err()).Op(":=").Add(impl("SplitReference")).Call(names...), fail}
 	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
 	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
-		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true}
+		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true,
+		"lit": true, "lit1": true, "lit2": true, "lit3": true}
 	for i, v := range l.Values {
 		at := jen.Id("values").Index(jen.Lit(i))
 		if !v.Integer {
@@ -391,7 +456,7 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		what += "; it stops at the first element whose " + l.Since.Pointer + " is older than the write (writegenimpl.LookupSince)"
 	}
 	f.Line()
-	f.Comment(comment(l.Name + " finds " + what + "."))
+	f.Comment(comment(l.Name + " finds " + what + "." + escapeNote(l)))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
 }
 
@@ -636,4 +701,13 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 		}
 	}
 	return r
+}
+
+// escapeNote says, in a lookup's comment, how its substitutions reach the query.
+func escapeNote(l *spec.Lookup) string {
+	if l.Escape == "" {
+		return ""
+	}
+	return " Each value substituted into the query is one " + string(l.Escape) + " literal (writegenimpl." + escapeFuncs[l.Escape] +
+		"); a value the language cannot hold fails the lookup, and the call ends uncertain."
 }

@@ -276,6 +276,9 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 				c = "Eventual"
 			}
 			fields = append(fields, field{"Lookup", rt(c)})
+			if l.Lag > 0 {
+				fields = append(fields, field{"LookupLag", duration(l.Lag)})
+			}
 		}
 		if s.Dedupe {
 			fields = append(fields, field{"Dedupe", jen.True()})

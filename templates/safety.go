@@ -214,7 +214,7 @@ func lookupAnswer(s *spec.Safety) string {
 	switch {
 	case l == nil:
 	case l.Func != "":
-		a = code(l.Func) + ", written by hand (its signature is checked at compile time), " + string(l.Consistency)
+		a = code(l.Func) + ", written by hand (its signature is checked at compile time), " + consistencyAnswer(l)
 	default:
 		a = "generated from " + code(l.Operation.ID)
 		if t := templateText(l.Params); t != "" {
@@ -245,7 +245,11 @@ func lookupAnswer(s *spec.Safety) string {
 		case l.Object:
 			found += ", each of type " + code(describe(s.Object.Type)) + ", like the receipt's object at " + code(s.Object.Pointer)
 		}
-		a += ", found at " + found + ", " + string(l.Consistency) + walkAnswer(s)
+		if l.Escape != "" {
+			a += "; each substitution is written as one " + code(string(l.Escape)) + " literal (" + escapeWords[l.Escape] +
+				"), and a reference the language cannot hold fails the lookup (uncertain, never re-sent)"
+		}
+		a += ", found at " + found + ", " + consistencyAnswer(l) + walkAnswer(s)
 	}
 	if r := s.Reference; r != nil {
 		what := "the provider key"
@@ -267,6 +271,26 @@ func lookupAnswer(s *spec.Safety) string {
 		}
 	}
 	return a
+}
+
+// escapeWords say how each query language's literal is written.
+var escapeWords = map[spec.Escape]string{
+	spec.EscapeStripeSearch:  "in single quotes, ' and \\ escaped with a backslash",
+	spec.EscapeZendeskSearch: "a plain word as it is, else a phrase in double quotes; a value with \" or * is refused",
+	spec.EscapeJQL:           "a string in double quotes, quotes and \\ escaped with a backslash, line breaks as \\n",
+	spec.EscapeLucene:        "a term with each of + - & | ! ( ) { } [ ] ^ \" ~ * ? : \\ / and each space escaped with a backslash",
+}
+
+// consistencyAnswer says what a lookup's "not found" proves, and when.
+func consistencyAnswer(l *spec.Lookup) string {
+	switch {
+	case l.Lag > 0:
+		return "eventual with a lag of " + span(l.Lag) + ": not found proves the write did not commit only once " + span(l.Lag) +
+			" have passed since its last attempt ended; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain"
+	case l.Consistency == spec.Strong:
+		return "strong: after an attempt whose answer was lost, not found counts only once the settle time (WithLookupSettle) has passed since the attempt ended, for a commit still in flight"
+	}
+	return string(l.Consistency) + ": not found proves nothing, and the call ends uncertain"
 }
 
 // walkAnswer says how a lookup picks the write out of a list and how far it walks, and what its

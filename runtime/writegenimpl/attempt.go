@@ -56,6 +56,7 @@ type logical struct {
 	unanswered bool          // an attempt had no complete answer: it may still be running at the provider
 	claimed    bool          // the call won the key's ledger claim: no attempt with the key runs but its own
 	status     int           // status of the last attempt, 0 if none
+	lastEnd    time.Time     // when the last attempt ended; zero for a resumed call's
 	budgeted   bool          // the next retry draws from the client's retry budget
 	found      []found       // what the lookup found: the first is adopted, the rest are duplicates
 	lease      *lease        // the ledger claim held, nil when none

@@ -50,6 +50,7 @@ const (
 	defaultAttemptTimeout = 30 * time.Second
 	defaultMaxRetryAfter  = 60 * time.Second
 	defaultLease          = 60 * time.Second
+	defaultLookupSettle   = 5 * time.Second
 )
 
 // NewClient builds the executor of one generated client. scope is the
@@ -83,6 +84,7 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 		AttemptTimeout: defaultAttemptTimeout,
 		MaxRetryAfter:  defaultMaxRetryAfter,
 		Lease:          defaultLease,
+		LookupSettle:   defaultLookupSettle,
 	}
 	for _, o := range opts {
 		if o != nil {

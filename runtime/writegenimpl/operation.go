@@ -31,6 +31,11 @@ type Operation struct {
 	KeyWindow    time.Duration  // how long the provider remembers a key; 0 = forever
 	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
 	Lookup       runtime.Consistency
+	// LookupLag, for an eventual lookup, is how long after a write the
+	// lookup is sure to see it: "not found" authorises another attempt only
+	// once the lag has passed since the last attempt ended. 0: "not found"
+	// from an eventual lookup never does.
+	LookupLag time.Duration
 	Dedupe       bool   // claim the business key in the ledger before calling
 	Owner        string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in

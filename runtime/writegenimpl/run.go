@@ -63,6 +63,7 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 		}
 		x.attempts++
 		r := x.send(ctx, x.attempts)
+		x.lastEnd = x.c.s.Clock.Now()
 		x.status = r.status
 		if r.class == runtime.ClassOK {
 			x.ending = true
@@ -202,6 +203,16 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	if write && x.sent && x.lookups {
 		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
 		found, err := x.look(ctx)
+		settle, why := x.lookupSettle()
+		if !found && err == nil && settle > 0 {
+			// "Not found" counts only once the lag has passed since the attempt
+			// ended: wait for it, within the context and the attempt budget, and
+			// ask again.
+			if reason := x.settleWait(ctx, settle, why); reason != "" {
+				return 0, false, x.uncertain(reason, f.cause)
+			}
+			found, err = x.look(ctx)
+		}
 		var bound *BoundError
 		switch {
 		case errors.As(err, &bound):
@@ -210,7 +221,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 			return 0, false, x.uncertain("lookup failed", err)
 		case found:
 			return 0, true, nil
-		case x.op.Lookup != runtime.Strong:
+		case x.op.Lookup != runtime.Strong && x.op.LookupLag <= 0:
 			return 0, false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		case more && !safe:
 			if delay, why = x.wait(ctx, f, false); why == "" {
@@ -243,6 +254,49 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 		why = x.stopReason(f)
 	}
 	return 0, false, x.uncertain(why, f.cause)
+}
+
+// lookupSettle returns how long after the last attempt ended the lookup's "not
+// found" proves the write did not commit, and what that wait is, for
+// messages: an eventual lookup's declared lag, or, for a strong one, the
+// client's LookupSettle (a request cut on this side may still commit at the
+// provider). Zero: the answer counts at once, or (eventual without a lag)
+// never.
+func (x *logical) lookupSettle() (time.Duration, string) {
+	switch {
+	case x.op.Lookup == runtime.Eventual && x.op.LookupLag > 0:
+		return x.op.LookupLag, "the lookup's lag (" + x.op.LookupLag.String() + ")"
+	case x.op.Lookup == runtime.Strong && x.c.s.LookupSettle > 0:
+		return x.c.s.LookupSettle, "the settle time of a strong lookup (" + x.c.s.LookupSettle.String() + ")"
+	}
+	return 0, ""
+}
+
+// settleWait waits until settle has passed since the last attempt ended,
+// or says why the call cannot wait that long: the context's deadline comes
+// first, or the wait passes the attempt budget's time. A resumed call
+// whose last attempt's end is unknown waits the whole settle.
+func (x *logical) settleWait(ctx context.Context, settle time.Duration, what string) string {
+	now := x.c.s.Clock.Now()
+	end := x.lastEnd
+	if end.IsZero() {
+		end = now
+	}
+	d := end.Add(settle).Sub(now)
+	if d <= 0 {
+		return ""
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return "not found, and the context ends before " + what + " has passed since the last attempt: the write may still appear"
+	}
+	if b := x.runningBudget(); x.waited+d > b {
+		return fmt.Sprintf("not found, and waiting out %s (%v more) would pass the attempt budget's time (%v): the write may still appear", what, d, b)
+	}
+	x.waited += d
+	if err := x.c.s.Clock.Sleep(ctx, d); err != nil {
+		return "not found, and the context ended while waiting out " + what
+	}
+	return ""
 }
 
 // look asks the operation's lookup for the effects of earlier attempts.

@@ -1,0 +1,149 @@
+package writegenimpl
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// lagOp is createThing with an eventual lookup whose lag is lag.
+func lagOp(lag time.Duration) *Operation {
+	op := thingOp(withLookup)
+	op.Lookup, op.LookupLag = runtime.Eventual, lag
+	return op
+}
+
+// TestStrongLookupSettles: the provider commits a write after the
+// connection of its attempt was cut (its commit is still in flight when the
+// first lookup asks). Trusting that first "not found" sends the write again
+// and makes a duplicate; a strong lookup's "not found" counts only once the
+// settle time has passed since the attempt ended, and by then the lookup
+// finds the write: one effect, adopted.
+func TestStrongLookupSettles(t *testing.T) {
+	t.Run("settled", func(t *testing.T) {
+		p := newProvider(t, step{loss: slowCommit})
+		op := thingOp(withLookup)
+		clk := newTestClock()
+		// The commit lands while the runtime waits out the settle time.
+		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed }
+		c := newTestClient(t, p.URL, clk, runtime.WithLookupSettle(2*time.Second))
+		r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 1 || r.Source != runtime.AdoptedLookup || r.ID != "th_1" {
+			t.Errorf("%d effects from %d writes, receipt %+v; want th_1 adopted, one write", n, w, r)
+		}
+		if got := clk.slept(); len(got) != 1 || got[0] != 2*time.Second {
+			t.Errorf("slept %v, want the settle time once", got)
+		}
+		if p.lookupCount() != 2 {
+			t.Errorf("%d lookups, want 2: at once, and after the settle time", p.lookupCount())
+		}
+	})
+	t.Run("trusted_at_once", func(t *testing.T) {
+		p := newProvider(t, step{loss: slowCommit})
+		op := thingOp(withLookup)
+		c := newTestClient(t, p.URL, newTestClock(), runtime.WithLookupSettle(0))
+		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil {
+			t.Fatal(err)
+		}
+		p.finishSlowCommit()
+		<-p.committed
+		if n := p.effectCount(); n != 2 {
+			t.Errorf("%d effects: without a settle time the first not found is trusted, and the commit in flight makes a second effect; want 2", n)
+		}
+	})
+}
+
+// TestEventualLag: "not found" from an eventual lookup with a lag
+// authorises another attempt only once the lag has passed since the last
+// attempt ended; the runtime waits for it and asks again, or, when it cannot
+// wait that long, ends uncertain.
+func TestEventualLag(t *testing.T) {
+	t.Run("found_after_lag", func(t *testing.T) {
+		p := newProvider(t, step{loss: slowCommit})
+		op := lagOp(30 * time.Second)
+		clk := newTestClock()
+		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed } // indexed within the lag
+		c := newTestClient(t, p.URL, clk)
+		call := thingCall(c, op, "x")
+		call.Lookup = lookupThings(c, false)
+		r, err := Write(context.Background(), c, op, thingKey{"1"}, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 1 || r.Source != runtime.AdoptedLookup {
+			t.Errorf("%d effects from %d writes, receipt %+v; want adopted, one write", n, w, r)
+		}
+		if got := clk.slept(); len(got) != 1 || got[0] != 30*time.Second {
+			t.Errorf("slept %v, want the lag once", got)
+		}
+	})
+	t.Run("not_found_after_lag_resends", func(t *testing.T) {
+		p := newProvider(t, step{loss: lostRequest})
+		op := lagOp(30 * time.Second)
+		clk := newTestClock()
+		c := newTestClient(t, p.URL, clk)
+		call := thingCall(c, op, "x")
+		call.Lookup = lookupThings(c, false)
+		r, err := Write(context.Background(), c, op, thingKey{"1"}, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 2 || r.Source != runtime.Created {
+			t.Errorf("%d effects from %d writes, source %d; want 1 created by the second write", n, w, r.Source)
+		}
+		if got := clk.slept(); len(got) < 1 || got[0] != 30*time.Second {
+			t.Errorf("slept %v, want the lag before the second attempt", got)
+		}
+	})
+	t.Run("deadline_before_lag", func(t *testing.T) {
+		p := newProvider(t, step{loss: lostRequest})
+		op := lagOp(time.Hour)
+		c := newTestClient(t, p.URL, newTestClock())
+		call := thingCall(c, op, "x")
+		call.Lookup = lookupThings(c, false)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := Write(ctx, c, op, thingKey{"1"}, call)
+		if why := uncertainReason(t, err); !strings.Contains(why, "the context ends before the lookup's lag (1h0m0s)") {
+			t.Errorf("reason %q", why)
+		}
+		if w := len(p.seenWrites()); w != 1 {
+			t.Errorf("%d writes, want 1: not re-sent before the lag", w)
+		}
+	})
+	t.Run("lag_past_budget", func(t *testing.T) {
+		p := newProvider(t, step{loss: lostRequest})
+		op := lagOp(time.Hour) // 4 attempts of 30s: a budget of 2m
+		c := newTestClient(t, p.URL, newTestClock())
+		call := thingCall(c, op, "x")
+		call.Lookup = lookupThings(c, false)
+		_, err := Write(context.Background(), c, op, thingKey{"1"}, call)
+		if why := uncertainReason(t, err); !strings.Contains(why, "would pass the attempt budget's time") {
+			t.Errorf("reason %q", why)
+		}
+		if w := len(p.seenWrites()); w != 1 {
+			t.Errorf("%d writes, want 1", w)
+		}
+	})
+	t.Run("plain_eventual_never_resends", func(t *testing.T) {
+		p := newProvider(t, step{loss: lostRequest})
+		op := lagOp(0)
+		clk := newTestClock()
+		c := newTestClient(t, p.URL, clk)
+		call := thingCall(c, op, "x")
+		call.Lookup = lookupThings(c, false)
+		_, err := Write(context.Background(), c, op, thingKey{"1"}, call)
+		if why := uncertainReason(t, err); why != "not found by an eventually consistent lookup" {
+			t.Errorf("reason %q", why)
+		}
+		if w, s := len(p.seenWrites()), clk.slept(); w != 1 || len(s) != 0 {
+			t.Errorf("%d writes, slept %v: want 1 write and no wait", w, s)
+		}
+	})
+}
