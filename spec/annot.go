@@ -1064,18 +1064,11 @@ func (p *annotParser) consistency(n *yaml.Node) (Consistency, time.Duration) {
 		s, _ := p.oneOf(n, string(Strong), string(Eventual))
 		return Consistency(s), 0
 	}
-	m := p.mapping(n, "eventual")
-	if m == nil {
+	if len(n.Content) != 2 || n.Content[0].Value != "eventual" {
+		p.errorf(n, "consistency as a mapping is {eventual: LAG}, how long after a write the lookup is sure to see it: only eventual takes a lag (write strong, eventual or {eventual: 30s})")
 		return "", 0
 	}
-	kv, ok := m["eventual"]
-	if !ok {
-		if p.absent(n, m, "eventual") {
-			p.errorf(n, "consistency as a mapping is {eventual: LAG}: how long after a write the lookup is sure to see it (like 30s)")
-		}
-		return "", 0
-	}
-	lag, ok := p.duration(kv[1])
+	lag, ok := p.duration(n.Content[1])
 	if !ok {
 		return "", 0
 	}

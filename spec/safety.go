@@ -984,7 +984,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	if !passes && l.matchNode == nil && len(r.errs) == before {
 		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)")
 	}
-	if l.escape != "" && !r.escaped(so, l, out) {
+	if l.escape != "" && len(r.errs) == before && !r.escaped(so, l, out) {
 		return nil
 	}
 	rr := read.Response
@@ -1131,7 +1131,7 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
 				if p.Value != nil {
 					name = p.Value.Name
 				}
-				r.errorf(at, id, "lookup %q quotes {%s} itself, but escape: %s writes each substitution as a whole literal, quotes included: write {%s} without the %s around it", text, name, l.escape, name, quote)
+				r.errorf(at, id, "lookup template %q quotes {%s} itself, but escape: %s writes each substitution as a whole literal, quotes included: write {%s} without the %s around it", text, name, l.escape, name, quote)
 				ok = false
 			}
 		}
@@ -1148,7 +1148,7 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
 	if out.Body != nil {
 		for _, p := range out.Body.Parts {
 			if p.String != nil {
-				check(p.String, out.Body.JSON, l.body)
+				check(p.String, partsText(p.String), l.body)
 			}
 		}
 	}
@@ -1158,6 +1158,22 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
 	}
 	out.Escape = l.escape
 	return ok
+}
+
+// partsText is a template as written, from its parts.
+func partsText(parts []TemplatePart) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch {
+		case p.Hole:
+			b.WriteString("{ref}")
+		case p.Value != nil:
+			b.WriteString("{" + p.Value.Name + "}")
+		default:
+			b.WriteString(p.Literal)
+		}
+	}
+	return b.String()
 }
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:
