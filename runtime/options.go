@@ -129,7 +129,9 @@ func WithInstance(name string) Option { return func(s *Settings) { s.Instance = 
 // lost; a provider whose commits may land later should declare its lookup
 // eventual with a lag (consistency: {eventual: 30s}). 0 trusts the first
 // answer.
-func WithLookupSettle(d time.Duration) Option { return func(s *Settings) { s.LookupSettle = max(d, 0) } }
+func WithLookupSettle(d time.Duration) Option {
+	return func(s *Settings) { s.LookupSettle = max(d, 0) }
+}
 
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"
 // claim their business key before calling, and in which the uncertain

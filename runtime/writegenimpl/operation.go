@@ -36,8 +36,8 @@ type Operation struct {
 	// once the lag has passed since the last attempt ended. 0: "not found"
 	// from an eventual lookup never does.
 	LookupLag time.Duration
-	Dedupe       bool   // claim the business key in the ledger before calling
-	Owner        string // who is told when an outcome is uncertain
+	Dedupe    bool   // claim the business key in the ledger before calling
+	Owner     string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in
 	// flight valid, so a 401 or 403 is a plain auth failure even while the
 	// token rotates. By default such an auth failure is ambiguous then.
