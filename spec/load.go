@@ -88,6 +88,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		}
 	}
 	derrs, warnings := d.sortDefects(inScope)
+	warnings = append(warnings, r.unscopedLookups()...)
 	errs = append(errs, derrs...)
 	for _, e := range derrs {
 		r.defective[e.Operation] = true

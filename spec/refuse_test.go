@@ -53,7 +53,7 @@ func TestRefusals(t *testing.T) {
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retry: {on: [not_sent, ambiguous]}
-` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
+` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup (or eventual with a lag) and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
 		{"ambiguous retry with eventual lookup", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -61,7 +61,7 @@ func TestRefusals(t *testing.T) {
     response: {is: receipt, id: /id}
     lookup: {func: findThread, consistency: eventual}
     retry: {on: [ambiguous]}
-` + okRest), `ws.yaml:10:18: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
+` + okRest), `ws.yaml:10:18: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup (or eventual with a lag) and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
 		{"ambiguous retry with strong lookup", annot(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -141,7 +141,7 @@ ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve 
 		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
-` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong or eventual
+` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong, eventual, or eventual with its lag ({eventual: 30s})
 ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
 		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: strong}
   deleteThread:

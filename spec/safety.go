@@ -204,6 +204,21 @@ func (r *resolver) resolve() {
 	}
 }
 
+// unscopedLookups warns of every lookup written in the entry of an operation outside the scope
+// (include): it is neither generated nor checked, and says so rather than vanish.
+func (r *resolver) unscopedLookups() ErrorList {
+	var out ErrorList
+	for _, so := range r.ops {
+		e := r.entries[so]
+		if r.scope[so] || e == nil || e.set["lookup"] == nil {
+			continue
+		}
+		out = append(out, &Error{Pos: r.pos(e.set["lookup"]), Operation: so.op.ID,
+			Msg: "the lookup of an operation outside the scope (include) is neither generated nor checked: include the operation, or leave the lookup out"})
+	}
+	return out
+}
+
 // annotated reports whether a write has answers: an entry, or defaults.
 func (r *resolver) annotated(so *specOp) bool {
 	return r.entries[so] != nil || r.a.defaults != nil && r.exclude[so] == nil
@@ -349,7 +364,10 @@ func (r *resolver) safety(so *specOp) {
 		}
 	}
 	refBad := false
-	if src := from("reference"); src != nil && (src.reference == nil || bad(src, "reference")) {
+	refNone := false
+	if src := from("reference"); src != nil && src.none["reference"] {
+		refNone = true // no reference: a lookup is refused for it, never dropped
+	} else if src != nil && (src.reference == nil || bad(src, "reference")) {
 		refBad = true
 	} else if src != nil && needKey(src.reference.node, "reference needs a business key: the reference is the provider key or a template over the key's fields") {
 		s.Reference = r.reference(so, src.reference, s)
@@ -384,6 +402,12 @@ func (r *resolver) safety(so *specOp) {
 		case src.lookup == nil || bad(src, "lookup") || keyBad || refBad || idemBad,
 			src.lookup.op != "" && (r.lookupOp[so] == nil || len(r.lookupOp[so].errs) > 0 || r.defective[r.lookupOp[so].op.ID] || r.defective[op.ID]):
 			// refused where it is written, or its types are
+			lookupBad = true
+		case readOnly:
+			fail(src.lookup.node, "a read_only operation is sent again like a read after any failure, so nothing asks its lookup: leave the lookup out")
+			lookupBad = true
+		case refNone && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == ""):
+			fail(src.lookup.node, "lookup searches by the write's reference, but the entry says reference: none, so the provider keeps nothing to find the write by: store one (reference: {body: /field}) or leave the lookup out")
 			lookupBad = true
 		case needKey(src.lookup.node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
 			if s.Lookup = r.lookup(so, src.lookup, s); s.Lookup == nil {
