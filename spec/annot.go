@@ -137,6 +137,8 @@ type pagesAnswer struct {
 	cursorNode *yaml.Node
 	param      string
 	paramNode  *yaml.Node
+	start      int // the first page's number, without a cursor
+	startNode  *yaml.Node
 }
 
 // templateAnswer is one parameter given as a template.
@@ -1077,7 +1079,7 @@ func (p *annotParser) consistency(n *yaml.Node) (Consistency, time.Duration) {
 
 // pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.
 func (p *annotParser) pages(n *yaml.Node) *pagesAnswer {
-	m := p.mapping(n, "max", "cursor", "param")
+	m := p.mapping(n, "max", "cursor", "param", "start")
 	if m == nil {
 		return nil
 	}
@@ -1092,19 +1094,37 @@ func (p *annotParser) pages(n *yaml.Node) *pagesAnswer {
 	} else if p.absent(n, m, "max") {
 		p.errorf(n, "pages needs max: how many pages the walk reads at most")
 	}
-	if kv, ok := m["cursor"]; ok {
-		pa.cursor, _ = p.pointer(kv[1])
-		pa.cursorNode = kv[1]
-	} else if p.absent(n, m, "cursor") {
-		p.errorf(n, "pages needs cursor: the pointer of the next page's cursor in the response (like /meta/after_cursor)")
-	}
+	p.pageCursor(n, m, pa)
 	if kv, ok := m["param"]; ok {
 		pa.param, _ = p.str(kv[1])
 		pa.paramNode = kv[1]
 	} else if p.absent(n, m, "param") {
-		p.errorf(n, "pages needs param: the read's parameter that takes the cursor (like \"page[after]\")")
+		p.errorf(n, "pages needs param: the read's parameter that takes the cursor (like \"page[after]\") or, without a cursor, the page number (like page)")
 	}
 	return pa
+}
+
+// pageCursor reads how a walk asks for the next page: by the response's cursor
+// ({cursor: /meta/after_cursor, param: "page[after]"}), or, without a cursor, by page number
+// ({param: page, start: 1}): the walk passes start, start+1, ... as param.
+func (p *annotParser) pageCursor(n *yaml.Node, m map[string][2]*yaml.Node, pa *pagesAnswer) {
+	kv, hasCursor := m["cursor"]
+	if hasCursor {
+		pa.cursor, _ = p.pointer(kv[1])
+		pa.cursorNode = kv[1]
+	}
+	pa.start = 1
+	if kv, ok := m["start"]; ok {
+		pa.startNode = kv[1]
+		if hasCursor {
+			p.errorf(kv[0], "pages.start is the first page's number, for a walk by page number: a walk by cursor starts where the read starts (leave start out)")
+		} else if v, ok := p.integer(kv[1]); ok {
+			if v < 0 {
+				p.errorf(kv[1], "pages.start must be 0 or more: the number of the list's first page")
+			}
+			pa.start = v
+		}
+	}
 }
 
 // templates reads a mapping of parameter names to templates.

@@ -549,10 +549,14 @@ var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeJQL, Escap
 // Pages is the bound of a lookup that walks the pages of a list: at most Max pages, each next
 // one asked for by passing the response's Cursor as the read's parameter Param. The walk ends
 // at the list's end when the cursor is absent or empty.
+//
+// Without a Cursor the walk goes by page number: Param, an integer, is Start on the first
+// request and one more on each next; a page with no element is the end of the list.
 type Pages struct {
 	Max    int
-	Cursor *Path  // in the read's response: a string
-	Param  *Param // of the read: a string
+	Cursor *Path  // in the read's response: a string; nil: by page number
+	Param  *Param // of the read: a string (the cursor) or an integer (the page number)
+	Start  int    // the first page's number, by page number
 	Pos    Pos
 }
 

@@ -1258,9 +1258,11 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 			}
 		}
 	}
-	if pa := l.pages; pa != nil && pa.cursorNode != nil && pa.paramNode != nil && pa.max >= 1 {
-		pg := &Pages{Max: pa.max, Pos: r.pos(pa.node)}
-		if p := in(read.Response.Type, pa.cursor, pa.cursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
+	if pa := l.pages; pa != nil && pa.paramNode != nil && pa.max >= 1 && (pa.cursorNode == nil || pa.cursor != "") {
+		pg := &Pages{Max: pa.max, Start: pa.start, Pos: r.pos(pa.node)}
+		if pa.cursorNode == nil {
+			// by page number
+		} else if p := in(read.Response.Type, pa.cursor, pa.cursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
 			if !isStringType(p.Type) {
 				r.errorf(pa.cursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.cursor, describeRef(p.Type), read.ID)
 				ok = false
@@ -1279,7 +1281,10 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 		case pg.Param.In != InQuery:
 			r.errorf(pa.paramNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.param, pg.Param.In, read.ID)
 			ok = false
-		case !isStringType(pg.Param.Type):
+		case pg.Cursor == nil && pa.cursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == RefBuiltin):
+			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.param, describeRef(pg.Param.Type))
+			ok = false
+		case pa.cursorNode != nil && !isStringType(pg.Param.Type):
 			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.param, describeRef(pg.Param.Type))
 			ok = false
 		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == pa.param }):

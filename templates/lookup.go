@@ -257,7 +257,7 @@ func lookupValues(l *spec.Lookup) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
 	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
 	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
 		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true,
-		"lit": true, "lit1": true, "lit2": true, "lit3": true}
+		"lit": true, "lit1": true, "lit2": true, "lit3": true, "number": true}
 	for i, v := range l.Values {
 		at := jen.Id("values").Index(jen.Lit(i))
 		if !v.Integer {
@@ -416,7 +416,32 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		what += "reference is reference"
 	}
 	what += ", in the provider's order, with " + read.GoName
-	if p := l.Pages; p != nil {
+	if p := l.Pages; p != nil && p.Cursor == nil {
+		// by page number: start, start+1, ...; an empty page is the end of the list
+		typ := goType(p.Param.Type)
+		set := jen.Id("params").Dot(p.Param.GoName)
+		first := jen.Id("number").Op(":=").Add(typ).Call(jen.Lit(p.Start))
+		if p.Param.Pointer {
+			stmts = append(stmts, first, set.Clone().Op("=").Op("&").Id("number"))
+		} else {
+			stmts = append(stmts, first, set.Clone().Op("=").Id("number"))
+		}
+		page = append(page,
+			jen.If(jen.Len(list()).Op("==").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("an empty page: the end of the list")),
+			jen.If(jen.Id("page").Op("==").Lit(p.Max)).Block(jen.Break()),
+			jen.Id("number").Op("++"))
+		if !p.Param.Pointer {
+			page = append(page, set.Clone().Op("=").Id("number"))
+		}
+		stmts = append(stmts,
+			jen.For(jen.Id("page").Op(":=").Lit(1), jen.Empty(), jen.Id("page").Op("++")).Block(page...),
+			jen.If(jen.Len(jen.Id("found")).Op(">").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil())),
+			jen.Return(jen.Nil(), jen.Op("&").Add(impl("BoundError")).Values(jen.Dict{
+				jen.Id("Operation"): jen.Lit(read.ID),
+				jen.Id("Pages"):     jen.Lit(p.Max),
+			})))
+		what += ", reading at most " + plural(p.Max, "page") + " by number from " + strconv.Itoa(p.Start) + " (not found within them is a *writegenimpl.BoundError)"
+	} else if p := l.Pages; p != nil {
 		r := reach(res, rootPtr, p.Cursor.Steps)
 		cursor := value(r)
 		last := append(slices.Clone(r.missing), jen.Add(cursor).Op("==").Lit(""))

@@ -312,7 +312,10 @@ func walkAnswer(s *spec.Safety) string {
 			a += "; the client keeps the elements whose " + code(l.Match.Pointer) + " equals the reference"
 		}
 	}
-	if p := l.Pages; p != nil {
+	if p := l.Pages; p != nil && p.Cursor == nil {
+		a += "; it reads at most " + plural(p.Max, "page") + " by number, passing " + code(p.Param.Name) + " = " + strconv.Itoa(p.Start) + ", " + strconv.Itoa(p.Start+1) +
+			", ..., up to an empty page (the end of the list); a page number walks a list that may shift under it: an element deleted meanwhile can move the write to a page already read"
+	} else if p != nil {
 		a += "; it reads at most " + plural(p.Max, "page") + ", passing " + code(p.Cursor.Pointer) + " as " + code(p.Param.Name) + " for the next, up to the end of the list"
 	}
 	if l.Since != nil {

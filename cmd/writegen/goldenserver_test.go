@@ -45,7 +45,7 @@ func TestGoldenServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("go", "test", "-count=1", "./"+filepath.ToSlash(rel)+"/...")
+	cmd := exec.Command("go", "test", "-count=1", "-timeout=3m", "./"+filepath.ToSlash(rel)+"/...")
 	cmd.Dir = module
 	out, err := cmd.CombinedOutput()
 	if err != nil {
