@@ -267,9 +267,10 @@ func (m *mcpGen) check(op *spec.Operation) jen.Code {
 }
 
 // toolChecks reports whether the read tool of lookup l alone can check a write: it is a read
-// of the spec called with the reference only, whose answer needs no matching on the client.
+// of the spec called with the reference only, as it is (not escaped for a query language),
+// whose answer needs no matching on the client.
 func toolChecks(l *spec.Lookup) bool {
-	return l != nil && l.Operation != nil && l.Match == nil && l.Pages == nil && l.Since == nil && len(l.Values) == 0
+	return l != nil && l.Operation != nil && l.Match == nil && l.Pages == nil && l.Since == nil && len(l.Values) == 0 && l.Escape == ""
 }
 
 // rawString is s as a Go raw string literal when it can be one (no backtick, no carriage
