@@ -257,7 +257,7 @@ func lookupValues(l *spec.Lookup) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
 	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
 	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
 		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true,
-		"lit": true, "lit1": true, "lit2": true, "lit3": true, "number": true}
+		"lit": true, "lit1": true, "lit2": true, "lit3": true, "number": true, "older": true}
 	for i, v := range l.Values {
 		at := jen.Id("values").Index(jen.Lit(i))
 		if !v.Integer {
@@ -305,6 +305,7 @@ func localName(v *spec.LookupValue, taken map[string]bool) string {
 // write (since). stmts declare params and the search body; args are the read's arguments.
 //
 //	marker := " [ref:" + ref + "]"
+//	older := false
 //	var found []runtime.Found[*Comment]
 //	for page := 1; ; page++ {
 //		res, err := c.ListTicketComments(ctx, params)
@@ -315,11 +316,19 @@ func localName(v *spec.LookupValue, taken map[string]bool) string {
 //		for i := range res.Comments {
 //			body := &res.Comments[i]
 //			if bounded && body.CreatedAt.Before(since) {
-//				return found, nil // older than the write: so is the rest of the list
+//				older = true
+//				continue
+//			}
+//			if older {
+//				// after one older than the write: the list is not newest first
+//				return nil, &writegenimpl.OrderError{Operation: "listTicketComments"}
 //			}
 //			if strings.Contains(body.Body, marker) {
 //				found = append(found, runtime.Found[*Comment]{ID: addCommentID(body), Body: body})
 //			}
+//		}
+//		if older {
+//			return found, nil // older than the write: so is the rest of the list
 //		}
 //		if res.Meta == nil || res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
 //			return found, nil // the end of the list
@@ -344,6 +353,9 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 	}
 	if l.Match != nil && marker != nil {
 		stmts = append(stmts, jen.Id("marker").Op(":=").Add(templateExpr(marker, hole, nil)))
+	}
+	if l.Since != nil {
+		stmts = append(stmts, jen.Id("older").Op(":=").False())
 	}
 	foundType := jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T))
 	stmts = append(stmts, jen.Var().Id("found").Add(foundType))
@@ -380,8 +392,10 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		r := reach(elem, true, l.Since.Steps)
 		cond := append([]jen.Code{jen.Id("bounded")}, r.present...)
 		cond = append(cond, before(l.Since.Type, value(r)))
-		loop = append(loop, jen.If(join(cond, "&&")).Block(
-			jen.Return(jen.Id("found"), jen.Nil()).Comment("older than the write: so is the rest of the list")))
+		loop = append(loop,
+			jen.If(join(cond, "&&")).Block(jen.Id("older").Op("=").True(), jen.Continue()),
+			jen.If(jen.Id("older")).Block(jen.Comment("after one older than the write: the list is not newest first"),
+				jen.Return(jen.Nil(), jen.Op("&").Add(impl("OrderError")).Values(jen.Dict{jen.Id("Operation"): jen.Lit(read.ID)}))))
 	}
 	add := []jen.Code{jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("body"))))}
 	if op.EnvelopeName != "" { // the found element, in the write's answer
@@ -405,6 +419,9 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		loop = append(loop, add...)
 	}
 	page = append(page, jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...))
+	if l.Since != nil {
+		page = append(page, jen.If(jen.Id("older")).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("older than the write: so is the rest of the list")))
+	}
 
 	what := "every " + op.ID + " whose "
 	switch {
@@ -478,7 +495,7 @@ func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code
 		stmts = append(stmts, jen.Return(jen.Id("found"), jen.Nil()))
 	}
 	if l.Since != nil {
-		what += "; it stops at the first element whose " + l.Since.Pointer + " is older than the write (writegenimpl.LookupSince)"
+		what += "; it stops at the page of the first element whose " + l.Since.Pointer + " is older than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a newer one follows it there (the list is not newest first)"
 	}
 	f.Line()
 	f.Comment(comment(l.Name + " finds " + what + "." + escapeNote(l)))

@@ -320,7 +320,7 @@ func walkAnswer(s *spec.Safety) string {
 	}
 	if l.Since != nil {
 		a += "; it stops at the first element whose " + code(l.Since.Pointer) + " is older than the write's first use of its key (in the provider's time, from the Date of its answers), less " +
-			span(writegenimpl.SinceMargin) + ": the list must be newest first (the params ask for it), or the walk stops before the write"
+			span(writegenimpl.SinceMargin) + ": the list must be newest first (the params ask for it), or the walk stops before the write; a newer element after an older one on a page fails the lookup (the list is not newest first: uncertain, never re-sent), but a page of older elements alone cannot show it"
 	}
 	switch {
 	case l.Consistency != spec.Strong:

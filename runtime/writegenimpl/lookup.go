@@ -132,3 +132,16 @@ func CreatedBefore(s string, since time.Time) bool {
 	t, err := time.Parse(time.RFC3339, s)
 	return err == nil && t.Before(since)
 }
+
+// OrderError is what a bounded list lookup returns when an element newer
+// than the write (or without a creation time) follows, on the same page, one
+// older than it: the list is not newest first, so the walk cannot stop at
+// the write's time, and its not found proves nothing. The call ends
+// uncertain; the write is never sent again on the strength of it.
+type OrderError struct {
+	Operation string // the read the lookup walks
+}
+
+func (e *OrderError) Error() string {
+	return "the list of " + e.Operation + " is not newest first: an element newer than the write follows one older than it, so not found proves nothing (ask for newest first in the lookup's params)"
+}

@@ -90,8 +90,10 @@ func issuesCreateCommentID(v *IssueComment) string {
 
 // issuesCreateCommentLookup finds every issues/create-comment whose /body holds the marker "<!--
 // ref:{ref} -->", in the provider's order, with IssuesListCommentsForRepo, reading at most 3 pages
-// by number from 1 (not found within them is a *writegenimpl.BoundError); it stops at the first
-// element whose /created_at is older than the write (writegenimpl.LookupSince).
+// by number from 1 (not found within them is a *writegenimpl.BoundError); it stops at the page of
+// the first element whose /created_at is older than the write (writegenimpl.LookupSince), and
+// fails with a *writegenimpl.OrderError when a newer one follows it there (the list is not newest
+// first).
 func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*IssueComment], error) {
 	ref, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
 	if err != nil {
@@ -107,6 +109,7 @@ func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string
 	}
 	marker := "\n\n<!-- ref:" + ref + " -->"
 	since, bounded := writegenimpl.LookupSince(ctx)
+	older := false
 	var found []runtime.Found[*IssueComment]
 	number := int64(1)
 	params.Page = &number
@@ -118,7 +121,12 @@ func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string
 		for i := range res {
 			body := &res[i]
 			if bounded && body.CreatedAt.Before(since) {
-				return found, nil // older than the write: so is the rest of the list
+				older = true
+				continue
+			}
+			if older {
+				// after one older than the write: the list is not newest first
+				return nil, &writegenimpl.OrderError{Operation: "issues/list-comments-for-repo"}
 			}
 			if strings.Contains(body.Body, marker) {
 				found = append(found, runtime.Found[*IssueComment]{
@@ -126,6 +134,9 @@ func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string
 					ID:   issuesCreateCommentID(body),
 				})
 			}
+		}
+		if older {
+			return found, nil // older than the write: so is the rest of the list
 		}
 		if len(res) == 0 {
 			return found, nil // an empty page: the end of the list
