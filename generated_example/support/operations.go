@@ -88,8 +88,9 @@ func addNoteID(v *Note) string {
 
 // addNoteLookup finds every addNote whose /text holds the marker "[ref:{ref}]", in the provider's
 // order, with ListNotes, reading at most 3 pages (not found within them is a
-// *writegenimpl.BoundError); it stops at the first element whose /created_at is older than the
-// write (writegenimpl.LookupSince).
+// *writegenimpl.BoundError); it stops at the page of the first element whose /created_at is older
+// than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a
+// newer one follows it there (the list is not newest first).
 func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
 	ref, values, err := writegenimpl.SplitReference(reference, "thread_id")
 	if err != nil {
@@ -99,6 +100,7 @@ func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime
 		ThreadID: values[0],
 	}
 	marker := " [ref:" + ref + "]"
+	older := false
 	var found []runtime.Found[*Note]
 	for page := 1; ; page++ {
 		res, err := c.ListNotes(ctx, params)
@@ -109,7 +111,12 @@ func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime
 		for i := range res.Notes {
 			body := &res.Notes[i]
 			if bounded && body.CreatedAt.Before(since) {
-				return found, nil // older than the write: so is the rest of the list
+				older = true
+				continue
+			}
+			if older {
+				// after one older than the write: the list is not newest first
+				return nil, &writegenimpl.OrderError{Operation: "listNotes"}
 			}
 			if strings.Contains(body.Text, marker) {
 				found = append(found, runtime.Found[*Note]{
@@ -117,6 +124,9 @@ func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime
 					ID:   addNoteID(body),
 				})
 			}
+		}
+		if older {
+			return found, nil // older than the write: so is the rest of the list
 		}
 		if res.NextCursor == nil || *res.NextCursor == "" {
 			return found, nil // the end of the list

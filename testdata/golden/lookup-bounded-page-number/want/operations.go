@@ -64,7 +64,8 @@ var issuesCreateCommentOp = &writegenimpl.Operation{
 // "issues-create-comment", retried on not_sent, ambiguous within 3 attempts, looked up with
 // issues/list-comments-for-repo (strong), deduplicated in the ledger.
 //
-// It overwrites body field "/body" with the reference "{event_id}" (from the key).
+// It appends the marker "\n\n<!-- ref:{ref} -->" to body field "/body", with the reference
+// "{event_id}" (from the key) for {ref}, for the lookup to match.
 func (c *Client) IssuesCreateComment(ctx context.Context, key IssuesCreateCommentKey, params IssuesCreateCommentParams, body IssuesCreateCommentRequest) (*runtime.Receipt[IssueComment], error) {
 	return writegenimpl.WriteInto(ctx, c.impl, issuesCreateCommentOp, &key, new(runtime.Receipt[IssueComment]), writegenimpl.Call[*IssueComment]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
@@ -108,7 +109,6 @@ func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string
 		Sort:      &arg1,
 	}
 	marker := "\n\n<!-- ref:" + ref + " -->"
-	since, bounded := writegenimpl.LookupSince(ctx)
 	older := false
 	var found []runtime.Found[*IssueComment]
 	number := int64(1)
@@ -118,6 +118,7 @@ func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string
 		if err != nil {
 			return nil, err
 		}
+		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res {
 			body := &res[i]
 			if bounded && body.CreatedAt.Before(since) {

@@ -88,8 +88,9 @@ func addTicketCommentID(v *Comment) string {
 
 // addTicketCommentLookup finds every addTicketComment whose /body holds the marker "[ref:{ref}]",
 // in the provider's order, with ListTicketComments, reading at most 5 pages (not found within them
-// is a *writegenimpl.BoundError); it stops at the first element whose /created_at is older than
-// the write (writegenimpl.LookupSince).
+// is a *writegenimpl.BoundError); it stops at the page of the first element whose /created_at is
+// older than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when
+// a newer one follows it there (the list is not newest first).
 func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*Comment], error) {
 	ref, values, err := writegenimpl.SplitReference(reference, "ticket_id")
 	if err != nil {
@@ -105,6 +106,7 @@ func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) (
 		TicketID:  ticketID,
 	}
 	marker := " [ref:" + ref + "]"
+	older := false
 	var found []runtime.Found[*Comment]
 	for page := 1; ; page++ {
 		res, err := c.ListTicketComments(ctx, params)
@@ -115,7 +117,12 @@ func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) (
 		for i := range res.Comments {
 			body := &res.Comments[i]
 			if bounded && body.CreatedAt.Before(since) {
-				return found, nil // older than the write: so is the rest of the list
+				older = true
+				continue
+			}
+			if older {
+				// after one older than the write: the list is not newest first
+				return nil, &writegenimpl.OrderError{Operation: "listTicketComments"}
 			}
 			if strings.Contains(body.Body, marker) {
 				found = append(found, runtime.Found[*Comment]{
@@ -123,6 +130,9 @@ func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) (
 					ID:   addTicketCommentID(body),
 				})
 			}
+		}
+		if older {
+			return found, nil // older than the write: so is the rest of the list
 		}
 		if res.Meta == nil || res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
 			return found, nil // the end of the list
@@ -222,8 +232,9 @@ func addTicketNoteID(v *Note) string {
 }
 
 // addTicketNoteLookup finds every addTicketNote whose /note is the reference, in the provider's
-// order, with ListTicketNotes; it stops at the first element whose /created is older than the
-// write (writegenimpl.LookupSince).
+// order, with ListTicketNotes; it stops at the page of the first element whose /created is older
+// than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a
+// newer one follows it there (the list is not newest first).
 func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
 	ref, values, err := writegenimpl.SplitReference(reference, "ticket")
 	if err != nil {
@@ -236,6 +247,7 @@ func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]r
 	params := ListTicketNotesParams{
 		TicketID: ticket,
 	}
+	older := false
 	var found []runtime.Found[*Note]
 	res, err := c.ListTicketNotes(ctx, params)
 	if err != nil {
@@ -245,7 +257,12 @@ func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]r
 	for i := range res.Notes {
 		body := &res.Notes[i]
 		if bounded && body.Created != nil && time.Unix(*body.Created, 0).Before(since) {
-			return found, nil // older than the write: so is the rest of the list
+			older = true
+			continue
+		}
+		if older {
+			// after one older than the write: the list is not newest first
+			return nil, &writegenimpl.OrderError{Operation: "listTicketNotes"}
 		}
 		if body.Note != nil && *body.Note == ref {
 			found = append(found, runtime.Found[*Note]{
@@ -253,6 +270,9 @@ func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]r
 				ID:   addTicketNoteID(body),
 			})
 		}
+	}
+	if older {
+		return found, nil // older than the write: so is the rest of the list
 	}
 	return found, nil
 }
