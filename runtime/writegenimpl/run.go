@@ -272,6 +272,9 @@ func (x *logical) stopReason(f failure) string {
 	case f.hinted:
 		return "provider advised against retrying"
 	case x.op.Keyed && x.mode == modeWrite && !x.inWindow() && !x.lookups:
+		if x.op.KeyWindow == 0 {
+			return "key window unknown: the key is re-sent only by the call that first sent it"
+		}
 		return "key window expired"
 	case !(x.op.Keyed && x.mode == modeWrite) && !x.lookups && !x.idempotent():
 		return f.what + " without key or lookup"
@@ -374,9 +377,16 @@ func (x *logical) idempotent() bool {
 
 // inWindow reports whether the provider still remembers the key: its window
 // is counted from the first send (or the ledger claim), which is never later
-// than when the provider first saw it.
+// than when the provider first saw it. A key whose window is unknown is
+// relied on only by the call that first used it (see KeyForever).
 func (x *logical) inWindow() bool {
-	return x.op.KeyWindow <= 0 || x.c.s.Clock.Now().Sub(x.keyTime) < x.op.KeyWindow
+	switch w := x.op.KeyWindow; {
+	case w < 0:
+		return true
+	case w == 0:
+		return x.keyOwn
+	}
+	return x.c.s.Clock.Now().Sub(x.keyTime) < x.op.KeyWindow
 }
 
 // ended is the error of a call whose context ended.

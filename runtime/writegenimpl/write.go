@@ -305,9 +305,9 @@ func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
 		return true, time.Time{}
 	case ue.Status >= 200 && ue.Status <= 299, !x.op.Keyed:
 		return false, time.Time{}
-	case x.op.KeyWindow <= 0:
+	case x.op.KeyWindow < 0:
 		return true, time.Time{}
-	case x.inWindow():
+	case x.op.KeyWindow > 0 && x.inWindow():
 		return true, x.keyTime.Add(x.op.KeyWindow)
 	}
 	return false, time.Time{}
