@@ -861,7 +861,7 @@ func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
 		}
 	}
 	if kv, ok := m["window"]; ok {
-		idem.Window, _ = p.duration(kv[1])
+		idem.Window = p.window(kv[1])
 	}
 	return idem
 }

@@ -397,7 +397,7 @@ type Idempotency struct {
 	Body         *Path  // a string field of the request body
 	MaxLength    int    // 0 = no limit
 	MaxLengthPos Pos
-	Window       time.Duration // 0 = the provider keeps keys forever
+	Window       time.Duration // as declared; WindowForever; 0 when no person declared it (unknown)
 	Pos          Pos
 }
 

@@ -204,10 +204,10 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	fmt.Fprintf(w, "    key: {scope: %s, fields: {TODO: string}, format: \"{TODO}\"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed\n", yamlKey(keyScope))
 	keyField := ""
 	if h := idempotencyParam(so); h != nil {
-		fmt.Fprintf(w, "    idempotency: {%s: %s%s} # declared by the spec; add window if the provider documents one\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength))
+		fmt.Fprintf(w, "    idempotency: {%s: %s%s, window: TODO} # declared by the spec; %s\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength), windowHint)
 	} else if field, n := idempotencyField(so); field != "" {
 		keyField = field
-		fmt.Fprintf(w, "    idempotency: {body: %s%s} # a body field of the spec; add window if the provider documents one\n", field, maxLength(n))
+		fmt.Fprintf(w, "    idempotency: {body: %s%s, window: TODO} # a body field of the spec; %s\n", field, maxLength(n), windowHint)
 	} else if nf := nonceField(so); nf.pointer != "" {
 		keyField = nf.pointer
 		enforce := ""
@@ -248,6 +248,10 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	w.WriteString("    uncertain: reconcile\n")
 	w.WriteString("    owner: TODO # who is told when an outcome stays uncertain\n")
 }
+
+// windowHint says what the window placeholder asks: a window is an answer from the provider's
+// documentation, never assumed (spec.WindowForever).
+const windowHint = "window: how long the provider documents that it remembers a key (24h, 30d), forever, or unknown"
 
 func maxLength(n int) string {
 	if n <= 0 {

@@ -162,10 +162,13 @@ func idempotencyAnswer(i *spec.Idempotency) string {
 	if i.MaxLength > 0 {
 		a += ", at most " + strconv.Itoa(i.MaxLength) + " characters (longer keys are hashed)"
 	}
-	if i.Window > 0 {
+	switch {
+	case i.Forever():
+		a += ", remembered forever (window: forever)"
+	case i.Window > 0:
 		a += ", remembered for " + span(i.Window)
-	} else {
-		a += ", remembered forever"
+	default:
+		a += ", remembered for a time nobody declared (no window): the key is re-sent only within the call that first sends it, never by Resume or a later call"
 	}
 	return a
 }
