@@ -33,6 +33,11 @@ type API struct {
 	// operationId renames and spec versions.
 	Scope    string
 	ScopePos Pos
+	// PerAccount is set by tenancy: per_account: the provider serves several accounts told apart
+	// by the credential alone, so the generated NewClient refuses to build a client without
+	// runtime.WithTenant, whose tenant is part of every write's identity.
+	PerAccount    bool
+	PerAccountPos Pos
 	// DefaultBaseURL is the spec's first server (servers[0], or Swagger 2.0's first scheme, host
 	// and basePath) with its variables at their defaults; "" when the spec declares none. A
 	// relative URL ("/v1") is kept as it is written.
