@@ -46,6 +46,7 @@ type logical struct {
 	limit   int           // maximum attempts
 	keyTime time.Time     // when the key was first used (first send or ledger claim)
 	keyOwn  bool          // this call made the key's first use (an unknown window is relied on only then)
+	keyNew  bool          // the ledger row was created by this call: no caller sent the key before it
 	codec   codec
 	receipt bool // a 2xx must carry a durable id
 	lookups bool // the operation has a lookup the call can ask

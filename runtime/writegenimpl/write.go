@@ -114,7 +114,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	}
 	// A not_applied row claimed again keeps its first use: the window is
 	// counted from the earlier of the two.
-	x.keyTime, x.rowID = now, row.ID
+	x.keyTime, x.rowID, x.keyNew = now, row.ID, row.Fence <= 1
 	if row.Fence > 1 { // a not_applied row claimed again is a new call: its outcome is told anew
 		c.told.forget(row.ID)
 	}
