@@ -402,8 +402,11 @@ type Idempotency struct {
 	Body         *Path  // a string field of the request body
 	MaxLength    int    // 0 = no limit
 	MaxLengthPos Pos
-	Window       time.Duration // as declared; WindowForever; 0 when no person declared it (unknown)
-	Pos          Pos
+	// MaxLengthSpec is set when MaxLength is the spec's maxLength for the key, which the
+	// annotation does not restate (MaxLengthPos is then in the spec).
+	MaxLengthSpec bool
+	Window        time.Duration // as declared; WindowForever; 0 when no person declared it (unknown)
+	Pos           Pos
 }
 
 // Place describes where the key travels, for reports and the identity record: "header

@@ -347,6 +347,9 @@ func (r *resolver) safety(so *specOp) {
 				idemBad = true
 			}
 		}
+		if !idemBad {
+			r.boundKey(so, &idem)
+		}
 	}
 	refBad := false
 	if src := from("reference"); src != nil && (src.reference == nil || bad(src, "reference")) {

@@ -175,6 +175,9 @@ func idempotencyAnswer(i *spec.Idempotency) string {
 	a := "yes, in " + where
 	if i.MaxLength > 0 {
 		a += ", at most " + strconv.Itoa(i.MaxLength) + " characters (longer keys are hashed)"
+		if i.MaxLengthSpec {
+			a += ", the spec's maxLength"
+		}
 	}
 	switch {
 	case i.Forever():
