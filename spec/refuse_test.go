@@ -229,7 +229,7 @@ scope: threads
     retries: {on: [not_sent]}
 ` + okRest + "colour: blue\n"), `ws.yaml:6:44: operation "createThread": unknown field "formt" (did you mean "format"?)
 ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox, acknowledge)
-ws.yaml:13:1: unknown field "colour" (known: version, package, scope, include, defaults, operations, exclude, names)`},
+ws.yaml:13:1: unknown field "colour" (known: version, package, scope, tenancy, include, defaults, operations, exclude, names)`},
 		{"misspelt operation, one message", annot(`  createThraed:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
