@@ -241,14 +241,20 @@ const (
 
 // Operation is one path+method in scope.
 type Operation struct {
-	ID      string // operationId, or "POST /threads" when the spec has none
-	GoName  string // exported method name, resolved and unique
-	Method  string // upper case
-	Path    string // template
-	Tags    []string
-	Summary string
-	Doc     string
-	Pos     Pos // in the spec
+	ID     string // operationId, or "POST /threads" when the spec has none
+	GoName string // exported method name, resolved and unique
+	Method string // upper case
+	Path   string // template, without the query or fragment a spec may write into its path key
+	// SpecPath is the path key as the spec writes it; it differs from Path when the key holds a
+	// query ("/responses/compact?beta=true") or a fragment ("/shared_items#folders").
+	SpecPath string
+	// FixedQuery are the query parameters written into the path key, sent with every call in
+	// the order written; the fragment is never sent.
+	FixedQuery []QueryPair
+	Tags       []string
+	Summary    string
+	Doc        string
+	Pos        Pos // in the spec
 	// Params are path params in template order, then query, header, cookie; each sorted by Name.
 	// A path param the template names but the spec does not declare is a required string. The
 	// header or query param that carries the idempotency key (Safety.Idempotency) is left out:

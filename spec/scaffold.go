@@ -96,7 +96,7 @@ operations:
 		writes++
 		b.convert(so)
 		if isSearch(so.op) {
-			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.Path)
+			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.SpecPath)
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
@@ -136,7 +136,7 @@ func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
 		name = strings.TrimSpace(name)
 		found := false
 		for _, so := range ops {
-			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.Path, name) {
+			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.SpecPath, name) {
 				s.ops[so.op] = true
 				found = true
 				if !slices.Contains(s.operations, so.op.ID) {
@@ -184,7 +184,7 @@ func isSearch(op *Operation) bool {
 // scaffoldEntry writes the entry of one write operation.
 func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes bool) {
 	op := so.op
-	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.Path)
+	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.SpecPath)
 	if op.Summary != "" {
 		fmt.Fprintf(w, "    # %s\n", oneLine(op.Summary))
 	}
