@@ -61,7 +61,8 @@
 // and WithMaxAttempts can only narrow it. Once an attempt may have taken
 // effect (ambiguous, 5xx, or 409 "still running"), a write is sent again
 // only while re-sending cannot make a second effect: its key is inside the
-// provider's window or its effect is idempotent. Otherwise the operation's
+// provider's window (a window nobody declared covers only the call that
+// first sends the key) or its effect is idempotent. Otherwise the operation's
 // lookup is asked: what it finds is adopted (Receipt.Source is
 // AdoptedLookup), and further effects it finds for the same reference are
 // duplicates, compensated where the annotation says how; a strongly

@@ -20,6 +20,7 @@ type annotations struct {
 	pkgNode   *yaml.Node
 	scope     string
 	scopeNode *yaml.Node
+	tenancy   tenancyAnswer
 	include   *include
 	defaults  *answers
 	entries   []*answers // operations, in file order
@@ -212,7 +213,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 	}
 	root := doc.Content[0]
 	p.todos(root)
-	top := p.mapping(root, "version", "package", "scope", "include", "defaults", "operations", "exclude", "names")
+	top := p.mapping(root, "version", "package", "scope", "tenancy", "include", "defaults", "operations", "exclude", "names")
 	if top == nil {
 		return nil, p.errs
 	}
@@ -235,6 +236,9 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 		}
 	} else {
 		p.errorf(root, "scope is required: the provider's stable name in ledger rows and provider keys, like scope: %s", suggestScope(a.pkg))
+	}
+	if kv, ok := top["tenancy"]; ok {
+		a.tenancy = p.tenancy(kv[1])
 	}
 	if kv, ok := top["include"]; ok {
 		a.include = p.include(kv[1])
@@ -867,7 +871,7 @@ func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
 		}
 	}
 	if kv, ok := m["window"]; ok {
-		idem.Window, _ = p.duration(kv[1])
+		idem.Window = p.window(kv[1])
 	}
 	return idem
 }

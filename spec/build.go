@@ -285,6 +285,7 @@ func pathParts(op *Operation) []PathPart {
 func (r *resolver) assemble(api *API) {
 	api.Scope = r.a.scope
 	api.ScopePos = r.pos(r.a.scopeNode)
+	api.PerAccount, api.PerAccountPos = r.a.tenancy.perAccount, r.pos(r.a.tenancy.node)
 	for _, so := range r.ops {
 		if r.scope[so] {
 			op := so.op

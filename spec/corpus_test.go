@@ -246,7 +246,7 @@ func TestScaffoldThreads(t *testing.T) {
 		"\n    destructive: TODO #",
 		"\n    key: {scope: createthread, fields: {TODO: string}, format: \"{TODO}\"}",
 		"\n  createThread: # POST /threads\n    effect: TODO #",
-		"\n    idempotency: {header: Idempotency-Key} # declared by the spec",
+		"\n    idempotency: {header: Idempotency-Key, window: TODO} # declared by the spec; window: how long",
 		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n",
 		// getThread needs a thread_id that createThread does not know: only deleteThread lists it.
 		"\n    response: {is: receipt, id: /id} # 201 Created with an id\n    # lookup candidates: listThreads (GET /threads)\n",
@@ -328,7 +328,7 @@ paths:
 	}
 	for _, want := range []string{
 		"\nscope: support-desk\n",
-		"\n    idempotency: {header: Idempotency-Key, max_length: 64} # declared by the spec",
+		"\n    idempotency: {header: Idempotency-Key, max_length: 64, window: TODO} # declared by the spec",
 		// The list that filters on the write's reference field comes first, with its filter.
 		"\n    # lookup candidates: listThreads (GET /threads?external_id=, the body field /external_id), searchThreads (POST /threads/search, a search)\n",
 		"\n  searchThreads: # POST /threads/search\n    effect: read_only # a search sent as POST",

@@ -7,8 +7,9 @@ type Hints struct {
 	ReadOnly bool
 	// Idempotent: repeating the call with the same arguments cannot make a second effect. A
 	// read; an idempotent effect; a business key claimed in the ledger (a repeat gets the
-	// first outcome); or a provider key the provider keeps forever. A key remembered for a
-	// window does not qualify: a repeat after the window is a second effect.
+	// first outcome); or a provider key the provider keeps forever (window: forever). A key
+	// remembered for a window, or for a time nobody declared, does not qualify: a repeat after
+	// the window is a second effect.
 	Idempotent bool
 	// Destructive: the write overwrites or deletes (the destructive answer, else the method's
 	// default: true for DELETE, PUT and PATCH).
@@ -25,7 +26,7 @@ func hintsOf(op *Operation) Hints {
 		return Hints{Destructive: s.Destructive, Idempotent: s.Effect == EffectIdempotent}
 	}
 	return Hints{Destructive: s.Destructive, Idempotent: s.Effect == EffectIdempotent || s.Dedupe ||
-		s.Idempotency != nil && s.Idempotency.Window == 0}
+		s.Idempotency != nil && s.Idempotency.Forever()}
 }
 
 // toolDefects refuses what agent tools cannot be generated from: a POST write whose answers do

@@ -245,15 +245,18 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 			now.KeyFormat, was.KeyFormat, in, again, strconv.Quote(was.KeyFormat))
 	}
 	if was.MaxLength != now.MaxLength && !c.ack(op, "max_length", lengthText(was.MaxLength)) {
-		pos := s.Pos
+		pos, from := s.Pos, ""
 		if i := s.Idempotency; i != nil {
 			pos = i.Pos
-			if i.MaxLengthPos.Line != 0 {
+			if i.MaxLengthPos.Line != 0 && !i.MaxLengthSpec {
 				pos = i.MaxLengthPos
 			}
+			if i.MaxLengthSpec {
+				from = " (the spec's maxLength)"
+			}
 		}
-		c.refuse(pos, op, "max_length %s was %s %s: a key over the old length is shortened another way, %s; put it back, or acknowledge it (acknowledge: {max_length: %s, reason: ...})",
-			lengthText(now.MaxLength), lengthText(was.MaxLength), in, again, strconv.Quote(lengthText(was.MaxLength)))
+		c.refuse(pos, op, "max_length %s%s was %s %s: a key over the old length is shortened another way, %s; put it back, or acknowledge it (acknowledge: {max_length: %s, reason: ...})",
+			lengthText(now.MaxLength), from, lengthText(was.MaxLength), in, again, strconv.Quote(lengthText(was.MaxLength)))
 	}
 	if wider := widened(was.Retry, s); len(wider) > 0 && !c.ack(op, "retry", was.Retry) {
 		c.refuse(wider[0].Pos, op, "retry on %s widens the retry set (it was %s %s): a failure the committed code stopped at would be sent again; leave it out, or acknowledge it (acknowledge: {retry: %s, reason: ...})",

@@ -33,6 +33,11 @@ type API struct {
 	// operationId renames and spec versions.
 	Scope    string
 	ScopePos Pos
+	// PerAccount is set by tenancy: per_account: the provider serves several accounts told apart
+	// by the credential alone, so the generated NewClient refuses to build a client without
+	// runtime.WithTenant, whose tenant is part of every write's identity.
+	PerAccount    bool
+	PerAccountPos Pos
 	// DefaultBaseURL is the spec's first server (servers[0], or Swagger 2.0's first scheme, host
 	// and basePath) with its variables at their defaults; "" when the spec declares none. A
 	// relative URL ("/v1") is kept as it is written.
@@ -236,14 +241,20 @@ const (
 
 // Operation is one path+method in scope.
 type Operation struct {
-	ID      string // operationId, or "POST /threads" when the spec has none
-	GoName  string // exported method name, resolved and unique
-	Method  string // upper case
-	Path    string // template
-	Tags    []string
-	Summary string
-	Doc     string
-	Pos     Pos // in the spec
+	ID     string // operationId, or "POST /threads" when the spec has none
+	GoName string // exported method name, resolved and unique
+	Method string // upper case
+	Path   string // template, without the query or fragment a spec may write into its path key
+	// SpecPath is the path key as the spec writes it; it differs from Path when the key holds a
+	// query ("/responses/compact?beta=true") or a fragment ("/shared_items#folders").
+	SpecPath string
+	// FixedQuery are the query parameters written into the path key, sent with every call in
+	// the order written; the fragment is never sent.
+	FixedQuery []QueryPair
+	Tags       []string
+	Summary    string
+	Doc        string
+	Pos        Pos // in the spec
 	// Params are path params in template order, then query, header, cookie; each sorted by Name.
 	// A path param the template names but the spec does not declare is a required string. The
 	// header or query param that carries the idempotency key (Safety.Idempotency) is left out:
@@ -397,8 +408,11 @@ type Idempotency struct {
 	Body         *Path  // a string field of the request body
 	MaxLength    int    // 0 = no limit
 	MaxLengthPos Pos
-	Window       time.Duration // 0 = the provider keeps keys forever
-	Pos          Pos
+	// MaxLengthSpec is set when MaxLength is the spec's maxLength for the key, which the
+	// annotation does not restate (MaxLengthPos is then in the spec).
+	MaxLengthSpec bool
+	Window        time.Duration // as declared; WindowForever; 0 when no person declared it (unknown)
+	Pos           Pos
 }
 
 // Place describes where the key travels, for reports and the identity record: "header

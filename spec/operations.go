@@ -56,8 +56,9 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 				continue
 			}
 			at := b.sub(pathAt, strings.ToLower(m), "")
+			tmpl, fixed, notes := splitSpecPath(path)
 			op := &Operation{
-				ID: raw.OperationID, Method: m, Path: path, Tags: slices.Clone(raw.Tags),
+				ID: raw.OperationID, Method: m, Path: tmpl, SpecPath: path, FixedQuery: fixed, Tags: slices.Clone(raw.Tags),
 				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.pos(at.key), Deprecated: raw.Deprecated,
 				Write: m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE",
 			}
@@ -65,6 +66,9 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 				op.ID = m + " " + path
 			}
 			so := &specOp{op: op, raw: raw, item: item, at: at, pathAt: pathAt}
+			for _, n := range notes {
+				so.warnings = append(so.warnings, &Error{Pos: b.d.pos(pk), Operation: op.ID, Msg: n})
+			}
 			if prev, dup := byID[op.ID]; dup {
 				errs = append(errs, &Error{Pos: op.Pos, Operation: op.ID,
 					Msg: "operationId is also used by " + prev.op.Method + " " + prev.op.Path + " at " + prev.op.Pos.String()})
@@ -82,7 +86,7 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 	for _, so := range ops {
 		want := so.op.ID
 		if so.raw.OperationID == "" {
-			want = strings.ToLower(so.op.Method) + " " + so.op.Path
+			want = strings.ToLower(so.op.Method) + " " + so.op.SpecPath
 		}
 		claims = append(claims, &nameClaim{Want: goName(want), Literal: goLiteral(want), Key: so.op.ID, Got: &so.op.GoName})
 	}

@@ -42,7 +42,7 @@ func (d *document) reach(ops []*specOp) map[*yaml.Node]*specOp {
 	_, paths := d.child(d.root, "paths")
 	for _, so := range ops {
 		by = so
-		_, item := d.child(paths, so.op.Path)
+		_, item := d.child(paths, so.op.SpecPath)
 		d.reachOp(item, strings.ToLower(so.op.Method), seen, visit, 0)
 	}
 	return seen

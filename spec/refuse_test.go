@@ -229,7 +229,7 @@ scope: threads
     retries: {on: [not_sent]}
 ` + okRest + "colour: blue\n"), `ws.yaml:6:44: operation "createThread": unknown field "formt" (did you mean "format"?)
 ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox, acknowledge)
-ws.yaml:13:1: unknown field "colour" (known: version, package, scope, include, defaults, operations, exclude, names)`},
+ws.yaml:13:1: unknown field "colour" (known: version, package, scope, tenancy, include, defaults, operations, exclude, names)`},
 		{"misspelt operation, one message", annot(`  createThraed:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
@@ -254,7 +254,7 @@ ws.yaml:8:5: operation "createThread": unknown field "respons" (did you mean "re
     credentials: {rotation_invalidates: sometimes}
 ` + okRest), `ws.yaml:5:13: operation "createThread": effect: want a string, found a list
 ws.yaml:7:56: operation "createThread": max_length: want an integer, found "long"
-ws.yaml:7:70: operation "createThread": "soon" is not a positive duration (like 24h, 90m or 30d)
+ws.yaml:7:70: operation "createThread": window "soon" is not a positive duration (like 24h, 90m or 30d), forever or unknown: say how long the provider documents that it remembers a key
 ws.yaml:8:33: operation "createThread": "id" is not a JSON pointer (want one starting with /, like /id)
 ws.yaml:9:17: operation "createThread": on: want a list, found "not_sent"
 ws.yaml:9:37: operation "createThread": attempts is 3 but retry names nothing to retry on

@@ -40,7 +40,7 @@ func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.op.ID] = so
-		r.byName[so.op.Method+" "+so.op.Path] = so
+		r.byName[so.op.Method+" "+so.op.SpecPath] = so
 	}
 	return r
 }
@@ -102,7 +102,7 @@ func (r *resolver) bind() {
 			named[so] = n
 			return true
 		}
-		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.Path, prev.Line, prev.Value)
+		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.SpecPath, prev.Line, prev.Value)
 		return false
 	}
 	for _, e := range r.a.entries {
@@ -133,7 +133,7 @@ func (r *resolver) bind() {
 		case so == nil:
 			r.errorf(x.node, x.id, "excluded operation is not in the spec%s", r.suggestOp(x.id))
 		case r.entries[so] != nil:
-			r.errorf(x.node, x.id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.Path, r.entries[so].at.Line)
+			r.errorf(x.node, x.id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.SpecPath, r.entries[so].at.Line)
 		case claim(so, x.node, x.id):
 			r.exclude[so] = x
 		}
@@ -361,6 +361,9 @@ func (r *resolver) safety(so *specOp) {
 			if idem.Body = r.bodyPath(so, src.idemBodyNode, "idempotency body", src.idemBody); idem.Body == nil {
 				idemBad = true
 			}
+		}
+		if !idemBad {
+			r.boundKey(so, &idem)
 		}
 	}
 	refBad := false

@@ -96,7 +96,7 @@ operations:
 		writes++
 		b.convert(so)
 		if isSearch(so.op) {
-			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.Path)
+			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.SpecPath)
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
@@ -136,7 +136,7 @@ func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
 		name = strings.TrimSpace(name)
 		found := false
 		for _, so := range ops {
-			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.Path, name) {
+			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.SpecPath, name) {
 				s.ops[so.op] = true
 				found = true
 				if !slices.Contains(s.operations, so.op.ID) {
@@ -184,7 +184,7 @@ func isSearch(op *Operation) bool {
 // scaffoldEntry writes the entry of one write operation.
 func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes bool) {
 	op := so.op
-	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.Path)
+	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.SpecPath)
 	if op.Summary != "" {
 		fmt.Fprintf(w, "    # %s\n", oneLine(op.Summary))
 	}
@@ -204,10 +204,10 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	fmt.Fprintf(w, "    key: {scope: %s, fields: {TODO: string}, format: \"{TODO}\"} # the business key callers pass: name: string or int64; keep scope when the operation is renamed\n", yamlKey(keyScope))
 	keyField := ""
 	if h := idempotencyParam(so); h != nil {
-		fmt.Fprintf(w, "    idempotency: {%s: %s%s} # declared by the spec; add window if the provider documents one\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength))
+		fmt.Fprintf(w, "    idempotency: {%s: %s%s, window: TODO} # declared by the spec; %s\n", h.In, yamlKey(h.Name), maxLength(h.MaxLength), windowHint)
 	} else if field, n := idempotencyField(so); field != "" {
 		keyField = field
-		fmt.Fprintf(w, "    idempotency: {body: %s%s} # a body field of the spec; add window if the provider documents one\n", field, maxLength(n))
+		fmt.Fprintf(w, "    idempotency: {body: %s%s, window: TODO} # a body field of the spec; %s\n", field, maxLength(n), windowHint)
 	} else if nf := nonceField(so); nf.pointer != "" {
 		keyField = nf.pointer
 		enforce := ""
@@ -248,6 +248,10 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	w.WriteString("    uncertain: reconcile\n")
 	w.WriteString("    owner: TODO # who is told when an outcome stays uncertain\n")
 }
+
+// windowHint says what the window placeholder asks: a window is an answer from the provider's
+// documentation, never assumed (spec.WindowForever).
+const windowHint = "window: how long the provider documents that it remembers a key (24h, 30d), forever, or unknown"
 
 func maxLength(n int) string {
 	if n <= 0 {

@@ -78,8 +78,13 @@ func (g *generator) client(f *jen.File) {
 		opts = jen.Append(jen.Id("opts").Index(jen.Op(":").Len(jen.Id("opts")).Op(":").Len(jen.Id("opts"))), rt("WithLedger").Call(jen.Id("ledger")))
 	}
 	params = append(params, jen.Id("opts").Op("...").Add(rt("Option")))
+	newImpl := "NewClient"
+	if api.PerAccount {
+		newImpl = "NewTenantClient"
+		doc += " The provider serves several accounts (tenancy: per_account): opts must name the account the client writes to with runtime.WithTenant, else NewClient fails; the tenant is part of every write's ledger row and provider key."
+	}
 	body = append(body,
-		jen.List(jen.Id("impl"), jen.Err()).Op(":=").Add(impl("NewClient")).Call(jen.Lit(api.Scope), jen.Id("baseURL"), opts),
+		jen.List(jen.Id("impl"), jen.Err()).Op(":=").Add(impl(newImpl)).Call(jen.Lit(api.Scope), jen.Id("baseURL"), opts),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
 		jen.Return(jen.Op("&").Id("Client").Values(jen.Dict{jen.Id("impl"): jen.Id("impl")}), jen.Nil()),
 	)

@@ -619,6 +619,20 @@ func doneNote(op *spec.Operation) string {
 	return "The provider accepted the request: its effect may come later; repeating it is harmless."
 }
 
+// keyMeans ends the sentence that names a tool's business key with what the key does: it makes
+// calls one write only where the ledger claims it or the provider honours a key; with neither
+// (dedupe: none, no idempotency) it only names the write, and the description must not promise
+// what the next sentence ("calling it again makes a second effect") takes back.
+func keyMeans(s *spec.Safety) string {
+	switch i := s.Idempotency; {
+	case s.Dedupe || s.Effect == spec.EffectIdempotent || i != nil && i.Forever():
+		return ": calls with the same key are one write."
+	case i != nil:
+		return ": calls with the same key are one write while the provider remembers it."
+	}
+	return ": it names the write in what is recorded and reported, and does not make two calls one write."
+}
+
 // description is a tool's description: the operation's summary and description, then what its
 // answers say one call does, what repeating it does, and what an uncertain outcome means.
 func (m *mcpGen) description(op *spec.Operation) string {
@@ -656,17 +670,19 @@ func (m *mcpGen) description(op *spec.Operation) string {
 				fields = append(fields, a.name)
 			}
 		}
-		parts = append(parts, "Its business key is "+list(fields)+": calls with the same key are one write.")
+		parts = append(parts, "Its business key is "+list(fields)+keyMeans(s))
 	}
 	switch i := s.Idempotency; {
 	case s.Effect == spec.EffectIdempotent:
 		parts = append(parts, "Repeating it is harmless: its effect is idempotent.")
 	case s.Dedupe:
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused.")
-	case i != nil && i.Window == 0:
+	case i != nil && i.Forever():
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the provider recognises the key.")
-	case i != nil:
+	case i != nil && i.Window > 0:
 		parts = append(parts, "The provider recognises a repeat with the same key for "+span(i.Window)+" only: calling it again after that makes a second effect.")
+	case i != nil:
+		parts = append(parts, "The provider recognises a repeat with the same key for a time it does not document: calling it again may make a second effect.")
 	default:
 		parts = append(parts, "Calling it again makes a second effect.")
 	}

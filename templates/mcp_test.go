@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -175,7 +176,7 @@ func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
 	}
 	if tool.idempotent {
 		allowed := read || s.Effect == spec.EffectIdempotent ||
-			s.Key != nil && (s.Dedupe || s.Idempotency != nil && s.Idempotency.Window == 0)
+			s.Key != nil && (s.Dedupe || s.Idempotency != nil && s.Idempotency.Forever())
 		if !allowed {
 			t.Errorf("%s: idempotentHint, but repeating it can make a second effect (effect %s, dedupe %v, idempotency %+v)", op.ID, s.Effect, s.Dedupe, s.Idempotency)
 		}
@@ -388,5 +389,46 @@ func TestBoundedOutputSchema(t *testing.T) {
 	}
 	if fourth := third.Properties["next"]; fourth == nil || fourth.Type != "" || len(fourth.Properties) > 0 {
 		t.Errorf("the fourth level is described: %+v", fourth)
+	}
+}
+
+// TestDescriptionNeverTakesBackItsKey checks the description of a keyed write tool for every
+// way its repeats are (or are not) made one write: it says that calls with the same key are one
+// write exactly when the ledger claims the key or the provider remembers it, never beside
+// "calling it again makes a second effect" (dedupe: none without a provider key), and it says
+// what a key kept for a window, or for a time nobody declared, leaves open.
+func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		dedupe bool
+		idem   *spec.Idempotency
+		want   []string
+	}{
+		{"dedupe none, no provider key", false, nil,
+			[]string{"it names the write in what is recorded and reported, and does not make two calls one write.", "Calling it again makes a second effect."}},
+		{"ledger", true, nil,
+			[]string{"calls with the same key are one write.", "makes no second effect: the ledger returns"}},
+		{"key kept forever", false, &spec.Idempotency{Header: "Idempotency-Key", Window: spec.WindowForever},
+			[]string{"calls with the same key are one write.", "makes no second effect: the provider recognises the key."}},
+		{"key kept for a window", false, &spec.Idempotency{Header: "Idempotency-Key", Window: time.Hour},
+			[]string{"one write while the provider remembers it.", "for 1h only: calling it again after that makes a second effect."}},
+		{"key window unknown", false, &spec.Idempotency{Header: "Idempotency-Key"},
+			[]string{"one write while the provider remembers it.", "for a time it does not document: calling it again may make a second effect."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			op := &spec.Operation{ID: "addNote", Call: spec.CallWrite, Safety: &spec.Safety{
+				Effect: spec.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"}}
+			m := &mcpGen{names: map[*spec.Operation]string{op: "addNote"},
+				args: map[*spec.Operation][]toolArg{op: {{name: "note_ref", key: &spec.KeyField{}}}}}
+			d := m.description(op)
+			for _, w := range c.want {
+				if !strings.Contains(d, w) {
+					t.Errorf("%q does not say %q", d, w)
+				}
+			}
+			if strings.Contains(d, "are one write.") && strings.Contains(d, "makes a second effect") {
+				t.Errorf("%q says both that calls with one key are one write and that a repeat is a second effect", d)
+			}
+		})
 	}
 }

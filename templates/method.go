@@ -210,6 +210,16 @@ func lookupValuesOf(l *spec.Lookup) jen.Code {
 // a summary of its annotation.
 func (g *generator) methodDoc(op *spec.Operation) string {
 	lead := op.GoName + " calls " + op.Method + " " + op.Path
+	if op.SpecPath != op.Path {
+		var what []string
+		if strings.Contains(op.SpecPath, "?") {
+			what = append(what, "its query is sent with every call")
+		}
+		if strings.Contains(op.SpecPath, "#") {
+			what = append(what, "its fragment is never sent")
+		}
+		lead += " (the spec's path " + strconv.Quote(op.SpecPath) + ": " + strings.Join(what, ", ") + ")"
+	}
 	if s := oneLine(op.Summary); s != "" {
 		lead += ": " + s
 	}
@@ -333,6 +343,10 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 	stmts = append(stmts, jen.Id("req").Op(":=").Add(impl("NewRequest")).Call(jen.Lit(op.Method), g.path(op)))
 	if through {
 		stmts = append(stmts, jen.Id("req").Dot("NoReference").Op("=").Op("!").Id("referenced"))
+	}
+	// The query a spec writes into its path key ("/responses/compact?beta=true") goes with every call.
+	for _, q := range op.FixedQuery {
+		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(q.Name), jen.Lit(q.Value), jen.Lit("form"), jen.True()))
 	}
 	for _, p := range op.Params {
 		var add func(v jen.Code) jen.Code

@@ -128,8 +128,10 @@ func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 
 // oneWrite says what "one write" means for calls with equal keys of a keyed write.
 func oneWrite(s *spec.Safety) string {
-	window := "for as long as it keeps keys"
-	if i := s.Idempotency; i != nil && i.Window > 0 {
+	window := "for a time nobody declared"
+	if i := s.Idempotency; i != nil && i.Forever() {
+		window = "for good"
+	} else if i != nil && i.Window > 0 {
 		window = "for " + span(i.Window)
 	}
 	switch {
@@ -263,7 +265,10 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 			if idem.MaxLength > 0 {
 				fields = append(fields, field{"KeyMaxLength", jen.Lit(idem.MaxLength)})
 			}
-			if idem.Window > 0 {
+			switch {
+			case idem.Forever():
+				fields = append(fields, field{"KeyWindow", impl("KeyForever")})
+			case idem.Window > 0:
 				fields = append(fields, field{"KeyWindow", duration(idem.Window)})
 			}
 		}

@@ -59,7 +59,18 @@
 //     request body none of whose media types can be sent) that an operation in scope reaches,
 //     or a lookup or compensation it uses. A defect no operation in scope reaches does not stop
 //     generation: it is printed as a warning, so excluding the operations that reach a broken
-//     part of a provider's spec lets the rest generate.
+//     part of a provider's spec lets the rest generate;
+//   - an idempotency max_length longer than the maxLength the spec declares for the key's
+//     header, query parameter or body field (without max_length, the spec's bound is used, and
+//     longer keys are hashed to fit), or a spec bound too short for a hashed key.
+//
+// What the answers do not say is not assumed. A key window nobody declared (no window, or
+// window: unknown; init leaves it TODO) is relied on only within the call that first sends the
+// key: Resume and later calls never re-send it, and WRITE_SAFETY.md says so; window: forever says
+// the provider keeps keys for good. tenancy: per_account, for a provider whose accounts are told
+// apart only by their credentials, makes NewClient refuse a client without runtime.WithTenant. A
+// query a spec writes into a path key ("/responses/compact?beta=true") is sent as fixed query
+// parameters and a fragment ("/shared_items#folders") never, with a warning at the path.
 //
 // # Large APIs
 //

@@ -69,8 +69,46 @@ func TestLedgerCommand(t *testing.T) {
 // with "go run" in the current module, which pins its version.
 func TestLedgerCommandFallback(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	cmd := ledgerCmd(context.Background(), []string{"list", "-state", "uncertain"})
+	cmd, viaGo := ledgerCmd(context.Background(), []string{"list", "-state", "uncertain"})
+	if !viaGo {
+		t.Error("without writegen-ledger on PATH, ledgerCmd does not go through the go command")
+	}
 	if want := []string{"run", ledgerPackage, "list", "-state", "uncertain"}; !slices.Equal(cmd.Args[1:], want) {
 		t.Errorf("args %q, want go %q", cmd.Args, want)
+	}
+}
+
+// TestLedgerOutsideModuleSaysGoGetTool runs "writegen ledger" without writegen-ledger on PATH in
+// a module that does not require writegen: instead of Go's "no required module provides
+// package", it says to add the command as a tool of the module, and exits refused.
+func TestLedgerOutsideModuleSaysGoGetTool(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOROOT", strings.TrimSpace(string(goroot)))
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/connector\n\ngo 1.24\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"ledger", "list", "-db", "sqlite:ledger.db"}, &stdout, &stderr)
+	if code != exitRefused {
+		t.Errorf("exit %d, want %d", code, exitRefused)
+	}
+	msg := stderr.String()
+	if want := "go get -tool " + ledgerPackage; !strings.Contains(msg, want) {
+		t.Errorf("stderr does not say %q:\n%s", want, msg)
+	}
+	if !strings.Contains(msg, dir) {
+		t.Errorf("stderr does not name the module's directory %s:\n%s", dir, msg)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout: %q", stdout.Bytes())
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,7 +76,8 @@ func resolve(schema any) (*jsonschema.Resolved, error) {
 }
 
 // validate checks the raw arguments of a call against the resolved input schema. Absent
-// arguments are an empty object.
+// arguments are an empty object. Its error names each wrong argument and what it must be
+// (argumentDefects), else says what the schema validator found.
 func validate(rs *jsonschema.Resolved, args json.RawMessage) error {
 	v := map[string]any{}
 	if len(bytes.TrimSpace(args)) > 0 && !bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
@@ -83,7 +85,14 @@ func validate(rs *jsonschema.Resolved, args json.RawMessage) error {
 			return fmt.Errorf("the arguments are not a JSON object: %v", err)
 		}
 	}
-	return rs.Validate(v)
+	err := rs.Validate(v)
+	if err == nil {
+		return nil
+	}
+	if defects := argumentDefects(rs.Schema(), v); len(defects) > 0 {
+		return errors.New(strings.Join(defects, "; "))
+	}
+	return validatorText(err)
 }
 
 // An Argument names one argument of a tool and the Go value it is decoded into.

@@ -181,3 +181,59 @@ func TestAddRefusesABadSchema(t *testing.T) {
 		}()
 	}
 }
+
+// TestWrongArgumentNamesItAndItsType calls a tool through the SDK's client with arguments of the
+// wrong type (null among them, which the schema validator reports as "<invalid reflect.Value>
+// has type "null""): the tool error names the argument, what it got and the type it wants.
+func TestWrongArgumentNamesItAndItsType(t *testing.T) {
+	ctx := t.Context()
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	tool := &mcp.Tool{Name: "createThread", InputSchema: json.RawMessage(`{"type": "object",
+		"properties": {
+			"escalation_id": {"type": "integer"},
+			"priority": {"type": ["integer", "null"]},
+			"body": {"$ref": "#/$defs/NewThread"}
+		},
+		"required": ["escalation_id"], "additionalProperties": false,
+		"$defs": {"NewThread": {"type": "object", "properties": {"subject": {"type": "string"}, "tags": {"type": "array", "items": {"type": "string"}}}, "additionalProperties": false}}}`)}
+	Add(s, tool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return Read(map[string]any{}, nil), nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, c := range []struct {
+		args string
+		want string
+	}{
+		{`{"escalation_id": null}`, "argument escalation_id is null: want an integer"},
+		{`{"escalation_id": "42"}`, `argument escalation_id is the string "42": want an integer`},
+		{`{"escalation_id": 4.5}`, "argument escalation_id is the number 4.5: want an integer"},
+		{`{"escalation_id": 1, "priority": "high"}`, `argument priority is the string "high": want an integer or null`},
+		{`{"escalation_id": 1, "body": null}`, "argument body is null: want an object"},
+		{`{"escalation_id": 1, "body": {"subject": 3}}`, "argument body.subject is the number 3: want a string"},
+		{`{"escalation_id": 1, "body": {"tags": ["a", false]}}`, "argument body.tags[1] is the boolean false: want a string"},
+		{`{"escalation_id": 1, "body": {"subjet": "s"}}`, "argument body.subjet is not one of this tool's (subject, tags)"},
+		{`{"body": {}}`, "argument escalation_id is missing: it is required"},
+	} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "createThread", Arguments: json.RawMessage(c.args)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := textOf(res)
+		if !res.IsError || !strings.HasPrefix(got, "INVALID ARGUMENTS: "+c.want) {
+			t.Errorf("%s: %q, want INVALID ARGUMENTS: %s", c.args, got, c.want)
+		}
+		if strings.Contains(got, "reflect") || strings.Contains(got, "validating") {
+			t.Errorf("%s: %q speaks of the validator", c.args, got)
+		}
+	}
+}

@@ -45,6 +45,8 @@ type logical struct {
 	set     runtime.Retry // the operation's retry set, narrowed by the client
 	limit   int           // maximum attempts
 	keyTime time.Time     // when the key was first used (first send or ledger claim)
+	keyOwn  bool          // this call made the key's first use (an unknown window is relied on only then)
+	keyNew  bool          // the ledger row was created by this call: no caller sent the key before it
 	codec   codec
 	receipt bool // a 2xx must carry a durable id
 	lookups bool // the operation has a lookup the call can ask
@@ -81,7 +83,7 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 		return nil, fmt.Errorf("writegen: operation %q: no request", op.ID)
 	}
 	x := &logical{c: c, op: op, mode: m, hc: c.write, request: r, body: r.Body,
-		set: op.Retry & c.s.RetryMask, limit: max(op.Attempts, 1), keyTime: c.s.Clock.Now()}
+		set: op.Retry & c.s.RetryMask, limit: max(op.Attempts, 1), keyTime: c.s.Clock.Now(), keyOwn: true}
 	x.info = runtime.CallInfo{OperationID: op.ID, Method: op.Method, Path: op.Path, Write: m != modeRead,
 		Identity: runtime.Identity{Scope: c.scope}}
 	if m == modeRead {

@@ -28,7 +28,7 @@ type Operation struct {
 	KeyHeader    string         // idempotency header the provider honours, "" if none
 	Keyed        bool           // the provider honours a key (header, body or query)
 	KeyMaxLength int            // longest key the provider accepts; 0 = no limit
-	KeyWindow    time.Duration  // how long the provider remembers a key; 0 = forever
+	KeyWindow    time.Duration  // how long the provider remembers a key; KeyForever; 0 = unknown (see KeyForever)
 	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
 	Lookup       runtime.Consistency
 	// LookupLag, for an eventual lookup, is how long after a write the
@@ -49,6 +49,17 @@ type Operation struct {
 	// a 2xx is always a success.
 	Refused func(body any) string
 }
+
+// KeyForever is the KeyWindow of a provider that remembers keys for good.
+//
+// A KeyWindow of 0 means nobody declared how long the provider remembers a
+// key. The key is then relied on only by the call that first sends it: its
+// retries re-send it (a provider that honours keys at all remembers one for
+// as long as a call retries), but a later caller, Resume, or a takeover of
+// the row never re-send it, since the provider may have forgotten it and
+// would make a second effect. They ask the lookup, or leave the outcome
+// uncertain for a person, as for a key past its window.
+const KeyForever time.Duration = -1
 
 // keyScope returns the Operation part of the operation's identity: its key
 // scope, or its operationId when it declares none.

@@ -108,7 +108,7 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	x.setKey(row.Identity, row.ProviderKey, ref)
 	x.codec, x.receipt = cd, op.Receipt
 	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup && !r.NoReference
-	x.keyTime, x.rowID = row.CreatedAt, row.ID
+	x.keyTime, x.keyOwn, x.rowID = row.CreatedAt, false, row.ID
 	x.enc, x.digest = row.Request, row.Digest
 	return x, err
 }
@@ -183,7 +183,7 @@ func (x *logical) takeRow(ctx context.Context, row runtime.Record, h runtime.Hol
 // key, and settles it with the outcome. A call whose context ends before
 // it did anything gives the row back, uncertain and re-drivable.
 func (x *logical) driveTaken(ctx context.Context, row runtime.Record, until time.Time) (outcome, error) {
-	x.keyTime, x.rowID = row.CreatedAt, row.ID
+	x.keyTime, x.keyOwn, x.rowID = row.CreatedAt, false, row.ID
 	x.lease = x.c.hold(ctx, row.ID, row.Fence, until)
 	res, err := x.run(ctx, true, x.resumedFrom(row))
 	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {

@@ -131,7 +131,7 @@ func (x *logical) classify(r response) failure {
 		notApplied = true // refused before anything was done
 	case keyed && s == 409:
 		f.committed, f.running, f.what = true, true, "still in progress (409)"
-	case keyed && keyReused(s, body, x.sent):
+	case keyed && !x.keyUnseen() && keyReused(s, body, x.sent):
 		f.uncertain = reasonKeyReused
 	case s == 408 || s == 425 || s == 429:
 		notApplied = true
@@ -170,6 +170,28 @@ func keyReused(status int, body []byte, sentBefore bool) bool {
 		return true
 	}
 	return status == 422 && sentBefore
+}
+
+// keyUnseen reports whether the provider cannot have seen the call's key
+// before: the call created the key's ledger row (so no caller sent the key
+// before it: the ledger hands one business key, hence one provider key, to
+// one caller at a time, and a row claimed again is not new) and nothing it
+// sent may have reached the provider.
+//
+// A 4xx to such a send cannot mean "this key was used with another
+// payload": it is about this request, the key itself included (a key longer
+// than the provider takes, a character it refuses), and nothing was done,
+// so the call ends rejected with the provider's answer, which the caller
+// can act on (promise 40). Anywhere else, a 4xx that speaks of idempotency
+// stays "key reused" and uncertain: without a new ledger row, another
+// caller (another process, an earlier call without a ledger) may have sent
+// the same provider key with another payload and made an effect, and the
+// words of a provider's message are not evidence enough to call it
+// rejected. Keys are made to fit the bound the spec or annotation declares
+// (hashed when longer), so a provider's "key too long" is a sign that the
+// declared bound is wrong.
+func (x *logical) keyUnseen() bool {
+	return x.keyNew && !x.sent && x.op.Dedupe
 }
 
 // decide applies the rules after a failed attempt: the delay before the
@@ -326,6 +348,9 @@ func (x *logical) stopReason(f failure) string {
 	case f.hinted:
 		return "provider advised against retrying"
 	case x.op.Keyed && x.mode == modeWrite && !x.inWindow() && !x.lookups:
+		if x.op.KeyWindow == 0 {
+			return "key window unknown: the key is re-sent only by the call that first sent it"
+		}
 		return "key window expired"
 	case !(x.op.Keyed && x.mode == modeWrite) && !x.lookups && !x.idempotent():
 		return f.what + " without key or lookup"
@@ -428,9 +453,16 @@ func (x *logical) idempotent() bool {
 
 // inWindow reports whether the provider still remembers the key: its window
 // is counted from the first send (or the ledger claim), which is never later
-// than when the provider first saw it.
+// than when the provider first saw it. A key whose window is unknown is
+// relied on only by the call that first used it (see KeyForever).
 func (x *logical) inWindow() bool {
-	return x.op.KeyWindow <= 0 || x.c.s.Clock.Now().Sub(x.keyTime) < x.op.KeyWindow
+	switch w := x.op.KeyWindow; {
+	case w < 0:
+		return true
+	case w == 0:
+		return x.keyOwn
+	}
+	return x.c.s.Clock.Now().Sub(x.keyTime) < x.op.KeyWindow
 }
 
 // ended is the error of a call whose context ended.

@@ -114,7 +114,7 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	}
 	// A not_applied row claimed again keeps its first use: the window is
 	// counted from the earlier of the two.
-	x.keyTime, x.rowID = now, row.ID
+	x.keyTime, x.rowID, x.keyNew = now, row.ID, row.Fence <= 1
 	if row.Fence > 1 { // a not_applied row claimed again is a new call: its outcome is told anew
 		c.told.forget(row.ID)
 	}
@@ -305,9 +305,9 @@ func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
 		return true, time.Time{}
 	case ue.Status >= 200 && ue.Status <= 299, !x.op.Keyed:
 		return false, time.Time{}
-	case x.op.KeyWindow <= 0:
+	case x.op.KeyWindow < 0:
 		return true, time.Time{}
-	case x.inWindow():
+	case x.op.KeyWindow > 0 && x.inWindow():
 		return true, x.keyTime.Add(x.op.KeyWindow)
 	}
 	return false, time.Time{}

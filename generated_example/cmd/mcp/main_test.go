@@ -227,7 +227,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession, sim *simulator.Support) {
 		}
 	})
 
-	t.Run("missing business key is refused before anything is sent", func(t *testing.T) {
+	t.Run("missing or wrong-typed business key is refused before anything is sent", func(t *testing.T) {
 		before := sim.Stats().Writes.Requests
 		for _, c := range []struct {
 			args map[string]any
@@ -235,6 +235,11 @@ func exercise(t *testing.T, cs *mcp.ClientSession, sim *simulator.Support) {
 		}{
 			{map[string]any{"body": map[string]any{"conversation_id": "c", "subject": "s"}}, "INVALID ARGUMENTS"},
 			{map[string]any{"escalation_id": 0, "body": map[string]any{"conversation_id": "c", "subject": "s"}}, "MISSING KEY"},
+			// A null or a string where the schema wants an integer is named, with the type it wants.
+			{map[string]any{"escalation_id": nil, "body": map[string]any{"conversation_id": "c", "subject": "s"}},
+				"INVALID ARGUMENTS: argument escalation_id is null: want an integer"},
+			{map[string]any{"escalation_id": "42", "body": map[string]any{"conversation_id": "c", "subject": "s"}},
+				`INVALID ARGUMENTS: argument escalation_id is the string "42": want an integer`},
 		} {
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "createThread", Arguments: c.args})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -33,7 +34,9 @@ func operation(s strategy, dedupe bool) *writegenimpl.Operation {
 	}
 	switch s {
 	case withKey:
-		op.KeyHeader, op.Keyed = "Idempotency-Key", true
+		// The provider remembers keys for a day: a key whose window nobody
+		// declared is not re-sent after a crash.
+		op.KeyHeader, op.Keyed, op.KeyWindow = "Idempotency-Key", true, 24*time.Hour
 	case withLookup:
 		op.Lookup = runtime.Strong
 	}

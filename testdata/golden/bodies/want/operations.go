@@ -86,8 +86,8 @@ func createChargeID(v *Note) string {
 // CreateNoteKey identifies one logical createNote: "note:{note_id}", in the key scope
 // "createnote". Calls with equal keys are one write only as far as the provider's idempotency key
 // reaches: the key is not claimed in the ledger, so concurrent calls with one key are all sent,
-// and the provider makes them one effect while it remembers the key (for as long as it keeps
-// keys); a later call is a new write.
+// and the provider makes them one effect while it remembers the key (for a time nobody declared);
+// a later call is a new write.
 type CreateNoteKey struct {
 	NoteID string
 }

@@ -13,8 +13,8 @@ import (
 // CreateThreadKey identifies one logical createThread: "e:{escalation_id}", in the key scope
 // "createthread". Calls with equal keys are one write only as far as the provider's idempotency
 // key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all
-// sent, and the provider makes them one effect while it remembers the key (for as long as it keeps
-// keys); a later call is a new write.
+// sent, and the provider makes them one effect while it remembers the key (for a time nobody
+// declared); a later call is a new write.
 type CreateThreadKey struct {
 	EscalationID string
 }
@@ -161,8 +161,8 @@ type PostMessageParams struct {
 // PostMessageKey identifies one logical postMessage: "{message_ref}", in the key scope
 // "postmessage". Calls with equal keys are one write only as far as the provider's idempotency key
 // reaches: the key is not claimed in the ledger, so concurrent calls with one key are all sent,
-// and the provider makes them one effect while it remembers the key (for as long as it keeps
-// keys); a later call is a new write.
+// and the provider makes them one effect while it remembers the key (for a time nobody declared);
+// a later call is a new write.
 type PostMessageKey struct {
 	MessageRef string
 }

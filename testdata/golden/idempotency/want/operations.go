@@ -13,8 +13,8 @@ import (
 // KeyInBodyKey identifies one logical keyInBody: "{request_id}", in the key scope "keyinbody".
 // Calls with equal keys are one write only as far as the provider's idempotency key reaches: the
 // key is not claimed in the ledger, so concurrent calls with one key are all sent, and the
-// provider makes them one effect while it remembers the key (for as long as it keeps keys); a
-// later call is a new write.
+// provider makes them one effect while it remembers the key (for a time nobody declared); a later
+// call is a new write.
 type KeyInBodyKey struct {
 	RequestID string
 }

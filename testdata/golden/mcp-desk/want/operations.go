@@ -345,8 +345,8 @@ type UpdateThreadParams struct {
 // UpdateThreadKey identifies one logical updateThread: "{change_id}", in the key scope
 // "updatethread". Calls with equal keys are one write only as far as the provider's idempotency
 // key reaches: the key is not claimed in the ledger, so concurrent calls with one key are all
-// sent, and the provider makes them one effect while it remembers the key (for as long as it keeps
-// keys); a later call is a new write.
+// sent, and the provider makes them one effect while it remembers the key (for good); a later call
+// is a new write.
 type UpdateThreadKey struct {
 	ChangeID string
 }
@@ -378,6 +378,7 @@ var updateThreadOp = &writegenimpl.Operation{
 	Attempts:  3,
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
+	KeyWindow: writegenimpl.KeyForever,
 	Receipt:   true,
 	Owner:     "desk-ops",
 }

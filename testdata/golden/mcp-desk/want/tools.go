@@ -36,7 +36,7 @@ func (c *Client) AddTools(s *mcp.Server) {
 var addNoteTool = &mcp.Tool{
 	Name:        "addNote",
 	Title:       "Add an internal note",
-	Description: "Add an internal note. It only adds: it neither overwrites nor deletes. Its business key is note_ref: calls with the same key are one write. Calling it again makes a second effect. If its outcome is uncertain the result says so: do not call it again; desk-ops is told.",
+	Description: "Add an internal note. It only adds: it neither overwrites nor deletes. Its business key is note_ref: it names the write in what is recorded and reported, and does not make two calls one write. Calling it again makes a second effect. If its outcome is uncertain the result says so: do not call it again; desk-ops is told.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    false,
 		DestructiveHint: new(false),
@@ -438,7 +438,7 @@ func (c *Client) serveSearchThreads(ctx context.Context, req *mcp.CallToolReques
 var startExportTool = &mcp.Tool{
 	Name:        "startExport",
 	Title:       "Export the threads of a day",
-	Description: "Export the threads of a day. It only adds: it neither overwrites nor deletes. Its business key is day: calls with the same key are one write. The provider recognises a repeat with the same key for 1h only: calling it again after that makes a second effect. Its answer is an acknowledgement: the effect may come later. If its outcome is uncertain the result says so: do not call it again; desk-ops is told.",
+	Description: "Export the threads of a day. It only adds: it neither overwrites nor deletes. Its business key is day: calls with the same key are one write while the provider remembers it. The provider recognises a repeat with the same key for 1h only: calling it again after that makes a second effect. Its answer is an acknowledgement: the effect may come later. If its outcome is uncertain the result says so: do not call it again; desk-ops is told.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    false,
 		DestructiveHint: new(false),

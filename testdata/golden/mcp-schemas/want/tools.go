@@ -207,11 +207,11 @@ func (c *Client) serveListLabels(ctx context.Context, _ *mcp.CallToolRequest) (*
 var putNodeTool = &mcp.Tool{
 	Name:        "putNode",
 	Title:       "Replace a node",
-	Description: "Replace a node. Replaces the node whole. Text with a `backtick`, \"quotes\", */ and a tab here. It overwrites or deletes. Its business key is key_id: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the provider recognises the key. If its outcome is uncertain the result says so: do not call it again; graph-team is told.",
+	Description: "Replace a node. Replaces the node whole. Text with a `backtick`, \"quotes\", */ and a tab here. It overwrites or deletes. Its business key is key_id: calls with the same key are one write while the provider remembers it. The provider recognises a repeat with the same key for a time it does not document: calling it again may make a second effect. If its outcome is uncertain the result says so: do not call it again; graph-team is told.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    false,
 		DestructiveHint: new(true),
-		IdempotentHint:  true,
+		IdempotentHint:  false,
 		OpenWorldHint:   new(true),
 	},
 	InputSchema: json.RawMessage(`{
