@@ -147,6 +147,7 @@ func NewSupport(cfg SupportConfig) *Support {
 	mux.HandleFunc("GET /threads/{thread_id}/notes", s.authed(s.listNotes))
 	mux.HandleFunc("POST /oauth/token", s.issueToken)
 	s.server = newServer(mux, newWrites(cfg.Faults, cfg.SlowCommit, cfg.Rotate), newWebhook(cfg.WebhookURL, cfg.Route, cfg.Clock, cfg.WebhookSecret, cfg.Deliveries))
+	s.writes.now = s.now
 	return s
 }
 
@@ -325,6 +326,7 @@ func (s *Support) addNote(threadID string, body []byte) (int, any) {
 // listNotes answers a page of a thread's notes, newest first; the cursor is the id of the last
 // note of the previous page.
 func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
+	s.writes.due()
 	q := r.URL.Query()
 	limit := 20
 	if v := q.Get("limit"); v != "" {

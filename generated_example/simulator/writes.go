@@ -88,11 +88,13 @@ type writes struct {
 	slowFor SlowCommitFunc                  // nil: slow commits drop the connection at once
 	rotate  func(ctx context.Context) error // nil: rotation faults are ignored
 	slow    inflight                        // slow commits still running
+	now     func() time.Time                // the server's clock
 
 	mu       sync.Mutex
 	keys     map[string]*keyed // by operation + " " + key
 	arrivals map[string]int    // by operation + " " + key
 	faulted  map[string]bool   // by operation + " " + key
+	pending  []*deferred       // commits due at a time of the server's clock
 	stats    WriteStats
 }
 
@@ -114,6 +116,7 @@ func newWrites(faults FaultFunc, slowFor SlowCommitFunc, rotate func(ctx context
 	return &writes{
 		faults:   faults,
 		slowFor:  slowFor,
+		now:      time.Now,
 		rotate:   rotate,
 		keys:     make(map[string]*keyed),
 		arrivals: make(map[string]int),
@@ -189,17 +192,19 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 			return
 		}
 		s.slow.add()
+		if k == nil {
+			// Without a key nothing tells the server that the caller asks again: the
+			// request runs on after its connection broke, and commits slowCommitCap later by
+			// the server's clock (which a caller's instant waits move on as well).
+			s.later(s.now().Add(slowCommitCap), func() { s.finish(id, k, commit, body) })
+			drop(w, true)
+			return
+		}
 		go func() {
 			defer s.slow.done()
-			if k != nil {
-				select {
-				case <-k.release:
-				case <-time.After(slowCommitCap):
-				}
-			} else {
-				// Without a key nothing tells the desk that the caller asks again: the
-				// request runs on after its connection broke, and commits a moment later.
-				time.Sleep(slowCommitCap)
+			select {
+			case <-k.release:
+			case <-time.After(slowCommitCap):
 			}
 			s.finish(id, k, commit, body)
 		}()
@@ -384,4 +389,49 @@ func decode(body []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(body))
 	d.DisallowUnknownFields()
 	return d.Decode(v)
+}
+
+// deferred is a commit due at a time of the server's clock.
+type deferred struct {
+	due  time.Time
+	once sync.Once
+	run  func()
+}
+
+// later commits run at due by the server's clock: at the first request the server handles from
+// then on (due), or when a watcher sees the clock pass it, whichever comes first. A slow commit
+// counts as running until then.
+func (s *writes) later(due time.Time, run func()) {
+	d := &deferred{due: due, run: func() { run(); s.slow.done() }}
+	s.mu.Lock()
+	s.pending = append(s.pending, d)
+	s.mu.Unlock()
+	go func() {
+		for s.now().Before(due) {
+			time.Sleep(time.Millisecond)
+		}
+		s.due()
+		d.once.Do(d.run)
+	}()
+}
+
+// due runs the deferred commits whose time has come by the server's clock. The server's handlers
+// call it before they answer, so that what a request reads never lags the server's clock.
+func (s *writes) due() {
+	now := s.now()
+	var run []*deferred
+	s.mu.Lock()
+	keep := s.pending[:0]
+	for _, d := range s.pending {
+		if now.Before(d.due) {
+			keep = append(keep, d)
+		} else {
+			run = append(run, d)
+		}
+	}
+	s.pending = keep
+	s.mu.Unlock()
+	for _, d := range run {
+		d.once.Do(d.run)
+	}
 }

@@ -39,7 +39,7 @@ func (k *AddNoteKey) BusinessKey() (string, error) {
 
 // addNoteRetry is the fixed set of failures after which AddNote may be retried;
 // client options can narrow it, never widen it.
-const addNoteRetry = runtime.RetryNotSent | runtime.Retry429
+const addNoteRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429 | runtime.Retry503
 
 // addNoteOp describes AddNote to the runtime.
 var addNoteOp = &writegenimpl.Operation{
@@ -51,7 +51,7 @@ var addNoteOp = &writegenimpl.Operation{
 	Retry:    addNoteRetry,
 	Attempts: 4,
 	Receipt:  true,
-	Lookup:   runtime.Eventual,
+	Lookup:   runtime.Strong,
 	Dedupe:   true,
 	Owner:    "support-ops",
 }
@@ -60,8 +60,8 @@ var addNoteOp = &writegenimpl.Operation{
 // no idempotency key here).
 //
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}" in key scope
-// "add-note", retried on not_sent, status_429 within 4 attempts, looked up with listNotes
-// (eventual), deduplicated in the ledger; uncertain outcomes go to support-ops.
+// "add-note", retried on not_sent, ambiguous, status_429, status_503 within 4 attempts, looked up
+// with listNotes (strong), deduplicated in the ledger; uncertain outcomes go to support-ops.
 //
 // It appends the marker " [ref:{ref}]" to body field "/text", with the provider key for {ref}, for
 // the lookup to match.
