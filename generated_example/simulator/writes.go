@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -415,23 +416,26 @@ func (s *writes) later(due time.Time, run func()) {
 	}()
 }
 
-// due runs the deferred commits whose time has come by the server's clock. The server's handlers
-// call it before they answer, so that what a request reads never lags the server's clock.
+// due runs the deferred commits whose time has come by the server's clock, and returns once they
+// are done, also those another caller started. The server's handlers call it before they answer,
+// so that what a request reads never lags the server's clock.
 func (s *writes) due() {
 	now := s.now()
 	var run []*deferred
 	s.mu.Lock()
-	keep := s.pending[:0]
 	for _, d := range s.pending {
-		if now.Before(d.due) {
-			keep = append(keep, d)
-		} else {
+		if !now.Before(d.due) {
 			run = append(run, d)
 		}
 	}
-	s.pending = keep
 	s.mu.Unlock()
 	for _, d := range run {
-		d.once.Do(d.run)
+		d.once.Do(d.run) // waits for a run another caller started
 	}
+	if len(run) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.pending = slices.DeleteFunc(s.pending, func(d *deferred) bool { return slices.Contains(run, d) })
+	s.mu.Unlock()
 }
