@@ -65,7 +65,7 @@ type Options struct {
 // defect of writegen reported as a *FormatError.
 func Generate(api *spec.API, opts Options) ([]File, error) {
 	g := &generator{api: api}
-	report, err := safetyReport(api, opts.Version)
+	report, err := safetyReport(api)
 	if err != nil {
 		return nil, err
 	}

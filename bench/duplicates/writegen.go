@@ -91,7 +91,7 @@ type resumer interface {
 // openLedgered opens the SQLite ledger in dir and a client on it with newClient. At start-up,
 // after a crash, it waits out the dead process's leases and resumes the writes they left
 // claimed, as a connector's periodic Resume would.
-func openLedgered[C resumer](ctx context.Context, dir string, newClient func(runtime.Ledger, ...runtime.Option) (C, error)) (C, func() error, error) {
+func openLedgered[C resumer](ctx context.Context, dir string, newClient func(runtime.Ledger, ...runtime.Option) (C, error), extra ...runtime.Option) (C, func() error, error) {
 	var zero C
 	path := filepath.Join(dir, "ledger.db")
 	_, statErr := os.Stat(path)
@@ -99,7 +99,7 @@ func openLedgered[C resumer](ctx context.Context, dir string, newClient func(run
 	if err != nil {
 		return zero, nil, err
 	}
-	c, err := newClient(l, runtime.WithLease(lease), runtime.WithAttemptTimeout(lease/2))
+	c, err := newClient(l, append([]runtime.Option{runtime.WithLease(lease), runtime.WithAttemptTimeout(lease / 2)}, extra...)...)
 	if err != nil {
 		l.Close()
 		return zero, nil, err
@@ -137,12 +137,15 @@ func openWritegenLedger(ctx context.Context, baseURL, dir string, _ *profile) (*
 }
 
 // openWritegenLookup is the client of writesafety-lookup.yaml: no provider key; the order is
-// claimed in the ledger, and a lost answer or a restart looks the reference up.
+// claimed in the ledger, and a lost answer or a restart looks the reference up, at once and
+// again after the settle time, before the transfer is sent again.
 func openWritegenLookup(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
 	// hand:writegen-lookup
+	// A commit may land after its connection was cut, up to slowCommitTime: a search that finds
+	// nothing at once is asked again after that long before the transfer is sent again.
 	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transferslookup.Client, error) {
 		return transferslookup.NewClient(baseURL, l, opts...)
-	})
+	}, runtime.WithLookupSettle(2*slowCommitTime))
 	if err != nil {
 		return nil, err
 	}

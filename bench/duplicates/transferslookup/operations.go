@@ -38,7 +38,7 @@ func (k *CreateTransferKey) BusinessKey() (string, error) {
 
 // createTransferRetry is the fixed set of failures after which CreateTransfer may be retried;
 // client options can narrow it, never widen it.
-const createTransferRetry = runtime.RetryNotSent | runtime.Retry429
+const createTransferRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429 | runtime.Retry503
 
 // createTransferOp describes CreateTransfer to the runtime.
 var createTransferOp = &writegenimpl.Operation{
@@ -50,7 +50,7 @@ var createTransferOp = &writegenimpl.Operation{
 	Retry:    createTransferRetry,
 	Attempts: 4,
 	Receipt:  true,
-	Lookup:   runtime.Eventual,
+	Lookup:   runtime.Strong,
 	Dedupe:   true,
 	Owner:    "payments-ops",
 }
@@ -58,8 +58,9 @@ var createTransferOp = &writegenimpl.Operation{
 // CreateTransfer calls POST /transfers: Pay out an order.
 //
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "order:{order_id}" in key
-// scope "create-transfer", retried on not_sent, status_429 within 4 attempts, looked up with
-// searchTransfers (eventual), deduplicated in the ledger; uncertain outcomes go to payments-ops.
+// scope "create-transfer", retried on not_sent, ambiguous, status_429, status_503 within 4
+// attempts, looked up with searchTransfers (strong), deduplicated in the ledger; uncertain
+// outcomes go to payments-ops.
 //
 // It overwrites body field "/reference" with the provider key, as the reference the lookup
 // searches for.
