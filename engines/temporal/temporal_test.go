@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -236,6 +237,14 @@ func TestAckCompletedByWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The test environment moves its clock on whenever no activity runs,
+	// and an activity that completes asynchronously is not running: the
+	// activity wait runs beside it until the webhook completed it (or the
+	// event was in before the activity waited, and it returned at once), so
+	// that its timeouts do not fire at once.
+	completed := make(chan struct{})
+	var once sync.Once
+	settled := func() { once.Do(func() { close(completed) }) }
 	payout := func(ctx context.Context, order string) (wgtemporal.Settled, error) {
 		w := h.worker()
 		ack, err := wgtemporal.Run(ctx, w.client, lease/2, func(ctx context.Context, key string) (*runtime.Ack[payments.RequestPayoutResponse], error) {
@@ -244,17 +253,16 @@ func TestAckCompletedByWebhook(t *testing.T) {
 		if err != nil {
 			return wgtemporal.Settled{}, err
 		}
-		return acks.Pending(ctx, ack.ProviderKey)
+		s, err := acks.Pending(ctx, ack.ProviderKey)
+		if err == nil {
+			settled() // the event came first: no completion follows
+		}
+		return s, err
 	}
 	var s wgtemporal.Settled
 	env := newEnv()
-	// The test environment moves its clock on whenever no activity runs,
-	// and an activity that completes asynchronously is not running: the
-	// activity wait runs beside it until the webhook completed it, so
-	// that its timeouts do not fire at once.
-	completed := make(chan struct{})
 	complete = completerFunc(func(_ context.Context, token []byte, result any, err error) error {
-		defer close(completed)
+		defer settled()
 		return env.CompleteActivity(token, result, err)
 	})
 	env.RegisterActivityWithOptions(func(ctx context.Context) error {
