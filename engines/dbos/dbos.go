@@ -57,6 +57,7 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/writegen/writegen/engines/internal/resumeloop"
 	"github.com/writegen/writegen/runtime"
 )
 
@@ -162,7 +163,7 @@ func Write[R any](ctx dbos.Context, c Resumer, every time.Duration, write func(c
 		if err != nil {
 			return outcome[R]{}, err
 		}
-		stop := resumeWhile(ctx, c, every)
+		stop := resumeloop.While(ctx, c, every)
 		v, err := write(ctx, key)
 		for errors.Is(err, runtime.ErrInProgress) && ctx.Err() == nil {
 			// Another run of this step holds the claim: wait for it to
@@ -186,28 +187,4 @@ func Write[R any](ctx dbos.Context, c Resumer, every time.Duration, write func(c
 		return o.Value, o.Err
 	}
 	return o.Value, nil
-}
-
-// resumeWhile calls c.Resume every `every` until the returned function is
-// called; that function waits for the last Resume to end.
-func resumeWhile(ctx context.Context, c Resumer, every time.Duration) func() {
-	if c == nil || every <= 0 {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				c.Resume(ctx) //nolint:errcheck // the next tick tries again; the write reports its own outcome
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }

@@ -59,6 +59,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegen/writegen/engines/internal/resumeloop"
 	"github.com/writegen/writegen/runtime"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -171,32 +172,8 @@ type Resumer interface {
 // write, waiting on that claim, returns the first attempt's outcome instead
 // of waiting until the activity times out. c may be nil.
 func Run[R any](ctx context.Context, c Resumer, every time.Duration, write func(ctx context.Context, key string) (R, error)) (R, error) {
-	stop := resumeWhile(ctx, c, every)
+	stop := resumeloop.While(ctx, c, every)
 	r, err := write(ctx, Key(ctx))
 	stop()
 	return r, Error(err)
-}
-
-// resumeWhile calls c.Resume every `every` until the returned function is
-// called; that function waits for the last Resume to end.
-func resumeWhile(ctx context.Context, c Resumer, every time.Duration) func() {
-	if c == nil || every <= 0 {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				c.Resume(ctx) //nolint:errcheck // the next tick tries again; the write reports its own outcome
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
