@@ -560,6 +560,16 @@ func (p *annotParser) duration(n *yaml.Node) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
+	d, ok := parseDuration(s)
+	if !ok {
+		p.errorf(n, "%q is not a positive duration (like 24h, 90m or 30d)", s)
+	}
+	return d, ok
+}
+
+// parseDuration parses a Go duration ("24h", "90m") or a number of days ("30d"); ok is false
+// unless it is one, greater than zero.
+func parseDuration(s string) (d time.Duration, ok bool) {
 	d, err := time.ParseDuration(s)
 	if days, cut := strings.CutSuffix(s, "d"); cut {
 		var v int
@@ -567,11 +577,7 @@ func (p *annotParser) duration(n *yaml.Node) (time.Duration, bool) {
 			d = time.Duration(v) * 24 * time.Hour
 		}
 	}
-	if err != nil || d <= 0 {
-		p.errorf(n, "%q is not a positive duration (like 24h, 90m or 30d)", s)
-		return 0, false
-	}
-	return d, true
+	return d, err == nil && d > 0
 }
 
 func (p *annotParser) list(n *yaml.Node) []*yaml.Node {

@@ -1,8 +1,6 @@
 package spec
 
 import (
-	"strconv"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -37,14 +35,8 @@ func (p *annotParser) window(n *yaml.Node) time.Duration {
 	case "unknown":
 		return 0
 	}
-	d, err := time.ParseDuration(s)
-	if days, cut := strings.CutSuffix(s, "d"); cut {
-		var v int
-		if v, err = strconv.Atoi(days); err == nil {
-			d = time.Duration(v) * 24 * time.Hour
-		}
-	}
-	if err != nil || d <= 0 {
+	d, ok := parseDuration(s)
+	if !ok {
 		p.errorf(n, "window %q is not a positive duration (like 24h, 90m or 30d), forever or unknown: say how long the provider documents that it remembers a key", s)
 		return 0
 	}
