@@ -244,7 +244,11 @@ func (x *logical) send(ctx context.Context, n int) response {
 		}
 		return out
 	}
-	x.c.provider.observe(resp.Header, x.c.s.Clock.Now())
+	if x.mode == modeRead {
+		// A bounded list lookup reads the provider's clock after its own first read
+		// (LookupSince): the Date of reads is all it needs, and writes pay nothing.
+		x.c.provider.observe(resp.Header, x.c.s.Clock.Now())
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	_, err = buf.ReadFrom(resp.Body)
 	resp.Body.Close()

@@ -97,7 +97,7 @@ func withSince(ctx context.Context, first time.Time, provider *providerClock) co
 // LookupSince returns the time a bounded list lookup may stop at: an
 // element created before it cannot be the write's effect. It is the
 // write's first use of its key, in the provider's time as the Date of its
-// latest answer tells it (a lookup asks after its first read), minus
+// latest answer to a read tells it (a lookup asks after its first read), minus
 // SinceMargin. ok is false when ctx does not come from the runtime (a
 // lookup called by hand): the walk then has no time bound.
 func LookupSince(ctx context.Context) (since time.Time, ok bool) {

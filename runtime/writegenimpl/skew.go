@@ -7,7 +7,8 @@ import (
 )
 
 // providerClock keeps what the provider's clock said last: the Date header
-// of its latest answer, and when that answer came by this client's clock.
+// of its latest answer to a read, and when that answer came by this
+// client's clock.
 //
 // A bounded list lookup stops at the first element created before the
 // write's first send (LookupSince). Creation times are the provider's, the
