@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,9 +36,7 @@ func ExampleWithLedger_resume() {
 			threads[key] = fmt.Sprintf("th_%d", len(threads)+1)
 		}
 		if down { // committed, and the answer is lost
-			conn, _, _ := http.NewResponseController(w).Hijack()
-			conn.(*net.TCPConn).SetLinger(0)
-			conn.Close()
+			loseAnswer(w)
 			return
 		}
 		w.WriteHeader(http.StatusCreated)

@@ -32,9 +32,7 @@ func Example() {
 		}
 		if !lost { // the first answer never arrives
 			lost = true
-			conn, _, _ := http.NewResponseController(w).Hijack()
-			conn.(*net.TCPConn).SetLinger(0)
-			conn.Close()
+			loseAnswer(w)
 			return
 		}
 		w.WriteHeader(http.StatusCreated)
@@ -58,6 +56,17 @@ func Example() {
 	defer mu.Unlock()
 	fmt.Println(r.ID, r.ProviderKey, r.Attempts, "attempts,", len(threads), "thread")
 	// Output: th_1 support-desk/create-thread:escalation:42 2 attempts, 1 thread
+}
+
+// loseAnswer breaks the connection of w without a byte of answer (a TCP
+// reset), as a provider's network does after the write committed.
+func loseAnswer(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(err)
+	}
+	conn.(*net.TCPConn).SetLinger(0)
+	conn.Close()
 }
 
 // What follows is, in short, what writegen generates for one write of a

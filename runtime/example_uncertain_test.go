@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -19,9 +18,7 @@ import (
 func ExampleUncertainError() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body) // read, maybe committed, and the connection breaks
-		conn, _, _ := http.NewResponseController(w).Hijack()
-		conn.(*net.TCPConn).SetLinger(0)
-		conn.Close()
+		loseAnswer(w)
 	}))
 	defer srv.Close()
 
