@@ -121,14 +121,15 @@ func WithInstance(name string) Option { return func(s *Settings) { s.Instance = 
 
 // WithLookupSettle sets how long after an attempt that may have committed
 // (its answer lost, or a 5xx) a strongly consistent lookup's "not found"
-// authorises sending the write again (default 5s). A request cut on this
-// side may still be running at the provider, and commit after the lookup
-// looked: a lookup that finds nothing at once is asked again once d has
-// passed since the attempt ended, and only that answer counts. Set it to
-// the longest a provider may still commit a request whose connection was
-// lost; a provider whose commits may land later should declare its lookup
-// eventual with a lag (consistency: {eventual: 30s}). 0 trusts the first
-// answer.
+// authorises sending the write again (default 5s), for the lookups whose
+// annotation declares no settle time of its own (consistency: {strong: 2s}
+// declares one, and wins). A request cut on this side may still be running
+// at the provider, and commit after the lookup looked: a lookup that finds
+// nothing at once is asked again once d has passed since the attempt
+// ended, and only that answer counts. Set it to the longest a provider may
+// still commit a request whose connection was lost; a provider whose
+// commits may land later should declare its lookup eventual with a lag
+// (consistency: {eventual: 30s}). 0 trusts the first answer.
 func WithLookupSettle(d time.Duration) Option {
 	return func(s *Settings) { s.LookupSettle = max(d, 0) }
 }

@@ -38,6 +38,10 @@ type Options struct {
 	// the deadline of each attempt; defaults: the runtime's in this process, 300ms and 200ms
 	// with Replicas.
 	Lease, AttemptTimeout time.Duration
+	// LookupSettle is the settle time of the desk's strong lookups that declare none
+	// (runtime.WithLookupSettle): 0 keeps the runtime's default, a negative value trusts the
+	// first "not found", so that a request lost on its way proves nothing.
+	LookupSettle time.Duration
 	// Replicas, when 2 or more, runs the relay in that many processes of its own, sharing the
 	// ledger (a PostgreSQL one, usually), each with its own webhook server, workers and
 	// periodic Resume; the simulators deliver each webhook to one of them. The processes
@@ -193,6 +197,9 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 	}
 	if o.AttemptTimeout > 0 {
 		opts = append(opts, runtime.WithAttemptTimeout(o.AttemptTimeout))
+	}
+	if o.LookupSettle != 0 {
+		opts = append(opts, runtime.WithLookupSettle(max(o.LookupSettle, 0)))
 	}
 	return opts
 }

@@ -24,6 +24,9 @@ type Figures struct {
 	Reconciled int // of those, threads of escalations that were uncertain, settled since (by Resume or a repeated call)
 	Uncertain  int // escalations whose thread could not be settled (and was not since)
 	Failed     int // escalations the desk refused
+	// NotApplied counts the calls that ended not applied (nothing happened at the desk, the
+	// key is free): the relay tries them again later with the same key.
+	NotApplied int
 
 	Replies      int // replies the desk's agents wrote
 	Answers      int // first replies delivered into conversations
@@ -175,6 +178,7 @@ func (e *Env) Figures() Figures {
 	f.Recorded, f.FromLookup, f.FromLedger, f.Reconciled = rel.Threads, rel.FromLookup, rel.FromLedger, rel.Reconciled
 	f.Uncertain, f.Failed, f.LaterReplies = rel.Uncertain-rel.Reconciled, rel.Failed, rel.LaterReplies
 	f.RepeatRequests = rel.Repeats
+	f.NotApplied = rel.NotApplied
 	f.Resumes, f.Resumed = rel.Resumes, rel.Resumed
 	f.Faults = make(map[simulator.Fault]int)
 	for _, w := range []simulator.WriteStats{desk.Writes, chat.Writes} {
@@ -208,6 +212,9 @@ func (f Figures) Write(w io.Writer) {
 	p("  handed over by the ledger                  %5d", f.FromLedger)
 	if f.Reconciled > 0 {
 		p("  of those, uncertain first, then settled    %5d", f.Reconciled)
+	}
+	if f.NotApplied > 0 {
+		p("  calls that ended not applied, sent again   %5d (a lookup proved nothing happened)", f.NotApplied)
 	}
 	p("Duplicates avoided %5d", f.Duplicates())
 	p("  webhook re-deliveries stored once          %5d", f.Redeliveries)

@@ -27,8 +27,15 @@ func TestMain(m *testing.M) {
 
 func newEnv(t *testing.T) (*Env, string) {
 	t.Helper()
+	return newEnvWith(t, Options{})
+}
+
+// newEnvWith is newEnv with the options o, on a ledger of the test's own, with instant backoff.
+func newEnvWith(t *testing.T, o Options) (*Env, string) {
+	t.Helper()
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "ledger.db")
-	env, err := NewEnv(t.Context(), Options{Ledger: dsn, Instant: true})
+	o.Ledger, o.Instant = dsn, true
+	env, err := NewEnv(t.Context(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +78,12 @@ func TestWithoutFaults(t *testing.T) {
 
 // A thread that cannot be settled is uncertain, told to its owner and listed by
 // "writegen ledger list"; nothing is created twice meanwhile, as Resume drives the rows on
-// (the desk's search can answer) and they end uncertain again.
+// (the desk's search can answer) and they end uncertain again. The clients trust the desk's
+// first "not found" (no settle time), so a request lost on its way, which may still be running
+// at the desk, proves nothing; with a settle time the same search proves it never arrived
+// (TestLostRequestsNotApplied).
 func TestUncertainListed(t *testing.T) {
-	env, dsn := newEnv(t)
+	env, dsn := newEnvWith(t, Options{LookupSettle: -1})
 	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
 	f := env.Figures()
 	writes := make(map[string]bool)
@@ -109,12 +119,30 @@ func TestUncertainListed(t *testing.T) {
 	}
 }
 
+// TestLostRequestsNotApplied: a thread whose requests were all lost on their way is not
+// uncertain when the desk's search is strong and the clients wait its settle time: "not found"
+// after it proves the thread was never created, the call ends not applied, and the relay sends
+// it again with the same key once the desk heals: one thread each, no person involved.
+func TestLostRequestsNotApplied(t *testing.T) {
+	env, _ := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, StubbornFor: 4, Faults: []simulator.Fault{simulator.LoseRequest}})
+	f := env.Figures()
+	if f.Threads != 3 || f.Recorded != 3 || f.Uncertain != 0 || f.NotApplied < 3 || f.Lookups < 3 {
+		t.Fatalf("want 3 threads, each after a call that ended not applied, none uncertain; got %+v", f)
+	}
+	for _, n := range f.Notices {
+		if n.OperationID == "createThread" || n.OperationID == "addNote" {
+			t.Errorf("told %v; want no uncertain thread or note (their lookups can answer)", n)
+		}
+	}
+}
+
 // Once the desk heals, the uncertain threads are driven on with their keys (by the periodic
 // Resume, or by the relay's reconcile calling again and taking the row over, whichever comes
 // first), and recorded on their escalations: one thread each, and the user's request posted
 // into it.
 func TestUncertainReconciled(t *testing.T) {
-	env, _ := newEnv(t)
+	env, _ := newEnvWith(t, Options{LookupSettle: -1})
 	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
 	if f := env.Figures(); f.Uncertain != 3 || f.Threads != 0 {
 		t.Fatalf("want 3 uncertain escalations first, got %+v", f)

@@ -44,6 +44,25 @@ func TestStrongLookupSettles(t *testing.T) {
 			t.Errorf("%d lookups, want 2: at once, and after the settle time", p.lookupCount())
 		}
 	})
+	t.Run("declared_by_the_operation", func(t *testing.T) {
+		// consistency: {strong: 3s}: the operation's own settle time wins over the client's.
+		p := newProvider(t, step{loss: slowCommit})
+		op := thingOp(withLookup)
+		op.LookupLag = 3 * time.Second
+		clk := newTestClock()
+		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed }
+		c := newTestClient(t, p.URL, clk, runtime.WithLookupSettle(0))
+		r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := p.effectCount(); n != 1 || r.Source != runtime.AdoptedLookup {
+			t.Errorf("%d effects, receipt %+v; want the commit in flight adopted", n, r)
+		}
+		if got := clk.slept(); len(got) != 1 || got[0] != 3*time.Second {
+			t.Errorf("slept %v, want the operation's settle time once", got)
+		}
+	})
 	t.Run("trusted_at_once", func(t *testing.T) {
 		p := newProvider(t, step{loss: slowCommit})
 		op := thingOp(withLookup)

@@ -50,28 +50,35 @@ func TestLookupSince(t *testing.T) {
 // A write without a key whose every attempt the provider answered (503), and whose strong
 // lookup then finds no effect, did not happen: it ends not applied, so that the caller may send
 // it again later with the same key, not uncertain for a person. When an attempt went
-// unanswered, first or last, the same lookup proves nothing about a request still running
-// there.
+// unanswered, first or last, the same lookup proves that only once the settle time has passed
+// since the last attempt ended (a request cut on this side may still be running at the
+// provider until then); without a settle time it proves nothing, and the call ends uncertain.
 func TestStrongLookupAfterAnsweredAttempt(t *testing.T) {
 	unavailable := step{status: 503}
 	all := []step{unavailable, unavailable, unavailable, unavailable}
+	firstLost := []step{{loss: lostRequest}, unavailable, unavailable, unavailable}
+	lastLost := []step{unavailable, unavailable, unavailable, {loss: lostRequest}}
 	for _, tc := range []struct {
 		name    string
 		script  []step
 		noClaim bool // no ledger claim: an earlier caller's attempt may still be running
+		settle  time.Duration
 		want    runtime.State
 	}{
-		{"answered every time", all, false, runtime.StateNotApplied},
-		{"unanswered, then answered", []step{{loss: lostRequest}, unavailable, unavailable, unavailable}, false, runtime.StateUncertain},
-		{"answered, last unanswered", []step{unavailable, unavailable, unavailable, {loss: lostRequest}}, false, runtime.StateUncertain},
-		{"answered every time, no claim", all, true, runtime.StateUncertain},
+		{"answered every time", all, false, 0, runtime.StateNotApplied},
+		{"unanswered, then answered, no settle", firstLost, false, 0, runtime.StateUncertain},
+		{"answered, last unanswered, no settle", lastLost, false, 0, runtime.StateUncertain},
+		{"unanswered, then answered, settled", firstLost, false, 5 * time.Second, runtime.StateNotApplied},
+		{"answered, last unanswered, settled", lastLost, false, 5 * time.Second, runtime.StateNotApplied},
+		{"answered every time, no claim", all, true, 5 * time.Second, runtime.StateUncertain},
+		{"last unanswered, settled, no claim", lastLost, true, 5 * time.Second, runtime.StateUncertain},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProvider(t, tc.script...)
 			op := thingOp(withLookup)
 			op.Dedupe = !tc.noClaim
 			l := newMemLedger()
-			c := newTestClient(t, p.URL, newTestClock(), runtime.WithLedger(l))
+			c := newTestClient(t, p.URL, newTestClock(), runtime.WithLedger(l), runtime.WithLookupSettle(tc.settle))
 			_, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 			got := stateOf(err)
 			if !tc.noClaim {

@@ -31,10 +31,11 @@ type Operation struct {
 	KeyWindow    time.Duration  // how long the provider remembers a key; KeyForever; 0 = unknown (see KeyForever)
 	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
 	Lookup       runtime.Consistency
-	// LookupLag, for an eventual lookup, is how long after a write the
-	// lookup is sure to see it: "not found" authorises another attempt only
-	// once the lag has passed since the last attempt ended. 0: "not found"
-	// from an eventual lookup never does.
+	// LookupLag is how long after a write the lookup is sure to see it (an
+	// eventual lookup's lag, a strong one's settle time): "not found"
+	// authorises another attempt only once it has passed since the last
+	// attempt ended. 0: "not found" from an eventual lookup never does, and
+	// a strong lookup settles by the client's LookupSettle.
 	LookupLag time.Duration
 	Dedupe    bool   // claim the business key in the ledger before calling
 	Owner     string // who is told when an outcome is uncertain

@@ -225,15 +225,17 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	if write && x.sent && x.lookups {
 		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
 		found, err := x.look(ctx)
-		settle, why := x.lookupSettle()
+		settle, settleWhat := x.lookupSettle()
+		settled := false // not found once no attempt can still commit
 		if !found && err == nil && settle > 0 {
 			// "Not found" counts only once the lag has passed since the attempt
 			// ended: wait for it, within the context and the attempt budget, and
 			// ask again.
-			if reason := x.settleWait(ctx, settle, why); reason != "" {
+			if reason := x.settleWait(ctx, settle, settleWhat); reason != "" {
 				return 0, false, x.uncertain(reason, f.cause)
 			}
 			found, err = x.look(ctx)
+			settled = true
 		}
 		var bound *BoundError
 		switch {
@@ -250,12 +252,13 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 				return delay, false, nil
 			}
 		}
-		if x.claimed && !x.unanswered {
+		if x.claimed && (!x.unanswered || settled) {
 			// The call won the key's claim, so no other attempt with the key was made (a row
-			// claimed again ended not applied), and the provider answered every attempt of
-			// this call, so none is still running there; a strong lookup after them found no
-			// effect: nothing happened, as when a resend is allowed on the same answer. An
-			// attempt without an answer, or one made by another caller or before a restart
+			// claimed again ended not applied), and none of its attempts can still be running
+			// at the provider: it answered every one, or the settle time (the lookup's lag)
+			// has passed since the last ended. A lookup after them found no effect: nothing
+			// happened, on the same evidence that allows a resend. An attempt without an
+			// answer and no settle time, or one made by another caller or before a restart
 			// (no claim tells of those), may still commit later.
 			if why == "" {
 				why = x.stopReason(f)
@@ -263,7 +266,11 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 			if se := (*runtime.StatusError)(nil); errors.As(f.cause, &se) {
 				se.State = runtime.StateNotApplied
 			}
-			return 0, false, x.notApplied(why+"; a strong lookup found no effect", f.cause)
+			how := "; a strong lookup found no effect"
+			if settled {
+				how = "; the lookup found no effect once " + settleWhat + " had passed since the last attempt"
+			}
+			return 0, false, x.notApplied(why+how, f.cause)
 		}
 	}
 	if !write || !x.sent {
@@ -280,7 +287,8 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 
 // lookupSettle returns how long after the last attempt ended the lookup's "not
 // found" proves the write did not commit, and what that wait is, for
-// messages: an eventual lookup's declared lag, or, for a strong one, the
+// messages: the lookup's declared lag (an eventual lookup's lag, a strong
+// one's settle time), or, for a strong lookup that declares none, the
 // client's LookupSettle (a request cut on this side may still commit at the
 // provider). Zero: the answer counts at once, or (eventual without a lag)
 // never.
@@ -288,6 +296,8 @@ func (x *logical) lookupSettle() (time.Duration, string) {
 	switch {
 	case x.op.Lookup == runtime.Eventual && x.op.LookupLag > 0:
 		return x.op.LookupLag, "the lookup's lag (" + x.op.LookupLag.String() + ")"
+	case x.op.Lookup == runtime.Strong && x.op.LookupLag > 0:
+		return x.op.LookupLag, "the lookup's settle time (" + x.op.LookupLag.String() + ")"
 	case x.op.Lookup == runtime.Strong && x.c.s.LookupSettle > 0:
 		return x.c.s.LookupSettle, "the settle time of a strong lookup (" + x.c.s.LookupSettle.String() + ")"
 	}
