@@ -124,7 +124,7 @@ type lookupAnswer struct {
 	sinceNode   *yaml.Node
 	escape      Escape // the query language of the substitutions; "" for plain ones
 	escapeNode  *yaml.Node
-	lag         time.Duration // consistency: {eventual: 30s}
+	lag         time.Duration // consistency: {eventual: 30s} or {strong: 5s}
 	lagNode     *yaml.Node
 }
 
@@ -166,7 +166,7 @@ var retryNames = []string{"not_sent", "ambiguous", "status_408", "status_409", "
 	"status_500", "status_502", "status_503", "status_504", "status_5xx"}
 
 // ackKinds are the answers an acknowledgement may give up, by their old value.
-var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "dedupe"}
+var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe"}
 
 // annotParser decodes the annotation file strictly, collecting every defect.
 type annotParser struct {
@@ -1054,7 +1054,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			l.lagNode = kv[1]
 		}
 	} else if p.absent(n, m, "consistency") {
-		p.errorf(n, "lookup needs consistency: strong, eventual, or eventual with its lag ({eventual: 30s})")
+		p.errorf(n, "lookup needs consistency: strong, eventual, or either with the time after which not found is trusted ({strong: 5s}, {eventual: 30s})")
 	}
 	return l
 }
@@ -1069,22 +1069,23 @@ func (p *annotParser) escape(n *yaml.Node) Escape {
 	return Escape(s)
 }
 
-// consistency reads a lookup's consistency: strong, eventual, or {eventual: 30s}, eventual with
-// the lag after which "not found" proves the write did not commit.
+// consistency reads a lookup's consistency: strong, eventual, {strong: 5s} (strong, with the
+// settle time after which "not found" proves a lost attempt did not commit) or {eventual: 30s}
+// (eventual, with the lag after which it does).
 func (p *annotParser) consistency(n *yaml.Node) (Consistency, time.Duration) {
 	if n.Kind != yaml.MappingNode {
 		s, _ := p.oneOf(n, string(Strong), string(Eventual))
 		return Consistency(s), 0
 	}
-	if len(n.Content) != 2 || n.Content[0].Value != "eventual" {
-		p.errorf(n, "consistency as a mapping is {eventual: LAG}, how long after a write the lookup is sure to see it: only eventual takes a lag (write strong, eventual or {eventual: 30s})")
+	if len(n.Content) != 2 || n.Content[0].Value != string(Strong) && n.Content[0].Value != string(Eventual) {
+		p.errorf(n, "consistency as a mapping is {strong: SETTLE} or {eventual: LAG}: how long after a write's last attempt ended the lookup is sure to see it (write strong, eventual, {strong: 5s} or {eventual: 30s})")
 		return "", 0
 	}
 	lag, ok := p.duration(n.Content[1])
 	if !ok {
 		return "", 0
 	}
-	return Eventual, lag
+	return Consistency(n.Content[0].Value), lag
 }
 
 // pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.
@@ -1284,6 +1285,10 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 		case "lookup":
 			if old != string(Strong) && old != string(Eventual) {
 				p.errorf(kv[1], "acknowledge lookup %q: want the old consistency, strong or eventual", old)
+			}
+		case "lag":
+			if _, ok := parseDuration(old); !ok {
+				p.errorf(kv[1], "acknowledge lag %q: want the old settle time or lag as WRITE_SAFETY.json writes it, like \"30s\"", old)
 			}
 		case "dedupe":
 			if old != "ledger" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
@@ -38,12 +39,23 @@ type IdentityWrite struct {
 	MaxLength   int    `json:"max_length,omitempty"`
 	Retry       string `json:"retry"`  // "not_sent|ambiguous", "none"
 	Lookup      string `json:"lookup"` // strong, eventual or none
-	Dedupe      string `json:"dedupe"` // ledger or none
+	// Lag is the lookup's declared settle time or lag ("2s", "30s"): not found is trusted once
+	// it has passed since the write's last attempt ended.
+	Lag string `json:"lag,omitempty"`
+	// Reference is where the write stores what its lookup finds it by, and how:
+	// "body /external_id", "query ref", "body /text marker \" [ref:{ref}]\"", with
+	// "value {order_id}" when it is not the provider key and "through Variant" for a union.
+	Reference string `json:"reference,omitempty"`
+	Dedupe    string `json:"dedupe"` // ledger or none
 }
+
+// identityVersion is the version of WRITE_SAFETY.json writegen writes; version 1 (without lag
+// and reference) is read as well.
+const identityVersion = 2
 
 // Identity returns the record of api's writes, sorted by key scope, then method and path.
 func Identity(api *API) IdentityRecord {
-	rec := IdentityRecord{Version: 1, Scope: api.Scope, Writes: []IdentityWrite{}}
+	rec := IdentityRecord{Version: identityVersion, Scope: api.Scope, Writes: []IdentityWrite{}}
 	for _, op := range api.Operations {
 		if w, ok := identityOf(api, op); ok {
 			rec.Writes = append(rec.Writes, w)
@@ -103,6 +115,12 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	}
 	if l := s.Lookup; l != nil {
 		w.Lookup = string(l.Consistency)
+		if l.Lag > 0 {
+			w.Lag = durationText(l.Lag)
+		}
+	}
+	if r := s.Reference; r != nil && s.Lookup != nil {
+		w.Reference = referenceText(r)
 	}
 	if s.Dedupe {
 		w.Dedupe = "ledger"
@@ -119,8 +137,8 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 	var rec IdentityRecord
 	d := json.NewDecoder(bytes.NewReader(old))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&rec); err != nil || rec.Version != 1 {
-		why := "version is not 1"
+	if err := d.Decode(&rec); err != nil || rec.Version != 1 && rec.Version != identityVersion {
+		why := fmt.Sprintf("version %d is not 1 or %d", rec.Version, identityVersion)
 		if err != nil {
 			why = err.Error()
 		}
@@ -270,6 +288,16 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 		c.refuse(pos, op, "the lookup is %s, and was %s %s: a resend the old lookup guarded would no longer be, %s; put it back, or acknowledge it (acknowledge: {lookup: %s, reason: ...})",
 			now.Lookup, was.Lookup, in, again, was.Lookup)
 	}
+	// A lag dropped is longer, not shorter: an eventual lookup without one never authorises a
+	// resend, and a strong one waits the client's settle time.
+	if was.Lookup == now.Lookup && was.Lag != "" && now.Lag != "" && shorter(now.Lag, was.Lag) && !c.ack(op, "lag", was.Lag) {
+		c.refuse(s.Lookup.Pos, op, "the lookup's %s is %s, and was %s %s: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {%s: %s}, or acknowledge it (acknowledge: {lag: %s, reason: ...})",
+			lagName(now.Lookup), now.Lag, was.Lag, in, now.Lookup, was.Lag, strconv.Quote(was.Lag))
+	}
+	if was.Reference != "" && now.Reference != "" && was.Reference != now.Reference && !c.ack(op, "reference", was.Reference) {
+		c.refuse(s.Reference.Pos, op, "the reference is %s, and was %s %s: the lookup of a write sent before the change would not find it, so its retry is a second effect; put it back, or acknowledge it (acknowledge: {reference: %s, reason: ...})",
+			strconv.Quote(now.Reference), strconv.Quote(was.Reference), in, strconv.Quote(was.Reference))
+	}
 	if was.Dedupe == "ledger" && now.Dedupe != "ledger" && !c.ack(op, "dedupe", "ledger") {
 		pos := s.Pos
 		if s.DedupePos.Line != 0 {
@@ -321,4 +349,52 @@ func quoteOr(s string) string {
 		return `""`
 	}
 	return strconv.Quote(s)
+}
+
+// referenceText is a write's reference as WRITE_SAFETY.json records it.
+func referenceText(r *Reference) string {
+	var b strings.Builder
+	if r.Body != nil {
+		b.WriteString("body " + r.Body.Pointer)
+	} else {
+		b.WriteString("query " + r.Query)
+	}
+	if r.MarkerText != "" {
+		b.WriteString(" marker " + strconv.Quote(r.MarkerText))
+	}
+	if r.ValueFormat != "" {
+		b.WriteString(" value " + r.ValueFormat)
+	}
+	if r.Through != nil {
+		b.WriteString(" through " + describeRef(r.Through.Type))
+	}
+	return b.String()
+}
+
+// durationText writes d as the annotation would: whole hours as "2h", minutes as "90m", else as
+// Go writes it ("2s", "1.5s").
+func durationText(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
+}
+
+// shorter reports whether the duration now is shorter than was, both as durationText writes
+// them.
+func shorter(now, was string) bool {
+	n, _ := parseDuration(now)
+	w, _ := parseDuration(was)
+	return n < w
+}
+
+// lagName names what a lookup's Lag is: a strong lookup's settle time, an eventual one's lag.
+func lagName(consistency string) string {
+	if consistency == string(Strong) {
+		return "settle time"
+	}
+	return "lag"
 }

@@ -533,9 +533,12 @@ type Lookup struct {
 	// the same boolean (Slack's reads carry ok too): false there fails the lookup rather than
 	// reading as not found. Nil otherwise.
 	OK *Path
-	// Lag, for an eventual lookup, is how long after a write the lookup is sure to see it
-	// (consistency: {eventual: 30s}): "not found" proves the write did not commit only once the
-	// lag has passed since the write's last attempt ended. Zero: "not found" proves nothing.
+	// Lag is how long after a write's last attempt ended the lookup is sure to see it: for an
+	// eventual lookup its lag (consistency: {eventual: 30s}), for a strong one its settle time,
+	// the longest the provider may still commit a request whose connection was lost
+	// (consistency: {strong: 5s}). "Not found" proves the write did not commit only once it has
+	// passed. Zero: for an eventual lookup "not found" proves nothing; a strong one settles by
+	// the client's runtime.WithLookupSettle.
 	Lag time.Duration
 	// Escape is the query language each substitution of Params and Body is escaped for, as a
 	// whole literal of it (writegenimpl.StripeSearchString, ...); "" substitutes values as

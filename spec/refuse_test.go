@@ -2,7 +2,9 @@ package spec
 
 import (
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
@@ -138,10 +140,12 @@ ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve 
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)`},
 		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
+		{"consistency with another key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {settle: 2s}}
+` + okRest), `ws.yaml:9:107: operation "createThread": consistency as a mapping is {strong: SETTLE} or {eventual: LAG}: how long after a write's last attempt ended the lookup is sure to see it (write strong, eventual, {strong: 5s} or {eventual: 30s})`},
 		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
-` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong, eventual, or eventual with its lag ({eventual: 30s})
+` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong, eventual, or either with the time after which not found is trusted ({strong: 5s}, {eventual: 30s})
 ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
 		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: strong}
   deleteThread:
@@ -432,5 +436,42 @@ defaults:
 				t.Errorf("got:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestConsistencyTimes: {strong: 2s} declares a strong lookup's settle time and {eventual: 30s}
+// an eventual one's lag, each resolved into Lookup.Lag; plain forms leave it zero.
+func TestConsistencyTimes(t *testing.T) {
+	spec, err := os.ReadFile("testdata/threads.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		consistency string
+		want        Consistency
+		lag         time.Duration
+	}{
+		{"strong", Strong, 0},
+		{"{strong: 2s}", Strong, 2 * time.Second},
+		{"eventual", Eventual, 0},
+		{"{eventual: 30s}", Eventual, 30 * time.Second},
+	} {
+		body := okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: ` + c.consistency + "}\n"
+		if c.want == Eventual && c.lag == 0 {
+			body = strings.Replace(body, "    response:", "    retry: {on: [not_sent]}\n    response:", 1) // ambiguous never fires without a lag
+		}
+		api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot(body+okRest)), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.consistency, err)
+		}
+		var op *Operation
+		for _, o := range api.Operations {
+			if o.ID == "createThread" {
+				op = o
+			}
+		}
+		if l := op.Safety.Lookup; l.Consistency != c.want || l.Lag != c.lag {
+			t.Errorf("%s: lookup %s with lag %v; want %s with %v", c.consistency, l.Consistency, l.Lag, c.want, c.lag)
+		}
 	}
 }

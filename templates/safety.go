@@ -304,6 +304,9 @@ var escapeWords = map[spec.Escape]string{
 // consistencyAnswer says what a lookup's "not found" proves, and when.
 func consistencyAnswer(l *spec.Lookup) string {
 	switch {
+	case l.Lag > 0 && l.Consistency == spec.Strong:
+		return "strong, settling in " + span(l.Lag) + ": after an attempt whose answer was lost, not found counts only once " + span(l.Lag) +
+			" have passed since the attempt ended, for a commit still in flight; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain"
 	case l.Lag > 0:
 		return "eventual with a lag of " + span(l.Lag) + ": not found proves the write did not commit only once " + span(l.Lag) +
 			" have passed since its last attempt ended; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain"

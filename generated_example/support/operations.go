@@ -43,17 +43,18 @@ const addNoteRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Ret
 
 // addNoteOp describes AddNote to the runtime.
 var addNoteOp = &writegenimpl.Operation{
-	ID:       "addNote",
-	Scope:    "add-note",
-	Method:   "POST",
-	Path:     "/threads/{thread_id}/notes",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addNoteRetry,
-	Attempts: 4,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
-	Owner:    "support-ops",
+	ID:        "addNote",
+	Scope:     "add-note",
+	Method:    "POST",
+	Path:      "/threads/{thread_id}/notes",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addNoteRetry,
+	Attempts:  4,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 2 * time.Second,
+	Dedupe:    true,
+	Owner:     "support-ops",
 }
 
 // AddNote calls POST /threads/{thread_id}/notes: Add an internal note to a thread (the desk takes
