@@ -99,6 +99,7 @@ type proposal struct {
 	ref    refField
 	params [][2]string // name and template, in order
 	body   string      // a POST search's body, as YAML flow
+	escape Escape      // the query language of a search's {ref}, or ""
 	found  string
 	match  string
 	pages  string // YAML flow of pages, or ""
@@ -192,8 +193,8 @@ func formsOf(so, c *specOp, rf refField) []*proposal {
 			}
 		}
 		if q, lang := searchParam(read); q != nil {
-			if t := queryTemplate(lang, rf); t != "" {
-				add(&proposal{form: "query",
+			if t, esc := queryTemplate(lang, rf); t != "" {
+				add(&proposal{form: "query", escape: esc,
 					check: fmt.Sprintf("the query %s finds %s by its exact value in %s's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)", t, rf.name, read.ID)}, q.Name, t)
 			}
 		}
@@ -255,20 +256,23 @@ func searchParam(read *Operation) (*Param, string) {
 	return nil, ""
 }
 
-// queryTemplate is the search query that finds rf by the reference in language lang, or "".
-// The reference is the provider key, which holds no quote, space or backslash.
-func queryTemplate(lang string, rf refField) string {
+// queryTemplate is the search query that finds rf by the reference in language lang, or "",
+// and the escape (lookup.escape) its {ref} is written in: the template writes the placeholder
+// bare, and the runtime writes the value as one whole literal of the language. For a language
+// writegen does not know, the value is quoted as it is: the reference is the provider key,
+// which holds no quote, space or backslash.
+func queryTemplate(lang string, rf refField) (query string, escape Escape) {
 	switch {
 	case lang == "stripe" && rf.meta:
-		return "metadata['" + rf.name + "']:'{ref}'"
+		return "metadata['" + rf.name + "']:{ref}", EscapeStripeSearch
 	case lang == "stripe":
-		return rf.name + ":'{ref}'"
+		return rf.name + ":{ref}", EscapeStripeSearch
 	case rf.meta:
-		return "" // a metadata key in a query language writegen does not know
+		return "", "" // a metadata key in a query language writegen does not know
 	case lang == "jql":
-		return rf.name + ` = "{ref}"`
+		return rf.name + " = {ref}", EscapeJQL
 	}
-	return rf.name + `:"{ref}"`
+	return rf.name + `:"{ref}"`, ""
 }
 
 // searchBody returns the body of a POST search, as YAML flow, that asks for the property name to
@@ -515,6 +519,9 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 	}
 	if p.body != "" {
 		fmt.Fprintf(w, "%s  body: %s\n", lead, p.body)
+	}
+	if p.escape != "" {
+		fmt.Fprintf(w, "%s  escape: %s\n", lead, p.escape)
 	}
 	fmt.Fprintf(w, "%s  found: %s\n", lead, p.found)
 	if p.match != "" {

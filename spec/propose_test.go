@@ -74,9 +74,10 @@ func TestScaffoldProposals(t *testing.T) {
 `,
 		`
     reference: {body: /metadata/writegen_ref} # TODO: confirm the write may add the key writegen_ref to the metadata, which the provider's users see
-    lookup: # TODO: confirm the query metadata['writegen_ref']:'{ref}' finds writegen_ref by its exact value in searchCharges's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)
+    lookup: # TODO: confirm the query metadata['writegen_ref']:{ref} finds writegen_ref by its exact value in searchCharges's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)
       operation: searchCharges
-      params: {query: "metadata['writegen_ref']:'{ref}'"}
+      params: {query: "metadata['writegen_ref']:{ref}"}
+      escape: stripe_search
       found: /data/0
       match: /metadata/writegen_ref
       consistency: eventual #`,
@@ -142,7 +143,7 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 	want := map[string]string{
 		"createContact": `searchContacts: body {"query":{"field":"externalId","operator":"=","value":"{ref}"}}, match /externalId`,
-		"createCharge":  `searchCharges: query=metadata['writegen_ref']:'{ref}', match /metadata/writegen_ref`,
+		"createCharge":  `searchCharges: query=metadata['writegen_ref']:{ref}, match /metadata/writegen_ref`,
 		"addNote":       `listNotes: ticket_id={ticket_id}, match /reference, pages cursor`,
 		// The provider key travels in client_msg_id, which the list filters by.
 		"postChatMessage": `listChatMessages: client_msg_id={ref}`,
@@ -270,24 +271,26 @@ components:
 }
 
 // TestQueryTemplate checks the search queries init proposes by query language: Stripe's by a
-// metadata key or a field, JQL, and a field search in a language writegen does not know; by a
+// metadata key or a field and JQL, each with {ref} bare and the escape that writes it as one
+// literal, and a field search in a language writegen does not know, quoted as it is; by a
 // metadata key in such a language, none.
 func TestQueryTemplate(t *testing.T) {
 	meta := refField{pointer: "/metadata/writegen_ref", name: "writegen_ref", meta: true}
 	field := refField{pointer: "/external_id", name: "external_id"}
 	for _, tt := range []struct {
-		lang string
-		rf   refField
-		want string
+		lang   string
+		rf     refField
+		want   string
+		escape Escape
 	}{
-		{"stripe", meta, `metadata['writegen_ref']:'{ref}'`},
-		{"stripe", field, `external_id:'{ref}'`},
-		{"jql", field, `external_id = "{ref}"`},
-		{"", field, `external_id:"{ref}"`},
-		{"", meta, ""},
+		{"stripe", meta, `metadata['writegen_ref']:{ref}`, EscapeStripeSearch},
+		{"stripe", field, `external_id:{ref}`, EscapeStripeSearch},
+		{"jql", field, `external_id = {ref}`, EscapeJQL},
+		{"", field, `external_id:"{ref}"`, ""},
+		{"", meta, "", ""},
 	} {
-		if got := queryTemplate(tt.lang, tt.rf); got != tt.want {
-			t.Errorf("queryTemplate(%q, %s) = %q, want %q", tt.lang, tt.rf.pointer, got, tt.want)
+		if got, esc := queryTemplate(tt.lang, tt.rf); got != tt.want || esc != tt.escape {
+			t.Errorf("queryTemplate(%q, %s) = %q, %q; want %q, %q", tt.lang, tt.rf.pointer, got, esc, tt.want, tt.escape)
 		}
 	}
 }

@@ -64,7 +64,7 @@ func TestNewConnector(t *testing.T) {
 		// The lookup init proposes, complete, for a person to confirm.
 		"\n    reference: {body: /metadata/writegen_ref} # TODO: confirm",
 		"\n    lookup: # TODO: confirm",
-		"\n      operation: GetCustomersSearch\n      params: {query: \"metadata['writegen_ref']:'{ref}'\"}\n      found: /data/0\n",
+		"\n      operation: GetCustomersSearch\n      params: {query: \"metadata['writegen_ref']:{ref}\"}\n      escape: stripe_search\n      found: /data/0\n",
 	} {
 		if !strings.Contains(scaffold, want) {
 			t.Errorf("init does not write %q:\n%s", want, scaffold)

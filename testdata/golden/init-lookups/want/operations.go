@@ -206,10 +206,16 @@ func createChargeID(v *Charge) string {
 }
 
 // createChargeLookup finds every createCharge whose /metadata/writegen_ref is the reference, in
-// the provider's order, with SearchCharges.
+// the provider's order, with SearchCharges. Each value substituted into the query is one
+// stripe_search literal (writegenimpl.StripeSearchString); a value the language cannot hold fails
+// the lookup, and the call ends uncertain.
 func (c *Client) createChargeLookup(ctx context.Context, reference string) ([]runtime.Found[*Charge], error) {
+	lit, err := writegenimpl.StripeSearchString(reference)
+	if err != nil {
+		return nil, err
+	}
 	params := SearchChargesParams{
-		Query: "metadata['writegen_ref']:'" + reference + "'",
+		Query: "metadata['writegen_ref']:" + lit,
 	}
 	var found []runtime.Found[*Charge]
 	res, err := c.SearchCharges(ctx, params)
