@@ -126,6 +126,8 @@ type lookupAnswer struct {
 	escapeNode  *yaml.Node
 	lag         time.Duration // consistency: {eventual: 30s} or {strong: 5s}
 	lagNode     *yaml.Node
+	adopt       string // "fields": the receipt is built from the found element's fields
+	adoptNode   *yaml.Node
 }
 
 // pagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
@@ -994,7 +996,7 @@ func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *answers) {
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
-	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency", "escape")
+	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency", "escape", "adopt")
 	if m == nil {
 		return nil
 	}
@@ -1047,6 +1049,10 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	}
 	if kv, ok := m["escape"]; ok {
 		l.escape, l.escapeNode = p.escape(kv[1]), kv[1]
+	}
+	if kv, ok := m["adopt"]; ok {
+		l.adopt, _ = p.oneOf(kv[1], "fields")
+		l.adoptNode = kv[1]
 	}
 	if kv, ok := m["consistency"]; ok {
 		l.consistency, l.lag = p.consistency(kv[1])

@@ -209,7 +209,7 @@ func (r *resolver) declare(ops []*Operation) {
 		if s.ID != nil {
 			op.IDName = op.Local + "ID"
 		}
-		if l := s.Lookup; l != nil && l.Operation != nil && (l.Object || l.Extends) {
+		if l := s.Lookup; l != nil && l.Operation != nil && (l.Object || l.Extends || l.Copies) {
 			op.EnvelopeName = op.Local + "Envelope"
 		}
 		if s.OK != nil {

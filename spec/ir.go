@@ -529,6 +529,10 @@ type Lookup struct {
 	// create_contact_response, allOf [contact] and enabled_push_messaging). The receipt adopted
 	// copies the element's fields and leaves the object's own empty.
 	Extends bool
+	// Copies is set by lookup.adopt: fields: the receipt's object is built from the found
+	// element, of another schema, by copying the properties of the same name (Jira's create
+	// answers id, key and self; its search finds whole issues). The others stay empty.
+	Copies bool
 	// OK is the write's Safety.OK resolved in the read's response, when the read answers with
 	// the same boolean (Slack's reads carry ok too): false there fails the lookup rather than
 	// reading as not found. Nil otherwise.

@@ -142,6 +142,8 @@ ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve 
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
 		{"consistency with another key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {settle: 2s}}
 ` + okRest), `ws.yaml:9:107: operation "createThread": consistency as a mapping is {strong: SETTLE} or {eventual: LAG}: how long after a write's last attempt ended the lookup is sure to see it (write strong, eventual, {strong: 5s} or {eventual: 30s})`},
+		{"adopt fields of the same schema", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, adopt: fields, consistency: strong}
+` + okRest), `ws.yaml:9:92: operation "createThread": lookup adopt: fields copies the properties of an element of another schema, and listThreads finds Thread, what the receipt is: leave adopt out`},
 		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}

@@ -1050,6 +1050,9 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 	if s.Object != nil {
 		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
 	}
+	if l.adopt == "fields" {
+		return r.copies(so, l, s, found, out, want, what)
+	}
 	switch {
 	case sameType(found.Type, resp.Type): // the write's whole answer, envelope and all
 		return true
@@ -1107,6 +1110,64 @@ func extends(r, f *TypeRef) bool {
 		}
 	}
 	return true
+}
+
+// copies checks lookup.adopt: fields: the receipt's object want (what, for messages) is built
+// from an element of another schema (Jira's create answers id, key and self; its search finds
+// whole issues) by copying the properties of the same name, so each of want's properties is
+// one of the element's, of the same type and encoding, or optional and left empty, and the
+// receipt's id is among those copied.
+func (r *resolver) copies(so *specOp, l *lookupAnswer, s *Safety, found *Path, out *Lookup, want *TypeRef, what string) bool {
+	id := so.op.ID
+	if sameType(found.Type, want) || sameType(found.Type, so.op.Response.Type) {
+		r.errorf(l.adoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.op, describeRef(found.Type))
+		return false
+	}
+	wu, fu := under(want), under(found.Type)
+	if wu.Kind != RefNamed || fu.Kind != RefNamed || wu.Named.Kind != KindStruct || fu.Named.Kind != KindStruct {
+		r.errorf(l.adoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.op, describeRef(found.Type), what)
+		return false
+	}
+	idField, at := "", 0 // the property of want the id is in (ID goes through Object)
+	if s.Object != nil {
+		at = len(s.Object.Steps)
+	}
+	if s.ID != nil && len(s.ID.Steps) > at && s.ID.Steps[at].Kind == StepField {
+		idField = s.ID.Steps[at].Field.Name
+	}
+	copied := false
+	for _, wf := range wu.Named.Fields {
+		i := slices.IndexFunc(fu.Named.Fields, func(f *Field) bool { return f.Name == wf.Name })
+		if i < 0 {
+			if wf.Required {
+				r.errorf(l.adoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, describeRef(found.Type), l.op)
+				return false
+			}
+			continue
+		}
+		ff := fu.Named.Fields[i]
+		if !sameType(wf.Type, ff.Type) || wf.Pointer != ff.Pointer {
+			r.errorf(l.adoptNode, id, "lookup adopt: fields: property %q is %s in the receipt and %s in %s, which %s finds: only properties of the same type, required or optional in both, are copied",
+				wf.Name, fieldText(wf), fieldText(ff), describeRef(found.Type), l.op)
+			return false
+		}
+		copied = copied || wf.Name == idField
+	}
+	if !copied {
+		r.errorf(l.adoptNode, id, "lookup adopt: fields: the receipt's id %s is not a property %s finds: the receipt adopted would have no id", s.ID.Pointer, l.op)
+		return false
+	}
+	out.Object, out.Copies = s.Object != nil, true
+	return true
+}
+
+// fieldText describes a field's type for messages, and whether it is required or optional (a
+// pointer in Go).
+func fieldText(f *Field) string {
+	if f.Pointer {
+		return describeRef(f.Type) + " (optional)"
+	}
+	return describeRef(f.Type) + " (required)"
 }
 
 // fieldOfType returns the pointer of the property of the struct t whose type is f, "" without

@@ -26,15 +26,21 @@ func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 	T := resultType(op)
 	var stmts []jen.Code
 	what := ""
-	if !l.Object { // the answer is the object, which extends the element
+	copied := func(t *spec.TypeRef) string {
+		if l.Copies {
+			return describe(t) + " with the fields of the same name of the " + describe(elem)
+		}
+		return describe(t) + " with the fields of the " + describe(elem) + " it extends"
+	}
+	if !l.Object { // the answer is the object, built from the element's fields
 		stmts = []jen.Code{jen.Return(jen.Op("&").Add(T).Add(copyFields(op.Response.Type, elem)))}
-		what = describe(op.Response.Type) + " with the fields of the " + describe(elem) + " it extends"
+		what = copied(op.Response.Type)
 	} else {
 		root := &envNode{}
 		var v jen.Code = jen.Id("v")
-		if l.Extends {
+		if l.Extends || l.Copies {
 			v = jen.Op("&").Add(goType(s.Object.Type)).Add(copyFields(s.Object.Type, elem))
-			what = describe(s.Object.Type) + " with the fields of the " + describe(elem) + " it extends, "
+			what = copied(s.Object.Type) + ", "
 		}
 		root.add(s.Object.Steps, v, true)
 		what += "put at " + strconv.Quote(s.Object.Pointer)
@@ -57,7 +63,8 @@ func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 }
 
 // copyFields is the composite literal of the struct r that copies the fields of v, whose struct
-// r extends (spec.Lookup.Extends), by property name.
+// r extends (spec.Lookup.Extends) or shares properties with (spec.Lookup.Copies), by property
+// name.
 func copyFields(r, elem *spec.TypeRef) *jen.Statement {
 	rt, et := under(r).Named, under(elem).Named
 	var d []jen.Code

@@ -251,7 +251,7 @@ func lookupAnswer(s *spec.Safety) string {
 			}
 		}
 		switch {
-		case l.Extends:
+		case l.Extends || l.Copies:
 			obj := s.Object
 			what := "the receipt"
 			if l.Object {
@@ -261,7 +261,11 @@ func lookupAnswer(s *spec.Safety) string {
 			if l.Found != nil {
 				elem = l.Found.Type
 			}
-			found += ", each of type " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
+			if l.Copies {
+				found += ", each of type " + code(describe(elem)) + " (adopt: fields): " + what + " adopted copies its properties of the same name and leaves the others empty"
+			} else {
+				found += ", each of type " + code(describe(elem)) + ", whose schema " + what + " extends (allOf): the receipt adopted copies its properties and leaves the others empty"
+			}
 		case l.Object:
 			found += ", each of type " + code(describe(s.Object.Type)) + ", like the receipt's object at " + code(s.Object.Pointer)
 		}
