@@ -164,8 +164,14 @@ func checkNames(t *testing.T, api *API) {
 		for _, f := range ty.Fields {
 			unique("field of "+ty.Name, fields, f.GoName)
 		}
+		members := map[string]bool{}
+		for _, m := range unionMembers {
+			members[m] = true
+		}
 		for _, v := range ty.Variants {
 			unique("variant of "+ty.Name, variants, v.GoName)
+			unique("accessor of "+ty.Name, members, v.AsName)
+			unique("setter of "+ty.Name, members, v.FromName)
 		}
 	}
 	for _, ty := range api.Types {

@@ -147,7 +147,12 @@ type EnumValue struct {
 // Variant is one member of a union.
 type Variant struct {
 	Type   *TypeRef
-	GoName string // accessor suffix: AsCard, AsBankAccount
+	GoName string // the variant's name in its union, unique there: Card, BankAccount
+	// AsName is the union's method that decodes it as this variant (As<GoName>), FromName the
+	// one that sets it to the variant (From<GoName>, declared only when the union is Sent),
+	// apart from each other and from the union's other members (RawMessage, MarshalJSON,
+	// UnmarshalJSON, Discriminator, Value).
+	AsName, FromName string
 	// Tags are the discriminator values that select this variant (mapping or the schema name).
 	Tags []string
 	Pos  Pos
