@@ -149,7 +149,19 @@ func checkNames(t *testing.T, api *API) {
 	}
 	pkg := map[string]bool{"Client": true, "NewClient": true}
 	methods := map[string]bool{"Runtime": true, "Resume": true}
+	tools := map[string]bool{}
 	for _, op := range api.Operations {
+		if !validToolName(op.ToolName) || len(op.ToolName) > maxToolName || tools[op.ToolName] {
+			t.Errorf("%s: tool name %q is not valid and unique", op.ID, op.ToolName)
+		}
+		tools[op.ToolName] = true
+		args := map[string]bool{}
+		for _, a := range op.ToolArgs {
+			if toolArgName(a.Name) != a.Name || args[a.Name] {
+				t.Errorf("%s: tool argument %q is not valid and unique", op.ID, a.Name)
+			}
+			args[a.Name] = true
+		}
 		unique("operation", methods, op.GoName)
 		unique("key type", pkg, op.GoName+"Key")
 		unique("params type", pkg, op.GoName+"Params")

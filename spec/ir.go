@@ -292,6 +292,23 @@ type Operation struct {
 	Safety *Safety
 	// Hints are what an agent tool of the operation may claim about it.
 	Hints Hints
+	// ToolName is the name of the operation's agent tool (writegen generate -mcp): its
+	// operationId when that is made of [A-Za-z0-9_-], else GoName; a name over 64 characters is
+	// cut, with a hash of the whole; a name an operation before it in the IR's order has gets
+	// the suffix _2, _3 ...
+	ToolName string
+	// ToolArgs are the top-level arguments of the tool, unique: the business key's fields (Call
+	// Write or Submit), then Params, then the body.
+	ToolArgs []ToolArg
+}
+
+// ToolArg is one top-level argument of an operation's agent tool: a field of its business key
+// (Key), a parameter (Param) or its body (Body).
+type ToolArg struct {
+	Name  string // the property of the tool's input: [A-Za-z0-9_.-], at most 64 characters
+	Key   *KeyField
+	Param *Param
+	Body  bool
 }
 
 // PathPart is a literal piece of a path template (Param nil) or the parameter that fills a

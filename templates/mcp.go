@@ -1,7 +1,6 @@
 package templates
 
 import (
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,19 +20,9 @@ const (
 // ToolsFile is the name of the generated file of MCP tools.
 const ToolsFile = "tools.go"
 
-// mcpGen holds what the tools of one API are called: tool names, argument names.
+// mcpGen emits the tools of one API.
 type mcpGen struct {
 	*generator
-	names map[*spec.Operation]string
-	args  map[*spec.Operation][]toolArg
-}
-
-// toolArg is one top-level argument of a tool: a business key field, a parameter or the body.
-type toolArg struct {
-	name  string
-	key   *spec.KeyField
-	param *spec.Param
-	body  bool
 }
 
 // tools emits tools.go: AddTools, and for each operation in scope its tool and the method that
@@ -41,10 +30,7 @@ type toolArg struct {
 func (g *generator) tools(f *jen.File) {
 	f.ImportName(mcpPath, "mcp")
 	f.ImportName(mcptoolsPath, "mcptools")
-	m := &mcpGen{generator: g, names: toolNames(g.api.Operations), args: map[*spec.Operation][]toolArg{}}
-	for _, op := range g.api.Operations {
-		m.args[op] = toolArgs(op)
-	}
+	m := &mcpGen{generator: g}
 	m.addTools(f)
 	for _, op := range g.api.Operations {
 		m.tool(f, op)
@@ -62,7 +48,7 @@ func (m *mcpGen) addTools(f *jen.File) {
 	ops := m.api.Operations
 	var names []string
 	for _, op := range ops {
-		names = append(names, m.names[op])
+		names = append(names, op.ToolName)
 	}
 	which := "the " + strconv.Itoa(len(ops)) + " operations in scope"
 	if len(ops) <= 12 {
@@ -120,7 +106,7 @@ func (m *mcpGen) tool(f *jen.File, op *spec.Operation) {
 	h := op.Hints
 	title := oneLine(op.Summary)
 	if title == "" {
-		title = m.names[op]
+		title = op.ToolName
 	}
 	annotations := jen.Op("&").Qual(mcpPath, "ToolAnnotations").Custom(multiLine,
 		jen.Id("ReadOnlyHint").Op(":").Lit(h.ReadOnly),
@@ -129,7 +115,7 @@ func (m *mcpGen) tool(f *jen.File, op *spec.Operation) {
 		jen.Id("OpenWorldHint").Op(":").Id("new").Call(jen.True()),
 	)
 	items := []jen.Code{
-		jen.Id("Name").Op(":").Lit(m.names[op]),
+		jen.Id("Name").Op(":").Lit(op.ToolName),
 		jen.Id("Title").Op(":").Lit(title),
 		jen.Id("Description").Op(":").Lit(m.description(op)),
 		jen.Id("Annotations").Op(":").Add(annotations),
@@ -181,17 +167,17 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 		call = append(call, jen.Id("body"))
 	}
 	decode = append(decode, jen.Id("req"))
-	for _, a := range m.args[op] {
+	for _, a := range op.ToolArgs {
 		var to *jen.Statement
 		switch {
-		case a.key != nil:
-			to = jen.Op("&").Id("key").Dot(a.key.GoName)
-		case a.param != nil:
-			to = jen.Op("&").Id("params").Dot(a.param.GoName)
+		case a.Key != nil:
+			to = jen.Op("&").Id("key").Dot(a.Key.GoName)
+		case a.Param != nil:
+			to = jen.Op("&").Id("params").Dot(a.Param.GoName)
 		default:
 			to = jen.Op("&").Id("body")
 		}
-		decode = append(decode, jen.Qual(mcptoolsPath, "Arg").Call(jen.Lit(a.name), to))
+		decode = append(decode, jen.Qual(mcptoolsPath, "Arg").Call(jen.Lit(a.Name), to))
 	}
 	reqName := "_"
 	if len(decode) > 1 {
@@ -231,7 +217,7 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 		}
 	}
 	f.Line()
-	f.Comment(comment("serve" + op.GoName + " serves the tool " + m.names[op] + ": it decodes the arguments, calls " + op.GoName + " and says its outcome."))
+	f.Comment(comment("serve" + op.GoName + " serves the tool " + op.ToolName + ": it decodes the arguments, calls " + op.GoName + " and says its outcome."))
 	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id("serve"+op.GoName).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id(reqName).Op("*").Qual(mcpPath, "CallToolRequest")).
 		Params(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()).Block(stmts...)
@@ -248,18 +234,18 @@ func (m *mcpGen) check(op *spec.Operation) jen.Code {
 		return jen.Qual(mcptoolsPath, "Check").Values()
 	}
 	var args []string
-	for _, a := range m.args[l.Operation] {
+	for _, a := range l.Operation.ToolArgs {
 		for _, t := range l.Params {
-			if a.param == t.Param {
-				args = append(args, jsonString(a.name)+":"+templateValue(t))
+			if a.Param == t.Param {
+				args = append(args, jsonString(a.Name)+":"+templateValue(t))
 			}
 		}
-		if a.body && l.Body != nil {
-			args = append(args, jsonString(a.name)+":"+l.Body.JSON)
+		if a.Body && l.Body != nil {
+			args = append(args, jsonString(a.Name)+":"+l.Body.JSON)
 		}
 	}
 	text := "{" + strings.Join(args, ",") + "}"
-	fields := []jen.Code{jen.Id("Tool").Op(":").Lit(m.names[l.Operation]), jen.Id("Args").Op(":").Add(rawString(text))}
+	fields := []jen.Code{jen.Id("Tool").Op(":").Lit(l.Operation.ToolName), jen.Id("Args").Op(":").Add(rawString(text))}
 	if ref := s.Reference; ref != nil && ref.Value != nil {
 		fields = append(fields, jen.Id("Ref").Op(":").Add(keyExpr(ref.Value, jen.Id("key"))))
 	}
@@ -305,118 +291,6 @@ func isObject(r *spec.TypeRef) bool {
 	return u.Kind == spec.RefMap || u.Kind == spec.RefNamed && u.Named.Kind == spec.KindStruct
 }
 
-// toolNames names the tools of ops: the operationId when it is a valid tool name of at most 64
-// characters ([A-Za-z0-9_-], which every client accepts), else the operation's Go name; a
-// longer name is cut, with a hash of the whole. A name two operations would share gets the
-// suffix _2, _3 ... on the later ones, in the IR's order.
-func toolNames(ops []*spec.Operation) map[*spec.Operation]string {
-	names := map[*spec.Operation]string{}
-	taken := map[string]bool{}
-	for _, op := range ops {
-		name := op.ID
-		if !validToolName(name) {
-			name = op.GoName
-		}
-		if len(name) > maxToolName {
-			h := fnv.New32a()
-			h.Write([]byte(name))
-			name = name[:maxToolName-9] + "_" + strconv.FormatUint(uint64(h.Sum32()), 16)
-		}
-		for i, base := 2, name; taken[name]; i++ {
-			name = base + "_" + strconv.Itoa(i)
-		}
-		taken[name] = true
-		names[op] = name
-	}
-	return names
-}
-
-// maxToolName is the longest tool name written: MCP allows 128 characters, some clients 64.
-const maxToolName = 64
-
-// validToolName reports whether name is made of [A-Za-z0-9_-] only.
-func validToolName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// toolArgs names the top-level arguments of op's tool: the business key fields by their names
-// in the annotation file, the parameters by their names in the spec (made of [A-Za-z0-9_.-],
-// at most 64 characters) and "body". Names that two arguments would share are qualified by
-// where they go: key_NAME, path_NAME, query_NAME, header_NAME, cookie_NAME ("body" keeps its
-// name); what still collides gets the suffix _2, _3 ..., in order.
-func toolArgs(op *spec.Operation) []toolArg {
-	var args []toolArg
-	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
-		for i := range op.Safety.Key.Fields {
-			kf := &op.Safety.Key.Fields[i]
-			args = append(args, toolArg{name: argName(kf.Name), key: kf})
-		}
-	}
-	for _, p := range op.Params {
-		args = append(args, toolArg{name: argName(p.Name), param: p})
-	}
-	if op.Body != nil {
-		args = append(args, toolArg{name: "body", body: true})
-	}
-	count := map[string]int{}
-	for _, a := range args {
-		count[a.name]++
-	}
-	for i := range args {
-		a := &args[i]
-		if count[a.name] < 2 || a.body {
-			continue
-		}
-		if a.key != nil {
-			a.name = argName("key_" + a.name)
-		} else {
-			a.name = argName(string(a.param.In) + "_" + a.name)
-		}
-	}
-	taken := map[string]bool{}
-	for i := range args {
-		a := &args[i]
-		for n, base := 2, a.name; taken[a.name]; n++ {
-			a.name = base + "_" + strconv.Itoa(n)
-		}
-		taken[a.name] = true
-	}
-	return args
-}
-
-// argName makes name a property name every client accepts: runs of other characters than
-// [A-Za-z0-9_.-] become "_", trimmed at the ends, cut to 64 characters; "arg" when nothing is
-// left.
-func argName(name string) string {
-	var b strings.Builder
-	under := false
-	for _, r := range name {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-' {
-			b.WriteRune(r)
-			under = false
-		} else if !under {
-			b.WriteByte('_')
-			under = true
-		}
-	}
-	s := strings.Trim(b.String(), "_")
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	if s == "" {
-		s = "arg"
-	}
-	return s
-}
-
 // inputSchema is the schema of op's arguments: its business key fields (required), its
 // parameters and its body, with the body fields the tool fills in left to the tool.
 func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
@@ -430,22 +304,22 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 	g := newSchemaGen(true, roots...)
 	props := obj()
 	var required []string
-	for _, a := range m.args[op] {
+	for _, a := range op.ToolArgs {
 		var s *jobj
 		switch {
-		case a.key != nil:
+		case a.Key != nil:
 			k := op.Safety.Key
-			if a.key.Type == "int64" {
+			if a.Key.Type == "int64" {
 				s = obj().set("type", "integer")
 			} else {
 				s = obj().set("type", "string").set("minLength", 1)
 			}
 			s.set("description", "Business key: calls with the same key ("+strconv.Quote(k.Format)+") are one write.")
-			required = append(required, a.name)
-		case a.param != nil:
-			s = g.ref(a.param.Type).describe(a.param.Doc)
-			if a.param.Required || a.param.In == spec.InPath {
-				required = append(required, a.name)
+			required = append(required, a.Name)
+		case a.Param != nil:
+			s = g.ref(a.Param.Type).describe(a.Param.Doc)
+			if a.Param.Required || a.Param.In == spec.InPath {
+				required = append(required, a.Name)
 			}
 		default:
 			over := bodySets(op)
@@ -458,10 +332,10 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 				s.set("contentMediaType", op.Body.ContentType)
 			}
 			if op.Body.Required {
-				required = append(required, a.name)
+				required = append(required, a.Name)
 			}
 		}
-		props.set(a.name, s)
+		props.set(a.Name, s)
 	}
 	root := obj().set("type", "object")
 	if len(props.keys) > 0 {
@@ -665,9 +539,9 @@ func (m *mcpGen) description(op *spec.Operation) string {
 	keyed := op.Call == spec.CallWrite || op.Call == spec.CallSubmit
 	if keyed {
 		var fields []string
-		for _, a := range m.args[op] {
-			if a.key != nil {
-				fields = append(fields, a.name)
+		for _, a := range op.ToolArgs {
+			if a.Key != nil {
+				fields = append(fields, a.Name)
 			}
 		}
 		parts = append(parts, "Its business key is "+list(fields)+keyMeans(s))
@@ -695,7 +569,7 @@ func (m *mcpGen) description(op *spec.Operation) string {
 	}
 	u := "If its outcome is uncertain the result says so: do not call it again; " + who
 	if l := s.Lookup; keyed && toolChecks(l) {
-		u += ", and the read tool " + m.names[l.Operation] + " can check whether it took effect"
+		u += ", and the read tool " + l.Operation.ToolName + " can check whether it took effect"
 	}
 	parts = append(parts, u+".")
 	return strings.Join(parts, " ")
