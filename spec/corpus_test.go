@@ -150,7 +150,20 @@ func checkNames(t *testing.T, api *API) {
 	pkg := map[string]bool{"Client": true, "NewClient": true}
 	methods := map[string]bool{"Runtime": true, "Resume": true}
 	tools := map[string]bool{}
+	toolsPkg := map[string]bool{api.ToolsClient: true}
+	for _, name := range toolsReserved {
+		if toolsPkg[name] {
+			t.Errorf("the tools package imports the client as %q, a name it uses otherwise", name)
+		}
+		toolsPkg[name] = true
+	}
 	for _, op := range api.Operations {
+		for _, name := range []string{op.ToolVar, op.ToolFunc} {
+			if !token.IsIdentifier(name) || toolsPkg[name] {
+				t.Errorf("%s: %q in the tools package is not an identifier of its own", op.ID, name)
+			}
+			toolsPkg[name] = true
+		}
 		if !validToolName(op.ToolName) || len(op.ToolName) > maxToolName || tools[op.ToolName] {
 			t.Errorf("%s: tool name %q is not valid and unique", op.ID, op.ToolName)
 		}

@@ -48,6 +48,12 @@ type API struct {
 	Excluded   []Excluded   // sorted by ID
 	Inboxes    []*Inbox     // the webhook inboxes the writes declare, sorted by Source
 
+	// ToolsPackage is the name of the package of agent tools (writegen generate -mcp), and of
+	// its directory inside the client's: <Package>mcp. It imports the client package as
+	// ToolsClient: Package, unless the tools' code uses that name for something else (the
+	// packages it imports, its AddTools, its local variables), then <Package>client.
+	ToolsPackage, ToolsClient string
+
 	// NeedsLedger is true when an operation in scope is deduplicated in the ledger: the
 	// generated constructor then takes a runtime.Ledger as a required parameter.
 	NeedsLedger bool
@@ -300,6 +306,10 @@ type Operation struct {
 	// ToolArgs are the top-level arguments of the tool, unique: the business key's fields (Call
 	// Write or Submit), then Params, then the body.
 	ToolArgs []ToolArg
+	// ToolVar is the variable of the tools package (API.ToolsPackage) that holds the tool,
+	// <Local>Tool; ToolFunc the function there that returns its handler, serve<GoName>. Both are
+	// unique in that package, apart from what it imports and declares otherwise.
+	ToolVar, ToolFunc string
 }
 
 // ToolArg is one top-level argument of an operation's agent tool: a field of its business key

@@ -9,14 +9,44 @@ import (
 // maxToolName is the longest tool name written: MCP allows 128 characters, some clients 64.
 const maxToolName = 64
 
-// nameTools names the agent tools of api's operations and their arguments (Operation.ToolName,
-// Operation.ToolArgs). The operations are in the IR's order.
+// toolsReserved are the names the code of the tools package uses other than the operations'
+// tool variables and handler functions: its entry point, the packages it imports (beside the
+// client), the local variables of its functions and the predeclared identifiers it writes.
+var toolsReserved = []string{
+	"AddTools",
+	"context", "json", "mcp", "mcptools", "strconv",
+	"a", "body", "c", "ctx", "err", "key", "params", "r", "req", "s", "v",
+	"error", "false", "new", "nil", "true",
+}
+
+// Ranks of the names of the tools package: the client's import keeps its name over a tool
+// variable, which keeps its own over a handler function.
+const (
+	rankToolsClient = 0
+	rankToolVar     = 1
+	rankToolFunc    = 2
+)
+
+// nameTools names the agent tools of api's operations and what the tools package declares for
+// them (Operation.ToolName, ToolArgs, ToolVar and ToolFunc), the package (API.ToolsPackage)
+// and the name it imports the client by (API.ToolsClient). The operations are in the IR's
+// order. The Go names share the package's namespace with toolsReserved and are settled
+// together: one that collides is renamed deterministically (settleNames), whatever the order.
 func nameTools(api *API) {
+	api.ToolsPackage = api.Package + "mcp"
+	claims := []*nameClaim{{Want: api.Package, Alt: "client", Key: "import " + api.Package, Rank: rankToolsClient, Got: &api.ToolsClient}}
+	for _, name := range toolsReserved {
+		claims = append(claims, &nameClaim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
+	}
 	taken := map[string]bool{}
 	for _, op := range api.Operations {
 		op.ToolName = toolName(op, taken)
 		op.ToolArgs = toolArgs(op)
+		claims = append(claims,
+			&nameClaim{Want: op.Local + "Tool", Alt: "Var", Key: "tool " + op.ID, Rank: rankToolVar, Got: &op.ToolVar},
+			&nameClaim{Want: "serve" + op.GoName, Alt: "Handler", Key: "serve " + op.ID, Rank: rankToolFunc, Got: &op.ToolFunc})
 	}
+	settleNames(claims)
 }
 
 // toolName names the tool of op: its operationId when that is a valid tool name

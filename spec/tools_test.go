@@ -69,3 +69,51 @@ func TestToolArgNames(t *testing.T) {
 		t.Errorf("arguments %q, want %q", got, want)
 	}
 }
+
+// TestToolIdentifiersCollide loads a spec whose tool names would collide in the tools package:
+// the tool variable of serveFoo (serveFooTool) is the handler function of fooTool, and the
+// client package's name is one the tools package imports (mcp). Each is renamed, the same way
+// whatever the order of the spec, and the rest keep their names.
+func TestToolIdentifiersCollide(t *testing.T) {
+	const specText = `openapi: 3.0.3
+info: {title: collide, version: "1"}
+paths:
+  /foo:
+    get:
+      operationId: fooTool
+      responses: {"200": {description: ok}}
+  /serve:
+    get:
+      operationId: serveFoo
+      responses: {"200": {description: ok}}
+  /other:
+    get:
+      operationId: other
+      responses: {"200": {description: ok}}
+`
+	swapped := strings.Replace(specText, "  /foo:\n    get:\n      operationId: fooTool\n      responses: {\"200\": {description: ok}}\n", "", 1) +
+		"  /foo:\n    get:\n      operationId: fooTool\n      responses: {\"200\": {description: ok}}\n"
+	for _, text := range []string{specText, swapped} {
+		api, err := LoadBytes("api.yaml", []byte(text), "ws.yaml", []byte("version: 1\npackage: mcp\nscope: collide\n"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]string{}
+		for _, op := range api.Operations {
+			got[op.ID] = [2]string{op.ToolVar, op.ToolFunc}
+		}
+		want := map[string][2]string{
+			"fooTool":  {"fooToolTool", "serveFooToolHandler"},
+			"serveFoo": {"serveFooTool", "serveServeFoo"},
+			"other":    {"otherTool", "serveOther"},
+		}
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("%s: tool variable and handler %q, want %q", id, got[id], w)
+			}
+		}
+		if api.ToolsPackage != "mcpmcp" || api.ToolsClient != "mcpclient" {
+			t.Errorf("tools package %s importing the client as %s, want mcpmcp importing it as mcpclient", api.ToolsPackage, api.ToolsClient)
+		}
+	}
+}
