@@ -133,16 +133,20 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := Generate(api, Options{MCP: true})
+			files, err := Generate(api, Options{MCP: true, ImportPath: "example.com/connector/" + api.Package})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var src []byte
 			for _, f := range files {
-				if f.Name == ToolsFile {
+				if f.Name == ToolsPath(api) {
 					src = f.Data
 				}
 			}
+			if src == nil {
+				t.Fatalf("no %s", ToolsPath(api))
+			}
+			checkClientImports(t, files, ToolsPath(api))
 			tools := parseTools(t, src)
 			if len(tools) != len(api.Operations) {
 				t.Errorf("%d tools for %d operations", len(tools), len(api.Operations))
@@ -155,7 +159,7 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 				}
 			}
 			for _, op := range api.Operations {
-				tool, ok := tools[op.Local+"Tool"]
+				tool, ok := tools[op.ToolVar]
 				if !ok {
 					t.Errorf("%s: no tool", op.ID)
 					continue
@@ -164,6 +168,29 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 				checkSchemas(t, op, tool)
 			}
 		})
+	}
+}
+
+// checkClientImports fails when a Go file of the client package (any file but the tools
+// package's, tools) imports the MCP SDK or writegen's support of the tools.
+func checkClientImports(t *testing.T, files []File, tools string) {
+	t.Helper()
+	for _, f := range files {
+		if f.Name == tools || !strings.HasSuffix(f.Name, ".go") {
+			continue
+		}
+		if strings.Contains(f.Name, "/") {
+			t.Errorf("%s: a Go file outside the client package and the tools package", f.Name)
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f.Name, f.Data, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/modelcontextprotocol/") || p == mcptoolsPath {
+				t.Errorf("%s of the client package imports %s", f.Name, p)
+			}
+		}
 	}
 }
 
@@ -268,19 +295,20 @@ func TestCorpusTools(t *testing.T) {
 			if err != nil {
 				t.Skipf("not generated without answers of its own: %v", err)
 			}
-			files, err := Generate(api, Options{MCP: true})
+			files, err := Generate(api, Options{MCP: true, ImportPath: "example.com/connector/" + api.Package})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var tools map[string]generatedTool
 			for _, f := range files {
-				if f.Name == ToolsFile {
+				if f.Name == ToolsPath(api) {
 					tools = parseTools(t, f.Data)
 				}
 			}
+			checkClientImports(t, files, ToolsPath(api))
 			names := map[string]bool{}
 			for _, op := range api.Operations {
-				tool := tools[op.Local+"Tool"]
+				tool := tools[op.ToolVar]
 				if !toolNameRE.MatchString(tool.name) || tool.name != op.ToolName || names[tool.name] {
 					t.Errorf("%s: tool name %q", op.ID, tool.name)
 				}

@@ -53,3 +53,50 @@ func TestEmittersReadTheIRNames(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsReadTheIRNames renames, in the IR, what the tools package declares and the name it
+// imports the client by, and checks that the generated tools use those names.
+func TestToolsReadTheIRNames(t *testing.T) {
+	api := sampleAPI(t)
+	api.ToolsPackage, api.ToolsClient = "agenttools", "desk"
+	for _, op := range api.Operations {
+		op.ToolVar, op.ToolFunc = "the"+op.GoName, "handle"+op.GoName
+	}
+	files, err := Generate(api, Options{MCP: true, ImportPath: "example.com/connector/sample"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, f := range files {
+		if f.Name == "agenttools/"+ToolsFile {
+			src = string(f.Data)
+		}
+	}
+	if src == "" {
+		t.Fatal("no agenttools/tools.go")
+	}
+	for _, want := range []string{"\npackage agenttools\n", "\tdesk \"example.com/connector/sample\"\n", "func AddTools(s *mcp.Server, c *desk.Client) {"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("no %q", want)
+		}
+	}
+	for _, op := range api.Operations {
+		for _, want := range []string{
+			"\nvar the" + op.GoName + " = &mcp.Tool{",
+			"\nfunc handle" + op.GoName + "(c *desk.Client) mcp.ToolHandler {",
+			"mcptools.Add(s, the" + op.GoName + ", handle" + op.GoName + "(c))",
+		} {
+			if !strings.Contains(src, want) {
+				t.Errorf("no %q", want)
+			}
+		}
+	}
+}
+
+// TestToolsNeedTheClientsImportPath checks that Generate refuses tools without the client's
+// import path, which the tools package imports.
+func TestToolsNeedTheClientsImportPath(t *testing.T) {
+	if _, err := Generate(sampleAPI(t), Options{MCP: true}); err == nil || !strings.Contains(err.Error(), "ImportPath") {
+		t.Errorf("Generate with MCP and no ImportPath: %v", err)
+	}
+}
