@@ -8,7 +8,8 @@
 //   - ./simulator: both peers on 127.0.0.1, with fault injection.
 //   - ./scenario: the relay end to end against the simulators, checked after every run.
 //   - ./cmd/demo: 200 escalations through faults, with a summary.
-//   - ./cmd/mcp: the support desk as MCP tools for agents, generated with -mcp.
+//   - ./cmd/mcp: the support desk as MCP tools for agents: ./support/supportmcp, which -mcp
+//     generates beside the client (./support itself does not import the MCP SDK).
 //
 // Run "go generate ./generated_example" after changing a spec or an annotation file; a test
 // fails while the committed code is stale.

@@ -2,7 +2,10 @@ package example
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -27,14 +30,15 @@ func TestGeneratedUpToDate(t *testing.T) {
 				t.Fatal(err)
 			}
 			// As go generate runs it in this repository: go run ./cmd/writegen.
-			files, err := templates.Generate(api, templates.Options{Version: "(devel)", MCP: c.mcp})
+			files, err := templates.Generate(api, templates.Options{Version: "(devel)", MCP: c.mcp,
+				ImportPath: "github.com/writegen/writegen/generated_example/" + c.out})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var names []string
 			for _, f := range files {
 				names = append(names, f.Name)
-				got, err := os.ReadFile(filepath.Join(c.out, f.Name))
+				got, err := os.ReadFile(filepath.Join(c.out, filepath.FromSlash(f.Name)))
 				switch {
 				case err != nil:
 					t.Errorf("%s: %v (run go generate ./generated_example)", f.Name, err)
@@ -42,13 +46,20 @@ func TestGeneratedUpToDate(t *testing.T) {
 					t.Errorf("%s/%s is stale: run go generate ./generated_example", c.out, f.Name)
 				}
 			}
-			entries, err := os.ReadDir(c.out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range entries {
-				if !slices.Contains(names, e.Name()) {
-					t.Errorf("%s/%s is not generated: generation would not write it", c.out, e.Name())
+			// The client's directory, and the tools package's inside it, hold nothing else.
+			for _, dir := range []string{"", api.ToolsPackage} {
+				entries, err := os.ReadDir(filepath.Join(c.out, dir))
+				if errors.Is(err, fs.ErrNotExist) && !c.mcp {
+					continue
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range entries {
+					name := path.Join(dir, e.Name())
+					if !slices.Contains(names, name) && !(e.IsDir() && name == api.ToolsPackage && c.mcp) {
+						t.Errorf("%s/%s is not generated: generation would not write it", c.out, name)
+					}
 				}
 			}
 		})

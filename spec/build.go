@@ -143,6 +143,7 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 			vclaims = append(vclaims, &nameClaim{Want: v.GoName, Key: fmt.Sprintf("%06d", i), Got: &v.GoName})
 		}
 		settleNames(vclaims)
+		unionMethods(t)
 	}
 	settleNames(taken)
 
@@ -164,6 +165,29 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 	}
 	r.declare(ops)
 	return append(errs, r.errs[start:]...)
+}
+
+// unionMembers are the members of a union's method set other than its variants' accessors
+// and setters: the embedded json.RawMessage, the methods it promotes, and the methods of a
+// discriminated union.
+var unionMembers = []string{"RawMessage", "MarshalJSON", "UnmarshalJSON", "Discriminator", "Value"}
+
+// unionMethods names the accessor (As<GoName>) and the setter (From<GoName>) of each variant of
+// a union, apart from each other and from unionMembers.
+func unionMethods(t *Type) {
+	if len(t.Variants) == 0 {
+		return
+	}
+	var claims []*nameClaim
+	for _, m := range unionMembers {
+		claims = append(claims, &nameClaim{Want: m, Key: "member " + m, Fixed: true, Got: new(string)})
+	}
+	for i, v := range t.Variants {
+		claims = append(claims,
+			&nameClaim{Want: "As" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("as %06d", i), Got: &v.AsName},
+			&nameClaim{Want: "From" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("from %06d", i), Got: &v.FromName})
+	}
+	settleNames(claims)
 }
 
 // stems gives every operation in scope the unexported stem of the names it declares

@@ -149,7 +149,32 @@ func checkNames(t *testing.T, api *API) {
 	}
 	pkg := map[string]bool{"Client": true, "NewClient": true}
 	methods := map[string]bool{"Runtime": true, "Resume": true}
+	tools := map[string]bool{}
+	toolsPkg := map[string]bool{api.ToolsClient: true}
+	for _, name := range toolsReserved {
+		if toolsPkg[name] {
+			t.Errorf("the tools package imports the client as %q, a name it uses otherwise", name)
+		}
+		toolsPkg[name] = true
+	}
 	for _, op := range api.Operations {
+		for _, name := range []string{op.ToolVar, op.ToolFunc} {
+			if !token.IsIdentifier(name) || toolsPkg[name] {
+				t.Errorf("%s: %q in the tools package is not an identifier of its own", op.ID, name)
+			}
+			toolsPkg[name] = true
+		}
+		if !validToolName(op.ToolName) || len(op.ToolName) > maxToolName || tools[op.ToolName] {
+			t.Errorf("%s: tool name %q is not valid and unique", op.ID, op.ToolName)
+		}
+		tools[op.ToolName] = true
+		args := map[string]bool{}
+		for _, a := range op.ToolArgs {
+			if toolArgName(a.Name) != a.Name || args[a.Name] {
+				t.Errorf("%s: tool argument %q is not valid and unique", op.ID, a.Name)
+			}
+			args[a.Name] = true
+		}
 		unique("operation", methods, op.GoName)
 		unique("key type", pkg, op.GoName+"Key")
 		unique("params type", pkg, op.GoName+"Params")
@@ -164,8 +189,14 @@ func checkNames(t *testing.T, api *API) {
 		for _, f := range ty.Fields {
 			unique("field of "+ty.Name, fields, f.GoName)
 		}
+		members := map[string]bool{}
+		for _, m := range unionMembers {
+			members[m] = true
+		}
 		for _, v := range ty.Variants {
 			unique("variant of "+ty.Name, variants, v.GoName)
+			unique("accessor of "+ty.Name, members, v.AsName)
+			unique("setter of "+ty.Name, members, v.FromName)
 		}
 	}
 	for _, ty := range api.Types {

@@ -48,6 +48,12 @@ type API struct {
 	Excluded   []Excluded   // sorted by ID
 	Inboxes    []*Inbox     // the webhook inboxes the writes declare, sorted by Source
 
+	// ToolsPackage is the name of the package of agent tools (writegen generate -mcp), and of
+	// its directory inside the client's: <Package>mcp. It imports the client package as
+	// ToolsClient: Package, unless the tools' code uses that name for something else (the
+	// packages it imports, its AddTools, its local variables), then <Package>client.
+	ToolsPackage, ToolsClient string
+
 	// NeedsLedger is true when an operation in scope is deduplicated in the ledger: the
 	// generated constructor then takes a runtime.Ledger as a required parameter.
 	NeedsLedger bool
@@ -147,7 +153,12 @@ type EnumValue struct {
 // Variant is one member of a union.
 type Variant struct {
 	Type   *TypeRef
-	GoName string // accessor suffix: AsCard, AsBankAccount
+	GoName string // the variant's name in its union, unique there: Card, BankAccount
+	// AsName is the union's method that decodes it as this variant (As<GoName>), FromName the
+	// one that sets it to the variant (From<GoName>, declared only when the union is Sent),
+	// apart from each other and from the union's other members (RawMessage, MarshalJSON,
+	// UnmarshalJSON, Discriminator, Value).
+	AsName, FromName string
 	// Tags are the discriminator values that select this variant (mapping or the schema name).
 	Tags []string
 	Pos  Pos
@@ -287,6 +298,27 @@ type Operation struct {
 	Safety *Safety
 	// Hints are what an agent tool of the operation may claim about it.
 	Hints Hints
+	// ToolName is the name of the operation's agent tool (writegen generate -mcp): its
+	// operationId when that is made of [A-Za-z0-9_-], else GoName; a name over 64 characters is
+	// cut, with a hash of the whole; a name an operation before it in the IR's order has gets
+	// the suffix _2, _3 ...
+	ToolName string
+	// ToolArgs are the top-level arguments of the tool, unique: the business key's fields (Call
+	// Write or Submit), then Params, then the body.
+	ToolArgs []ToolArg
+	// ToolVar is the variable of the tools package (API.ToolsPackage) that holds the tool,
+	// <Local>Tool; ToolFunc the function there that returns its handler, serve<GoName>. Both are
+	// unique in that package, apart from what it imports and declares otherwise.
+	ToolVar, ToolFunc string
+}
+
+// ToolArg is one top-level argument of an operation's agent tool: a field of its business key
+// (Key), a parameter (Param) or its body (Body).
+type ToolArg struct {
+	Name  string // the property of the tool's input: [A-Za-z0-9_.-], at most 64 characters
+	Key   *KeyField
+	Param *Param
+	Body  bool
 }
 
 // PathPart is a literal piece of a path template (Param nil) or the parameter that fills a

@@ -114,6 +114,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	for _, op := range api.Operations {
 		op.Hints = hintsOf(op)
 	}
+	nameTools(api)
 	if opts.MCP {
 		if errs := toolDefects(api); len(errs) > 0 {
 			return nil, sorted(errs)

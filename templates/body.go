@@ -44,7 +44,7 @@ func (g *generator) setInBody(p *spec.Path, value string, marker []spec.Template
 		union := "set" + strconv.Itoa(n)
 		stmts = append(stmts,
 			jen.Var().Id(union).Add(goType(p.Type)),
-			jen.If(jen.Err().Op(":=").Id(union).Dot("From"+v.GoName).Call(jen.Id(value)), jen.Err().Op("!=").Nil()).Block(fail()))
+			jen.If(jen.Err().Op(":=").Id(union).Dot(v.FromName).Call(jen.Id(value)), jen.Err().Op("!=").Nil()).Block(fail()))
 		value = union
 	}
 	for i, st := range p.Steps {

@@ -1,5 +1,6 @@
 // Package templates turns the IR of package spec into the files of one generated Go package: the
-// client, its models, its operations and the safety report WRITE_SAFETY.md.
+// client, its models, its operations and the safety report WRITE_SAFETY.md; and, with
+// Options.MCP, into the package of its agent tools (mcp.go), which imports the client.
 //
 // Generate is pure: it reads the IR and returns bytes, with no I/O, no clock and no map iteration,
 // so the same IR always gives the same bytes. Go code is built with jennifer, which owns import
@@ -44,7 +45,8 @@ const (
 	ledgerPath  = "github.com/writegen/writegen/runtime/ledger"
 )
 
-// File is one generated file; Name has no directory.
+// File is one generated file. Name is its path relative to the client package's directory,
+// with slashes: a file name, or ToolsPath for the tools package's file.
 type File struct {
 	Name string
 	Data []byte
@@ -55,15 +57,24 @@ type Options struct {
 	// Version is the generator's version, printed in WRITE_SAFETY.md's header so that a
 	// reviewer sees which writegen wrote the package ("" prints none).
 	Version string
-	// MCP adds tools.go: the operations as MCP tools (github.com/modelcontextprotocol/go-sdk),
-	// registered by the generated Client.AddTools, with hints derived from the answers.
+	// MCP adds the package of agent tools, <Package>mcp/tools.go (ToolsPath): the operations
+	// as MCP tools (github.com/modelcontextprotocol/go-sdk), with hints derived from the
+	// answers, added to a server by its AddTools. It is a package of its own, which imports the
+	// client package at ImportPath, so that the client package does not import the SDK.
 	MCP bool
+	// ImportPath is the client package's import path, which the tools package imports: needed
+	// with MCP, unused without.
+	ImportPath string
 }
 
-// Generate returns the files of the package described by api, sorted by name. The IR is
-// resolved and checked: Generate fails only when the emitters wrote Go that does not parse, a
-// defect of writegen reported as a *FormatError.
+// Generate returns the files of the package described by api, sorted by name, and with MCP
+// those of its tools package. The IR is resolved and checked: Generate fails only when MCP is
+// asked for without an ImportPath, or when the emitters wrote Go that does not parse, a defect
+// of writegen reported as a *FormatError.
 func Generate(api *spec.API, opts Options) ([]File, error) {
+	if opts.MCP && opts.ImportPath == "" {
+		return nil, errors.New("templates: the tools package needs the client package's import path (Options.ImportPath)")
+	}
 	g := &generator{api: api}
 	report, err := safetyReport(api)
 	if err != nil {
@@ -72,9 +83,7 @@ func Generate(api *spec.API, opts Options) ([]File, error) {
 	// Build every file first (the builders share the generator), then format them in parallel.
 	srcs := g.sources()
 	if opts.MCP {
-		f := g.newFile()
-		g.tools(f)
-		srcs = append(srcs, source{ToolsFile, f})
+		srcs = append(srcs, source{ToolsPath(api), g.toolsFile(opts.ImportPath)})
 	}
 	files := make([]File, len(srcs), len(srcs)+2)
 	errs := make([]error, len(srcs))

@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,16 +133,20 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := Generate(api, Options{MCP: true})
+			files, err := Generate(api, Options{MCP: true, ImportPath: "example.com/connector/" + api.Package})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var src []byte
 			for _, f := range files {
-				if f.Name == ToolsFile {
+				if f.Name == ToolsPath(api) {
 					src = f.Data
 				}
 			}
+			if src == nil {
+				t.Fatalf("no %s", ToolsPath(api))
+			}
+			checkClientImports(t, files, ToolsPath(api))
 			tools := parseTools(t, src)
 			if len(tools) != len(api.Operations) {
 				t.Errorf("%d tools for %d operations", len(tools), len(api.Operations))
@@ -154,7 +159,7 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 				}
 			}
 			for _, op := range api.Operations {
-				tool, ok := tools[op.Local+"Tool"]
+				tool, ok := tools[op.ToolVar]
 				if !ok {
 					t.Errorf("%s: no tool", op.ID)
 					continue
@@ -163,6 +168,29 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 				checkSchemas(t, op, tool)
 			}
 		})
+	}
+}
+
+// checkClientImports fails when a Go file of the client package (any file but the tools
+// package's, tools) imports the MCP SDK or writegen's support of the tools.
+func checkClientImports(t *testing.T, files []File, tools string) {
+	t.Helper()
+	for _, f := range files {
+		if f.Name == tools || !strings.HasSuffix(f.Name, ".go") {
+			continue
+		}
+		if strings.Contains(f.Name, "/") {
+			t.Errorf("%s: a Go file outside the client package and the tools package", f.Name)
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f.Name, f.Data, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/modelcontextprotocol/") || p == mcptoolsPath {
+				t.Errorf("%s of the client package imports %s", f.Name, p)
+			}
+		}
 	}
 }
 
@@ -221,9 +249,9 @@ func checkSchemas(t *testing.T, op *spec.Operation, tool generatedTool) {
 	var in struct{ Required []string }
 	json.Unmarshal([]byte(tool.input), &in)
 	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
-		for _, a := range toolArgs(op) {
-			if a.key != nil && !containsString(in.Required, a.name) {
-				t.Errorf("%s: business key field %s is not a required argument", op.ID, a.name)
+		for _, a := range op.ToolArgs {
+			if a.Key != nil && !containsString(in.Required, a.Name) {
+				t.Errorf("%s: business key field %s is not a required argument", op.ID, a.Name)
 			}
 		}
 	}
@@ -238,69 +266,11 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// TestToolNames checks that tool names are valid for every client, stable and unique.
-func TestToolNames(t *testing.T) {
-	long := strings.Repeat("a", 70)
-	ops := []*spec.Operation{
-		{ID: "createThread", GoName: "CreateThread"},
-		{ID: "POST /threads", GoName: "PostThreads"},
-		{ID: "repos.get", GoName: "ReposGet"},
-		{ID: "ReposGet", GoName: "ReposGet2"},
-		{ID: long, GoName: "Long"},
-	}
-	names := toolNames(ops)
-	want := []string{"createThread", "PostThreads", "ReposGet", "ReposGet_2", long[:55] + "_"}
-	for i, op := range ops {
-		got := names[op]
-		if i == 4 {
-			if !strings.HasPrefix(got, want[i]) || len(got) > maxToolName {
-				t.Errorf("%s: %q", op.ID, got)
-			}
-		} else if got != want[i] {
-			t.Errorf("%s: %q, want %q", op.ID, got, want[i])
-		}
-		if !validToolName(got) {
-			t.Errorf("%s: %q is not a valid tool name", op.ID, got)
-		}
-	}
-	if again := toolNames(ops); again[ops[4]] != names[ops[4]] {
-		t.Errorf("the cut name is not stable: %q, then %q", names[ops[4]], again[ops[4]])
-	}
-}
-
-// TestToolArgNames checks that argument names are valid property names, and that colliding
-// names are qualified by where they go.
-func TestToolArgNames(t *testing.T) {
-	for in, want := range map[string]string{
-		"escalation_id": "escalation_id",
-		"filter[kind]":  "filter_kind",
-		"expand[]":      "expand",
-		"X-Request-Id":  "X-Request-Id",
-		"$":             "arg",
-		"a b  c":        "a_b_c",
-	} {
-		if got := argName(in); got != want {
-			t.Errorf("argName(%q) = %q, want %q", in, got, want)
-		}
-	}
-	op := &spec.Operation{
-		Call:   spec.CallWrite,
-		Safety: &spec.Safety{Key: &spec.Key{Fields: []spec.KeyField{{Name: "id"}, {Name: "body"}}}},
-		Params: []*spec.Param{
-			{Name: "id", In: spec.InPath},
-			{Name: "id", In: spec.InQuery},
-			{Name: "limit", In: spec.InQuery},
-		},
-		Body: &spec.Body{},
-	}
-	var got []string
-	for _, a := range toolArgs(op) {
-		got = append(got, a.name)
-	}
-	if want := "key_id key_body path_id query_id limit body"; strings.Join(got, " ") != want {
-		t.Errorf("arguments %q, want %q", got, want)
-	}
-}
+// The names every client accepts: of a tool, and of an argument.
+var (
+	toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	argNameRE  = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+)
 
 // TestCorpusTools generates the tools of every spec of the shared corpus, every write answered
 // through defaults, and checks that every schema resolves and every tool and argument name is
@@ -325,20 +295,21 @@ func TestCorpusTools(t *testing.T) {
 			if err != nil {
 				t.Skipf("not generated without answers of its own: %v", err)
 			}
-			files, err := Generate(api, Options{MCP: true})
+			files, err := Generate(api, Options{MCP: true, ImportPath: "example.com/connector/" + api.Package})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var tools map[string]generatedTool
 			for _, f := range files {
-				if f.Name == ToolsFile {
+				if f.Name == ToolsPath(api) {
 					tools = parseTools(t, f.Data)
 				}
 			}
+			checkClientImports(t, files, ToolsPath(api))
 			names := map[string]bool{}
 			for _, op := range api.Operations {
-				tool := tools[op.Local+"Tool"]
-				if !validToolName(tool.name) || len(tool.name) > maxToolName || names[tool.name] {
+				tool := tools[op.ToolVar]
+				if !toolNameRE.MatchString(tool.name) || tool.name != op.ToolName || names[tool.name] {
 					t.Errorf("%s: tool name %q", op.ID, tool.name)
 				}
 				names[tool.name] = true
@@ -347,7 +318,7 @@ func TestCorpusTools(t *testing.T) {
 				var in struct{ Properties map[string]json.RawMessage }
 				json.Unmarshal([]byte(tool.input), &in)
 				for name := range in.Properties {
-					if argName(name) != name {
+					if !argNameRE.MatchString(name) {
 						t.Errorf("%s: argument %q", op.ID, name)
 					}
 				}
@@ -371,7 +342,8 @@ func TestBoundedOutputSchema(t *testing.T) {
 		}
 	}
 	op := &spec.Operation{ID: "getChain", Call: spec.CallRead, Response: &spec.Response{Status: 200, Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[0]}}}
-	m := &mcpGen{names: map[*spec.Operation]string{op: "getChain"}, args: map[*spec.Operation][]toolArg{op: nil}}
+	op.ToolName = "getChain"
+	m := &mcpGen{}
 	text := jsonText(m.outputSchema(op))
 	var s jsonschema.Schema
 	if err := json.Unmarshal([]byte(text), &s); err != nil {
@@ -417,9 +389,9 @@ func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			op := &spec.Operation{ID: "addNote", Call: spec.CallWrite, Safety: &spec.Safety{
-				Effect: spec.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"}}
-			m := &mcpGen{names: map[*spec.Operation]string{op: "addNote"},
-				args: map[*spec.Operation][]toolArg{op: {{name: "note_ref", key: &spec.KeyField{}}}}}
+				Effect: spec.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
+				ToolName: "addNote", ToolArgs: []spec.ToolArg{{Name: "note_ref", Key: &spec.KeyField{}}}}
+			m := &mcpGen{}
 			d := m.description(op)
 			for _, w := range c.want {
 				if !strings.Contains(d, w) {

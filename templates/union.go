@@ -52,8 +52,8 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 	for _, v := range t.Variants {
 		vt := describe(v.Type)
 		f.Line()
-		f.Comment("// As" + v.GoName + " decodes the union as " + vt + ".")
-		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("As"+v.GoName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
+		f.Comment("// " + v.AsName + " decodes the union as " + vt + ".")
+		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id(v.AsName).Params().Params(jen.Op("*").Add(goType(v.Type)), jen.Error()).Block(
 			jen.Id("v").Op(":=").New(goType(v.Type)),
 			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("u").Dot("RawMessage"), jen.Id("v")), jen.Err().Op("!=").Nil()).Block(
 				jen.Return(jen.Nil(), jen.Err()),
@@ -65,8 +65,8 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 		}
 		g.needUnionSet = true
 		f.Line()
-		f.Comment("// From" + v.GoName + " sets the union to v.")
-		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("From" + v.GoName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
+		f.Comment("// " + v.FromName + " sets the union to v.")
+		f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id(v.FromName).Params(jen.Id("v").Add(goType(v.Type))).Error().Block(
 			jen.Return(jen.Id("unionSet").Call(jen.Op("&").Id("u").Dot("RawMessage"), jen.Id("v"))),
 		)
 	}
@@ -142,7 +142,7 @@ func (g *generator) discriminated(f *jen.File, t *spec.Type) {
 			continue
 		}
 		kinds = append(kinds, "*"+describe(v.Type))
-		cases = append(cases, jen.Case(tags...).Block(jen.Return(jen.Id("u").Dot("As"+v.GoName).Call())))
+		cases = append(cases, jen.Case(tags...).Block(jen.Return(jen.Id("u").Dot(v.AsName).Call())))
 	}
 	f.Line()
 	f.Comment(comment("Value decodes the union as the variant its " + prop + " property names: " + strings.Join(kinds, ", ") + "."))

@@ -79,6 +79,100 @@ func TestCommandLine(t *testing.T) {
 	t.Run("help", func(t *testing.T) { testHelp(t, wg) })
 	t.Run("inputs that say what to do", func(t *testing.T) { testInputErrors(t, wg) })
 	t.Run("check -diff", func(t *testing.T) { testCheckDiff(t, wg) })
+	t.Run("tools package", func(t *testing.T) { testToolsPackage(t, wg) })
+}
+
+// testToolsPackage runs generate and check with -mcp, which write a second package (the tools,
+// in DIR/<package>mcp) beside the client: it must be written whole or not at all, checked as
+// the client is, removed when -mcp is dropped, and refused outside a Go module, where the tools
+// package could not import the client.
+func testToolsPackage(t *testing.T, wg cmdline) {
+	dir := copyCase(t, "mcp-desk")
+	in := []string{"-spec", "openapi.yaml", "-annotations", "writesafety.yaml", "-out", "pkg", "-mcp"}
+	golden := readTree(t, filepath.Join(goldenRoot(t), "mcp-desk", "want"))
+	leftBehind := func(what string) {
+		t.Helper()
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".writegen-") || e.Name() == "pkg" {
+				t.Errorf("%s left %s behind", what, e.Name())
+			}
+		}
+	}
+
+	// Outside a module: refused, naming the flag, and nothing written.
+	code, _, stderr := wg(dir, append([]string{"generate"}, in...)...)
+	if want := "writegen: -mcp: -out pkg is in no Go module (no go.mod in it or above it): the tools package imports the client by its import path\n"; code != exitRefused || stderr != want {
+		t.Errorf("generate -mcp outside a module: exit %d, %q; want %q", code, stderr, want)
+	}
+	leftBehind("a run outside a module")
+
+	writeFile(t, filepath.Join(dir, "go.mod"), "module golden.test/mcp-desk\n")
+	// A file where the tools package goes: refused before anything is written.
+	os.Mkdir(filepath.Join(dir, "pkg"), 0o755)
+	writeFile(t, filepath.Join(dir, "pkg", "deskmcp"), "")
+	code, _, stderr = wg(dir, append([]string{"generate"}, in...)...)
+	if want := "pkg/deskmcp: is a file; want the directory of the tools package (-mcp)"; code != exitRefused || !strings.Contains(stderr, want) {
+		t.Errorf("generate over a file deskmcp: exit %d, %q; want %q", code, stderr, want)
+	}
+	if got := readTree(t, filepath.Join(dir, "pkg")); len(got) != 1 {
+		t.Errorf("a refused run wrote %d files beside client/deskmcp", len(got)-1)
+	}
+	// A hand-written file with the generated file's name in the tools package: refused, and
+	// nothing written.
+	os.Remove(filepath.Join(dir, "pkg", "deskmcp"))
+	os.Mkdir(filepath.Join(dir, "pkg", "deskmcp"), 0o755)
+	writeFile(t, filepath.Join(dir, "pkg", "deskmcp", "tools.go"), "package deskmcp\n")
+	code, _, stderr = wg(dir, append([]string{"generate"}, in...)...)
+	if code != exitRefused || !strings.Contains(stderr, filepath.Join("pkg", "deskmcp", "tools.go")+": not written by writegen") {
+		t.Errorf("generate over a hand-written deskmcp/tools.go: exit %d, %q", code, stderr)
+	}
+	if got := readTree(t, filepath.Join(dir, "pkg")); len(got) != 1 {
+		t.Errorf("a refused run wrote %d files beside the hand-written deskmcp/tools.go", len(got)-1)
+	}
+	os.RemoveAll(filepath.Join(dir, "pkg"))
+
+	// In a module: both packages, as the golden case has them (generated in pkg of
+	// goldenModule/mcp-desk); check agrees.
+	if code, _, stderr := wg(dir, append([]string{"generate"}, in...)...); code != 0 {
+		t.Fatalf("generate -mcp: exit %d: %s", code, stderr)
+	}
+	diffTrees(t, readTree(t, filepath.Join(dir, "pkg")), golden)
+	if code, _, stderr := wg(dir, append([]string{"check"}, in...)...); code != 0 {
+		t.Errorf("check -mcp: exit %d: %s", code, stderr)
+	}
+	// check sees a stale tools package, and a hand-written file there is left alone.
+	tools := filepath.Join(dir, "pkg", "deskmcp", "tools.go")
+	writeFile(t, tools, strings.Replace(readFile(t, tools), "package deskmcp", "package deskmcp\n\n// edited by hand", 1))
+	writeFile(t, filepath.Join(dir, "pkg", "deskmcp", "server.go"), "package deskmcp\n")
+	if code, _, stderr := wg(dir, append([]string{"check"}, in...)...); code != exitRefused || !strings.Contains(stderr, "stale: deskmcp/tools.go") {
+		t.Errorf("check of an edited tools.go: exit %d: %s", code, stderr)
+	}
+	// Without -mcp, check finds the tools extra, and generate removes them.
+	noMCP := in[:len(in)-1]
+	if code, _, stderr := wg(dir, append([]string{"check"}, noMCP...)...); code != exitRefused || !strings.Contains(stderr, "extra: deskmcp/tools.go") {
+		t.Errorf("check without -mcp: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := wg(dir, append([]string{"generate"}, noMCP...)...); code != 0 {
+		t.Fatalf("generate without -mcp: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(tools); !os.IsNotExist(err) {
+		t.Errorf("generate without -mcp left deskmcp/tools.go: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pkg", "deskmcp", "server.go")); err != nil {
+		t.Errorf("generate without -mcp removed a hand-written file of the tools package: %v", err)
+	}
+	// Once the tools package holds nothing, its directory goes too.
+	os.Remove(filepath.Join(dir, "pkg", "deskmcp", "server.go"))
+	if code, _, stderr := wg(dir, append([]string{"generate"}, in...)...); code != 0 {
+		t.Fatalf("generate -mcp again: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := wg(dir, append([]string{"generate"}, noMCP...)...); code != 0 {
+		t.Fatalf("generate without -mcp again: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pkg", "deskmcp")); !os.IsNotExist(err) {
+		t.Errorf("the empty directory of the tools package is left: %v", err)
+	}
 }
 
 // testInputErrors checks the messages of inputs given wrongly: each names the flag, says what is
@@ -194,6 +288,7 @@ func testHelp(t *testing.T, wg cmdline) {
 	}{
 		{[]string{"help"}, "writegen generate"},
 		{[]string{"help", "generate"}, "-annotations"},
+		{[]string{"help", "generate"}, "supportmcp.AddTools(s, c)"},
 		{[]string{"help", "init"}, "-spec"},
 		{[]string{"help", "annotations"}, "### `operations.NAME.key.scope`"},
 		{[]string{"-version"}, "writegen "},

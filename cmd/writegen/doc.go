@@ -18,7 +18,7 @@
 // # generate
 //
 // Generate reads the spec (OpenAPI 3.0 or 3.1, or Swagger 2.0; YAML or JSON) and the annotation
-// file, checks them, and writes one Go package into DIR:
+// file, checks them, and writes one Go package into DIR (with -mcp, a second inside it):
 //
 //   - client.go: Client, NewClient and, when a write is deduplicated in the ledger, Resume;
 //   - models.go: the schemas as Go types (an API with more than a thousand types spreads them over
@@ -26,24 +26,34 @@
 //   - operations.go: one method per operation; each write takes its own business key type,
 //     declares its retry set as a constant and calls the lookup its annotation names;
 //   - WRITE_SAFETY.md: the answers of the annotation file, one table per write, for reviewers;
-//   - tools.go, with -mcp (or "mcp: true" in writegen.yaml): every operation in scope as an MCP
-//     tool of the official Go SDK (github.com/modelcontextprotocol/go-sdk), added to a server by
-//     Client.AddTools. A tool's input schema is the request's parameters and body, with the
-//     business key fields as required arguments; its output schema is the receipt, the
-//     acknowledgement or the response. Its hints are derived from the answers, never set by
+//   - with -mcp (or "mcp: true" in writegen.yaml), a second package beside the client: the
+//     package of agent tools, named after the client's with "mcp" added, in DIR/<package>mcp
+//     (support/supportmcp for package support). Its tools.go holds every operation in scope as
+//     an MCP tool of the official Go SDK (github.com/modelcontextprotocol/go-sdk), and AddTools,
+//     which adds them to a server. It is a package of its own so that the client package does
+//     not import the SDK: a program that only calls the client does not link it. It imports the
+//     client by its import path, found from the go.mod in DIR or above it (-mcp refuses a DIR
+//     outside a module), and reaches only the client's exported API: its key, parameter and
+//     model types and its methods. A tool's input schema is the request's parameters and body,
+//     with the business key fields as required arguments; its output schema is the receipt,
+//     the acknowledgement or the response. Its hints are derived from the answers, never set by
 //     hand: readOnlyHint for reads, idempotentHint only when repeating a call with the same
 //     arguments cannot make a second effect (an idempotent effect, a key claimed in the ledger,
 //     a provider key kept forever), destructiveHint from the destructive answer, openWorldHint
 //     for all. An uncertain outcome reaches the agent as a tool error that tells it not to call
 //     again, who was told and which read tool can check. With -mcp a POST write must answer
-//     destructive (true when it overwrites or deletes, false when it only adds).
+//     destructive (true when it overwrites or deletes, false when it only adds). A server of the
+//     tools is a few lines: see "Agent tools" below.
 //
 // The output is byte-identical from run to run and gofmt- and vet-clean. Writegen writes every
-// file or none: the files are written into a temporary directory beside DIR, then renamed into
-// place; generated files of an earlier run that are no longer generated are removed. Files that
-// writegen did not write (those without its "Code generated" header, such as the lookups a
-// person writes by hand) are never touched, and one with the name of a generated file is an
-// error.
+// file or none, of both packages: the files are written into a temporary directory beside DIR,
+// then renamed into place (a new directory, DIR or the tools package's, whole); what would stop
+// a rename (a file where the tools package's directory goes, a hand-written file with the name
+// of a generated one) is refused before anything is written. Generated files of an earlier run
+// that are no longer generated are removed, the tools package's without -mcp (its directory
+// too, once empty); check reports them as extra. Files that writegen did not write (those
+// without its "Code generated" header, such as the lookups a person writes by hand) are never
+// touched.
 //
 // Generation refuses, naming the file, line, column and operation of each defect:
 //
@@ -71,6 +81,26 @@
 // apart only by their credentials, makes NewClient refuse a client without runtime.WithTenant. A
 // query a spec writes into a path key ("/responses/compact?beta=true") is sent as fixed query
 // parameters and a fragment ("/shared_items#folders") never, with a warning at the path.
+//
+// # Agent tools
+//
+// With -mcp, a connector's MCP server is its client and the generated tools package:
+//
+//	import (
+//		"github.com/modelcontextprotocol/go-sdk/mcp"
+//
+//		"example.com/connector/support"            // the client, -out support
+//		"example.com/connector/support/supportmcp" // its tools
+//	)
+//
+//	c, err := support.NewClient("", ledger)
+//	s := mcp.NewServer(&mcp.Implementation{Name: "support-desk", Version: "1.0.0"}, nil)
+//	supportmcp.AddTools(s, c)
+//	err = s.Run(ctx, &mcp.StdioTransport{})
+//
+// Every tool calls the client's method, so an agent's call is a write with the client's business
+// key, retry set and ledger claim. The package's doc comment shows the same lines with its own
+// names; generated_example/cmd/mcp is a complete server, over stdio or streamable HTTP.
 //
 // # Large APIs
 //

@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/modfile"
 )
 
 // The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
@@ -58,26 +64,51 @@ func goldenCases(t *testing.T) []string {
 	return cases
 }
 
-// readTree reads every file of dir by name; a missing dir is empty.
+// readTree reads every file of dir, and of its subdirectories (the tools package of a case
+// generated with -mcp), by its slash-separated path relative to dir; a missing dir is empty.
 func readTree(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
-	entries, err := os.ReadDir(dir)
+	readSubtree(t, dir, "", files)
+	return files
+}
+
+func readSubtree(t *testing.T, dir, sub string, files map[string][]byte) {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, sub))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
+		name := path.Join(sub, e.Name())
 		if e.IsDir() {
+			readSubtree(t, dir, name, files)
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		files[e.Name()] = data
+		files[name] = data
+	}
+}
+
+// inputTree reads the inputs of a case: the files of its directory, without want/ and old/.
+func inputTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	for name, data := range readTree(t, dir) {
+		if !strings.Contains(name, "/") {
+			files[name] = data
+		}
 	}
 	return files
 }
+
+// goldenModule is the module path of the directory each case runs in (followed by the case's
+// name): the tools package of a case generated with -mcp imports the client as
+// goldenModule/<case>/pkg, which TestGoldenPackagesCompile builds in a module of that name.
+const goldenModule = "golden.test"
 
 // diffTrees reports every difference between the generated tree and the golden one.
 func diffTrees(t *testing.T, got, want map[string][]byte) {
@@ -128,9 +159,11 @@ func TestGolden(t *testing.T) {
 			// The case runs in a copy of its inputs, so that messages name the files as a user
 			// would: openapi.yaml, pkg/WRITE_SAFETY.json.
 			caseDir := filepath.Join(root, name)
-			inputs := readTree(t, caseDir) // files only: want/ and old/ are read below
+			inputs := inputTree(t, caseDir) // want/ and old/ are read below
 			tmp := t.TempDir()
 			writeTree(t, tmp, inputs)
+			// The case runs in a module of its own, as a connector's package does.
+			writeTree(t, tmp, map[string][]byte{"go.mod": []byte("module " + goldenModule + "/" + name + "\n")})
 			t.Chdir(tmp)
 			old := readTree(t, filepath.Join(caseDir, "old"))
 			const out = "pkg"
@@ -164,7 +197,7 @@ func TestGolden(t *testing.T) {
 			} else {
 				diffTrees(t, readTree(t, out), want)
 			}
-			checkDir := "want"
+			var checkDir string
 			if refused {
 				if len(old) == 0 {
 					return
@@ -174,8 +207,13 @@ func TestGolden(t *testing.T) {
 				args[len(args)-1] = checkDir
 				wantErr = bytes.ReplaceAll(wantErr, []byte(out+"/"), []byte(checkDir+"/"))
 			} else {
+				// Against want/ as the package's own directory: the tools package imports the
+				// client by its directory's import path.
+				checkDir = out
+				if err := os.RemoveAll(out); err != nil {
+					t.Fatal(err)
+				}
 				writeTree(t, checkDir, want)
-				args[len(args)-1] = checkDir
 			}
 			stderr.Reset()
 			code = run(context.Background(), append([]string{"check"}, args...), &stdout, &stderr)
@@ -189,17 +227,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// writeTree writes files into dir, which it creates when there are files.
+// writeTree writes files, by their slash-separated paths, into dir, which it creates (with the
+// subdirectories the paths name) when there are files.
 func writeTree(t *testing.T, dir string, files map[string][]byte) {
 	t.Helper()
-	if len(files) == 0 {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -232,10 +269,13 @@ func rewrite(t *testing.T, caseDir string, code int, out string, stderr []byte) 
 }
 
 // TestGoldenPackagesCompile vets every golden package, with its hand-written lookups, with the
-// go command: the packages must compile and be vet-clean. They are copied into a temporary
-// directory inside the module so that they import this module's runtime. A case with a
-// provider_test.go.txt holds a test of the generated package against a provider behind a real
-// HTTP server: it is added as provider_test.go, and the packages that have one are tested.
+// go command: the packages must compile and be vet-clean. They are copied into a module of
+// their own (goldenModule), each case's at <case>/pkg as TestGolden generates it, in a
+// temporary directory inside this module's testdata, whose go.mod requires this module by a
+// replace directive to its directory: the packages import this module's runtime, and a tools
+// package its client, as a connector's do. A case with a provider_test.go.txt holds a test of
+// the generated package against a provider behind a real HTTP server: it is added as
+// provider_test.go, and the packages that have one are tested.
 func TestGoldenPackagesCompile(t *testing.T) {
 	root := goldenRoot(t)
 	module := filepath.Join(root, "..", "..")
@@ -245,7 +285,7 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(tmp) })
 	n := 0
-	var tested []string // the packages with a provider test, relative to testdata
+	var tested []string // the packages with a provider test, relative to tmp
 	for _, name := range goldenCases(t) {
 		want := readTree(t, filepath.Join(root, name, "want"))
 		if len(want) == 0 {
@@ -256,15 +296,12 @@ func TestGoldenPackagesCompile(t *testing.T) {
 		}
 		if test, err := os.ReadFile(filepath.Join(root, name, "provider_test.go.txt")); err == nil {
 			want["provider_test.go"] = test
-			tested = append(tested, "./"+filepath.ToSlash(filepath.Join(filepath.Base(tmp), name)))
+			tested = append(tested, "./"+name+"/pkg")
 		}
-		dir := filepath.Join(tmp, name)
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		writeTree(t, filepath.Join(tmp, name, "pkg"), want)
 		for file, data := range want {
-			if err := os.WriteFile(filepath.Join(dir, file), data, 0o644); err != nil {
-				t.Fatal(err)
+			if path.Base(file) == "tools.go" && path.Dir(file) != "." {
+				writeTree(t, filepath.Join(tmp, name), map[string][]byte{"server/main.go": docServer(t, name, path.Dir(file), data)})
 			}
 		}
 		n++
@@ -272,25 +309,106 @@ func TestGoldenPackagesCompile(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no golden package")
 	}
-	rel, err := filepath.Rel(module, tmp)
-	if err != nil {
-		t.Fatal(err)
+	writeTree(t, tmp, goldenModuleFiles(t, module))
+	goIn := func(args ...string) ([]byte, error) {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = tmp
+		// The module is not published: resolve it from the replace directive and the module
+		// cache, which this repository's own build filled.
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOSUMDB=off", "GOWORK=off")
+		return cmd.CombinedOutput()
 	}
-	cmd := exec.Command("go", "vet", "./"+filepath.ToSlash(rel)+"/...")
-	cmd.Dir = module
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := goIn("vet", "./..."); err != nil {
 		t.Fatalf("go vet of the golden packages: %v\n%s", err, out)
 	}
 	if len(tested) == 0 {
 		return
 	}
-	cmd = exec.Command("go", append([]string{"test", "-count=1"}, tested...)...)
-	cmd.Dir = filepath.Join(module, "testdata")
-	out, err := cmd.CombinedOutput()
+	out, err := goIn(append([]string{"test", "-count=1"}, tested...)...)
 	if err != nil {
 		t.Fatalf("go test of the golden packages against their providers: %v\n%s", err, out)
 	}
 	t.Logf("go test of the golden packages against their providers:\n%s", out)
+}
+
+// docServer is a program made of the MCP server that the doc comment of the tools package
+// (tools, its directory in pkg) shows, so that the lines the doc gives the user compile.
+func docServer(t *testing.T, name, tools string, src []byte) []byte {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "tools.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var code []string
+	for _, line := range strings.Split(f.Doc.Text(), "\n") {
+		if strings.HasPrefix(line, "\t") {
+			code = append(code, line)
+		}
+	}
+	client := goldenModule + "/" + name + "/pkg"
+	var alias string
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == client && imp.Name != nil {
+			alias = imp.Name.Name + " "
+		}
+	}
+	if len(code) == 0 {
+		t.Fatalf("%s: the doc of %s shows no server", name, tools)
+	}
+	return []byte(`package main
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/writegen/writegen/runtime"
+
+	` + alias + strconv.Quote(client) + `
+	` + strconv.Quote(client+"/"+tools) + `
+)
+
+func main() {
+	ctx := context.Background()
+	var baseURL string
+	var ledger runtime.Ledger
+	_ = ledger
+` + strings.Join(code, "\n") + `
+	_ = err
+}
+`)
+}
+
+// goldenModuleFiles are the go.mod and go.sum of the module the golden packages are built in:
+// this module's requirements and checksums, and this module itself, replaced by its directory.
+func goldenModuleFiles(t *testing.T, module string) map[string][]byte {
+	t.Helper()
+	mod, err := os.ReadFile(filepath.Join(module, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(module, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.Parse("go.mod", mod, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := f.Module.Mod.Path
+	if err := f.AddModuleStmt(goldenModule); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddRequire(self, "v0.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.AddReplace(self, "", "../..", ""); err != nil { // from testdata/vet-*
+		t.Fatal(err)
+	}
+	mod, err = f.Format()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{"go.mod": mod, "go.sum": sum}
 }
 
 // TestGoldenInit runs writegen init on the spec of every case that has an init.yaml, with the

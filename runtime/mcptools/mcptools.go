@@ -1,11 +1,13 @@
 // Package mcptools is what the MCP tools that writegen generates (writegen generate -mcp) call:
 // it checks a call's arguments against the tool's input schema, decodes them into the
 // generated Go types, and turns the outcome of the call into the result an agent reads.
-// Programs do not call it; they call the generated AddTools:
+// Programs do not call it; they call AddTools of the generated tools package, which sits beside
+// the client (support/supportmcp for the client support), so that the client does not link the
+// SDK:
 //
 //	client, err := support.NewClient(baseURL, ledger)
 //	server := mcp.NewServer(&mcp.Implementation{Name: "support-desk"}, nil)
-//	client.AddTools(server)
+//	supportmcp.AddTools(server, client)
 //	err = server.Run(ctx, &mcp.StdioTransport{})
 //
 // A tool's result is what the write's annotations promise, said to an agent:

@@ -1,5 +1,5 @@
 // Command mcp serves the example's support desk to agents as MCP tools: the tools writegen
-// generates from support.yaml and writesafety.yaml with -mcp (support.Client.AddTools), on the
+// generates from support.yaml and writesafety.yaml with -mcp (package supportmcp), on the
 // embedded SQLite ledger. An agent can call createThread and postMessage as often as it likes:
 // one business key makes at most one thread or message, and an outcome nobody can settle comes
 // back as a tool error that tells the agent not to call again and who was told.
@@ -61,6 +61,7 @@ import (
 
 	"github.com/writegen/writegen/generated_example/simulator"
 	"github.com/writegen/writegen/generated_example/support"
+	"github.com/writegen/writegen/generated_example/support/supportmcp"
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger/sqlite"
 )
@@ -219,7 +220,7 @@ func open(ctx context.Context, c config, log *slog.Logger) (d *desk, err error) 
 	}
 	d.server = mcp.NewServer(&mcp.Implementation{Name: "support-desk", Title: "Support desk (writegen example)", Version: "1.0.0"},
 		&mcp.ServerOptions{Instructions: instructions})
-	d.client.AddTools(d.server)
+	supportmcp.AddTools(d.server, d.client)
 	return d, nil
 }
 
