@@ -23,7 +23,7 @@ import (
 // the key still runs) on top of go-retryablehttp's policy, which honours Retry-After on 429
 // and 503. A key longer than the provider takes is hashed to 43 characters, as its docs
 // would lead a careful engineer to do.
-func openCareful(_ context.Context, baseURL, _ string, pr *profile) (*client, error) {
+func openCareful(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:careful
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
@@ -42,12 +42,12 @@ func openCareful(_ context.Context, baseURL, _ string, pr *profile) (*client, er
 		return k
 	}
 	// hand:end
-	return oapiKeyed(baseURL, rc, key)
+	return oapiKeyed(baseURL, rc, key, pr)
 }
 
 // openCarefulCut is the same, with the key cut to the provider's bound instead of hashed: the
 // shortcut of a team that met the 400 and fixed it in one line.
-func openCarefulCut(_ context.Context, baseURL, _ string, pr *profile) (*client, error) {
+func openCarefulCut(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:careful-cut
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
@@ -65,37 +65,37 @@ func openCarefulCut(_ context.Context, baseURL, _ string, pr *profile) (*client,
 		return k
 	}
 	// hand:end
-	return oapiKeyed(baseURL, rc, key)
+	return oapiKeyed(baseURL, rc, key, pr)
 }
 
 // openOnce sends each write once and never retries it, since the provider cannot deduplicate
 // a second send: a lost answer is reported as a failure.
-func openOnce(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openOnce(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:once
 	hc := &http.Client{}
 	// hand:end
-	return oapiClientOn(baseURL, hc, nil)
+	return oapiClientOn(baseURL, hc, nil, pr)
 }
 
 // openOnceKeyed is the same with the derived key sent in an Idempotency-Key header anyway, in
 // case the provider honours it: net/http then treats the POST as replayable and sends it again
 // by itself when a reused connection breaks before the answer (net/http isReplayable).
-func openOnceKeyed(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openOnceKeyed(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:once-key
 	hc := &http.Client{}
 	key := func(o order) string { return "order:" + o.id }
 	// hand:end
-	return oapiClientOn(baseURL, hc, key)
+	return oapiClientOn(baseURL, hc, key, pr)
 }
 
-func oapiKeyed(baseURL string, rc *retryablehttp.Client, key func(order) string) (*client, error) {
+func oapiKeyed(baseURL string, rc *retryablehttp.Client, key func(order) string, pr *profile) (*client, error) {
 	rc.HTTPClient.Transport = &sendTag{base: rc.HTTPClient.Transport}
-	return oapiClientOn(baseURL, rc.StandardClient(), key)
+	return oapiClientOn(baseURL, rc.StandardClient(), key, pr)
 }
 
 // oapiClientOn is the oapi-codegen client on hc, sending key(o) as the idempotency key when key
 // is not nil. hc's transport is wrapped in a sendTag when it is not one already.
-func oapiClientOn(baseURL string, hc *http.Client, key func(order) string) (*client, error) {
+func oapiClientOn(baseURL string, hc *http.Client, key func(order) string, _ *profile) (*client, error) {
 	if hc.Transport == nil {
 		hc.Transport = &sendTag{base: http.DefaultTransport.(*http.Transport).Clone()}
 	}

@@ -20,8 +20,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestBenchmark runs every profile small: the writegen rows show no duplicate effect and no
-// lost outcome, and every client was killed and restarted once per crash of the schedule.
+// TestBenchmark runs every profile small: the writegen rows show no duplicate effect, no lost
+// outcome and no lie (and, with a ledger, no wrong effect), and every client was killed and
+// restarted once per crash of the schedule.
 func TestBenchmark(t *testing.T) {
 	const n, seed = 100, 12
 	for _, pr := range profiles {
@@ -39,16 +40,20 @@ func TestBenchmark(t *testing.T) {
 				t.Fatalf("%d rows, want one per client of the profile (%d)", len(rows), len(pr.clients))
 			}
 			crashes := len(sc.crashes)
+			pl := newPlan(seed, n, pr)
 			for _, r := range rows {
 				if r.writegen && (r.dups > 0 || r.lost > 0 || r.lies > 0) {
 					t.Errorf("%s: %d duplicate effects, %d lost outcomes, %d lies, want none", r.name, r.dups, r.lost, r.lies)
+				}
+				if r.ledger && r.wrong > 0 {
+					t.Errorf("%s: %d wrong effects, want none", r.name, r.wrong)
 				}
 				if r.restarts != crashes {
 					t.Errorf("%s: restarted %d times, want %d", r.name, r.restarts, crashes)
 				}
 				// A write may make no call: its claim was taken before a crash, and without key or
 				// lookup Resume leaves it uncertain rather than guess whether it went out.
-				if r.writes != len(newPlan(seed, n, pr).slots) || r.calls == 0 {
+				if r.writes != len(pl.slots) || r.calls == 0 {
 					t.Errorf("%s: %d logical writes, %d provider calls", r.name, r.writes, r.calls)
 				}
 				if r.lines == 0 {
@@ -56,7 +61,7 @@ func TestBenchmark(t *testing.T) {
 				}
 			}
 			if !ok {
-				t.Error("run reported a writegen row with duplicates or lost outcomes")
+				t.Error("run reported a writegen row with duplicates, lost outcomes or wrong effects")
 			}
 		})
 	}

@@ -16,8 +16,14 @@ type profile struct {
 	idPrefix string // starts every order id (long business ids)
 	// waitAfterLoss: the request after a lost answer meets 503 with the profile's Retry-After.
 	waitAfterLoss bool
-	clients       []string // the rows, by client arg
-	skip          string   // why the profile does not run yet; "" when it runs
+	// otherPayload: every ask of an order after its first carries another amount, a caller's bug
+	// (with askAgain).
+	otherPayload bool
+	// replicas: how many calling processes share the work (0 or 1: one); with askAgain, an order
+	// asked again is picked by another replica, as a queue delivers a message again.
+	replicas int
+	clients  []string // the rows, by client arg
+	skip     string   // why the profile does not run yet; "" when it runs
 }
 
 // profiles are the provider patterns, in the order the table shows them.
@@ -33,9 +39,11 @@ var profiles = []*profile{
 	{
 		// Qonto remembers a key for 30 minutes; scaled here to 1.5 s, and the Retry-After
 		// after a lost answer (2 s) outlasts it, as a 30-minute rate limit or outage would.
-		name:          "short-window",
-		title:         "keyed, short window (Qonto: 30 min, scaled to 1.5 s), a Retry-After longer than the window",
-		source:        "https://docs.qonto.com/get-started/general/idempotent-requests",
+		name:   "short-window",
+		title:  "keyed, short window (Qonto: 30 min, scaled to 1.5 s), a Retry-After longer than the window",
+		source: "https://docs.qonto.com/get-started/general/idempotent-requests",
+		// Qonto answers a reused key with the first response whatever the body (compares false);
+		// here every request of an order has the same body.
 		provider:      providerConfig{keyed: true, window: 1500 * time.Millisecond, maxKey: 255, retryAfter: "2"},
 		askAgain:      false,
 		waitAfterLoss: true,
@@ -45,7 +53,7 @@ var profiles = []*profile{
 		name:     "long-ids",
 		title:    "keyed, keys up to 45 characters (Square CreatePayment), business ids longer than that",
 		source:   "https://developer.squareup.com/docs/working-with-apis/idempotency; the 45-character bound: square/square-php-sdk doc/models/create-payment-request.md",
-		provider: providerConfig{keyed: true, window: 24 * time.Hour, maxKey: 45, retryAfter: "1"},
+		provider: providerConfig{keyed: true, window: 24 * time.Hour, maxKey: 45, retryAfter: "1", compares: true},
 		askAgain: true,
 		idPrefix: "marketplace-eu-west-1:merchant-000482193:",
 		clients:  []string{"careful-cut", "careful", "writegen-long"},
