@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/writegen/writegen/bench/duplicates/oapicomments"
 	"github.com/writegen/writegen/bench/duplicates/oapitransfers"
 )
 
@@ -93,11 +94,15 @@ func oapiKeyed(baseURL string, rc *retryablehttp.Client, key func(order) string,
 	return oapiClientOn(baseURL, rc.StandardClient(), key, pr)
 }
 
-// oapiClientOn is the oapi-codegen client on hc, sending key(o) as the idempotency key when key
-// is not nil. hc's transport is wrapped in a sendTag when it is not one already.
-func oapiClientOn(baseURL string, hc *http.Client, key func(order) string, _ *profile) (*client, error) {
+// oapiClientOn is the oapi-codegen client of the profile's API on hc, sending key(o) as the
+// idempotency key when key is not nil (the comments API takes none). hc's transport is wrapped
+// in a sendTag when it is not one already.
+func oapiClientOn(baseURL string, hc *http.Client, key func(order) string, pr *profile) (*client, error) {
 	if hc.Transport == nil {
 		hc.Transport = &sendTag{base: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if pr.provider.api == apiComments {
+		return oapiComments(baseURL, hc)
 	}
 	c, err := oapitransfers.NewClientWithResponses(baseURL, oapitransfers.WithHTTPClient(hc))
 	if err != nil {
@@ -119,6 +124,26 @@ func oapiClientOn(baseURL string, hc *http.Client, key func(order) string, _ *pr
 		}
 		if resp.JSON201 == nil {
 			return "", fmt.Errorf("create transfer: %s", resp.Status())
+		}
+		return resp.JSON201.Id, nil
+	}
+	return &client{pay: pay}, nil
+}
+
+// oapiComments is the oapi-codegen client of api-comments.yaml on hc: a comment on the order's
+// ticket that says the order was paid out.
+func oapiComments(baseURL string, hc *http.Client) (*client, error) {
+	c, err := oapicomments.NewClientWithResponses(baseURL, oapicomments.WithHTTPClient(hc))
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		resp, err := c.CreateCommentWithResponse(ctx, o.ticket, oapicomments.CreateCommentJSONRequestBody{Body: commentText(o)})
+		if err != nil {
+			return "", err
+		}
+		if resp.JSON201 == nil {
+			return "", fmt.Errorf("create comment: %s", resp.Status())
 		}
 		return resp.JSON201.Id, nil
 	}

@@ -21,15 +21,13 @@ func TestMain(m *testing.M) {
 }
 
 // TestBenchmark runs every profile small: the writegen rows show no duplicate effect, no lost
-// outcome and no lie (and, with a ledger, no wrong effect), and every client was killed and
-// restarted once per crash of the schedule.
+// outcome and no lie (and, with a ledger, no wrong effect), every client was killed and
+// restarted once per crash of the schedule, and the baselines of the newer profiles do what the
+// README says they do (expect).
 func TestBenchmark(t *testing.T) {
 	const n, seed = 100, 12
 	for _, pr := range profiles {
 		t.Run(pr.name, func(t *testing.T) {
-			if pr.skip != "" {
-				t.Skip(pr.skip)
-			}
 			sc := newSchedule(seed, n, faultRate, crashEvery)
 			sc.waitAfterLoss = pr.waitAfterLoss
 			rows, ok, err := run(context.Background(), pr, sc, n, nil, false, false, io.Discard)
@@ -41,7 +39,9 @@ func TestBenchmark(t *testing.T) {
 			}
 			crashes := len(sc.crashes)
 			pl := newPlan(seed, n, pr)
+			byArg := make(map[string]row)
 			for _, r := range rows {
+				byArg[r.arg] = r
 				if r.writegen && (r.dups > 0 || r.lost > 0 || r.lies > 0) {
 					t.Errorf("%s: %d duplicate effects, %d lost outcomes, %d lies, want none", r.name, r.dups, r.lost, r.lies)
 				}
@@ -63,8 +63,38 @@ func TestBenchmark(t *testing.T) {
 			if !ok {
 				t.Error("run reported a writegen row with duplicates, lost outcomes or wrong effects")
 			}
+			if e := expect[pr.name]; e != nil {
+				asks := make(map[int]int)
+				for _, o := range pl.slots {
+					asks[o]++
+				}
+				a := again{n: len(pl.slots) - n}
+				for _, k := range asks {
+					a.thrice += max(0, k-2)
+				}
+				e(t, byArg, a)
+			}
 		})
 	}
+}
+
+// again counts the asks of an order after its first: n in all, thrice of them the third ask of
+// an order (asked twice at once and again later).
+type again struct{ n, thrice int }
+
+// expect checks, per profile, what the README says of its rows.
+var expect = map[string]func(t *testing.T, rows map[string]row, a again){
+	"comments": func(t *testing.T, rows map[string]row, _ again) {
+		if r := rows["retryablehttp"]; r.dups == 0 {
+			t.Errorf("%s: no duplicate, want some (a retry after a lost answer, work redone after a restart)", r.name)
+		}
+		if r := rows["once"]; r.dups == 0 || r.lies == 0 {
+			t.Errorf("%s: %d duplicates and %d lies, want some of each", r.name, r.dups, r.lies)
+		}
+		if r := rows["writegen-comments"]; r.stats.Lookups == 0 {
+			t.Errorf("%s: no page of comments read, want the lookup to walk them", r.name)
+		}
+	},
 }
 
 // TestCountsSeeDuplicates checks that the counting sees what the baselines do: on the Stripe

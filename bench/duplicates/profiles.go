@@ -23,8 +23,13 @@ type profile struct {
 	// asked again is picked by another replica, as a queue delivers a message again.
 	replicas int
 	clients  []string // the rows, by client arg
-	skip     string   // why the profile does not run yet; "" when it runs
 }
+
+// The APIs a profile's provider serves.
+const (
+	apiTransfers = ""         // api.yaml: transfers, with a search by reference
+	apiComments  = "comments" // api-comments.yaml: a ticket's comments, newest first
+)
 
 // profiles are the provider patterns, in the order the table shows them.
 var profiles = []*profile{
@@ -73,12 +78,11 @@ var profiles = []*profile{
 		clients:  []string{"once", "once-key", "retryablehttp", "writegen-nolookup"},
 	},
 	{
-		name:   "comments",
-		title:  "no key, a comment found in a bounded list of the ticket's comments",
-		source: "https://developer.zendesk.com/api-reference/ticketing/tickets/ticket_comments/",
-		// Its spec and answers are api-comments.yaml and writesafety-comments.yaml; writegen on
-		// main refuses the answers' marker, match and pages until the bounded-list lookup lands.
-		skip: "its provider endpoints and writegen client are not built yet (the bounded-list lookup it needs is)",
+		name:     "comments",
+		title:    "no key, a comment found by a marker in a bounded, newest-first list of the ticket's comments; a commit may outlast its connection",
+		source:   "https://developer.zendesk.com/api-reference/ticketing/tickets/ticket_comments/ (a ticket's comments, sort_order, cursor pagination)",
+		provider: providerConfig{keyed: false, retryAfter: "1", api: apiComments},
+		clients:  []string{"once", "retryablehttp", "writegen-comments"},
 	},
 }
 

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -25,7 +28,9 @@ const sendHeader = "X-Bench-Send"
 // provider is the payments provider of api.yaml on 127.0.0.1: it makes transfers, counts them
 // per order (the business identity), honours Idempotency-Key as its profile says (Stripe: 24 h),
 // keeps each transfer's reference with a strongly consistent search by it, and injects the
-// faults of its schedule into create requests.
+// faults of its schedule into create requests. It also serves api-comments.yaml: a comment on a
+// ticket, without key or reference field, and the ticket's comments newest first, a page at a
+// time; a comment's effect is counted for the order its text names.
 type provider struct {
 	srvs  []*http.Server
 	urls  []string // one listener per calling process (replica), so that a crash kills the sender
@@ -37,9 +42,10 @@ type provider struct {
 	mu      sync.Mutex
 	keys    map[string]*keyed    // by idempotency key
 	byRef   map[string][][]byte  // transfers (their JSON) by reference, oldest first
-	effects map[string]int       // transfers committed by order id
-	owner   map[string]string    // transfer id -> order id
-	amount  map[string]int64     // transfer id -> the amount it pays
+	tickets map[string][]comment // comments by ticket, oldest first
+	effects map[string]int       // transfers (or comments) committed by order id
+	owner   map[string]string    // transfer (or comment) id -> order id
+	amount  map[string]int64     // transfer (or comment) id -> the amount it pays
 	paid    map[string][]int64   // the amounts of the transfers of each order id
 	history map[string][]request // create requests by order id, in order of arrival
 	sends   map[string]bool      // the sendHeader ids seen
@@ -125,6 +131,38 @@ type transfer struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// comment is a comment as the provider answers it (Comment in api-comments.yaml).
+type comment struct {
+	ID        string    `json:"id"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// commentPage is one page of a ticket's comments (CommentPage in api-comments.yaml).
+type commentPage struct {
+	Comments []comment `json:"comments"`
+	Meta     struct {
+		HasMore     bool   `json:"has_more"`
+		AfterCursor string `json:"after_cursor,omitempty"`
+	} `json:"meta"`
+}
+
+// A ticket's comments: how many a page lists (Zendesk's cursor pagination lists up to 100,
+// scaled down here so that a walk reads several pages), and how many other agents wrote on the
+// ticket an hour before the benchmark's comments.
+const (
+	commentPageSize = 2
+	earlierComments = 2
+)
+
+// commentOrder reads the order and the amount a comment's text names (commentText).
+var commentOrder = regexp.MustCompile(`^Order (\S+) paid out: (\d+) `)
+
+// commentText is the text of the comment that says an order was paid out.
+func commentText(o order) string {
+	return fmt.Sprintf("Order %s paid out: %d %s.", o.id, o.amount, currency)
+}
+
 // procKey is the context key of a connection's calling process: a [2]int of its replica and
 // generation.
 type procKey struct{}
@@ -138,6 +176,7 @@ type providerConfig struct {
 	// compares: a key that comes again with another body is refused (422); else the stored
 	// answer of its first request is returned whatever the body.
 	compares bool
+	api      string // apiTransfers (api.yaml) or apiComments (api-comments.yaml)
 }
 
 // stripeConfig is the provider as Stripe documents its idempotency keys.
@@ -152,6 +191,7 @@ func startProvider(cfg providerConfig, fault func(string, int) fault, procs ...p
 		procs:   procs,
 		keys:    make(map[string]*keyed),
 		byRef:   make(map[string][][]byte),
+		tickets: make(map[string][]comment),
 		effects: make(map[string]int),
 		owner:   make(map[string]string),
 		amount:  make(map[string]int64),
@@ -161,6 +201,8 @@ func startProvider(cfg providerConfig, fault func(string, int) fault, procs ...p
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /transfers", p.create)
 	mux.HandleFunc("GET /transfers", p.search)
+	mux.HandleFunc("POST /tickets/{ticket_id}/comments", p.createComment)
+	mux.HandleFunc("GET /tickets/{ticket_id}/comments", p.listComments)
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.count(func(s *providerStats) { s.Calls++ })
 		mux.ServeHTTP(w, r)
@@ -200,7 +242,7 @@ func (p *provider) closeServers() {
 }
 
 // effectRequest is a create request the provider has read: the order it is for, what it pays,
-// its body, and how to keep the transfer it makes.
+// its body, and how to keep the effect it makes.
 type effectRequest struct {
 	orderID string
 	amount  int64
@@ -225,6 +267,80 @@ func (p *provider) create(w http.ResponseWriter, r *http.Request) {
 		}
 		return b
 	}})
+}
+
+// createComment is POST /tickets/{ticket_id}/comments: no key, no reference field; the comment
+// counts for the order its text names.
+func (p *provider) createComment(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<16))
+	var in struct {
+		Body string `json:"body"`
+	}
+	if err != nil || json.Unmarshal(body, &in) != nil {
+		problem(w, http.StatusBadRequest, "a comment needs a body")
+		return
+	}
+	m := commentOrder.FindStringSubmatch(in.Body)
+	if m == nil {
+		problem(w, http.StatusBadRequest, "the benchmark's comments name their order")
+		return
+	}
+	amount, _ := strconv.ParseInt(m[2], 10, 64)
+	ticket := r.PathValue("ticket_id")
+	p.serve(w, r, effectRequest{orderID: m[1], amount: amount, body: body, keep: func(id string, at time.Time) []byte {
+		c := comment{ID: id, Body: in.Body, CreatedAt: at}
+		p.tickets[ticket] = append(p.ticketLocked(ticket), c)
+		b, _ := json.Marshal(c)
+		return b
+	}})
+}
+
+// ticketLocked returns a ticket's comments, oldest first, starting it with the comments other
+// agents wrote an hour ago when it has none yet. p.mu is held.
+func (p *provider) ticketLocked(ticket string) []comment {
+	cs, ok := p.tickets[ticket]
+	if !ok {
+		at := time.Now().UTC().Add(-time.Hour)
+		for i := range earlierComments {
+			cs = append(cs, comment{ID: fmt.Sprintf("%s-earlier-%d", ticket, i+1), Body: "An agent's earlier reply.",
+				CreatedAt: at.Add(time.Duration(i) * time.Minute)})
+		}
+		p.tickets[ticket] = cs
+	}
+	return cs
+}
+
+// listComments is GET /tickets/{ticket_id}/comments: newest first with sort_order=desc (oldest
+// first otherwise, as Zendesk's default), commentPageSize a page, the next page by the cursor
+// page[after].
+func (p *provider) listComments(w http.ResponseWriter, r *http.Request) {
+	start := 0
+	if c := r.URL.Query().Get("page[after]"); c != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(c, "c"))
+		if err != nil || n < 0 {
+			problem(w, http.StatusBadRequest, "bad cursor")
+			return
+		}
+		start = n
+	}
+	desc := r.URL.Query().Get("sort_order") == "desc"
+	p.mu.Lock()
+	p.stats.Lookups++
+	cs := p.ticketLocked(r.PathValue("ticket_id"))
+	page := commentPage{Comments: []comment{}}
+	for i := start; i < len(cs) && len(page.Comments) < commentPageSize; i++ {
+		at := i
+		if desc {
+			at = len(cs) - 1 - i
+		}
+		page.Comments = append(page.Comments, cs[at])
+	}
+	if start+commentPageSize < len(cs) {
+		page.Meta.HasMore, page.Meta.AfterCursor = true, "c"+strconv.Itoa(start+commentPageSize)
+	}
+	p.mu.Unlock()
+	b, _ := json.Marshal(page)
+	writeJSON(w, http.StatusOK, b)
 }
 
 // serve runs one create request: its fault, its idempotency key, its commit.
@@ -344,12 +460,16 @@ func (p *provider) begin(key string, sum [sha256.Size]byte) (status int, resp []
 	return 0, nil, k
 }
 
-// commit makes the transfer and stores the response under k (nil without a key).
+// commit makes the transfer (or the comment) and stores the response under k (nil without a
+// key).
 func (p *provider) commit(k *keyed, in effectRequest) (int, []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.made++
 	id := fmt.Sprintf("tr_%07d", p.made)
+	if p.cfg.api == apiComments {
+		id = fmt.Sprintf("c_%07d", p.made)
+	}
 	b := in.keep(id, time.Now().UTC())
 	p.effects[in.orderID]++
 	p.owner[id] = in.orderID

@@ -14,13 +14,16 @@ const (
 	faultRate       = 0.10  // share of the create requests that meet a fault (-faults)
 	crashEvery      = 500   // one crash of the caller per this many business operations (-crash-every)
 	currency        = "eur" // every transfer's currency
+	ticketOrders    = 4     // orders whose comments go to one ticket (comments profile)
 	otherAmount     = 1_000 // what a second ask of an order adds to its amount (otherPayload)
 )
 
-// order is one business operation: pay out an order. Its id is the business identity.
+// order is one business operation: pay out an order (or, in the comments profile, say so in a
+// comment on the order's ticket). Its id is the business identity.
 type order struct {
 	id     string
 	amount int64
+	ticket string // the help-desk ticket its comment goes to (comments profile)
 }
 
 // task is what the caller is asked to do at one moment: one logical write of an order, or two
@@ -62,7 +65,8 @@ func newPlan(seed uint64, n int, pr *profile) *plan {
 	var ps []placed
 	p := &plan{index: make(map[string]int, n)}
 	for i := range n {
-		o := order{id: fmt.Sprintf("%sord-%06d", pr.idPrefix, i+1), amount: 500 + rng.Int64N(100_000)}
+		o := order{id: fmt.Sprintf("%sord-%06d", pr.idPrefix, i+1), amount: 500 + rng.Int64N(100_000),
+			ticket: fmt.Sprintf("ticket-%05d", i/ticketOrders+1)}
 		p.orders = append(p.orders, o)
 		p.index[o.id] = i
 		calls := 1

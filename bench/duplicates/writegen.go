@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/writegen/writegen/bench/duplicates/comments"
 	"github.com/writegen/writegen/bench/duplicates/transfers"
 	"github.com/writegen/writegen/bench/duplicates/transfersledger"
 	"github.com/writegen/writegen/bench/duplicates/transferslong"
@@ -170,6 +171,33 @@ func openWritegenNoLookup(ctx context.Context, baseURL string, st state, _ *prof
 	pay := func(ctx context.Context, o order) (string, error) {
 		r, err := c.CreateTransfer(ctx, transfersnolookup.CreateTransferKey{OrderID: o.id}, transfersnolookup.CreateTransferParams{},
 			transfersnolookup.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
+	return &client{pay: pay, close: closeLedger}, nil
+}
+
+// openWritegenComments is the client of writesafety-comments.yaml: no provider key and no
+// reference field; the comment carries its reference as a marker in its text, the order is
+// claimed in the ledger, and a lost answer or a restart walks the ticket's comments newest
+// first (at most 5 pages, back to the write's first send), at once and again after the settle
+// time, before the comment is sent again.
+func openWritegenComments(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
+	// hand:writegen-comments
+	// A commit may land after its connection was cut, up to slowCommitTime: a walk that finds
+	// nothing at once is asked again after that long before the comment is sent again.
+	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*comments.Client, error) {
+		return comments.NewClient(baseURL, l, opts...)
+	}, runtime.WithLookupSettle(2*slowCommitTime))
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateComment(ctx, comments.CreateCommentKey{OrderID: o.id}, comments.CreateCommentParams{TicketID: o.ticket},
+			comments.NewComment{Body: commentText(o)})
 		if err != nil {
 			return "", err
 		}
