@@ -82,6 +82,12 @@ func TestBenchmark(t *testing.T) {
 // an order (asked twice at once and again later).
 type again struct{ n, thrice int }
 
+// about reports whether k is what the same-key profiles make of every ask after an order's
+// first: each is refused, or answered with the first one's receipt, except that when the two
+// asks at once race and the second one's payload is made first, the third ask (the second's
+// payload) is the one that matches it, and the first one's is refused instead.
+func (a again) about(k int) bool { return k <= a.n && k >= a.n-a.thrice }
+
 // expect checks, per profile, what the README says of its rows.
 var expect = map[string]func(t *testing.T, rows map[string]row, a again){
 	"comments": func(t *testing.T, rows map[string]row, _ again) {
@@ -93,6 +99,35 @@ var expect = map[string]func(t *testing.T, rows map[string]row, a again){
 		}
 		if r := rows["writegen-comments"]; r.stats.Lookups == 0 {
 			t.Errorf("%s: no page of comments read, want the lookup to walk them", r.name)
+		}
+	},
+	"same-key-another-payload": func(t *testing.T, rows map[string]row, a again) {
+		if r := rows["retryablehttp"]; r.dups < a.n {
+			t.Errorf("%s: %d duplicates, want at least one per later ask (%d)", r.name, r.dups, a.n)
+		}
+		// The provider refuses the other payload: the derived key's client reports it failed.
+		if r := rows["careful"]; r.dups > 0 || r.wrong > 0 || r.lies > 0 || !a.about(r.failed) || r.stats.KeyReused == 0 {
+			t.Errorf("%s: %d duplicates, %d wrong effects, %d lies, %d failed, %d refusals of a reused key; want 0, 0, 0, about %d and some",
+				r.name, r.dups, r.wrong, r.lies, r.failed, r.stats.KeyReused, a.n)
+		}
+		if r := rows["writegen"]; !a.about(r.uncertain) || r.wrong > 0 {
+			t.Errorf("%s: %d uncertain, %d wrong effects, want about %d (key reused with another payload) and 0", r.name, r.uncertain, r.wrong, a.n)
+		}
+		// The ledger refuses the other payload before it is sent.
+		if r := rows["writegen-ledger"]; !a.about(r.failed) || r.stats.KeyReused > 0 {
+			t.Errorf("%s: %d failed, %d requests with a reused key; want about %d and none", r.name, r.failed, r.stats.KeyReused, a.n)
+		}
+	},
+	"same-key-cached": func(t *testing.T, rows map[string]row, a again) {
+		// The provider answers the other payload with the first one's receipt: a client without
+		// a ledger reports it done.
+		for _, arg := range []string{"careful", "writegen"} {
+			if r := rows[arg]; !a.about(r.wrong) || r.dups > 0 {
+				t.Errorf("%s: %d wrong effects and %d duplicates, want about %d and 0", r.name, r.wrong, r.dups, a.n)
+			}
+		}
+		if r := rows["writegen-ledger"]; !a.about(r.failed) || r.stats.KeyReused > 0 {
+			t.Errorf("%s: %d failed, %d requests with a reused key; want about %d and none", r.name, r.failed, r.stats.KeyReused, a.n)
 		}
 	},
 }
@@ -143,5 +178,41 @@ func TestSchedule(t *testing.T) {
 	}
 	if len(p.slots) <= 1000 || len(p.tasks) <= 1000 {
 		t.Errorf("%d slots in %d tasks: no order is asked twice", len(p.slots), len(p.tasks))
+	}
+}
+
+// TestPlanAsksAgain checks the workloads of the newer profiles: with otherPayload every ask of an
+// order after its first has another amount, and with replicas an order asked again goes to the
+// other replica, while the orders themselves are those of a profile without either.
+func TestPlanAsksAgain(t *testing.T) {
+	base := newPlan(5, 1000, profileNamed("stripe"))
+	for _, name := range []string{"same-key-another-payload"} {
+		pr := profileNamed(name)
+		p := newPlan(5, 1000, pr)
+		if fmt.Sprint(p.orders) != fmt.Sprint(base.orders) || fmt.Sprint(p.slots) != fmt.Sprint(base.slots) {
+			t.Errorf("%s: the orders or slots differ from the stripe profile's", name)
+		}
+		first := make(map[int]int) // slot of each order's first ask
+		used := make(map[int]bool) // replicas given work
+		for slot, o := range p.slots {
+			used[p.replica[slot]] = true
+			f, seen := first[o]
+			if !seen {
+				first[o] = slot
+				if p.amounts[slot] != p.orders[o].amount {
+					t.Errorf("%s: slot %d, the first ask of its order, has amount %d, want %d", name, slot, p.amounts[slot], p.orders[o].amount)
+				}
+				continue
+			}
+			if pr.otherPayload == (p.amounts[slot] == p.amounts[f]) {
+				t.Errorf("%s: slot %d asks %d, its order's first ask %d", name, slot, p.amounts[slot], p.amounts[f])
+			}
+			if pr.replicas > 1 && p.replica[slot] == p.replica[f] {
+				t.Errorf("%s: slot %d is on replica %d as its order's first ask", name, slot, p.replica[slot])
+			}
+		}
+		if len(used) != max(1, pr.replicas) {
+			t.Errorf("%s: work on %d replicas, want %d", name, len(used), max(1, pr.replicas))
+		}
 	}
 }

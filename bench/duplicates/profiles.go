@@ -84,6 +84,29 @@ var profiles = []*profile{
 		provider: providerConfig{keyed: false, retryAfter: "1", api: apiComments},
 		clients:  []string{"once", "retryablehttp", "writegen-comments"},
 	},
+	{
+		// A caller's bug: the same order paid again with another amount. Stripe's idempotency
+		// layer compares a request that reuses a key with the first one and refuses another.
+		name:         "same-key-another-payload",
+		title:        "a caller's bug: an order asked again with another amount, on a keyed provider that refuses a key reused with another body (Stripe)",
+		source:       "https://docs.stripe.com/idempotency (the idempotency layer compares incoming parameters with the original request's and errors if they differ)",
+		provider:     stripeConfig,
+		askAgain:     true,
+		otherPayload: true,
+		clients:      []string{"retryablehttp", "careful", "writegen", "writegen-ledger"},
+	},
+	{
+		// The same bug where the provider answers a reused key with the first response whatever
+		// the body: Qonto documents it (its window, 30 minutes, is kept; the second ask comes
+		// within seconds).
+		name:         "same-key-cached",
+		title:        "the same bug on a keyed provider that answers a reused key with the first response, whatever the body (Qonto)",
+		source:       "https://docs.qonto.com/get-started/general/idempotent-requests (the cached response is returned even if the request body differs)",
+		provider:     providerConfig{keyed: true, window: 30 * time.Minute, maxKey: 255, retryAfter: "1"},
+		askAgain:     true,
+		otherPayload: true,
+		clients:      []string{"careful", "writegen", "writegen-ledger"},
+	},
 }
 
 // profileNames lists the profiles by the names -profile takes.
