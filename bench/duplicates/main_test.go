@@ -130,6 +130,24 @@ var expect = map[string]func(t *testing.T, rows map[string]row, a again){
 			t.Errorf("%s: %d failed, %d requests with a reused key; want about %d and none", r.name, r.failed, r.stats.KeyReused, a.n)
 		}
 	},
+	"two-replicas": func(t *testing.T, rows map[string]row, a again) {
+		// The derived key's client, which retries until its write is made, pays every order the
+		// two replicas both picked twice at least; send once pays some twice and reports some
+		// made writes failed.
+		if r := rows["careful"]; r.dups < a.n || r.causes[causeAskedAgain] == 0 {
+			t.Errorf("%s: %d duplicates, %d of an order picked by both replicas; want at least %d and some",
+				r.name, r.dups, r.causes[causeAskedAgain], a.n)
+		}
+		if r := rows["once"]; r.causes[causeAskedAgain] == 0 || r.lies == 0 {
+			t.Errorf("%s: %d duplicates of an order picked by both replicas, %d lies; want some of each",
+				r.name, r.causes[causeAskedAgain], r.lies)
+		}
+	},
+	"two-replicas-keyed": func(t *testing.T, rows map[string]row, _ again) {
+		if r := rows["careful"]; r.dups > 0 || r.lost > 0 || r.lies > 0 {
+			t.Errorf("%s: %d duplicates, %d lost, %d lies; want none: the provider's key dedupes both replicas", r.name, r.dups, r.lost, r.lies)
+		}
+	},
 }
 
 // TestCountsSeeDuplicates checks that the counting sees what the baselines do: on the Stripe
@@ -186,7 +204,7 @@ func TestSchedule(t *testing.T) {
 // other replica, while the orders themselves are those of a profile without either.
 func TestPlanAsksAgain(t *testing.T) {
 	base := newPlan(5, 1000, profileNamed("stripe"))
-	for _, name := range []string{"same-key-another-payload"} {
+	for _, name := range []string{"same-key-another-payload", "two-replicas"} {
 		pr := profileNamed(name)
 		p := newPlan(5, 1000, pr)
 		if fmt.Sprint(p.orders) != fmt.Sprint(base.orders) || fmt.Sprint(p.slots) != fmt.Sprint(base.slots) {

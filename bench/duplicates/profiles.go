@@ -107,6 +107,29 @@ var profiles = []*profile{
 		otherPayload: true,
 		clients:      []string{"careful", "writegen", "writegen-ledger"},
 	},
+	{
+		// Two replicas of the connector share the work, and the queue hands some orders to both.
+		// On a provider without keys only what the replicas share can tell that the other one
+		// paid the order: writegen's ledger, one SQLite file for both.
+		name:     "two-replicas",
+		title:    "two replicas share the work and some orders reach both (a queue delivering a message again); no key, a search by reference (the lookup profile's provider)",
+		source:   "https://docs.aws.amazon.com/sdk-for-cpp/v1/developer-guide/examples-sqs-visibility-timeout.html (a standard queue may deliver a message more than once); the provider: https://developer.zendesk.com/api-reference/ticketing/tickets/tickets/",
+		provider: providerConfig{keyed: false, retryAfter: "1"},
+		askAgain: true,
+		replicas: 2,
+		clients:  []string{"careful", "once", "writegen-lookup"},
+	},
+	{
+		// The same on a keyed provider: the provider's key dedupes what both replicas send, so a
+		// derived key on both ties writegen.
+		name:     "two-replicas-keyed",
+		title:    "two replicas, some orders reaching both, on a keyed provider (Stripe: 24 h window)",
+		source:   "https://docs.aws.amazon.com/sdk-for-cpp/v1/developer-guide/examples-sqs-visibility-timeout.html; the provider: https://docs.stripe.com/idempotency",
+		provider: stripeConfig,
+		askAgain: true,
+		replicas: 2,
+		clients:  []string{"careful", "writegen-ledger"},
+	},
 }
 
 // profileNames lists the profiles by the names -profile takes.
