@@ -16,18 +16,18 @@ var pid = os.Getpid()
 // an HTTP client from go-retryablehttp with its default policy (4 retries on connection errors,
 // 429 and 5xx, waits from 1s to 30s, Retry-After honoured). No idempotency key is sent. On a
 // provider that takes no key it is the careful choice "retry, and accept the duplicates".
-func openRetryable(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openRetryable(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:retryablehttp
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil // it logs every request to stderr by default
 	// hand:end
-	return oapiKeyed(baseURL, rc, nil)
+	return oapiKeyed(baseURL, rc, nil, pr)
 }
 
 // openSDK is the same generated client with what stripe-go and the Stainless SDKs do: a random
 // idempotency key for each logical call, reused by that call's retries and forgotten when the
 // process ends, and 409 retried as those SDKs retry it.
-func openSDK(ctx context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openSDK(ctx context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:sdk
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
@@ -39,5 +39,5 @@ func openSDK(ctx context.Context, baseURL, _ string, _ *profile) (*client, error
 	}
 	key := func(order) string { return uuid.NewString() }
 	// hand:end
-	return oapiKeyed(baseURL, rc, key)
+	return oapiKeyed(baseURL, rc, key, pr)
 }

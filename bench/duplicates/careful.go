@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/writegen/writegen/bench/duplicates/oapicomments"
 	"github.com/writegen/writegen/bench/duplicates/oapitransfers"
 )
 
@@ -23,7 +24,7 @@ import (
 // the key still runs) on top of go-retryablehttp's policy, which honours Retry-After on 429
 // and 503. A key longer than the provider takes is hashed to 43 characters, as its docs
 // would lead a careful engineer to do.
-func openCareful(_ context.Context, baseURL, _ string, pr *profile) (*client, error) {
+func openCareful(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:careful
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
@@ -42,12 +43,12 @@ func openCareful(_ context.Context, baseURL, _ string, pr *profile) (*client, er
 		return k
 	}
 	// hand:end
-	return oapiKeyed(baseURL, rc, key)
+	return oapiKeyed(baseURL, rc, key, pr)
 }
 
 // openCarefulCut is the same, with the key cut to the provider's bound instead of hashed: the
 // shortcut of a team that met the 400 and fixed it in one line.
-func openCarefulCut(_ context.Context, baseURL, _ string, pr *profile) (*client, error) {
+func openCarefulCut(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:careful-cut
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
@@ -65,39 +66,43 @@ func openCarefulCut(_ context.Context, baseURL, _ string, pr *profile) (*client,
 		return k
 	}
 	// hand:end
-	return oapiKeyed(baseURL, rc, key)
+	return oapiKeyed(baseURL, rc, key, pr)
 }
 
 // openOnce sends each write once and never retries it, since the provider cannot deduplicate
 // a second send: a lost answer is reported as a failure.
-func openOnce(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openOnce(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:once
 	hc := &http.Client{}
 	// hand:end
-	return oapiClientOn(baseURL, hc, nil)
+	return oapiClientOn(baseURL, hc, nil, pr)
 }
 
 // openOnceKeyed is the same with the derived key sent in an Idempotency-Key header anyway, in
 // case the provider honours it: net/http then treats the POST as replayable and sends it again
 // by itself when a reused connection breaks before the answer (net/http isReplayable).
-func openOnceKeyed(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openOnceKeyed(_ context.Context, baseURL string, _ state, pr *profile) (*client, error) {
 	// hand:once-key
 	hc := &http.Client{}
 	key := func(o order) string { return "order:" + o.id }
 	// hand:end
-	return oapiClientOn(baseURL, hc, key)
+	return oapiClientOn(baseURL, hc, key, pr)
 }
 
-func oapiKeyed(baseURL string, rc *retryablehttp.Client, key func(order) string) (*client, error) {
+func oapiKeyed(baseURL string, rc *retryablehttp.Client, key func(order) string, pr *profile) (*client, error) {
 	rc.HTTPClient.Transport = &sendTag{base: rc.HTTPClient.Transport}
-	return oapiClientOn(baseURL, rc.StandardClient(), key)
+	return oapiClientOn(baseURL, rc.StandardClient(), key, pr)
 }
 
-// oapiClientOn is the oapi-codegen client on hc, sending key(o) as the idempotency key when key
-// is not nil. hc's transport is wrapped in a sendTag when it is not one already.
-func oapiClientOn(baseURL string, hc *http.Client, key func(order) string) (*client, error) {
+// oapiClientOn is the oapi-codegen client of the profile's API on hc, sending key(o) as the
+// idempotency key when key is not nil (the comments API takes none). hc's transport is wrapped
+// in a sendTag when it is not one already.
+func oapiClientOn(baseURL string, hc *http.Client, key func(order) string, pr *profile) (*client, error) {
 	if hc.Transport == nil {
 		hc.Transport = &sendTag{base: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if pr.provider.api == apiComments {
+		return oapiComments(baseURL, hc)
 	}
 	c, err := oapitransfers.NewClientWithResponses(baseURL, oapitransfers.WithHTTPClient(hc))
 	if err != nil {
@@ -119,6 +124,26 @@ func oapiClientOn(baseURL string, hc *http.Client, key func(order) string) (*cli
 		}
 		if resp.JSON201 == nil {
 			return "", fmt.Errorf("create transfer: %s", resp.Status())
+		}
+		return resp.JSON201.Id, nil
+	}
+	return &client{pay: pay}, nil
+}
+
+// oapiComments is the oapi-codegen client of api-comments.yaml on hc: a comment on the order's
+// ticket that says the order was paid out.
+func oapiComments(baseURL string, hc *http.Client) (*client, error) {
+	c, err := oapicomments.NewClientWithResponses(baseURL, oapicomments.WithHTTPClient(hc))
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		resp, err := c.CreateCommentWithResponse(ctx, o.ticket, oapicomments.CreateCommentJSONRequestBody{Body: commentText(o)})
+		if err != nil {
+			return "", err
+		}
+		if resp.JSON201 == nil {
+			return "", fmt.Errorf("create comment: %s", resp.Status())
 		}
 		return resp.JSON201.Id, nil
 	}

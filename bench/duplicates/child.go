@@ -24,9 +24,17 @@ type client struct {
 	close func() error // nil when there is nothing to close
 }
 
-// opener builds a client for the provider at baseURL; dir is the caller's state directory,
-// kept across restarts.
-type opener func(ctx context.Context, baseURL, dir string, pr *profile) (*client, error)
+// opener builds a client for the provider at baseURL, with what the calling process keeps
+// across restarts.
+type opener func(ctx context.Context, baseURL string, st state, pr *profile) (*client, error)
+
+// state is what a calling process keeps across restarts, and shares with the other replicas.
+type state struct {
+	// ledger names the ledger the replicas share: "sqlite:PATH" or a postgres:// URL.
+	ledger string
+	// restarted: an earlier process of this replica ran (it was killed by a crash fault).
+	restarted bool
+}
 
 // The outcomes the caller records.
 const (
@@ -43,13 +51,20 @@ type entry struct {
 	err     string
 }
 
-// runChild is the calling process: a connector that works through the plan, records each
-// outcome in its journal (its own database) as soon as a call returns, and, when it is started
-// again after a crash, does every logical write the journal does not record, including those
-// the crash interrupted.
-func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir string, seed uint64, n int) error {
+// journalPath is where replica r (from 0) of a client keeps its journal, in the client's
+// directory.
+func journalPath(dir string, r int) string {
+	return filepath.Join(dir, "journal-"+strconv.Itoa(r+1))
+}
+
+// runChild is the calling process, replica r (from 0) of the client: a connector that works
+// through its part of the plan, records each outcome in its journal (its own database) as soon
+// as a call returns, and, when it is started again after a crash, does every logical write the
+// journal does not record, including those the crash interrupted.
+func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir, ledger string, r int, seed uint64, n int) error {
 	pl := newPlan(seed, n, pr)
-	path := filepath.Join(dir, "journal")
+	path := journalPath(dir, r)
+	_, statErr := os.Stat(path)
 	done, err := readJournal(path)
 	if err != nil {
 		return err
@@ -59,7 +74,7 @@ func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir string
 		return err
 	}
 	defer f.Close()
-	c, err := open(ctx, baseURL, dir, pr)
+	c, err := open(ctx, baseURL, state{ledger: ledger, restarted: statErr == nil}, pr)
 	if err != nil {
 		return err
 	}
@@ -79,8 +94,7 @@ func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir string
 		}
 	}
 	call := func(slot int) {
-		o := pl.orders[pl.slots[slot]]
-		id, err := c.pay(ctx, o)
+		id, err := c.pay(ctx, pl.write(slot))
 		e := entry{slot: slot, outcome: outcomeOK, id: id}
 		switch {
 		case errors.Is(err, runtime.ErrUncertain):
@@ -98,7 +112,7 @@ func runChild(ctx context.Context, open opener, pr *profile, baseURL, dir string
 			for t := range tasks {
 				var both sync.WaitGroup
 				for _, s := range t.slots {
-					if !done[s] {
+					if pl.replica[s] == r && !done[s] {
 						both.Go(func() { call(s) })
 					}
 				}

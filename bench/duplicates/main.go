@@ -23,11 +23,13 @@ package main
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-long.yaml -out transferslong
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-lookup.yaml -out transferslookup
 //go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-nolookup.yaml -out transfersnolookup
+//go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config oapi-codegen-comments.yaml api-comments.yaml
+//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api-comments.yaml -annotations writesafety-comments.yaml -out comments
 
 import (
 	"bytes"
 	"context"
-
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,29 +49,34 @@ var clients = []struct {
 	name     string // as the table shows it
 	arg      string // how the child process is told which it runs
 	open     opener
-	writegen bool   // its row must show no duplicate effect and no lost outcome
-	yaml     string // its annotation file, counted in its hand-written lines
+	writegen bool // its row must show no duplicate effect and no lost outcome
+	// ledger: it claims the business key in a ledger, and its row must also show no wrong
+	// effect (without one, a provider that answers another payload with the first one's
+	// receipt leaves it nothing to compare).
+	ledger bool
+	yaml   string // its annotation file, counted in its hand-written lines
 }{
-	{"oapi-codegen + go-retryablehttp, no key", "retryablehttp", openRetryable, false, ""},
-	{"oapi-codegen + random key per call", "sdk", openSDK, false, ""},
-	{"careful: key from the order, 409 retried", "careful", openCareful, false, ""},
-	{"careful, key cut to the bound", "careful-cut", openCarefulCut, false, ""},
-	{"careful: send once, no retry", "once", openOnce, false, ""},
-	{"send once with a key header", "once-key", openOnceKeyed, false, ""},
-	{"writegen, no ledger", "writegen", openWritegen, true, "writesafety.yaml"},
-	{"writegen + SQLite ledger", "writegen-ledger", openWritegenLedger, true, "writesafety-ledger.yaml"},
-	{"writegen, 1.5 s window", "writegen-window", openWritegenWindow, true, "writesafety-window.yaml"},
-	{"writegen, 45-character keys", "writegen-long", openWritegenLong, true, "writesafety-long.yaml"},
-	{"writegen + ledger + lookup", "writegen-lookup", openWritegenLookup, true, "writesafety-lookup.yaml"},
-	{"writegen + ledger, no lookup", "writegen-nolookup", openWritegenNoLookup, true, "writesafety-nolookup.yaml"},
+	{"oapi-codegen + go-retryablehttp, no key", "retryablehttp", openRetryable, false, false, ""},
+	{"oapi-codegen + random key per call", "sdk", openSDK, false, false, ""},
+	{"careful: key from the order, 409 retried", "careful", openCareful, false, false, ""},
+	{"careful, key cut to the bound", "careful-cut", openCarefulCut, false, false, ""},
+	{"careful: send once, no retry", "once", openOnce, false, false, ""},
+	{"send once with a key header", "once-key", openOnceKeyed, false, false, ""},
+	{"writegen, no ledger", "writegen", openWritegen, true, false, "writesafety.yaml"},
+	{"writegen + SQLite ledger", "writegen-ledger", openWritegenLedger, true, true, "writesafety-ledger.yaml"},
+	{"writegen, 1.5 s window", "writegen-window", openWritegenWindow, true, false, "writesafety-window.yaml"},
+	{"writegen, 45-character keys", "writegen-long", openWritegenLong, true, false, "writesafety-long.yaml"},
+	{"writegen + ledger + lookup", "writegen-lookup", openWritegenLookup, true, true, "writesafety-lookup.yaml"},
+	{"writegen + ledger, no lookup", "writegen-nolookup", openWritegenNoLookup, true, true, "writesafety-nolookup.yaml"},
+	{"writegen + ledger + bounded-list lookup", "writegen-comments", openWritegenComments, true, true, "writesafety-comments.yaml"},
 }
 
 // childMode is the first argument that makes this program the calling process of one client:
-// childMode CLIENT URL DIR SEED N PROFILE.
+// childMode CLIENT URL DIR SEED N PROFILE REPLICA LEDGER.
 const childMode = "-child"
 
 // childArgs is the length of os.Args in a calling process.
-const childArgs = 8
+const childArgs = 10
 
 func main() {
 	if len(os.Args) == childArgs && os.Args[1] == childMode {
@@ -120,10 +127,6 @@ func main() {
 	var all []row
 	for _, pr := range selected {
 		fmt.Printf("\n== %s: %s\n   source: %s\n", pr.name, pr.title, pr.source)
-		if pr.skip != "" {
-			fmt.Printf("   skipped: %s\n", pr.skip)
-			continue
-		}
 		sc := newSchedule(*seed, *n, *rate, *every)
 		sc.waitAfterLoss = pr.waitAfterLoss
 		rows, pok, err := run(context.Background(), pr, sc, *n, names, *keep, *detail, os.Stdout)
@@ -166,6 +169,10 @@ func child(args []string) error {
 	if err != nil {
 		return err
 	}
+	r, err := strconv.Atoi(args[6])
+	if err != nil || r < 0 || r >= max(1, pr.replicas) {
+		return fmt.Errorf("no replica %q of profile %s", args[6], pr.name)
+	}
 	for _, c := range clients {
 		if c.arg == args[0] {
 			// The parent holds standard input open: if it dies, so does this process.
@@ -173,7 +180,7 @@ func child(args []string) error {
 				io.Copy(io.Discard, os.Stdin)
 				os.Exit(3)
 			}()
-			return runChild(context.Background(), c.open, pr, args[1], args[2], seed, n)
+			return runChild(context.Background(), c.open, pr, args[1], args[2], args[7], r, seed, n)
 		}
 	}
 	return fmt.Errorf("no client %q", args[0])
@@ -185,6 +192,7 @@ type row struct {
 	arg       string
 	profile   string
 	writegen  bool
+	ledger    bool
 	lines     int // hand-written lines
 	writes    int // logical writes asked of the client
 	calls     int // requests the provider received
@@ -192,7 +200,8 @@ type row struct {
 	lost      int // see measure
 	uncertain int // logical writes reported uncertain
 	failed    int // logical writes reported failed that are not lost outcomes
-	lies      int // logical writes reported failed while their order has a transfer
+	lies      int // logical writes reported failed while their order has a transfer of their amount
+	wrong     int // logical writes reported done with their order's transfer of another amount
 	restarts  int
 	wall      time.Duration
 	stats     providerStats
@@ -200,8 +209,9 @@ type row struct {
 	bad       []string // what happened to the first orders with a duplicate or a lost outcome
 }
 
-// run measures every client (or those named in only) and prints the tables; ok is false when a writegen row shows a
-// duplicate effect or a lost outcome (the callers' state is then kept, as with keep).
+// run measures every client (or those named in only) and prints the tables; ok is false when a
+// writegen row shows a duplicate effect or a lost outcome, or a writegen row with a ledger a
+// wrong effect (the callers' state is then kept, as with keep).
 func run(ctx context.Context, pr *profile, sc *schedule, n int, only []string, keep, detail bool, out io.Writer) (rows []row, ok bool, err error) {
 	seed := sc.seed
 	exe, err := os.Executable()
@@ -220,8 +230,17 @@ func run(ctx context.Context, pr *profile, sc *schedule, n int, only []string, k
 		}
 	}
 	twice := len(pl.tasks) - n
-	fmt.Fprintf(out, "   %d orders, %d logical writes (%d orders asked again later, %d asked twice at once), %d crashes of the caller\n\n",
-		n, len(pl.slots), twice, pairs, len(sc.crashes))
+	switch {
+	case pr.replicas > 1:
+		fmt.Fprintf(out, "   %d orders, %d logical writes over %d replicas (%d orders picked again later by another replica, %d by two at about the same moment), %d crashes of a caller; a writegen client's replicas share one %s\n\n",
+			n, len(pl.slots), pr.replicas, twice, pairs, len(sc.crashes), ledgerKind)
+	case pr.otherPayload:
+		fmt.Fprintf(out, "   %d orders, %d logical writes (%d orders asked again later, %d asked twice at once, each ask of an order after its first with %d more in its amount), %d crashes of the caller\n\n",
+			n, len(pl.slots), twice, pairs, otherAmount, len(sc.crashes))
+	default:
+		fmt.Fprintf(out, "   %d orders, %d logical writes (%d orders asked again later, %d asked twice at once), %d crashes of the caller\n\n",
+			n, len(pl.slots), twice, pairs, len(sc.crashes))
+	}
 
 	ok = true
 	for _, c := range clients {
@@ -234,24 +253,24 @@ func run(ctx context.Context, pr *profile, sc *schedule, n int, only []string, k
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w (its state is kept in %s)", c.name, err, root)
 		}
-		r.name, r.arg, r.profile, r.writegen = c.name, c.arg, pr.name, c.writegen
+		r.name, r.arg, r.profile, r.writegen, r.ledger = c.name, c.arg, pr.name, c.writegen, c.ledger
 		r.lines = handLines(c.arg, c.yaml)
 		rows = append(rows, r)
-		if c.writegen && (r.dups > 0 || r.lost > 0) {
+		if c.writegen && (r.dups > 0 || r.lost > 0 || c.ledger && r.wrong > 0) {
 			ok = false
 		}
 	}
 	printTables(out, rows, detail)
 	for _, r := range rows {
-		if r.writegen && len(r.bad) > 0 {
-			fmt.Fprintf(out, "\n%s, orders with a duplicate or a lost outcome:\n", r.name)
+		if r.writegen && (r.dups > 0 || r.lost > 0 || r.ledger && r.wrong > 0) {
+			fmt.Fprintf(out, "\n%s, orders with a duplicate, a lost outcome or a wrong effect:\n", r.name)
 			for _, b := range r.bad {
 				fmt.Fprintf(out, "  %s\n", b)
 			}
 		}
 	}
 	if !ok {
-		fmt.Fprintf(out, "\nFAIL: a writegen row shows duplicate effects or lost outcomes; the callers' journals and ledgers are kept in %s\n", root)
+		fmt.Fprintf(out, "\nFAIL: a writegen row shows duplicate effects, lost outcomes or wrong effects; the callers' journals and ledgers are kept in %s\n", root)
 		return rows, false, nil
 	}
 	if keep {
@@ -261,33 +280,60 @@ func run(ctx context.Context, pr *profile, sc *schedule, n int, only []string, k
 	return rows, true, os.RemoveAll(root)
 }
 
+// ledgerKind is the ledger the writegen rows with one use, shared by the replicas of a client.
+const ledgerKind = "SQLite ledger file"
+
 // measure runs the workload through one client against a new provider and counts. A logical
 // write is a lost outcome when the caller recorded it with a transfer that is not its order's,
 // or recorded it failed or not at all while its order has a transfer that no logical write of
 // the order recorded (as a receipt, or as uncertain); a write not recorded at all is lost too.
+// A write recorded with its order's transfer of another amount than it asked for is a wrong
+// effect; a write recorded failed while its order has a transfer of its amount is a lie.
 func measure(ctx context.Context, exe, root, client string, pr *profile, pl *plan, sc *schedule, seed uint64, n int) (row, error) {
 	dir := filepath.Join(root, client)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return row{}, err
 	}
-	sup := &supervisor{}
-	p, err := startProvider(pr.provider, func(id string, k int) fault { return sc.fault(pl.index[id], k) }, sup.generation, sup.kill)
+	sups := make([]*supervisor, max(1, pr.replicas))
+	procs := make([]process, len(sups))
+	for i := range sups {
+		sups[i] = &supervisor{}
+		procs[i] = process{gen: sups[i].generation, kill: sups[i].kill}
+	}
+	p, err := startProvider(pr.provider, func(id string, k int) fault { return sc.fault(pl.index[id], k) }, procs...)
 	if err != nil {
 		return row{}, err
 	}
+	ledger := "sqlite:" + filepath.Join(dir, "ledger.db")
 	start := time.Now()
-	restarts, err := sup.run(ctx, exe, childMode, client, p.url, dir, strconv.FormatUint(seed, 10), strconv.Itoa(n), pr.name)
+	restarts := make([]int, len(sups))
+	errs := make([]error, len(sups))
+	var wg sync.WaitGroup
+	for i, sup := range sups {
+		wg.Go(func() {
+			restarts[i], errs[i] = sup.run(ctx, exe, childMode, client, p.urls[i], dir, strconv.FormatUint(seed, 10), strconv.Itoa(n),
+				pr.name, strconv.Itoa(i), ledger)
+		})
+	}
+	wg.Wait()
 	wall := time.Since(start)
 	p.close() // a slow commit may still be running: it counts
-	if err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return row{}, err
 	}
-	entries, err := loadJournal(filepath.Join(dir, "journal"))
-	if err != nil {
-		return row{}, err
+	var entries []entry
+	for i := range sups {
+		es, err := loadJournal(journalPath(dir, i))
+		if err != nil {
+			return row{}, err
+		}
+		entries = append(entries, es...)
 	}
 	res := p.result()
-	r := row{writes: len(pl.slots), calls: res.stats.Calls, restarts: restarts, wall: wall, stats: res.stats, causes: res.causes}
+	r := row{writes: len(pl.slots), calls: res.stats.Calls, wall: wall, stats: res.stats, causes: res.causes}
+	for _, k := range restarts {
+		r.restarts += k
+	}
 	for _, e := range res.effects {
 		r.dups += max(0, e-1)
 	}
@@ -306,12 +352,15 @@ func measure(ctx context.Context, exe, root, client string, pr *profile, pl *pla
 	for slot, o := range pl.slots {
 		id := pl.orders[o].id
 		e, recorded := last[slot]
-		if e.outcome == outcomeFailed && res.effects[id] > 0 {
-			r.lies++ // a failure reported while the order has a transfer
+		if e.outcome == outcomeFailed && slices.Contains(res.paid[id], pl.amounts[slot]) {
+			r.lies++ // a failure reported while the order has a transfer of the write's amount
 		}
 		switch {
 		case e.outcome == outcomeUncertain:
 			r.uncertain++
+		case e.outcome == outcomeOK && res.owner[e.id] == id && res.amount[e.id] != pl.amounts[slot]:
+			r.wrong++ // done, says the caller: the order's transfer, made with another amount
+			bad[o] = true
 		case e.outcome == outcomeOK && res.owner[e.id] == id:
 		case e.outcome == outcomeOK:
 			r.lost++ // a receipt of another order's transfer, or of none
@@ -333,10 +382,10 @@ func measure(ctx context.Context, exe, root, client string, pr *profile, pl *pla
 		if bad[o] && len(r.bad) < 5 {
 			id := pl.orders[o].id
 			var b strings.Builder
-			fmt.Fprintf(&b, "%s: %d transfers; requests %v; the caller recorded", id, res.effects[id], res.history[id])
+			fmt.Fprintf(&b, "%s: %d transfers of %v; requests %v; the caller recorded", id, res.effects[id], res.paid[id], res.history[id])
 			for slot, so := range pl.slots {
 				if so == o {
-					fmt.Fprintf(&b, " [%s %s %s]", last[slot].outcome, last[slot].id, last[slot].err)
+					fmt.Fprintf(&b, " [%d: %s %s %s]", pl.amounts[slot], last[slot].outcome, last[slot].id, last[slot].err)
 				}
 			}
 			r.bad = append(r.bad, b.String())
@@ -416,10 +465,10 @@ func (s *supervisor) run(ctx context.Context, exe string, args ...string) (resta
 // and the causes of its duplicates.
 func printTables(out io.Writer, rows []row, detail bool) {
 	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(tw, "client \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t net/http replays \t calls per write \t hand-written lines \t wall time \t")
+	fmt.Fprintln(tw, "client \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t wrong effect \t net/http replays \t calls per write \t hand-written lines \t wall time \t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t %d \t %.1fs \t\n",
-			r.name, r.writes, r.dups, r.lost, r.uncertain, r.failed, r.lies, r.stats.Replays,
+		fmt.Fprintf(tw, "%s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t %d \t %.1fs \t\n",
+			r.name, r.writes, r.dups, r.lost, r.uncertain, r.failed, r.lies, r.wrong, r.stats.Replays,
 			float64(r.calls)/float64(r.writes), r.lines, r.wall.Seconds())
 	}
 	tw.Flush()
@@ -433,7 +482,7 @@ func printTables(out io.Writer, rows []row, detail bool) {
 	for f := requestLost; f < numFaults; f++ {
 		fmt.Fprintf(tw, " %s \t", f)
 	}
-	fmt.Fprintln(tw, " restarts \t 409 \t 422 \t key too long \t")
+	fmt.Fprintln(tw, " restarts \t 409 \t key reused \t key too long \t")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s \t %d \t %d \t", r.name, r.stats.Creates, r.stats.Lookups)
 		for f := requestLost; f < numFaults; f++ {
@@ -463,7 +512,7 @@ func printTables(out io.Writer, rows []row, detail bool) {
 // printTotals sums the rows of each client over the profiles it ran in.
 func printTotals(out io.Writer, rows []row) {
 	tw := tabwriter.NewWriter(out, 0, 0, 1, ' ', tabwriter.AlignRight|tabwriter.Debug)
-	fmt.Fprintln(tw, "client \t profiles \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t net/http replays \t calls per write \t")
+	fmt.Fprintln(tw, "client \t profiles \t writes \t duplicates \t lost \t uncertain \t failed \t lies \t wrong effect \t net/http replays \t calls per write \t")
 	for _, c := range clients {
 		var t row
 		var in []string
@@ -479,13 +528,14 @@ func printTotals(out io.Writer, rows []row) {
 			t.uncertain += r.uncertain
 			t.failed += r.failed
 			t.lies += r.lies
+			t.wrong += r.wrong
 			t.stats.Replays += r.stats.Replays
 		}
 		if len(in) == 0 {
 			continue
 		}
-		fmt.Fprintf(tw, "%s \t %s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t\n", c.name, strings.Join(in, ","),
-			t.writes, t.dups, t.lost, t.uncertain, t.failed, t.lies, t.stats.Replays, float64(t.calls)/float64(t.writes))
+		fmt.Fprintf(tw, "%s \t %s \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %d \t %.2f \t\n", c.name, strings.Join(in, ","),
+			t.writes, t.dups, t.lost, t.uncertain, t.failed, t.lies, t.wrong, t.stats.Replays, float64(t.calls)/float64(t.writes))
 	}
 	tw.Flush()
 }

@@ -30,11 +30,11 @@ func TestCommittedWriteIsNotRejected(t *testing.T) {
 				}
 				return noFault
 			}
-			p, err := startProvider(stripeConfig, faults, func() int { return 1 }, func(int) {})
+			p, err := startProvider(stripeConfig, faults, process{gen: func() int { return 1 }, kill: func(int) {}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := transfers.NewClient(p.url, runtime.WithMaxAttempts(2))
+			c, err := transfers.NewClient(p.urls[0], runtime.WithMaxAttempts(2))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,12 +14,16 @@ const (
 	faultRate       = 0.10  // share of the create requests that meet a fault (-faults)
 	crashEvery      = 500   // one crash of the caller per this many business operations (-crash-every)
 	currency        = "eur" // every transfer's currency
+	ticketOrders    = 4     // orders whose comments go to one ticket (comments profile)
+	otherAmount     = 1_000 // what a second ask of an order adds to its amount (otherPayload)
 )
 
-// order is one business operation: pay out an order. Its id is the business identity.
+// order is one business operation: pay out an order (or, in the comments profile, say so in a
+// comment on the order's ticket). Its id is the business identity.
 type order struct {
 	id     string
 	amount int64
+	ticket string // the help-desk ticket its comment goes to (comments profile)
 }
 
 // task is what the caller is asked to do at one moment: one logical write of an order, or two
@@ -32,14 +36,25 @@ type task struct {
 // plan is the workload, derived from the seed alone so that the caller (a child process that
 // may be restarted) and the parent that counts agree on it.
 type plan struct {
-	orders []order
-	tasks  []task
-	slots  []int          // the order of each slot
-	index  map[string]int // order id -> index
+	orders  []order
+	tasks   []task
+	slots   []int          // the order of each slot
+	amounts []int64        // the amount each slot asks for
+	replica []int          // the calling process each slot is given to, from 0
+	index   map[string]int // order id -> index
+}
+
+// write returns the order a slot asks for, with the slot's amount.
+func (p *plan) write(slot int) order {
+	o := p.orders[p.slots[slot]]
+	o.amount = p.amounts[slot]
+	return o
 }
 
 // newPlan builds the workload of a profile: with pr.askAgain some orders are asked again later
-// and some twice at once; pr.idPrefix starts every order id.
+// and some twice at once; with pr.otherPayload every ask of an order after its first carries
+// another amount (the caller's bug); with pr.replicas, each ask goes to one of the replicas, and
+// the two asks of an order to different ones; pr.idPrefix starts every order id.
 func newPlan(seed uint64, n int, pr *profile) *plan {
 	rng := rand.New(rand.NewPCG(seed, 0x706c616e))
 	type placed struct {
@@ -50,7 +65,8 @@ func newPlan(seed uint64, n int, pr *profile) *plan {
 	var ps []placed
 	p := &plan{index: make(map[string]int, n)}
 	for i := range n {
-		o := order{id: fmt.Sprintf("%sord-%06d", pr.idPrefix, i+1), amount: 500 + rng.Int64N(100_000)}
+		o := order{id: fmt.Sprintf("%sord-%06d", pr.idPrefix, i+1), amount: 500 + rng.Int64N(100_000),
+			ticket: fmt.Sprintf("ticket-%05d", i/ticketOrders+1)}
 		p.orders = append(p.orders, o)
 		p.index[o.id] = i
 		calls := 1
@@ -72,11 +88,32 @@ func newPlan(seed uint64, n int, pr *profile) *plan {
 		}
 		return 0
 	})
+	// The replicas are drawn from a generator of their own, so that the plan of a profile with one
+	// process is the same as before replicas existed.
+	rrng := rand.New(rand.NewPCG(seed, 0x7265706c))
+	asked := make(map[int]int)   // asks of each order so far
+	firstOn := make(map[int]int) // the replica of each order's first ask
 	for _, x := range ps {
 		t := task{order: x.order}
 		for range x.calls {
+			amount := p.orders[x.order].amount
+			if pr.otherPayload && asked[x.order] > 0 {
+				amount += otherAmount
+			}
+			r := 0
+			switch {
+			case pr.replicas < 2:
+			case asked[x.order] > 0:
+				r = (firstOn[x.order] + 1) % pr.replicas // picked again: by another replica
+			default:
+				r = rrng.IntN(pr.replicas)
+				firstOn[x.order] = r
+			}
+			asked[x.order]++
 			t.slots = append(t.slots, len(p.slots))
 			p.slots = append(p.slots, x.order)
+			p.amounts = append(p.amounts, amount)
+			p.replica = append(p.replica, r)
 		}
 		p.tasks = append(p.tasks, t)
 	}

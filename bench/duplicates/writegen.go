@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/writegen/writegen/bench/duplicates/comments"
 	"github.com/writegen/writegen/bench/duplicates/transfers"
 	"github.com/writegen/writegen/bench/duplicates/transfersledger"
 	"github.com/writegen/writegen/bench/duplicates/transferslong"
@@ -13,7 +12,7 @@ import (
 	"github.com/writegen/writegen/bench/duplicates/transfersnolookup"
 	"github.com/writegen/writegen/bench/duplicates/transferswindow"
 	"github.com/writegen/writegen/runtime"
-	"github.com/writegen/writegen/runtime/ledger/sqlite"
+	"github.com/writegen/writegen/runtime/ledger/ledgercli"
 )
 
 // The writegen clients, one per annotation file. What each needed by hand is its entry in the
@@ -22,7 +21,7 @@ import (
 // openWritegen is the writegen client generated from api.yaml and writesafety.yaml, without a
 // ledger: the provider key is derived from the order, so it is the same on every attempt, for
 // every ask and after a restart.
-func openWritegen(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openWritegen(_ context.Context, baseURL string, _ state, _ *profile) (*client, error) {
 	// hand:writegen
 	c, err := transfers.NewClient(baseURL)
 	if err != nil {
@@ -41,7 +40,7 @@ func openWritegen(_ context.Context, baseURL, _ string, _ *profile) (*client, er
 }
 
 // openWritegenWindow is the same from writesafety-window.yaml: the key's window is 1.5 s.
-func openWritegenWindow(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openWritegenWindow(_ context.Context, baseURL string, _ state, _ *profile) (*client, error) {
 	// hand:writegen-window
 	c, err := transferswindow.NewClient(baseURL)
 	if err != nil {
@@ -61,7 +60,7 @@ func openWritegenWindow(_ context.Context, baseURL, _ string, _ *profile) (*clie
 
 // openWritegenLong is the same from writesafety-long.yaml: keys of at most 45 characters,
 // hashed when the business key is longer.
-func openWritegenLong(_ context.Context, baseURL, _ string, _ *profile) (*client, error) {
+func openWritegenLong(_ context.Context, baseURL string, _ state, _ *profile) (*client, error) {
 	// hand:writegen-long
 	c, err := transferslong.NewClient(baseURL)
 	if err != nil {
@@ -88,14 +87,12 @@ type resumer interface {
 	Resume(ctx context.Context) (runtime.ResumeReport, error)
 }
 
-// openLedgered opens the SQLite ledger in dir and a client on it with newClient. At start-up,
-// after a crash, it waits out the dead process's leases and resumes the writes they left
-// claimed, as a connector's periodic Resume would.
-func openLedgered[C resumer](ctx context.Context, dir string, newClient func(runtime.Ledger, ...runtime.Option) (C, error), extra ...runtime.Option) (C, func() error, error) {
+// openLedgered opens the ledger st names (shared by the replicas of a client) and a client on
+// it with newClient. At start-up, after a crash, it waits out the dead process's leases and
+// resumes the writes they left claimed, as a connector's periodic Resume would.
+func openLedgered[C resumer](ctx context.Context, st state, newClient func(runtime.Ledger, ...runtime.Option) (C, error), extra ...runtime.Option) (C, func() error, error) {
 	var zero C
-	path := filepath.Join(dir, "ledger.db")
-	_, statErr := os.Stat(path)
-	l, err := sqlite.Open(ctx, path)
+	l, err := ledgercli.Open(ctx, st.ledger)
 	if err != nil {
 		return zero, nil, err
 	}
@@ -104,7 +101,7 @@ func openLedgered[C resumer](ctx context.Context, dir string, newClient func(run
 		l.Close()
 		return zero, nil, err
 	}
-	if statErr == nil { // a restart: an earlier process may have died holding claims
+	if st.restarted { // an earlier process may have died holding claims
 		time.Sleep(lease)
 		if _, err := c.Resume(ctx); err != nil {
 			l.Close()
@@ -115,10 +112,10 @@ func openLedgered[C resumer](ctx context.Context, dir string, newClient func(run
 }
 
 // openWritegenLedger is the writegen client generated with writesafety-ledger.yaml: each order
-// is claimed in an SQLite ledger in dir before the provider is called, under a lease.
-func openWritegenLedger(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+// is claimed in the client's SQLite ledger before the provider is called, under a lease.
+func openWritegenLedger(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
 	// hand:writegen-ledger
-	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transfersledger.Client, error) {
+	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*transfersledger.Client, error) {
 		return transfersledger.NewClient(baseURL, l, opts...)
 	})
 	if err != nil {
@@ -139,11 +136,11 @@ func openWritegenLedger(ctx context.Context, baseURL, dir string, _ *profile) (*
 // openWritegenLookup is the client of writesafety-lookup.yaml: no provider key; the order is
 // claimed in the ledger, and a lost answer or a restart looks the reference up, at once and
 // again after the settle time, before the transfer is sent again.
-func openWritegenLookup(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+func openWritegenLookup(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
 	// hand:writegen-lookup
 	// A commit may land after its connection was cut, up to slowCommitTime: a search that finds
 	// nothing at once is asked again after that long before the transfer is sent again.
-	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transferslookup.Client, error) {
+	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*transferslookup.Client, error) {
 		return transferslookup.NewClient(baseURL, l, opts...)
 	}, runtime.WithLookupSettle(2*slowCommitTime))
 	if err != nil {
@@ -163,9 +160,9 @@ func openWritegenLookup(ctx context.Context, baseURL, dir string, _ *profile) (*
 
 // openWritegenNoLookup is the client of writesafety-nolookup.yaml: no provider key, no lookup;
 // the order is claimed in the ledger, and a lost answer is uncertain.
-func openWritegenNoLookup(ctx context.Context, baseURL, dir string, _ *profile) (*client, error) {
+func openWritegenNoLookup(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
 	// hand:writegen-nolookup
-	c, closeLedger, err := openLedgered(ctx, dir, func(l runtime.Ledger, opts ...runtime.Option) (*transfersnolookup.Client, error) {
+	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*transfersnolookup.Client, error) {
 		return transfersnolookup.NewClient(baseURL, l, opts...)
 	})
 	if err != nil {
@@ -174,6 +171,33 @@ func openWritegenNoLookup(ctx context.Context, baseURL, dir string, _ *profile) 
 	pay := func(ctx context.Context, o order) (string, error) {
 		r, err := c.CreateTransfer(ctx, transfersnolookup.CreateTransferKey{OrderID: o.id}, transfersnolookup.CreateTransferParams{},
 			transfersnolookup.NewTransfer{OrderID: o.id, Amount: o.amount, Currency: currency})
+		if err != nil {
+			return "", err
+		}
+		return r.ID, nil
+	}
+	// hand:end
+	return &client{pay: pay, close: closeLedger}, nil
+}
+
+// openWritegenComments is the client of writesafety-comments.yaml: no provider key and no
+// reference field; the comment carries its reference as a marker in its text, the order is
+// claimed in the ledger, and a lost answer or a restart walks the ticket's comments newest
+// first (at most 5 pages, back to the write's first send), at once and again after the settle
+// time, before the comment is sent again.
+func openWritegenComments(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
+	// hand:writegen-comments
+	// A commit may land after its connection was cut, up to slowCommitTime: a walk that finds
+	// nothing at once is asked again after that long before the comment is sent again.
+	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*comments.Client, error) {
+		return comments.NewClient(baseURL, l, opts...)
+	}, runtime.WithLookupSettle(2*slowCommitTime))
+	if err != nil {
+		return nil, err
+	}
+	pay := func(ctx context.Context, o order) (string, error) {
+		r, err := c.CreateComment(ctx, comments.CreateCommentKey{OrderID: o.id}, comments.CreateCommentParams{TicketID: o.ticket},
+			comments.NewComment{Body: commentText(o)})
 		if err != nil {
 			return "", err
 		}
