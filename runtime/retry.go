@@ -47,6 +47,18 @@ var retryNames = [...]struct {
 	{Retry5xx, "status_5xx"},
 }
 
+// RetryKinds returns every failure kind, one per element, in bit order. It is
+// the one list of the kinds: the annotation's names (String of each), the
+// generator's constants and the annotation schema are made from it, and
+// tests hold them to it.
+func RetryKinds() []Retry {
+	kinds := make([]Retry, len(retryNames))
+	for i, n := range retryNames {
+		kinds[i] = n.kind
+	}
+	return kinds
+}
+
 // Has reports whether every kind in k is in r.
 func (r Retry) Has(k Retry) bool { return k != 0 && r&k == k }
 

@@ -163,9 +163,15 @@ type compensateAnswer struct {
 var answerKeys = []string{"effect", "destructive", "key", "idempotency", "reference", "response", "lookup", "retry",
 	"compensate", "dedupe", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
-// retryNames are the failure kinds a retry set may name, in the runtime's order.
-var retryNames = []string{"not_sent", "ambiguous", "status_408", "status_409", "status_425", "status_429",
-	"status_500", "status_502", "status_503", "status_504", "status_5xx"}
+// retryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
+// names of its kinds (runtime.RetryKinds), the one list of them.
+var retryNames = func() []string {
+	var names []string
+	for _, k := range runtime.RetryKinds() {
+		names = append(names, k.String())
+	}
+	return names
+}()
 
 // ackKinds are the answers an acknowledgement may give up, by their old value.
 var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe"}
@@ -1169,7 +1175,10 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 			if !ok {
 				continue
 			}
-			kind, _ := runtime.ParseRetry(name)
+			kind, ok := runtime.ParseRetry(name)
+			if !ok {
+				panic("spec: retry kind " + name + " has no runtime kind") // retryNames are the runtime's
+			}
 			if set.Has(kind) {
 				p.errorf(item, "%s is listed twice", name)
 				continue

@@ -144,6 +144,13 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 		}
 		return ErrorList{{Pos: Pos{File: oldName}, Msg: fmt.Sprintf("not a record writegen wrote (%s): restore it from version control, or remove it to start a new record", why)}}, nil
 	}
+	for _, w := range rec.Writes {
+		for name := range strings.SplitSeq(w.Retry, "|") {
+			if _, ok := runtime.ParseRetry(name); !ok && w.Retry != "none" {
+				return ErrorList{{Pos: Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
+			}
+		}
+	}
 	c := &identityCheck{api: api, oldName: oldName, used: map[Pos]bool{}}
 	byScope := map[string]IdentityWrite{}
 	byPath := map[string]IdentityWrite{}
@@ -308,7 +315,8 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 	}
 }
 
-// widened returns the members of s's retry set the old set (as String writes it) lacks.
+// widened returns the members of s's retry set the old set (as String writes it, its names
+// checked by CheckIdentity) lacks.
 func widened(old string, s *Safety) []RetryMember {
 	var was runtime.Retry
 	for name := range strings.SplitSeq(old, "|") {

@@ -146,3 +146,19 @@ func TestIdentityRecordEscapes(t *testing.T) {
 		t.Errorf("read back %q, %v", back.Writes[0].Operation, err)
 	}
 }
+
+// TestCheckIdentityUnknownRetry: a record whose retry set names a kind this writegen does not
+// know is refused, not read as a smaller set.
+func TestCheckIdentityUnknownRetry(t *testing.T) {
+	specData := mustRead(t, "testdata/threads.yaml")
+	api, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(identityBase), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(Identity(api).Marshal()), `"retry": "not_sent|ambiguous"`, `"retry": "not_sent|status_418"`, 1)
+	refused, _ := CheckIdentity(api, "out/WRITE_SAFETY.json", []byte(old))
+	want := `out/WRITE_SAFETY.json: operation "createThread": the record's retry set "not_sent|status_418" names "status_418", a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)`
+	if got := errText(refused); got != want {
+		t.Errorf("refused:\n%s\nwant:\n%s", got, want)
+	}
+}

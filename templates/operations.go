@@ -173,22 +173,17 @@ func join(codes []jen.Code, op string) *jen.Statement {
 	return s
 }
 
-// retryKinds are the runtime constants of the retry kinds, in the runtime's bit order.
-var retryKinds = []struct {
-	kind runtime.Retry
-	id   string
-}{
-	{runtime.RetryNotSent, "RetryNotSent"},
-	{runtime.RetryAmbiguous, "RetryAmbiguous"},
-	{runtime.Retry408, "Retry408"},
-	{runtime.Retry409, "Retry409"},
-	{runtime.Retry425, "Retry425"},
-	{runtime.Retry429, "Retry429"},
-	{runtime.Retry500, "Retry500"},
-	{runtime.Retry502, "Retry502"},
-	{runtime.Retry503, "Retry503"},
-	{runtime.Retry504, "Retry504"},
-	{runtime.Retry5xx, "Retry5xx"},
+// retryConst names the runtime constant of one retry kind, from its annotation name:
+// not_sent is RetryNotSent, status_409 Retry409 (TestRetryConstants holds the rule to the
+// runtime's constants).
+func retryConst(k runtime.Retry) string {
+	name := strings.TrimPrefix(k.String(), "status_")
+	var b strings.Builder
+	b.WriteString("Retry")
+	for part := range strings.SplitSeq(name, "_") {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
 }
 
 // retrySet emits the compile-time retry set of a write:
@@ -196,9 +191,9 @@ var retryKinds = []struct {
 //	const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429
 func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
 	var kinds []jen.Code
-	for _, k := range retryKinds {
-		if op.Safety.Retry.Has(k.kind) {
-			kinds = append(kinds, rt(k.id))
+	for _, k := range runtime.RetryKinds() {
+		if op.Safety.Retry.Has(k) {
+			kinds = append(kinds, rt(retryConst(k)))
 		}
 	}
 	value := rt("Retry").Call(jen.Lit(0))

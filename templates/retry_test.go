@@ -1,0 +1,34 @@
+package templates
+
+import (
+	"go/constant"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"testing"
+
+	"github.com/writegen/writegen/runtime"
+)
+
+// TestRetryConstants holds retryConst to the runtime: for every kind of runtime.RetryKinds, the
+// name the generated code writes is an exported constant of package runtime, of type Retry and
+// of that kind's value. A kind added to the runtime under a name the rule does not give fails
+// here, before a generated package fails to compile.
+func TestRetryConstants(t *testing.T) {
+	pkg, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import("github.com/writegen/writegen/runtime")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range runtime.RetryKinds() {
+		name := retryConst(k)
+		c, ok := pkg.Scope().Lookup(name).(*types.Const)
+		if !ok {
+			t.Errorf("%s: runtime has no constant %s", k, name)
+			continue
+		}
+		v, exact := constant.Uint64Val(c.Val())
+		if named, ok := c.Type().(*types.Named); !ok || named.Obj().Name() != "Retry" || !exact || runtime.Retry(v) != k {
+			t.Errorf("%s: runtime.%s is %s = %s, want Retry = %d", k, name, c.Type(), c.Val(), k)
+		}
+	}
+}
