@@ -168,6 +168,9 @@ type Error struct {
 	Pos       Pos
 	Operation string // operation the defect belongs to, "" when none
 	Msg       string
+	// Rule is the rule of the safety check that refused the answer (SafetyRules), "" for a
+	// defect found elsewhere.
+	Rule string
 }
 
 // Error formats the defect as `file:line:col: operation "x": msg`, on one line: a control or

@@ -430,6 +430,7 @@ defaults:
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(c.annot), Options{})
+			noteRules(err)
 			got := ""
 			if err != nil {
 				got = err.Error()

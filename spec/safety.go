@@ -16,6 +16,7 @@ import (
 type resolver struct {
 	b       *builder
 	a       *annotations
+	rule    string // the safety check's rule running, for the defects it finds (Error.Rule)
 	ops     []*specOp
 	byName  map[string]*specOp // operationId and "METHOD /path"
 	entries map[*specOp]*answers
@@ -59,7 +60,7 @@ func (r *resolver) errorf(n *yaml.Node, op, format string, args ...any) {
 }
 
 func (r *resolver) errorAt(pos Pos, op, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...)})
+	r.errs = append(r.errs, &Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...), Rule: r.rule})
 }
 
 // find returns the operation an annotation names: an operationId or "METHOD /path".
@@ -283,206 +284,6 @@ func (r *resolver) deps(so *specOp) []*specOp {
 	return deps
 }
 
-// safety builds and checks the Safety of one write in scope. It runs once every Go name is
-// settled, so that its messages name the types as the generated code does.
-func (r *resolver) safety(so *specOp) {
-	op := so.op
-	entry, def := r.entries[so], r.a.defaults
-	if entry == nil && def == nil {
-		if r.meant[so] {
-			return // reported where its entry misspells it
-		}
-		r.errs = append(r.errs, &Error{Pos: op.Pos, Operation: op.ID,
-			Msg: op.Method + " has no write-safety annotation: answer it under operations, or list it under exclude"})
-		return
-	}
-	s := &Safety{Uncertain: UncertainReconcile, Attempts: 1}
-	at := def
-	if entry != nil {
-		at = entry
-	}
-	s.Pos = r.pos(at.at)
-	from := func(k string) *answers {
-		src, inherited := r.from(so, k)
-		if inherited {
-			s.Inherited = append(s.Inherited, k)
-		}
-		return src
-	}
-	fail := func(n *yaml.Node, format string, args ...any) { r.errorf(n, op.ID, format, args...) }
-	failAt := func(p Pos, format string, args ...any) { r.errorAt(p, op.ID, format, args...) }
-
-	src := from("effect")
-	if src == nil || src.effect == "" {
-		if src == nil {
-			fail(at.at, "effect is required: read_only, idempotent, compensatable or ambiguous")
-		}
-		return
-	}
-	s.Effect, s.EffectPos = src.effect, r.pos(src.set["effect"])
-	readOnly := s.Effect == EffectReadOnly
-	repeatable := readOnly || s.Effect == EffectIdempotent
-
-	if src := from("destructive"); src != nil {
-		s.Destructive, s.DestructiveSet = src.destructive, true
-	} else {
-		s.Destructive = op.Method != "POST"
-	}
-
-	// An answer written but refused (reported where it is written) is not reported again as
-	// missing, nor are the checks that depend on it made: one defect, one message.
-	bad := func(src *answers, k string) bool { return src != nil && src.bad[k] }
-	keyBad := false
-	if src := from("key"); src != nil && src.key != nil && !bad(src, "key") {
-		s.Key = r.key(so, src.key, at)
-		if readOnly {
-			fail(src.set["key"], "a read_only operation is called like a read and takes no business key: write key: none")
-			s.Key, keyBad = nil, true
-		}
-	} else if src != nil && !src.none["key"] {
-		keyBad = true
-	} else if !repeatable {
-		fail(at.at, "effect %s needs a key: the business key callers pass (key: {fields: ..., format: ...})", s.Effect)
-		keyBad = true
-	}
-	needKey := func(n *yaml.Node, format string) bool {
-		if s.Key == nil && !keyBad {
-			fail(n, "%s", format)
-		}
-		return s.Key != nil
-	}
-	idemBad := false
-	if src := from("idempotency"); src != nil && src.idempotency != nil {
-		idemBad = bad(src, "idempotency")
-		idem := *src.idempotency
-		s.Idempotency = &idem
-		needKey(src.set["idempotency"], "idempotency needs a business key: the provider key is derived from it (add key: {fields: ..., format: ...})")
-		if src.idemBody != "" {
-			if idem.Body = r.bodyPath(so, src.idemBodyNode, "idempotency body", src.idemBody); idem.Body == nil {
-				idemBad = true
-			}
-		}
-		if !idemBad {
-			r.boundKey(so, &idem)
-		}
-	}
-	refBad := false
-	refNone := false
-	if src := from("reference"); src != nil && src.none["reference"] {
-		refNone = true // no reference: a lookup is refused for it, never dropped
-	} else if src != nil && (src.reference == nil || bad(src, "reference")) {
-		refBad = true
-	} else if src != nil && needKey(src.reference.node, "reference needs a business key: the reference is the provider key or a template over the key's fields") {
-		s.Reference = r.reference(so, src.reference, s)
-	}
-	r.sets(so, s)
-
-	idBad := false
-	if readOnly {
-		// A read answers with its body: it has no receipt, and a receipt of the defaults does not apply.
-		if entry != nil && entry.set["response"] != nil {
-			fail(entry.set["response"], "a read_only operation answers like a read: leave response out")
-		}
-	} else if src := from("response"); src != nil {
-		s.Receipt = src.respIs == "receipt"
-		idBad = bad(src, "response")
-		if src.envelope != nil && !idBad && !r.envelope(so, src.envelope, s) {
-			idBad = true
-		}
-		if s.Receipt && src.respID != "" && !idBad {
-			if s.ID = r.idPath(so, s, src.respIDNode, src.respID); s.ID == nil {
-				idBad = true
-			}
-		}
-	} else {
-		fail(at.at, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
-		idBad = true
-	}
-
-	lookupBad := false
-	if src := from("lookup"); src != nil {
-		switch {
-		case src.lookup == nil || bad(src, "lookup") || keyBad || refBad || idemBad,
-			src.lookup.op != "" && (r.lookupOp[so] == nil || len(r.lookupOp[so].errs) > 0 || r.defective[r.lookupOp[so].op.ID] || r.defective[op.ID]):
-			// refused where it is written, or its types are
-			lookupBad = true
-		case readOnly:
-			fail(src.lookup.node, "a read_only operation is sent again like a read after any failure, so nothing asks its lookup: leave the lookup out")
-			lookupBad = true
-		case refNone && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == ""):
-			fail(src.lookup.node, "lookup searches by the write's reference, but the entry says reference: none, so the provider keeps nothing to find the write by: store one (reference: {body: /field}) or leave the lookup out")
-			lookupBad = true
-		case needKey(src.lookup.node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
-			if s.Lookup = r.lookup(so, src.lookup, s); s.Lookup == nil {
-				lookupBad = true
-			}
-		}
-	}
-	if src := from("retry"); src == nil && readOnly {
-		s.Retry, s.Attempts = runtime.RetryReads, readAttempts // called like a read, retried like one
-	} else if src != nil {
-		s.RetryPos = r.pos(src.set["retry"])
-		s.Attempts = src.attempts
-		s.RetryOn = slices.Clone(src.retry)
-		for _, m := range s.RetryOn {
-			s.Retry |= m.Kind
-			if why := neverFires(m, s); why != "" && !keyBad && !idemBad && !lookupBad {
-				failAt(m.Pos, "retry on %s never fires: %s", m.Name, why)
-			}
-		}
-	}
-	switch src := from("compensate"); {
-	case src == nil:
-		if s.Effect == EffectCompensatable {
-			fail(src0(from, "effect"), "effect compensatable needs compensate: the operation that undoes a duplicate")
-		}
-	case src.compensate == nil || bad(src, "compensate") || lookupBad || idBad:
-	default:
-		s.Compensate = r.compensation(so, src.compensate, s)
-	}
-	if src := from("dedupe"); src != nil {
-		s.Dedupe, s.DedupePos = src.dedupe, r.pos(src.set["dedupe"])
-		if s.Dedupe {
-			needKey(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
-		}
-	}
-	if src := from("uncertain"); src != nil && src.uncertain != "" {
-		s.Uncertain = src.uncertain
-	}
-	if src := from("owner"); src != nil {
-		s.Owner = src.owner
-	}
-	if src := from("credentials"); src != nil && src.credentials != nil {
-		c := *src.credentials
-		s.Credentials = &c
-	}
-	if src := from("inbox"); src != nil && src.inbox != nil {
-		s.Inbox = r.inbox(so, src.inbox)
-	}
-	// Acknowledgements add up: the defaults' apply to every write beside the entry's own.
-	for _, src := range []*answers{entry, def} {
-		if src == nil || src.acknowledge == nil {
-			continue
-		}
-		if s.Acknowledge == nil {
-			s.Acknowledge = &Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
-		}
-		for _, it := range src.acknowledge.Items {
-			it.Defaults = src == def
-			s.Acknowledge.Items = append(s.Acknowledge.Items, it)
-		}
-		if src == def {
-			s.Inherited = append(s.Inherited, "acknowledge")
-		}
-	}
-	slices.Sort(s.Inherited)
-	s.Inherited = slices.Compact(s.Inherited)
-	s.Defaults = len(s.Inherited) > 0
-	op.Safety = s
-	r.dropKeyParam(so)
-}
-
-// src0 returns the node of key k in the answers it is taken from.
 func src0(from func(string) *answers, k string) *yaml.Node {
 	if a := from(k); a != nil {
 		return a.set[k]

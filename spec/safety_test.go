@@ -189,6 +189,7 @@ ws.yaml:9:64: operation "createThread": acknowledge dedupe "yes": only a dropped
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(c.annot), Options{})
+			noteRules(err)
 			got := ""
 			if err != nil {
 				got = err.Error()

@@ -164,13 +164,25 @@ func reference() (string, error) {
 	r.b.WriteString(referenceIntro)
 	r.section("Top level", "", root)
 	r.section("An operation's answers", "operations.NAME.", r.resolve(root.get("$defs").get("answers")))
+	r.rules()
 	return r.b.String(), nil
+}
+
+// rules writes the rules of the safety check, from the check's own table.
+func (r *referenceWriter) rules() {
+	r.b.WriteString("\n## The safety check\n\n")
+	r.b.WriteString("generate and check apply these rules to every write in scope, in this order; each resolves one\n" +
+		"answer or refuses it at its position, and a rule whose answer depends on one already refused\n" +
+		"says nothing more of it (one defect, one message).\n\n")
+	for i, rule := range spec.SafetyRules() {
+		fmt.Fprintf(&r.b, "%d. **%s**: %s\n", i+1, rule.Name, rule.Promise)
+	}
 }
 
 const referenceIntro = `# The write-safety annotation file
 
-<!-- Written from spec/writesafety.schema.json by "go test ./cmd/writegen -run Reference -update".
-     Do not edit: edit the schema's descriptions. -->
+<!-- Written from spec/writesafety.schema.json and the safety check's rules (spec/rules.go) by
+     "go test ./cmd/writegen -run Reference -update". Do not edit: edit the schema's descriptions. -->
 
 The annotation file answers, for every write operation of the spec, what happens when the
 write's outcome is unknown. writegen generate reads it with the spec and refuses, at the

@@ -1,0 +1,39 @@
+package spec
+
+import (
+	"errors"
+	"sync"
+	"testing"
+)
+
+// refusedBy records the rules of the safety check that refused an answer in the refusal tests.
+var refusedBy sync.Map
+
+// noteRules records the rules of the defects in err.
+func noteRules(err error) {
+	var l ErrorList
+	if errors.As(err, &l) {
+		for _, e := range l {
+			if e.Rule != "" {
+				refusedBy.Store(e.Rule, true)
+			}
+		}
+	}
+}
+
+// TestEveryRuleHasARefusal: every rule of the safety check that can refuse is shown refusing,
+// its exact message at its position, by a case of TestRefusals or TestSafetyRefusals, which it
+// runs.
+func TestEveryRuleHasARefusal(t *testing.T) {
+	t.Run("refusals", TestRefusals)
+	t.Run("safety", TestSafetyRefusals)
+	for _, r := range safetyRules {
+		_, ok := refusedBy.Load(r.name)
+		switch {
+		case r.refuses && !ok:
+			t.Errorf("rule %s refuses, and no refusal case shows it: add one to TestRefusals", r.name)
+		case !r.refuses && ok:
+			t.Errorf("rule %s is listed as never refusing, and a case shows it refusing: mark it refuses", r.name)
+		}
+	}
+}
