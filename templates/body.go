@@ -235,18 +235,6 @@ func (g *generator) opHelpers(f *jen.File) {
 			jen.Return(jen.Id("c")),
 		)
 	}
-	if g.needJSONValue {
-		f.Line()
-		f.Comment("// jsonValue decodes the JSON a union holds, so that the runtime can format it as a\n" +
-			"// parameter: objects as maps, numbers exactly as written.")
-		f.Func().Id("jsonValue").Params(jen.Id("raw").Qual("encoding/json", "RawMessage")).Any().Block(
-			jen.Id("d").Op(":=").Qual("encoding/json", "NewDecoder").Call(jen.Qual("bytes", "NewReader").Call(jen.Id("raw"))),
-			jen.Id("d").Dot("UseNumber").Call(),
-			jen.Var().Id("v").Any(),
-			jen.If(jen.Id("d").Dot("Decode").Call(jen.Op("&").Id("v")).Op("!=").Nil()).Block(jen.Return(jen.Nil())),
-			jen.Return(jen.Id("v")),
-		)
-	}
 	if g.needJSONString {
 		f.Line()
 		f.Comment("// jsonString is s as a JSON string, for the body template of a lookup.")

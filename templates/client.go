@@ -16,12 +16,12 @@ func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 
 // supportVersion is the version of writegenimpl the generated code is written for: it references
 // writegenimpl.SupportPackageIsVersion<supportVersion>.
-const supportVersion = "6"
+const supportVersion = "7"
 
 // client emits the package doc, the runtime handshake, Client, DefaultBaseURL, NewClient and,
 // when some write is keyed, Resume:
 //
-//	const _ = writegenimpl.SupportPackageIsVersion6
+//	const _ = writegenimpl.SupportPackageIsVersion7
 //
 //	type Client struct {
 //		impl *writegenimpl.Client

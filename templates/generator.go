@@ -16,7 +16,6 @@ type generator struct {
 	needNoCompare  bool // noCompare
 	needPtrCopy    bool // ptrCopy
 	needCopyMap    bool // copyMap
-	needJSONValue  bool // jsonValue
 	needJSONPart   bool // addJSONPart
 	needJSONString bool // jsonString
 }

@@ -31,7 +31,7 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 // calls writegenimpl.SubmitInto with a new runtime.Ack) builds its request and hands it over:
 //
 //	func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
-//		req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
+//		req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/messages")
 //		if err := req.JSON(body); err != nil {
 //			return nil, err
 //		}
@@ -63,7 +63,7 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 // is, not through a pointer; without a response body only the error is returned):
 //
 //	func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-//		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+//		req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 //		res := new(Thread)
 //		if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 //			return nil, err
@@ -346,27 +346,16 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 	}
 	// The query a spec writes into its path key ("/responses/compact?beta=true") goes with every call.
 	for _, q := range op.FixedQuery {
-		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(q.Name), jen.Lit(q.Value), jen.Lit("form"), jen.True()))
+		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(q.Name), jen.Lit(q.Value)))
 	}
 	for _, p := range op.Params {
-		var add func(v jen.Code) jen.Code
-		switch p.In {
-		case spec.InQuery:
-			add = func(v jen.Code) jen.Code {
-				return jen.Id("req").Dot("AddQuery").Call(jen.Lit(p.Name), v, jen.Lit(p.Style), jen.Lit(p.Explode))
-			}
-		case spec.InHeader:
-			add = func(v jen.Code) jen.Code { return jen.Id("req").Dot("SetHeader").Call(jen.Lit(p.Name), v) }
-		case spec.InCookie:
-			add = func(v jen.Code) jen.Code { return jen.Id("req").Dot("AddCookie").Call(jen.Lit(p.Name), v) }
-		default: // a path parameter is in the path
-			continue
+		if p.In != spec.InPath { // a path parameter is in the path
+			stmts = append(stmts, g.passParam(p))
 		}
-		stmts = append(stmts, g.passParam(p, add))
 	}
 	for _, set := range sets {
 		if set.Query != "" {
-			stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(set.Query), jen.Id(value(set.Value)), jen.Lit("form"), jen.True()))
+			stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(set.Query), jen.Id(value(set.Value))))
 		}
 	}
 	if op.Body != nil {
@@ -377,7 +366,7 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 
 // path returns the expression of op's path with its parameters expanded:
 //
-//	"/threads/" + writegenimpl.PathParam("id", params.ID) + "/messages"
+//	"/threads/" + writegenimpl.PathSegment(params.ID) + "/messages"
 func (g *generator) path(op *spec.Operation) jen.Code {
 	var parts []jen.Code
 	for _, pp := range op.PathParts {
@@ -385,53 +374,10 @@ func (g *generator) path(op *spec.Operation) jen.Code {
 			parts = append(parts, jen.Lit(pp.Literal))
 			continue
 		}
-		if isUnion(pp.Param.Type) {
-			g.needJSONValue = true
-		}
-		value, _ := paramValue(pp.Param.Type, jen.Id("params").Dot(pp.Param.GoName))
-		parts = append(parts, impl("PathParam").Call(jen.Lit(pp.Param.Name), value))
+		parts = append(parts, g.pathParam(pp.Param))
 	}
 	if len(parts) == 0 {
 		return jen.Lit("")
 	}
 	return join(parts, "+")
-}
-
-// passParam returns the statement that passes parameter p to add, leaving out an absent
-// optional value:
-//
-//	req.AddQuery("limit", params.Limit, "form", true)
-//	if len(params.Expand) > 0 {
-//		req.AddQuery("expand", params.Expand, "deepObject", true)
-//	}
-//	if params.Since != nil {
-//		req.AddQuery("since", params.Since.Format(time.RFC3339Nano), "form", true)
-//	}
-func (g *generator) passParam(p *spec.Param, add func(v jen.Code) jen.Code) jen.Code {
-	v := func() *jen.Statement { return jen.Id("params").Dot(p.GoName) }
-	value, conv := paramValue(p.Type, v())
-	if isUnion(p.Type) {
-		g.needJSONValue = true
-	}
-	switch {
-	case p.Pointer && conv:
-		return jen.If(v().Op("!=").Nil()).Block(add(value))
-	case p.Pointer:
-		return add(v()) // the runtime adds nothing for a nil pointer
-	case nilable(p.Type) && !p.Required && under(p.Type).Builtin != "any":
-		return jen.If(jen.Len(v()).Op(">").Lit(0)).Block(add(v()))
-	}
-	return add(value)
-}
-
-// paramValue returns the value the runtime formats for a parameter held in v: v itself, or
-// (conv) a time formatted as RFC 3339 or the JSON value a union holds.
-func paramValue(r *spec.TypeRef, v *jen.Statement) (value *jen.Statement, conv bool) {
-	switch {
-	case r.Kind == spec.RefBuiltin && r.Builtin == "time.Time":
-		return v.Dot("Format").Call(jen.Qual("time", "RFC3339Nano")), true
-	case isUnion(r):
-		return jen.Id("jsonValue").Call(v.Dot("RawMessage")), true
-	}
-	return v, false
 }

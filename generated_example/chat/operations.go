@@ -65,7 +65,7 @@ var postConversationMessageOp = &writegenimpl.Operation{
 // "post-conversation-message", retried on not_sent, ambiguous, status_409, status_429, status_503
 // within 4 attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostConversationMessage(ctx context.Context, key PostConversationMessageKey, params PostConversationMessageParams, body NewChatMessage) (*runtime.Receipt[ChatMessage], error) {
-	req := writegenimpl.NewRequest("POST", "/conversations/"+writegenimpl.PathParam("conversation_id", params.ConversationID)+"/messages")
+	req := writegenimpl.NewRequest("POST", "/conversations/"+writegenimpl.PathSegment(params.ConversationID)+"/messages")
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNotePara
 	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Text += " [ref:" + reference + "]"
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
+			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/notes")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -275,7 +275,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent, ambiguous,
 // status_429, status_503 within 3 attempts; uncertain outcomes go to support-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
-	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathSegment(params.ThreadID))
 	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
@@ -297,7 +297,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ThreadID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -330,9 +330,13 @@ var listNotesOp = &writegenimpl.Operation{
 // ListNotes calls GET /threads/{thread_id}/notes: List a thread's notes, newest first, a page at a
 // time.
 func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*NotePage, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
-	req.AddQuery("cursor", params.Cursor, "form", true)
-	req.AddQuery("limit", params.Limit, "form", true)
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/notes")
+	if params.Cursor != nil {
+		req.AddQuery("cursor", *params.Cursor)
+	}
+	if params.Limit != nil {
+		req.AddQuery("limit", strconv.FormatInt(*params.Limit, 10))
+	}
 	res := new(NotePage)
 	if err := writegenimpl.Read(ctx, c.impl, listNotesOp, req, res); err != nil {
 		return nil, err
@@ -393,7 +397,7 @@ var postMessageOp = &writegenimpl.Operation{
 // "post-message", retried on not_sent, ambiguous, status_409, status_429, status_503 within 4
 // attempts, deduplicated in the ledger; uncertain outcomes go to support-ops.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body NewMessage) (*runtime.Receipt[Message], error) {
-	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/messages")
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/messages")
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
@@ -430,7 +434,7 @@ var searchThreadsOp = &writegenimpl.Operation{
 // Strongly consistent; a created thread is found as soon as its 201 is sent.
 func (c *Client) SearchThreads(ctx context.Context, params SearchThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	req.AddQuery("external_reference", params.ExternalReference)
 	res := new(ThreadList)
 	if err := writegenimpl.Read(ctx, c.impl, searchThreadsOp, req, res); err != nil {
 		return nil, err

@@ -152,7 +152,7 @@ func readLoopback(b *testing.B, ctx context.Context) {
 	}
 	executor := func() error {
 		r := NewRequest("GET", "/things")
-		r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
+		r.AddQuery("reference", "things/create-thing:thing:42")
 		var l thingList
 		err := Read(ctx, c, listOp, r, &l)
 		if err == nil && len(l.Data) != 1 {

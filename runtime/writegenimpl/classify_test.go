@@ -145,7 +145,7 @@ func TestPromise07_NoHiddenReplayNoRedirect(t *testing.T) {
 			t.Errorf("the redirect was followed: %d writes reached /things", n)
 		}
 		r := NewRequest("GET", "/redirect")
-		r.AddQuery("reference", "none", "", false)
+		r.AddQuery("reference", "none")
 		if err := Read(context.Background(), c, listOp, r, new(thingList)); err != nil || p.lookupCount() != 1 {
 			t.Errorf("read through a redirect: err %v, %d lookups; want it followed", err, p.lookupCount())
 		}

@@ -15,7 +15,7 @@ func deleteThing(c *Client) func(ctx context.Context, d runtime.Found[*thing]) e
 	op := &Operation{ID: "deleteThing", Method: "DELETE", Path: "/things/{id}", Effect: runtime.EffectIdempotent,
 		Retry: runtime.RetryNotSent | runtime.RetryAmbiguous, Attempts: 3}
 	return func(ctx context.Context, d runtime.Found[*thing]) error {
-		err := Do(ctx, c, op, NewRequest("DELETE", "/things/"+PathParam("id", d.ID)), new(struct{}))
+		err := Do(ctx, c, op, NewRequest("DELETE", "/things/"+PathSegment(d.ID)), new(struct{}))
 		return err
 	}
 }

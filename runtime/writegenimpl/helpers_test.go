@@ -519,9 +519,9 @@ func thingID(t *thing) string { return t.ID }
 func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 	return func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 		r := NewRequest("GET", "/things")
-		r.AddQuery("reference", ref, "form", true)
+		r.AddQuery("reference", ref)
 		if lag {
-			r.AddQuery("lag", 1, "form", true)
+			r.AddQuery("lag", "1")
 		}
 		var l thingList
 		if err := Read(ctx, c, listOp, r, &l); err != nil {

@@ -99,7 +99,7 @@ func TestPromise04_RetriesAreByteIdentical(t *testing.T) {
 
 	// The stored form of a request decodes to the same bytes.
 	req := NewRequest("POST", "/things/a%2Fb")
-	req.AddQuery("expand", []string{"x", "y"}, "form", true)
+	req.AddQueryList("expand", []string{"x", "y"}, "")
 	req.SetHeader("Stripe-Version", "2024-06-20")
 	if err := req.Multipart([]Part{{Name: "file", FileName: "a.txt", ContentType: "text/plain", Data: []byte("hello")}, {Name: "purpose", Data: []byte("dispute")}}); err != nil {
 		t.Fatal(err)

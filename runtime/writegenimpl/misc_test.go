@@ -2,9 +2,12 @@ package writegenimpl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,40 +123,46 @@ func TestDo(t *testing.T) {
 	}
 }
 
+// TestParameters: the encoders the generated code passes its parameters' texts to, in each
+// OpenAPI style, and a union's JSON read as a parameter.
 func TestParameters(t *testing.T) {
-	if got := PathParam("id", "a/b c"); got != "a%2Fb%20c" {
-		t.Errorf("PathParam = %q", got)
+	if got := PathSegment("a/b c"); got != "a%2Fb%20c" {
+		t.Errorf("PathSegment = %q", got)
 	}
-	if got := PathParam("ids", []int64{1, 2}); got != "1,2" {
-		t.Errorf("PathParam list = %q", got)
-	}
-	type filter struct {
-		Status string `json:"status"`
-		Limit  *int   `json:"limit,omitempty"`
+	if got := PathList(Texts([]int64{1, 2}, func(v int64) string { return strconv.FormatInt(v, 10) })); got != "1,2" {
+		t.Errorf("PathList = %q", got)
 	}
 	r := NewRequest("GET", "/x")
-	var none *string
-	r.AddQuery("none", none, "form", true)
-	r.AddQuery("tag", []string{"a", "b"}, "form", true)
-	r.AddQuery("ids", []int{1, 2}, "form", false)
-	r.AddQuery("sp", []string{"a", "b"}, "spaceDelimited", false)
-	r.AddQuery("pp", []string{"a", "b"}, "pipeDelimited", false)
-	r.AddQuery("filter", filter{Status: "open"}, "deepObject", true)
-	r.AddQuery("m", map[string]int{"z": 1, "a": 2}, "form", true)
-	r.AddQuery("since", time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC), "deepObject", true)
-	want := url.Values{"tag": {"a", "b"}, "ids": {"1,2"}, "sp": {"a b"}, "pp": {"a|b"}, "filter[status]": {"open"}, "a": {"2"}, "z": {"1"}, "since": {"2030-01-02T03:04:05Z"}}
+	r.AddQueryList("tag", []string{"a", "b"}, "")
+	r.AddQueryList("ids", []string{"1", "2"}, ",")
+	r.AddQueryList("sp", []string{"a", "b"}, " ")
+	r.AddQueryList("pp", []string{"a", "b"}, "|")
+	r.AddQueryObject("filter", []string{"status", "open"}, "deepObject", true)
+	r.AddQueryObject("m", Pairs(map[string]int{"z": 1, "a": 2}, strconv.Itoa), "form", true)
+	r.AddQueryObject("o", []string{"k", "v", "l", "w"}, "form", false)
+	r.AddQuery("since", TimeText(time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)))
+	r.AddQuery("ratio", FloatText(0.25, 64))
+	r.AddQueryJSON("created", json.RawMessage(`{"lt":5,"gt":1}`), "deepObject", true)
+	r.AddQueryJSON("expand", json.RawMessage(`["x","y"]`), "form", true)
+	r.AddQueryJSON("amount", json.RawMessage(`12.50`), "form", true)
+	r.AddQueryJSON("none", json.RawMessage(`null`), "form", true)
+	want := url.Values{"tag": {"a", "b"}, "ids": {"1,2"}, "sp": {"a b"}, "pp": {"a|b"}, "filter[status]": {"open"},
+		"a": {"2"}, "z": {"1"}, "o": {"k,v,l,w"}, "since": {"2030-01-02T03:04:05Z"}, "ratio": {"0.25"},
+		"created[gt]": {"1"}, "created[lt]": {"5"}, "expand": {"x", "y"}, "amount": {"12.50"}}
 	if r.Query.Encode() != want.Encode() {
 		t.Errorf("query %s, want %s", r.Query.Encode(), want.Encode())
 	}
-	r.SetHeader("X-Count", 3)
-	r.SetHeader("X-Since", time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC))
-	if got := r.Header.Get("X-Since"); got != "2030-01-02T03:04:05Z" {
-		t.Errorf("time header %q", got)
-	}
+	r.SetHeader("X-Count", "3")
 	r.AddCookie("a", "1")
-	r.AddCookie("b", true)
+	r.AddCookie("b", "true")
 	if r.Header.Get("X-Count") != "3" || r.Header.Get("Cookie") != "a=1; b=true" {
 		t.Errorf("header %v", r.Header)
+	}
+	if l, object, ok := JSONParam(json.RawMessage(`{"b":{"c":1},"a":true}`)); !ok || !object || !slices.Equal(l, []string{"a", "true", "b", `{"c":1}`}) {
+		t.Errorf("JSONParam object = %q, %v, %v", l, object, ok)
+	}
+	if _, _, ok := JSONParam(json.RawMessage(`{`)); ok {
+		t.Error("JSONParam of broken JSON: ok")
 	}
 }
 
@@ -166,8 +175,8 @@ func TestRequestURL(t *testing.T) {
 		w.Write([]byte("{}"))
 	})
 	c := newTestClient(t, p.URL+"/v1/", newTestClock())
-	r := NewRequest("GET", "/things/"+PathParam("id", "a/b c")+"/x")
-	r.AddQuery("q", "ä&", "form", true)
+	r := NewRequest("GET", "/things/"+PathSegment("a/b c")+"/x")
+	r.AddQuery("q", "ä&")
 	if err := Read(context.Background(), c, listOp, r, new(struct{})); err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion6 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion6) so that code generated
+// SupportPackageIsVersion7 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion7) so that code generated
 // for another version of this package fails to compile on that line, which
 // says to generate it again, instead of on a type it no longer has. Version
-// 6: Read and Do are not generic; they decode into the pointer they are
-// given and return only an error.
-const SupportPackageIsVersion6 = true
+// 7: parameters are passed as the texts the generated code writes with
+// their types' formatters (PathSegment, AddQuery, AddQueryList, ...), no
+// longer as values the runtime formats by reflection.
+const SupportPackageIsVersion7 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never

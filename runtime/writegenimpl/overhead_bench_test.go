@@ -71,7 +71,7 @@ func BenchmarkReadOverhead(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			r := NewRequest("GET", "/things")
-			r.AddQuery("reference", "things/create-thing:thing:42", "form", true)
+			r.AddQuery("reference", "things/create-thing:thing:42")
 			if err := Read(ctx, c, listOp, r, new(thingList)); err != nil {
 				b.Fatal(err)
 			}

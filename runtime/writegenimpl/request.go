@@ -3,7 +3,6 @@ package writegenimpl
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -158,201 +156,12 @@ func (r *Request) Multipart(parts []Part) error {
 	return nil
 }
 
-// PathParam formats v, the value of path parameter name, in the simple
-// style (arrays and objects as comma-separated lists), each part escaped for
-// a path segment.
-func PathParam(name string, v any) string {
-	l := paramList(v)
-	for i, s := range l {
-		l[i] = url.PathEscape(s)
-	}
-	return strings.Join(l, ",")
-}
-
-// AddQuery adds the query parameter name with value v in the given OpenAPI
-// style: "form" (the default, also for ""), "spaceDelimited",
-// "pipeDelimited" or "deepObject". A nil value adds nothing.
-func (r *Request) AddQuery(name string, v any, style string, explode bool) {
-	rv, ok := deref(v)
-	if !ok {
-		return
-	}
-	if r.Query == nil {
-		r.Query = url.Values{}
-	}
-	isObject := !textual(rv) && (rv.Kind() == reflect.Map || rv.Kind() == reflect.Struct)
-	switch {
-	case style == "deepObject" && isObject:
-		l := paramList(v)
-		for i := 0; i+1 < len(l); i += 2 {
-			r.Query.Add(name+"["+l[i]+"]", l[i+1])
-		}
-	case style == "spaceDelimited" || style == "pipeDelimited":
-		sep := " "
-		if style == "pipeDelimited" {
-			sep = "|"
-		}
-		r.Query.Add(name, strings.Join(paramList(v), sep))
-	case explode && isObject:
-		l := paramList(v)
-		for i := 0; i+1 < len(l); i += 2 {
-			r.Query.Add(l[i], l[i+1])
-		}
-	case explode:
-		for _, s := range paramList(v) {
-			r.Query.Add(name, s)
-		}
-	default:
-		r.Query.Add(name, strings.Join(paramList(v), ","))
-	}
-}
-
-// SetHeader sets the header name to v in the simple style. A nil value sets
-// nothing.
-func (r *Request) SetHeader(name string, v any) {
-	if s, ok := simple(v); ok {
-		r.header().Set(name, s)
-	}
-}
-
-// AddCookie adds the cookie name=v (simple style) to the Cookie header. A nil
-// value adds nothing.
-func (r *Request) AddCookie(name string, v any) {
-	s, ok := simple(v)
-	if !ok {
-		return
-	}
-	c := (&http.Cookie{Name: name, Value: s}).String()
-	if old := r.header().Get("Cookie"); old != "" {
-		c = old + "; " + c
-	}
-	r.Header.Set("Cookie", c)
-}
-
 // header returns r.Header, made if nil.
 func (r *Request) header() http.Header {
 	if r.Header == nil {
 		r.Header = http.Header{}
 	}
 	return r.Header
-}
-
-// simple formats v in the simple style; ok is false when v is nil.
-func simple(v any) (string, bool) {
-	if _, ok := deref(v); !ok {
-		return "", false
-	}
-	return strings.Join(paramList(v), ","), true
-}
-
-// deref follows pointers and interfaces; ok is false for nil.
-func deref(v any) (reflect.Value, bool) {
-	rv := reflect.ValueOf(v)
-	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
-		if rv.IsNil() {
-			return rv, false
-		}
-		rv = rv.Elem()
-	}
-	return rv, rv.IsValid()
-}
-
-// paramList flattens v into the strings of a parameter: one for a scalar,
-// one per element for an array, key then value for each entry of an object
-// (map keys sorted, struct fields by json name in declaration order).
-func paramList(v any) []string {
-	rv, ok := deref(v)
-	if !ok {
-		return nil
-	}
-	if textual(rv) {
-		return []string{scalar(rv)}
-	}
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Array:
-		if rv.Type().Elem().Kind() == reflect.Uint8 && rv.Kind() == reflect.Slice {
-			return []string{string(rv.Bytes())}
-		}
-		out := make([]string, 0, rv.Len())
-		for i := 0; i < rv.Len(); i++ {
-			out = append(out, scalar(rv.Index(i)))
-		}
-		return out
-	case reflect.Map:
-		keys := rv.MapKeys()
-		ks := make([]string, len(keys))
-		for i, k := range keys {
-			ks[i] = scalar(k)
-		}
-		sort.Strings(ks)
-		out := make([]string, 0, 2*len(keys))
-		for _, k := range ks {
-			out = append(out, k, scalar(rv.MapIndex(reflect.ValueOf(k).Convert(rv.Type().Key()))))
-		}
-		return out
-	case reflect.Struct:
-		var out []string
-		t := rv.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" && opts == "" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			fv, ok := deref(rv.Field(i).Interface())
-			if !ok || (strings.Contains(opts, "omitempty") && fv.IsZero()) {
-				continue
-			}
-			out = append(out, name, scalar(fv))
-		}
-		return out
-	}
-	return []string{scalar(rv)}
-}
-
-// textual reports whether a value formats itself (time.Time, an enum with a
-// String method).
-func textual(rv reflect.Value) bool {
-	switch rv.Interface().(type) {
-	case encoding.TextMarshaler, fmt.Stringer:
-		return true
-	}
-	return false
-}
-
-// scalar formats one value.
-func scalar(rv reflect.Value) string {
-	rv, ok := deref(rv.Interface())
-	if !ok {
-		return ""
-	}
-	switch v := rv.Interface().(type) {
-	case encoding.TextMarshaler: // time.Time as RFC 3339
-		if b, err := v.MarshalText(); err == nil {
-			return string(b)
-		}
-	case fmt.Stringer:
-		return v.String()
-	}
-	switch rv.Kind() {
-	case reflect.String:
-		return rv.String()
-	case reflect.Bool:
-		return strconv.FormatBool(rv.Bool())
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return strconv.FormatInt(rv.Int(), 10)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return strconv.FormatUint(rv.Uint(), 10)
-	case reflect.Float32, reflect.Float64:
-		return strconv.FormatFloat(rv.Float(), 'f', -1, rv.Type().Bits())
-	}
-	return fmt.Sprint(rv.Interface())
 }
 
 // encodedRequest is the stored form of a Request.

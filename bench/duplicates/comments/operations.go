@@ -67,7 +67,7 @@ func (c *Client) CreateComment(ctx context.Context, key CreateCommentKey, params
 	return writegenimpl.WriteInto(ctx, c.impl, createCommentOp, &key, new(runtime.Receipt[Comment]), writegenimpl.Call[*Comment]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Body += " [ref:" + reference + "]"
-			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/comments")
+			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathSegment(params.TicketID)+"/comments")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -168,9 +168,13 @@ var listTicketCommentsOp = &writegenimpl.Operation{
 
 // ListTicketComments calls GET /tickets/{ticket_id}/comments: The ticket's comments, newest first.
 func (c *Client) ListTicketComments(ctx context.Context, params ListTicketCommentsParams) (*CommentPage, error) {
-	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/comments")
-	req.AddQuery("page[after]", params.PageAfter, "form", true)
-	req.AddQuery("sort_order", params.SortOrder, "form", true)
+	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathSegment(params.TicketID)+"/comments")
+	if params.PageAfter != nil {
+		req.AddQuery("page[after]", *params.PageAfter)
+	}
+	if params.SortOrder != nil {
+		req.AddQuery("sort_order", string(*params.SortOrder))
+	}
 	res := new(CommentPage)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketCommentsOp, req, res); err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ var searchTransfersOp = &writegenimpl.Operation{
 // SearchTransfers calls GET /transfers: Find the transfers made with a reference, oldest first.
 func (c *Client) SearchTransfers(ctx context.Context, params SearchTransfersParams) (*TransferList, error) {
 	req := writegenimpl.NewRequest("GET", "/transfers")
-	req.AddQuery("reference", params.Reference, "form", true)
+	req.AddQuery("reference", params.Reference)
 	res := new(TransferList)
 	if err := writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, res); err != nil {
 		return nil, err

@@ -69,7 +69,9 @@ func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, para
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
 			req := writegenimpl.NewRequest("POST", "/transfers")
-			req.SetHeader("Idempotency-Key", params.IdempotencyKey)
+			if params.IdempotencyKey != nil {
+				req.SetHeader("Idempotency-Key", *params.IdempotencyKey)
+			}
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -125,7 +127,7 @@ var searchTransfersOp = &writegenimpl.Operation{
 // SearchTransfers calls GET /transfers: Find the transfers made with a reference, oldest first.
 func (c *Client) SearchTransfers(ctx context.Context, params SearchTransfersParams) (*TransferList, error) {
 	req := writegenimpl.NewRequest("GET", "/transfers")
-	req.AddQuery("reference", params.Reference, "form", true)
+	req.AddQuery("reference", params.Reference)
 	res := new(TransferList)
 	if err := writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, res); err != nil {
 		return nil, err

@@ -61,7 +61,9 @@ var createTransferOp = &writegenimpl.Operation{
 // ledger; uncertain outcomes go to payments-ops.
 func (c *Client) CreateTransfer(ctx context.Context, key CreateTransferKey, params CreateTransferParams, body NewTransfer) (*runtime.Receipt[Transfer], error) {
 	req := writegenimpl.NewRequest("POST", "/transfers")
-	req.SetHeader("Idempotency-Key", params.IdempotencyKey)
+	if params.IdempotencyKey != nil {
+		req.SetHeader("Idempotency-Key", *params.IdempotencyKey)
+	}
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
@@ -96,7 +98,7 @@ var searchTransfersOp = &writegenimpl.Operation{
 // SearchTransfers calls GET /transfers: Find the transfers made with a reference, oldest first.
 func (c *Client) SearchTransfers(ctx context.Context, params SearchTransfersParams) (*TransferList, error) {
 	req := writegenimpl.NewRequest("GET", "/transfers")
-	req.AddQuery("reference", params.Reference, "form", true)
+	req.AddQuery("reference", params.Reference)
 	res := new(TransferList)
 	if err := writegenimpl.Read(ctx, c.impl, searchTransfersOp, req, res); err != nil {
 		return nil, err

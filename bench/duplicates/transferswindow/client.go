@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 6 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion6
+// This code needs a runtime that supports version 7 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion7
 
 // Client calls Transfers 1.0.0 as described in api.yaml and writesafety-window.yaml. It is safe
 // for concurrent use. Build it with NewClient.

@@ -68,7 +68,9 @@ func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params C
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
-			req.SetHeader("Idempotency-Key", params.IdempotencyKey)
+			if params.IdempotencyKey != nil {
+				req.SetHeader("Idempotency-Key", *params.IdempotencyKey)
+			}
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -139,7 +141,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent, ambiguous,
 // status_503 within 3 attempts.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
-	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathSegment(params.ID))
 	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
@@ -161,7 +163,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -188,7 +190,7 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	req.AddQuery("external_reference", params.ExternalReference)
 	res := new(ListThreadsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err

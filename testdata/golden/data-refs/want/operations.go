@@ -27,7 +27,7 @@ var getWidgetOp = &writegenimpl.Operation{
 
 // GetWidget calls GET /widgets/{id}.
 func (c *Client) GetWidget(ctx context.Context, params GetWidgetParams) (*Widget, error) {
-	req := writegenimpl.NewRequest("GET", "/widgets/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/widgets/"+writegenimpl.PathSegment(params.ID))
 	res := new(Widget)
 	if err := writegenimpl.Read(ctx, c.impl, getWidgetOp, req, res); err != nil {
 		return nil, err

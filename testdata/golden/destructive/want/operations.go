@@ -95,7 +95,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 //
 // Write safety (see WRITE_SAFETY.md): effect idempotent, never retried.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
-	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathSegment(params.ID))
 	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
@@ -117,7 +117,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -144,7 +144,7 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	req.AddQuery("external_reference", params.ExternalReference)
 	res := new(ListThreadsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err
@@ -202,7 +202,7 @@ var postMessageOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{message_ref}" in key scope
 // "postmessage", never retried.
 func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params PostMessageParams, body PostMessageRequest) (*runtime.Receipt[Message], error) {
-	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ID)+"/messages")
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}

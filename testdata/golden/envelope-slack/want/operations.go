@@ -179,8 +179,10 @@ var conversationsHistoryOp = &writegenimpl.Operation{
 // ConversationsHistory calls GET /conversations.history.
 func (c *Client) ConversationsHistory(ctx context.Context, params ConversationsHistoryParams) (*ConversationsHistoryResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/conversations.history")
-	req.AddQuery("channel", params.Channel, "form", true)
-	req.AddQuery("cursor", params.Cursor, "form", true)
+	req.AddQuery("channel", params.Channel)
+	if params.Cursor != nil {
+		req.AddQuery("cursor", *params.Cursor)
+	}
 	res := new(ConversationsHistoryResponse)
 	if err := writegenimpl.Read(ctx, c.impl, conversationsHistoryOp, req, res); err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func (c *Client) CreateFollowUp(ctx context.Context, key CreateFollowUpKey, para
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Ticket = ptrCopy(body.Ticket)
 			body.Ticket.ExternalID = &reference
-			req := writegenimpl.NewRequest("POST", "/api/v2/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/follow_ups")
+			req := writegenimpl.NewRequest("POST", "/api/v2/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/follow_ups")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -224,7 +224,9 @@ var listTicketsOp = &writegenimpl.Operation{
 // ListTickets calls GET /api/v2/tickets.
 func (c *Client) ListTickets(ctx context.Context, params ListTicketsParams) (*TicketsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/api/v2/tickets")
-	req.AddQuery("external_id", params.ExternalID, "form", true)
+	if params.ExternalID != nil {
+		req.AddQuery("external_id", *params.ExternalID)
+	}
 	res := new(TicketsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketsOp, req, res); err != nil {
 		return nil, err
@@ -250,7 +252,7 @@ var showTicketByExternalIDOp = &writegenimpl.Operation{
 
 // ShowTicketByExternalID calls GET /api/v2/tickets/by_external_id/{external_id}.
 func (c *Client) ShowTicketByExternalID(ctx context.Context, params ShowTicketByExternalIDParams) (*TicketResponse, error) {
-	req := writegenimpl.NewRequest("GET", "/api/v2/tickets/by_external_id/"+writegenimpl.PathParam("external_id", params.ExternalID))
+	req := writegenimpl.NewRequest("GET", "/api/v2/tickets/by_external_id/"+writegenimpl.PathSegment(params.ExternalID))
 	res := new(TicketResponse)
 	if err := writegenimpl.Read(ctx, c.impl, showTicketByExternalIDOp, req, res); err != nil {
 		return nil, err

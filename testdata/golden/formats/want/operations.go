@@ -4,6 +4,7 @@ package events
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -47,7 +48,7 @@ var getReportOp = &writegenimpl.Operation{
 
 // GetReport calls GET /reports/{id}.
 func (c *Client) GetReport(ctx context.Context, params GetReportParams) ([]byte, error) {
-	req := writegenimpl.NewRequest("GET", "/reports/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/reports/"+writegenimpl.PathSegment(strconv.FormatInt(params.ID, 10)))
 	var res []byte
 	if err := writegenimpl.Read(ctx, c.impl, getReportOp, req, &res); err != nil {
 		return nil, err

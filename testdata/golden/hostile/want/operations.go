@@ -67,9 +67,13 @@ var returnOp = &writegenimpl.Operation{
 // "return", retried on not_sent, ambiguous within 2 attempts; uncertain outcomes go to team */ " `
 // | owner.
 func (c *Client) Return(ctx context.Context, key ReturnKey, params ReturnParams, body Type) (*runtime.Receipt[Type], error) {
-	req := writegenimpl.NewRequest("POST", "/type/"+writegenimpl.PathParam("func", params.Func))
-	req.AddQuery("range", params.Range, "form", true)
-	req.SetHeader("x-map", params.XMap)
+	req := writegenimpl.NewRequest("POST", "/type/"+writegenimpl.PathSegment(params.Func))
+	if params.Range != nil {
+		req.AddQuery("range", *params.Range)
+	}
+	if params.XMap != nil {
+		req.SetHeader("x-map", *params.XMap)
+	}
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ package idem
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -197,8 +198,10 @@ func (c *Client) KeyInQuery(ctx context.Context, key KeyInQueryKey, params KeyIn
 	return writegenimpl.WriteInto(ctx, c.impl, keyInQueryOp, &key, new(runtime.Receipt[Obj]), writegenimpl.Call[*Obj]{
 		Build: func(providerKey, _ string) (*writegenimpl.Request, error) {
 			req := writegenimpl.NewRequest("POST", "/c")
-			req.AddQuery("dry_run", params.DryRun, "form", true)
-			req.AddQuery("idempotency_key", providerKey, "form", true)
+			if params.DryRun != nil {
+				req.AddQuery("dry_run", strconv.FormatBool(*params.DryRun))
+			}
+			req.AddQuery("idempotency_key", providerKey)
 			return req, nil
 		},
 		ID: keyInQueryID,

@@ -68,7 +68,7 @@ func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNotePara
 	return writegenimpl.WriteInto(ctx, c.impl, addNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Reference = &reference
-			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/notes")
+			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/notes")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -390,7 +390,7 @@ func (c *Client) CreateMessage(ctx context.Context, key CreateMessageKey, params
 				return nil, err
 			}
 			body.Nonce = &set0
-			req := writegenimpl.NewRequest("POST", "/channels/"+writegenimpl.PathParam("channel_id", params.ChannelID)+"/messages")
+			req := writegenimpl.NewRequest("POST", "/channels/"+writegenimpl.PathSegment(params.ChannelID)+"/messages")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -587,7 +587,9 @@ var listChatMessagesOp = &writegenimpl.Operation{
 // ListChatMessages calls GET /chat/messages.
 func (c *Client) ListChatMessages(ctx context.Context, params ListChatMessagesParams) (*ListChatMessagesResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/chat/messages")
-	req.AddQuery("client_msg_id", params.ClientMsgID, "form", true)
+	if params.ClientMsgID != nil {
+		req.AddQuery("client_msg_id", *params.ClientMsgID)
+	}
 	res := new(ListChatMessagesResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listChatMessagesOp, req, res); err != nil {
 		return nil, err
@@ -616,8 +618,10 @@ var listContactsOp = &writegenimpl.Operation{
 // ListContacts calls GET /contacts.
 func (c *Client) ListContacts(ctx context.Context, params ListContactsParams) (*ListContactsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/contacts")
-	req.AddQuery("externalId", params.ExternalID, "form", true)
-	req.AddQuery("workspace", params.Workspace, "form", true)
+	if params.ExternalID != nil {
+		req.AddQuery("externalId", *params.ExternalID)
+	}
+	req.AddQuery("workspace", params.Workspace)
 	res := new(ListContactsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listContactsOp, req, res); err != nil {
 		return nil, err
@@ -645,8 +649,10 @@ var listNotesOp = &writegenimpl.Operation{
 
 // ListNotes calls GET /tickets/{ticket_id}/notes.
 func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*ListNotesResponse, error) {
-	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/notes")
-	req.AddQuery("cursor", params.Cursor, "form", true)
+	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/notes")
+	if params.Cursor != nil {
+		req.AddQuery("cursor", *params.Cursor)
+	}
 	res := new(ListNotesResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listNotesOp, req, res); err != nil {
 		return nil, err
@@ -672,7 +678,7 @@ var listTicketAuditsOp = &writegenimpl.Operation{
 
 // ListTicketAudits calls GET /tickets/{ticket_id}/audits.
 func (c *Client) ListTicketAudits(ctx context.Context, params ListTicketAuditsParams) ([]map[string]any, error) {
-	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/audits")
+	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/audits")
 	var res []map[string]any
 	if err := writegenimpl.Read(ctx, c.impl, listTicketAuditsOp, req, &res); err != nil {
 		return nil, err
@@ -699,7 +705,9 @@ var listTicketsOp = &writegenimpl.Operation{
 // ListTickets calls GET /tickets.
 func (c *Client) ListTickets(ctx context.Context, params ListTicketsParams) (*ListTicketsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/tickets")
-	req.AddQuery("external_id", params.ExternalID, "form", true)
+	if params.ExternalID != nil {
+		req.AddQuery("external_id", *params.ExternalID)
+	}
 	res := new(ListTicketsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketsOp, req, res); err != nil {
 		return nil, err
@@ -822,7 +830,7 @@ var searchChargesOp = &writegenimpl.Operation{
 // SearchCharges calls GET /charges/search.
 func (c *Client) SearchCharges(ctx context.Context, params SearchChargesParams) (*SearchChargesResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/charges/search")
-	req.AddQuery("query", params.Query, "form", true)
+	req.AddQuery("query", params.Query)
 	res := new(SearchChargesResponse)
 	if err := writegenimpl.Read(ctx, c.impl, searchChargesOp, req, res); err != nil {
 		return nil, err

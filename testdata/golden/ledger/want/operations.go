@@ -119,7 +119,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{thread_id}" in key scope
 // "deletethread", retried on not_sent, ambiguous within 3 attempts, deduplicated in the ledger.
 func (c *Client) DeleteThread(ctx context.Context, key DeleteThreadKey, params DeleteThreadParams) (*runtime.Ack[struct{}], error) {
-	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathSegment(params.ID))
 	return writegenimpl.SubmitInto(ctx, c.impl, deleteThreadOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[*struct{}]{
 		Request: req,
 	})
@@ -143,7 +143,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -170,7 +170,9 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	if params.ExternalReference != nil {
+		req.AddQuery("external_reference", *params.ExternalReference)
+	}
 	res := new(ThreadList)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package issues
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -145,8 +146,12 @@ var searchForIssuesUsingJqlOp = &writegenimpl.Operation{
 // SearchForIssuesUsingJql calls GET /rest/api/3/search/jql.
 func (c *Client) SearchForIssuesUsingJql(ctx context.Context, params SearchForIssuesUsingJqlParams) (*SearchForIssuesUsingJqlResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/rest/api/3/search/jql")
-	req.AddQuery("jql", params.Jql, "form", true)
-	req.AddQuery("maxResults", params.MaxResults, "form", true)
+	if params.Jql != nil {
+		req.AddQuery("jql", *params.Jql)
+	}
+	if params.MaxResults != nil {
+		req.AddQuery("maxResults", strconv.FormatInt(int64(*params.MaxResults), 10))
+	}
 	res := new(SearchForIssuesUsingJqlResponse)
 	if err := writegenimpl.Read(ctx, c.impl, searchForIssuesUsingJqlOp, req, res); err != nil {
 		return nil, err

@@ -70,7 +70,7 @@ func (c *Client) IssuesCreateComment(ctx context.Context, key IssuesCreateCommen
 	return writegenimpl.WriteInto(ctx, c.impl, issuesCreateCommentOp, &key, new(runtime.Receipt[IssueComment]), writegenimpl.Call[*IssueComment]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Body += "\n\n<!-- ref:" + reference + " -->"
-			req := writegenimpl.NewRequest("POST", "/repos/"+writegenimpl.PathParam("owner", params.Owner)+"/"+writegenimpl.PathParam("repo", params.Repo)+"/issues/"+writegenimpl.PathParam("issue_number", params.IssueNumber)+"/comments")
+			req := writegenimpl.NewRequest("POST", "/repos/"+writegenimpl.PathSegment(params.Owner)+"/"+writegenimpl.PathSegment(params.Repo)+"/issues/"+writegenimpl.PathSegment(strconv.FormatInt(params.IssueNumber, 10))+"/comments")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -184,11 +184,19 @@ var issuesListCommentsForRepoOp = &writegenimpl.Operation{
 
 // IssuesListCommentsForRepo calls GET /repos/{owner}/{repo}/issues/comments.
 func (c *Client) IssuesListCommentsForRepo(ctx context.Context, params IssuesListCommentsForRepoParams) ([]IssueComment, error) {
-	req := writegenimpl.NewRequest("GET", "/repos/"+writegenimpl.PathParam("owner", params.Owner)+"/"+writegenimpl.PathParam("repo", params.Repo)+"/issues/comments")
-	req.AddQuery("direction", params.Direction, "form", true)
-	req.AddQuery("page", params.Page, "form", true)
-	req.AddQuery("per_page", params.PerPage, "form", true)
-	req.AddQuery("sort", params.Sort, "form", true)
+	req := writegenimpl.NewRequest("GET", "/repos/"+writegenimpl.PathSegment(params.Owner)+"/"+writegenimpl.PathSegment(params.Repo)+"/issues/comments")
+	if params.Direction != nil {
+		req.AddQuery("direction", string(*params.Direction))
+	}
+	if params.Page != nil {
+		req.AddQuery("page", strconv.FormatInt(*params.Page, 10))
+	}
+	if params.PerPage != nil {
+		req.AddQuery("per_page", strconv.FormatInt(*params.PerPage, 10))
+	}
+	if params.Sort != nil {
+		req.AddQuery("sort", string(*params.Sort))
+	}
 	var res []IssueComment
 	if err := writegenimpl.Read(ctx, c.impl, issuesListCommentsForRepoOp, req, &res); err != nil {
 		return nil, err

@@ -67,7 +67,7 @@ func (c *Client) AddTicketComment(ctx context.Context, key AddTicketCommentKey, 
 	return writegenimpl.WriteInto(ctx, c.impl, addTicketCommentOp, &key, new(runtime.Receipt[Comment]), writegenimpl.Call[*Comment]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Body += " [ref:" + reference + "]"
-			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/comments")
+			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/comments")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -212,7 +212,7 @@ func (c *Client) AddTicketNote(ctx context.Context, key AddTicketNoteKey, params
 	return writegenimpl.WriteInto(ctx, c.impl, addTicketNoteOp, &key, new(runtime.Receipt[Note]), writegenimpl.Call[*Note]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.Note = &reference
-			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/notes")
+			req := writegenimpl.NewRequest("POST", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/notes")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -301,10 +301,16 @@ var listTicketCommentsOp = &writegenimpl.Operation{
 
 // ListTicketComments calls GET /tickets/{ticket_id}/comments.
 func (c *Client) ListTicketComments(ctx context.Context, params ListTicketCommentsParams) (*CommentPage, error) {
-	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/comments")
-	req.AddQuery("page[after]", params.PageAfter, "form", true)
-	req.AddQuery("page[size]", params.PageSize, "form", true)
-	req.AddQuery("sort_order", params.SortOrder, "form", true)
+	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/comments")
+	if params.PageAfter != nil {
+		req.AddQuery("page[after]", *params.PageAfter)
+	}
+	if params.PageSize != nil {
+		req.AddQuery("page[size]", strconv.FormatInt(*params.PageSize, 10))
+	}
+	if params.SortOrder != nil {
+		req.AddQuery("sort_order", string(*params.SortOrder))
+	}
 	res := new(CommentPage)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketCommentsOp, req, res); err != nil {
 		return nil, err
@@ -332,8 +338,10 @@ var listTicketNotesOp = &writegenimpl.Operation{
 
 // ListTicketNotes calls GET /tickets/{ticket_id}/notes.
 func (c *Client) ListTicketNotes(ctx context.Context, params ListTicketNotesParams) (*ListTicketNotesResponse, error) {
-	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathParam("ticket_id", params.TicketID)+"/notes")
-	req.AddQuery("cursor", params.Cursor, "form", true)
+	req := writegenimpl.NewRequest("GET", "/tickets/"+writegenimpl.PathSegment(strconv.FormatInt(params.TicketID, 10))+"/notes")
+	if params.Cursor != nil {
+		req.AddQuery("cursor", *params.Cursor)
+	}
 	res := new(ListTicketNotesResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listTicketNotesOp, req, res); err != nil {
 		return nil, err

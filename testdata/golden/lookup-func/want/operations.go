@@ -66,7 +66,9 @@ func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params C
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ExternalReference = &reference
 			req := writegenimpl.NewRequest("POST", "/threads")
-			req.SetHeader("Idempotency-Key", params.IdempotencyKey)
+			if params.IdempotencyKey != nil {
+				req.SetHeader("Idempotency-Key", *params.IdempotencyKey)
+			}
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}
@@ -109,7 +111,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -136,7 +138,9 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	if params.ExternalReference != nil {
+		req.AddQuery("external_reference", *params.ExternalReference)
+	}
 	res := new(ThreadList)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err

@@ -122,7 +122,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ var getThreadByReferenceOp = &writegenimpl.Operation{
 
 // GetThreadByReference calls GET /threads/by-reference/{ref}.
 func (c *Client) GetThreadByReference(ctx context.Context, params GetThreadByReferenceParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/by-reference/"+writegenimpl.PathParam("ref", params.Ref))
+	req := writegenimpl.NewRequest("GET", "/threads/by-reference/"+writegenimpl.PathSegment(params.Ref))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadByReferenceOp, req, res); err != nil {
 		return nil, err
@@ -175,7 +175,9 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ThreadList, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	if params.ExternalReference != nil {
+		req.AddQuery("external_reference", *params.ExternalReference)
+	}
 	res := new(ThreadList)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err
@@ -238,7 +240,7 @@ func (c *Client) PostMessage(ctx context.Context, key PostMessageKey, params Pos
 	return writegenimpl.WriteInto(ctx, c.impl, postMessageOp, &key, new(runtime.Receipt[Thread]), writegenimpl.Call[*Thread]{
 		Build: func(_, reference string) (*writegenimpl.Request, error) {
 			body.ClientRef = &reference
-			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("id", params.ID)+"/messages")
+			req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ID)+"/messages")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}

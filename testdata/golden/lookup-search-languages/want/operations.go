@@ -221,8 +221,10 @@ var getCustomersSearchOp = &writegenimpl.Operation{
 // GetCustomersSearch calls GET /v1/customers/search.
 func (c *Client) GetCustomersSearch(ctx context.Context, params GetCustomersSearchParams) (*CustomerSearch, error) {
 	req := writegenimpl.NewRequest("GET", "/v1/customers/search")
-	req.AddQuery("limit", params.Limit, "form", true)
-	req.AddQuery("query", params.Query, "form", true)
+	if params.Limit != nil {
+		req.AddQuery("limit", strconv.FormatInt(*params.Limit, 10))
+	}
+	req.AddQuery("query", params.Query)
 	res := new(CustomerSearch)
 	if err := writegenimpl.Read(ctx, c.impl, getCustomersSearchOp, req, res); err != nil {
 		return nil, err
@@ -350,8 +352,10 @@ var listSearchResultsOp = &writegenimpl.Operation{
 // ListSearchResults calls GET /api/v2/search.
 func (c *Client) ListSearchResults(ctx context.Context, params ListSearchResultsParams) (*TicketSearch, error) {
 	req := writegenimpl.NewRequest("GET", "/api/v2/search")
-	req.AddQuery("query", params.Query, "form", true)
-	req.AddQuery("sort_by", params.SortBy, "form", true)
+	req.AddQuery("query", params.Query)
+	if params.SortBy != nil {
+		req.AddQuery("sort_by", *params.SortBy)
+	}
 	res := new(TicketSearch)
 	if err := writegenimpl.Read(ctx, c.impl, listSearchResultsOp, req, res); err != nil {
 		return nil, err
@@ -503,7 +507,7 @@ var searchDocumentsOp = &writegenimpl.Operation{
 // SearchDocuments calls GET /indexes/docs/documents.
 func (c *Client) SearchDocuments(ctx context.Context, params SearchDocumentsParams) (*DocumentHits, error) {
 	req := writegenimpl.NewRequest("GET", "/indexes/docs/documents")
-	req.AddQuery("q", params.Q, "form", true)
+	req.AddQuery("q", params.Q)
 	res := new(DocumentHits)
 	if err := writegenimpl.Read(ctx, c.impl, searchDocumentsOp, req, res); err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ var addNoteOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "note:{note_ref}" in key
 // scope "addnote", retried on not_sent within 3 attempts; uncertain outcomes go to desk-ops.
 func (c *Client) AddNote(ctx context.Context, key AddNoteKey, params AddNoteParams, body AddNoteRequest) (*runtime.Receipt[Note], error) {
-	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID)+"/notes")
+	req := writegenimpl.NewRequest("POST", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/notes")
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ var deleteThreadOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent, ambiguous within 3
 // attempts; uncertain outcomes go to desk-ops.
 func (c *Client) DeleteThread(ctx context.Context, params DeleteThreadParams) error {
-	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	req := writegenimpl.NewRequest("DELETE", "/threads/"+writegenimpl.PathSegment(params.ThreadID))
 	return writegenimpl.Do(ctx, c.impl, deleteThreadOp, req, nil)
 }
 
@@ -214,7 +214,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{thread_id}: Read one thread.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ThreadID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads: Find threads by external reference.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) ([]Thread, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	req.AddQuery("external_reference", params.ExternalReference)
 	var res []Thread
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, &res); err != nil {
 		return nil, err
@@ -389,7 +389,7 @@ var updateThreadOp = &writegenimpl.Operation{
 // "updatethread", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // desk-ops.
 func (c *Client) UpdateThread(ctx context.Context, key UpdateThreadKey, params UpdateThreadParams, body UpdateThreadRequest) (*runtime.Receipt[Thread], error) {
-	req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathParam("thread_id", params.ThreadID))
+	req := writegenimpl.NewRequest("PATCH", "/threads/"+writegenimpl.PathSegment(params.ThreadID))
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}

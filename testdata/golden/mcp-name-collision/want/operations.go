@@ -83,7 +83,7 @@ var putItemOp = &writegenimpl.Operation{
 // items-team.
 func (c *Client) PutItem(ctx context.Context, key PutItemKey, params PutItemParams, body Item) (*runtime.Receipt[Item], error) {
 	req := writegenimpl.NewRequest("POST", "/items")
-	req.AddQuery("key", params.Key, "form", true)
+	req.AddQuery("key", params.Key)
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}

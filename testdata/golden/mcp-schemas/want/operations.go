@@ -50,7 +50,7 @@ var getNodeOp = &writegenimpl.Operation{
 
 // GetNode calls GET /nodes/{id}: Read a node and its children.
 func (c *Client) GetNode(ctx context.Context, params GetNodeParams) (*Node, error) {
-	req := writegenimpl.NewRequest("GET", "/nodes/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/nodes/"+writegenimpl.PathSegment(params.ID))
 	res := new(Node)
 	if err := writegenimpl.Read(ctx, c.impl, getNodeOp, req, res); err != nil {
 		return nil, err
@@ -138,9 +138,13 @@ var putNodeOp = &writegenimpl.Operation{
 // "putnode", retried on not_sent, ambiguous within 3 attempts; uncertain outcomes go to
 // graph-team.
 func (c *Client) PutNode(ctx context.Context, key PutNodeKey, params PutNodeParams, body Node) (*runtime.Receipt[Node], error) {
-	req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathParam("id", params.ID))
-	req.AddQuery("filter[kind]", params.FilterKind, "form", true)
-	req.SetHeader("X-Request-Id", params.XRequestID)
+	req := writegenimpl.NewRequest("PUT", "/nodes/"+writegenimpl.PathSegment(params.ID))
+	if params.FilterKind != nil {
+		req.AddQuery("filter[kind]", string(*params.FilterKind))
+	}
+	if params.XRequestID != nil {
+		req.SetHeader("X-Request-Id", *params.XRequestID)
+	}
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
@@ -181,7 +185,7 @@ var uploadBlobOp = &writegenimpl.Operation{
 func (c *Client) UploadBlob(ctx context.Context, params UploadBlobParams, body []byte) error {
 	req := writegenimpl.NewRequest("POST", "/blobs")
 	if params.Since != nil {
-		req.AddQuery("since", params.Since.Format(time.RFC3339Nano), "form", true)
+		req.AddQuery("since", writegenimpl.TimeText(*params.Since))
 	}
 	req.Body, req.ContentType = body, "application/octet-stream"
 	return writegenimpl.Do(ctx, c.impl, uploadBlobOp, req, nil)

@@ -27,7 +27,7 @@ var getThingOp = &writegenimpl.Operation{
 
 // GetThing calls GET /things/{id}.
 func (c *Client) GetThing(ctx context.Context, params GetThingParams) (*Thing, error) {
-	req := writegenimpl.NewRequest("GET", "/things/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/things/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thing)
 	if err := writegenimpl.Read(ctx, c.impl, getThingOp, req, res); err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package issues
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -48,22 +49,39 @@ var listIssuesOp = &writegenimpl.Operation{
 
 // ListIssues calls GET /orgs/{org}/repos/{repo}/issues.
 func (c *Client) ListIssues(ctx context.Context, params ListIssuesParams) ([]Issue, error) {
-	req := writegenimpl.NewRequest("GET", "/orgs/"+writegenimpl.PathParam("org", params.Org)+"/repos/"+writegenimpl.PathParam("repo", params.Repo)+"/issues")
-	req.AddQuery("created", params.Created, "deepObject", true)
-	req.AddQuery("ids", params.IDs, "form", true)
+	req := writegenimpl.NewRequest("GET", "/orgs/"+writegenimpl.PathSegment(params.Org)+"/repos/"+writegenimpl.PathSegment(params.Repo)+"/issues")
+	if params.Created != nil {
+		req.AddQueryObject("created", func(v ListIssuesCreated) []string {
+			var kv []string
+			if v.Gte != nil {
+				kv = append(kv, "gte", strconv.FormatInt(*v.Gte, 10))
+			}
+			if v.Lt != nil {
+				kv = append(kv, "lt", strconv.FormatInt(*v.Lt, 10))
+			}
+			return kv
+		}(*params.Created), "deepObject", true)
+	}
+	req.AddQueryList("ids", writegenimpl.IntTexts(params.IDs), "")
 	if len(params.Labels) > 0 {
-		req.AddQuery("labels", params.Labels, "form", false)
+		req.AddQueryList("labels", params.Labels, ",")
 	}
 	if params.Since != nil {
-		req.AddQuery("since", params.Since.Format(time.RFC3339Nano), "form", true)
+		req.AddQuery("since", writegenimpl.TimeText(*params.Since))
 	}
 	if len(params.Sort) > 0 {
-		req.AddQuery("sort", params.Sort, "pipeDelimited", false)
+		req.AddQueryList("sort", params.Sort, "|")
 	}
-	req.AddQuery("state", params.State, "form", true)
-	req.SetHeader("X-Page", params.XPage)
-	req.SetHeader("X-Trace-Id", params.XTraceID)
-	req.AddCookie("session", params.Session)
+	if params.State != nil {
+		req.AddQuery("state", string(*params.State))
+	}
+	req.SetHeader("X-Page", strconv.FormatInt(params.XPage, 10))
+	if params.XTraceID != nil {
+		req.SetHeader("X-Trace-Id", *params.XTraceID)
+	}
+	if params.Session != nil {
+		req.AddCookie("session", *params.Session)
+	}
 	var res []Issue
 	if err := writegenimpl.Read(ctx, c.impl, listIssuesOp, req, &res); err != nil {
 		return nil, err

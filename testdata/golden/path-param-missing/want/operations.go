@@ -27,7 +27,7 @@ var getAccountOp = &writegenimpl.Operation{
 
 // GetAccount calls GET /accounts/{id}.
 func (c *Client) GetAccount(ctx context.Context, params GetAccountParams) (*GetAccountResponse, error) {
-	req := writegenimpl.NewRequest("GET", "/accounts/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/accounts/"+writegenimpl.PathSegment(params.ID))
 	res := new(GetAccountResponse)
 	if err := writegenimpl.Read(ctx, c.impl, getAccountOp, req, res); err != nil {
 		return nil, err

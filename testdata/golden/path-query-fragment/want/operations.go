@@ -65,8 +65,10 @@ var compactResponseOp = &writegenimpl.Operation{
 // platform.
 func (c *Client) CompactResponse(ctx context.Context, key CompactResponseKey, params CompactResponseParams, body CompactResponseRequest) (*runtime.Receipt[Item], error) {
 	req := writegenimpl.NewRequest("POST", "/v1/responses/compact")
-	req.AddQuery("beta", "true", "form", true)
-	req.AddQuery("model", params.Model, "form", true)
+	req.AddQuery("beta", "true")
+	if params.Model != nil {
+		req.AddQuery("model", *params.Model)
+	}
 	if err := req.JSON(body); err != nil {
 		return nil, err
 	}
@@ -158,8 +160,8 @@ var listBatchFilesOp = &writegenimpl.Operation{
 // query is sent with every call).
 func (c *Client) ListBatchFiles(ctx context.Context) ([]Item, error) {
 	req := writegenimpl.NewRequest("GET", "/v1/files")
-	req.AddQuery("purpose", "batch", "form", true)
-	req.AddQuery("label", "a b", "form", true)
+	req.AddQuery("purpose", "batch")
+	req.AddQuery("label", "a b")
 	var res []Item
 	if err := writegenimpl.Read(ctx, c.impl, listBatchFilesOp, req, &res); err != nil {
 		return nil, err

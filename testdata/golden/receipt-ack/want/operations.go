@@ -56,7 +56,7 @@ var cancelJobOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, business key "{job_id}" in key scope
 // "canceljob", retried on not_sent, ambiguous, status_5xx within 5 attempts.
 func (c *Client) CancelJob(ctx context.Context, key CancelJobKey, params CancelJobParams) (*runtime.Ack[struct{}], error) {
-	req := writegenimpl.NewRequest("POST", "/jobs/"+writegenimpl.PathParam("id", params.ID)+"/cancel")
+	req := writegenimpl.NewRequest("POST", "/jobs/"+writegenimpl.PathSegment(params.ID)+"/cancel")
 	return writegenimpl.SubmitInto(ctx, c.impl, cancelJobOp, &key, new(runtime.Ack[struct{}]), writegenimpl.Call[*struct{}]{
 		Request: req,
 	})

@@ -130,7 +130,7 @@ var getThreadOp = &writegenimpl.Operation{
 
 // GetThread calls GET /threads/{id}.
 func (c *Client) GetThread(ctx context.Context, params GetThreadParams) (*Thread, error) {
-	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ID))
 	res := new(Thread)
 	if err := writegenimpl.Read(ctx, c.impl, getThreadOp, req, res); err != nil {
 		return nil, err
@@ -157,7 +157,7 @@ var listThreadsOp = &writegenimpl.Operation{
 // ListThreads calls GET /threads.
 func (c *Client) ListThreads(ctx context.Context, params ListThreadsParams) (*ListThreadsResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/threads")
-	req.AddQuery("external_reference", params.ExternalReference, "form", true)
+	req.AddQuery("external_reference", params.ExternalReference)
 	res := new(ListThreadsResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listThreadsOp, req, res); err != nil {
 		return nil, err

@@ -27,7 +27,7 @@ var getPetOp = &writegenimpl.Operation{
 
 // GetPet calls GET /pets/{id}.
 func (c *Client) GetPet(ctx context.Context, params GetPetParams) (*Pet, error) {
-	req := writegenimpl.NewRequest("GET", "/pets/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/pets/"+writegenimpl.PathSegment(params.ID))
 	res := new(Pet)
 	if err := writegenimpl.Read(ctx, c.impl, getPetOp, req, res); err != nil {
 		return nil, err

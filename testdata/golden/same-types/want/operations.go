@@ -27,7 +27,7 @@ var getCustomerOp = &writegenimpl.Operation{
 
 // GetCustomer calls GET /customers/{id}.
 func (c *Client) GetCustomer(ctx context.Context, params GetCustomerParams) (*Customer, error) {
-	req := writegenimpl.NewRequest("GET", "/customers/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/customers/"+writegenimpl.PathSegment(params.ID))
 	res := new(Customer)
 	if err := writegenimpl.Read(ctx, c.impl, getCustomerOp, req, res); err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ var getInvoiceOp = &writegenimpl.Operation{
 
 // GetInvoice calls GET /invoices/{id}.
 func (c *Client) GetInvoice(ctx context.Context, params GetInvoiceParams) (*Invoice, error) {
-	req := writegenimpl.NewRequest("GET", "/invoices/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/invoices/"+writegenimpl.PathSegment(params.ID))
 	res := new(Invoice)
 	if err := writegenimpl.Read(ctx, c.impl, getInvoiceOp, req, res); err != nil {
 		return nil, err
@@ -87,7 +87,7 @@ var setPayerOp = &writegenimpl.Operation{
 // Write safety (see WRITE_SAFETY.md): effect idempotent, retried on not_sent within 2 attempts;
 // uncertain outcomes go to billing.
 func (c *Client) SetPayer(ctx context.Context, params SetPayerParams, body SetPayerRequest) error {
-	req := writegenimpl.NewRequest("PUT", "/customers/"+writegenimpl.PathParam("id", params.ID)+"/payer")
+	req := writegenimpl.NewRequest("PUT", "/customers/"+writegenimpl.PathSegment(params.ID)+"/payer")
 	if err := req.JSON(body); err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ var listPointsOp = &writegenimpl.Operation{
 func (c *Client) ListPoints(ctx context.Context, params ListPointsParams) ([]Point, error) {
 	req := writegenimpl.NewRequest("GET", "/points")
 	if len(params.Tags) > 0 {
-		req.AddQuery("tags", params.Tags, "form", true)
+		req.AddQueryList("tags", params.Tags, "")
 	}
 	var res []Point
 	if err := writegenimpl.Read(ctx, c.impl, listPointsOp, req, &res); err != nil {

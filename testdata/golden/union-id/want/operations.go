@@ -75,7 +75,7 @@ func (c *Client) CreateExternalAccount(ctx context.Context, key CreateExternalAc
 			}
 			body.Attributes = copyMap(body.Attributes)
 			body.Attributes["writegen_ref"] = set0
-			req := writegenimpl.NewRequest("POST", "/accounts/"+writegenimpl.PathParam("account", params.Account)+"/external_accounts")
+			req := writegenimpl.NewRequest("POST", "/accounts/"+writegenimpl.PathSegment(params.Account)+"/external_accounts")
 			if err := req.JSON(body); err != nil {
 				return nil, err
 			}

@@ -147,7 +147,9 @@ var listUsersOp = &writegenimpl.Operation{
 // ListUsers calls GET /api/v2/users.
 func (c *Client) ListUsers(ctx context.Context, params ListUsersParams) (*UsersResponse, error) {
 	req := writegenimpl.NewRequest("GET", "/api/v2/users")
-	req.AddQuery("external_id", params.ExternalID, "form", true)
+	if params.ExternalID != nil {
+		req.AddQuery("external_id", *params.ExternalID)
+	}
 	res := new(UsersResponse)
 	if err := writegenimpl.Read(ctx, c.impl, listUsersOp, req, res); err != nil {
 		return nil, err

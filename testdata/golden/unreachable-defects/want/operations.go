@@ -27,7 +27,7 @@ var getItemOp = &writegenimpl.Operation{
 
 // GetItem calls GET /items/{id}.
 func (c *Client) GetItem(ctx context.Context, params GetItemParams) (*Item, error) {
-	req := writegenimpl.NewRequest("GET", "/items/"+writegenimpl.PathParam("id", params.ID))
+	req := writegenimpl.NewRequest("GET", "/items/"+writegenimpl.PathSegment(params.ID))
 	res := new(Item)
 	if err := writegenimpl.Read(ctx, c.impl, getItemOp, req, res); err != nil {
 		return nil, err
