@@ -75,7 +75,7 @@ func RandomSchedule(seed uint64, escalations int) Schedule {
 		WriteFaults: r.Float64() * 0.6,
 		Faults:      faults,
 		Stubborn:    r.Float64() * 0.1,
-		StubbornFor: stubbornRequests,
+		StubbornFor: StubbornRequests,
 		Pause:       r.Float64() * 0.05,
 		Deliveries:  r.Float64() * 0.6,
 	}
@@ -171,10 +171,10 @@ func (s Schedule) hash(parts ...any) uint64 {
 	return x ^ x>>31
 }
 
-// stubbornRequests is how many requests of a stubborn write fail in a random schedule: more than
-// the 4 attempts of one call, so that the call runs out of them and the write is settled later
-// (by Resume, the inbox or the outbox trying again), or left uncertain.
-const stubbornRequests = 6
+// StubbornRequests is how many requests of a stubborn write fail in a random schedule and in
+// the demo: more than the 4 attempts of one call, so that the call runs out of them and the
+// write is settled later (by Resume, the inbox or the outbox trying again), or left uncertain.
+const StubbornRequests = 6
 
 // fault decides the fault of one write request (a simulator.FaultFunc).
 func (s Schedule) fault(op, key string, n int) simulator.Fault {

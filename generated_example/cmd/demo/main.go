@@ -92,6 +92,9 @@ func run(ctx context.Context, out *os.File, c config) (bool, error) {
 		WriteFaults: faults,
 		Faults:      scenario.AllFaults,
 		Stubborn:    faults / 8,
+		// A stubborn write's outage outlasts a call's attempts and then heals: one that never
+		// heals would, once a lookup proves a note was not applied, be tried again for ever.
+		StubbornFor: scenario.StubbornRequests,
 		Pause:       faults / 20,
 		Deliveries:  faults,
 		Rate:        c.rate,
