@@ -45,6 +45,9 @@ type document struct {
 	// component key of their own to tell them apart ("Error@common/errors.yaml"), by
 	// section/key ("schemas/Error@common/errors.yaml").
 	graftNames map[string]string
+	// origins are the pointers in the tree of what references to other files name, by the
+	// file's path and the JSON pointer in it ("common/errors.yaml#/components/schemas/Error").
+	origins map[string]string
 }
 
 // maxRounds bounds how many times kin-openapi reads a document whose defects it finds one at a

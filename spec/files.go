@@ -814,6 +814,14 @@ func (b *bundler) place() {
 		}
 		return true
 	})
+	for _, g := range b.order {
+		if p, ok := ptrs[g.node]; ok {
+			if d.origins == nil {
+				d.origins = make(map[string]string)
+			}
+			d.origins[g.file.rel+"#"+g.frag] = "#" + p
+		}
+	}
 	for _, u := range b.sites {
 		if u.dead {
 			continue
@@ -856,4 +864,20 @@ func joinPointer(segs []string) string {
 		b.WriteString(escapePointer(s))
 	}
 	return b.String()
+}
+
+// originKey is the key of d.origins a reference to another file written relative to the root
+// spec's directory has ("./schemas/Ticket.yaml" is "schemas/Ticket.yaml#"), or "".
+func originKey(ref string) string {
+	file, frag, _ := strings.Cut(ref, "#")
+	if file == "" {
+		return ""
+	}
+	if u, err := url.PathUnescape(file); err == nil {
+		file = u
+	}
+	if u, err := url.PathUnescape(frag); err == nil {
+		frag = u
+	}
+	return path.Clean(file) + "#" + frag
 }

@@ -109,7 +109,7 @@ properties:
 // TestMultiFileNames checks the names of components of other files: a whole file is named
 // after the file, a component of the root that is only a reference to a file is that file's
 // schema, and two schemas of one name in different files are told apart as any colliding names
-// are.
+// are, or by the annotation file's names, which name a schema of another file by its path.
 func TestMultiFileNames(t *testing.T) {
 	root := `openapi: 3.0.3
 info: {title: x, version: "1"}
@@ -154,6 +154,17 @@ components:
 	const base = "version: 1\npackage: x\nscope: x\n"
 	if got, want := names(base), "GetAResponse=@openapi.yaml:12:15 NoteItem=note-item@schemas/note-item.yaml:1:1 Page1=Page@openapi.yaml:22:5 Page2=Page@common/paging.yaml:1:1 Ticket=Ticket@schemas/Ticket.yaml:1:1"; got != want {
 		t.Errorf("types:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := names(base+"names:\n  common/paging.yaml#/Page: NextPage\n  ./schemas/note-item.yaml: Note\n"), "GetAResponse=@openapi.yaml:12:15 NextPage=Page@common/paging.yaml:1:1 Note=note-item@schemas/note-item.yaml:1:1 Page=Page@openapi.yaml:22:5 Ticket=Ticket@schemas/Ticket.yaml:1:1"; got != want {
+		t.Errorf("types with names:\n%s\nwant:\n%s", got, want)
+	}
+	_, errs, _ := loadMulti(t, "openapi.yaml", root, files, base+"names:\n  common/nope.yaml#/Page: NextPage\n")
+	if want := `ws.yaml:5:3: names: "common/nope.yaml#/Page" names nothing in the spec`; errs != want {
+		t.Errorf("errors:\n%s\nwant:\n%s", errs, want)
+	}
+	_, errs, _ = loadMulti(t, "openapi.yaml", root, files, base+"names:\n  \"#Page\": NextPage\n")
+	if want := `ws.yaml:5:3: names: "#Page" is not a reference (want "#/components/schemas/...", or "schemas/Ticket.yaml" for a schema of another file)`; errs != want {
+		t.Errorf("errors:\n%s\nwant:\n%s", errs, want)
 	}
 }
 

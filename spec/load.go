@@ -82,6 +82,9 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 
 	b := newBuilder(d)
 	for _, o := range a.names {
+		if ptr, ok := d.origins[originKey(o.ptr)]; ok {
+			o.ptr = ptr // a schema of another file, by the pointer it was bundled at
+		}
 		b.overrides[o.ptr] = o.name
 	}
 	ops, operrs := b.listOperations()
