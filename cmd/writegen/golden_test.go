@@ -14,7 +14,8 @@ import (
 )
 
 // The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
-// writesafety.yaml are the inputs; want/ is the whole package that writegen generate must
+// writesafety.yaml are the inputs, with the other files of a spec split across several in
+// subdirectories beside them (every directory but want/ and old/); want/ is the whole package that writegen generate must
 // write, and stderr.txt what it must print (its warnings, or the refusal of a case without
 // want/). An old/ directory is the package as a previous generation left it (its
 // WRITE_SAFETY.json is the record the answers are compared with): it is copied into the output
@@ -79,6 +80,35 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return files
 }
 
+// readInputs reads the inputs of a golden case: every file of dir and of its subdirectories but
+// want/ and old/, by slash-separated path.
+func readInputs(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case e.IsDir() && (rel == "want" || rel == "old"):
+			return filepath.SkipDir
+		case e.IsDir():
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 // diffTrees reports every difference between the generated tree and the golden one.
 func diffTrees(t *testing.T, got, want map[string][]byte) {
 	t.Helper()
@@ -128,7 +158,7 @@ func TestGolden(t *testing.T) {
 			// The case runs in a copy of its inputs, so that messages name the files as a user
 			// would: openapi.yaml, pkg/WRITE_SAFETY.json.
 			caseDir := filepath.Join(root, name)
-			inputs := readTree(t, caseDir) // files only: want/ and old/ are read below
+			inputs := readInputs(t, caseDir) // want/ and old/ are read below
 			tmp := t.TempDir()
 			writeTree(t, tmp, inputs)
 			t.Chdir(tmp)
@@ -199,7 +229,11 @@ func writeTree(t *testing.T, dir string, files map[string][]byte) {
 		t.Fatal(err)
 	}
 	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
