@@ -409,3 +409,42 @@ func TestCorpusDigitalOcean(t *testing.T) {
 	checkNames(t, api)
 	t.Logf("%d operations, %d types", len(api.Operations), len(api.Types))
 }
+
+// TestMultiFileSwagger checks a Swagger 2.0 spec split across files: its definitions,
+// parameters and responses of other files become the root's.
+func TestMultiFileSwagger(t *testing.T) {
+	root := `swagger: "2.0"
+info: {title: x, version: "1"}
+paths:
+  /pets:
+    post:
+      operationId: addPet
+      consumes: [application/json]
+      parameters:
+        - {name: body, in: body, schema: {$ref: "defs/pet.yaml#/Pet"}}
+        - $ref: "defs/params.yaml#/limit"
+      responses:
+        "200": {description: ok, schema: {$ref: "defs/pet.yaml#/Pet"}}
+        default: {$ref: "defs/responses.yaml#/Problem"}
+`
+	files := fstest.MapFS{
+		"defs/pet.yaml":       {Data: []byte("Pet:\n  type: object\n  required: [name]\n  properties:\n    name: {type: string}\n    tag: {$ref: \"#/Tag\"}\nTag: {type: string, enum: [a, b]}\n")},
+		"defs/params.yaml":    {Data: []byte("limit: {name: limit, in: query, type: integer}\n")},
+		"defs/responses.yaml": {Data: []byte("Problem: {description: bad, schema: {type: object, properties: {code: {type: integer}}}}\n")},
+	}
+	api, errs, warnings := loadMulti(t, "swagger.yaml", root, files, "version: 1\npackage: x\nscope: x\noperations:\n  addPet: {effect: idempotent, response: {is: acknowledgement}}\n")
+	if errs != "" || warnings != "" {
+		t.Fatalf("errors:\n%s\nwarnings:\n%s", errs, warnings)
+	}
+	var got []string
+	for _, ty := range api.Types {
+		got = append(got, ty.Name+"@"+ty.Pos.String())
+	}
+	if want := "Pet@defs/pet.yaml:1:1 Tag@defs/pet.yaml:7:1"; strings.Join(got, " ") != want {
+		t.Errorf("types: %s, want %s", strings.Join(got, " "), want)
+	}
+	op := api.Operations[0]
+	if len(op.Params) != 1 || op.Params[0].Name != "limit" || op.Params[0].Pos.String() != "defs/params.yaml:1:1" || op.Body == nil {
+		t.Errorf("params %+v, body %+v", op.Params[0], op.Body)
+	}
+}

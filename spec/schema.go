@@ -79,7 +79,9 @@ func (b *builder) refSite(ref string) site {
 	at := site{ptr: ref, name: name}
 	ptr := frag
 	if b.d.v2 && len(segs) == 3 && segs[0] == "components" {
-		ptr = "/" + map[string]string{"schemas": "definitions"}[segs[1]] + "/" + escapePointer(segs[2])
+		if sec, ok := v2Sections[segs[1]]; ok {
+			ptr = "/" + sec + "/" + escapePointer(segs[2])
+		}
 	}
 	if n, ok := b.d.resolvePointer(ptr); ok {
 		at.node = n
@@ -98,6 +100,10 @@ func (b *builder) refSite(ref string) site {
 	}
 	return at
 }
+
+// v2Sections are the Swagger 2.0 maps the components kin-openapi's conversion refers to come
+// from.
+var v2Sections = map[string]string{"schemas": "definitions", "parameters": "parameters", "responses": "responses"}
 
 // nestedName names a schema inside a component schema ("A", "properties", "b") the way
 // descending from the component names it ("AB"), so a reference straight to it agrees.
