@@ -298,8 +298,9 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 				}
 				o.name = name
 			}
-			if !strings.HasPrefix(o.ptr, "#/") {
-				p.errorf(e[0], "names: %q is not a reference (want \"#/components/schemas/...\")", o.ptr)
+			if !strings.HasPrefix(o.ptr, "#/") && (o.ptr == "" || o.ptr[0] == '#' || strings.Contains(o.ptr, "://")) {
+				p.errorf(e[0], "names: %q is not a reference (want \"#/components/schemas/...\", or \"schemas/Ticket.yaml\" for a schema of another file)", o.ptr)
+				continue // refused here, not again as naming nothing
 			}
 			a.names = append(a.names, o)
 		}

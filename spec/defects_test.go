@@ -154,7 +154,7 @@ components:
       example: {$ref: "#/not/checked"}
     100%: {type: string}
 `, errs: `refs.yaml:12:25: operation "GET /a": unresolved reference "#/components/responses/Nope": nothing in the file is at that path; correct the spec, or leave the operation out of scope
-refs.yaml:17:28: operation "POST /a": reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); correct the spec, or leave the operation out of scope
+refs.yaml:17:28: operation "POST /a": reference "other.yaml#/Thing": file not found: other.yaml; correct the spec, or leave the operation out of scope
 refs.yaml:25:25: operation "GET /a": unresolved reference "#/components/schemas/Nope": nothing in the file is at that path; correct the spec, or leave the operation out of scope
 refs.yaml:26:24: operation "GET /a": reference "#/components/schemas/100%" is not a URI (a % starts an escape like %2F; no control characters); correct the spec, or leave the operation out of scope
 refs.yaml:27:25: operation "GET /a": unresolved reference "#components/schemas/A": a reference inside the file is a JSON pointer ("#/components/schemas/Name"); correct the spec, or leave the operation out of scope`},
@@ -248,7 +248,7 @@ func TestUnreachableDefects(t *testing.T) {
 			warnings: `only-fine.yaml:4:3: a mapping key is null: it names nothing (quote it, or remove the entry); no operation in scope reaches it, so it is left out
 only-fine.yaml:19:23: unresolved reference "#/components/responses/Missing": nothing in the file is at that path; no operation in scope reaches it, so it is left out
 only-fine.yaml:22:19: parameters is an integer (5) where a list of parameters must be; no operation in scope reaches it, so it is left out
-only-fine.yaml:24:53: reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); no operation in scope reaches it, so it is left out
+only-fine.yaml:24:53: reference "other.yaml#/Thing": file not found: other.yaml; no operation in scope reaches it, so it is left out
 only-fine.yaml:26:3: path "/bad/{x": a { without }; no operation in scope reaches it, so it is left out
 only-fine.yaml:35:19: unresolved reference "#/components/schemas/Missing": nothing in the file is at that path; no operation in scope reaches it, so it is left out
 only-fine.yaml:36:37: required: true on a schema: OpenAPI lists the required properties in the object's required list (required: [name]); no operation in scope reaches it, so it is left out
@@ -259,7 +259,7 @@ only-fine.yaml:41:53: a parameter has a schema or content, not both: remove one;
 		{name: "all.yaml", spec: unreachableSpec, annot: "version: 1\npackage: x\ndefaults: {effect: idempotent, response: {is: acknowledgement}}\nexclude: {badPath: malformed}\nscope: x\n",
 			errs: `all.yaml:19:23: operation "broken": unresolved reference "#/components/responses/Missing": nothing in the file is at that path; correct the spec, or leave the operation out of scope
 all.yaml:22:19: operation "brokenWrite": parameters is an integer (5) where a list of parameters must be; correct the spec, or leave the operation out of scope
-all.yaml:24:53: operation "brokenWrite": reference "other.yaml#/Thing" leaves the file (only references inside it are allowed); correct the spec, or leave the operation out of scope
+all.yaml:24:53: operation "brokenWrite": reference "other.yaml#/Thing": file not found: other.yaml; correct the spec, or leave the operation out of scope
 all.yaml:35:19: operation "broken": unresolved reference "#/components/schemas/Missing": nothing in the file is at that path; correct the spec, or leave the operation out of scope
 all.yaml:36:37: operation "broken": required: true on a schema: OpenAPI lists the required properties in the object's required list (required: [name]); correct the spec, or leave the operation out of scope
 all.yaml:37:12: operation "broken": a schema is null here: write the object, or remove the entry; correct the spec, or leave the operation out of scope
@@ -451,7 +451,7 @@ paths:
 components:
   schemas:
     Pet: {$id: "https://example.com/schemas/pet", $anchor: pet}
-`, errs: `ids-bad.yaml:13:29: operation "GET /a": reference "https://example.com/schemas/nope" leaves the file (only references inside it are allowed); correct the spec, or leave the operation out of scope
+`, errs: `ids-bad.yaml:13:29: operation "GET /a": reference "https://example.com/schemas/nope" is a URL, and no schema of the spec has it as $id: writegen reads the spec's own files only; download the file under the directory of ids-bad.yaml and refer to it by its relative path, or bundle the spec into one file; correct the spec, or leave the operation out of scope
 ids-bad.yaml:14:29: operation "GET /a": unresolved reference "#nope": no schema in the file has $anchor "nope"; correct the spec, or leave the operation out of scope
 ids-bad.yaml:16:26: operation "GET /a": a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref; correct the spec, or leave the operation out of scope
 ids-bad.yaml:17:29: operation "GET /a": a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref; correct the spec, or leave the operation out of scope

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"regexp"
 	"slices"
@@ -33,17 +34,32 @@ type document struct {
 	defects []*defect
 	patched bool              // the tree is no longer what the file says
 	ids     map[string]string // OpenAPI 3.1: JSON pointers of schemas by $id URI and URI#anchor
+	// files are the files of a spec split across several: the root first, then the others in
+	// the order their references were met (see files.go). Empty for a spec of one file.
+	files []*specFile
+	byRel map[string]*specFile
+	// src reads the files besides the root, by their slash-separated paths relative to the
+	// root's directory; nil when there are none to read.
+	src fs.FS
+	// graftNames are the names wanted by the schemas of other files that were given a
+	// component key of their own to tell them apart ("Error@common/errors.yaml"), by
+	// section/key ("schemas/Error@common/errors.yaml").
+	graftNames map[string]string
+	// origins are the pointers in the tree of what references to other files name, by the
+	// file's path and the JSON pointer in it ("common/errors.yaml#/components/schemas/Error").
+	origins map[string]string
 }
 
 // maxRounds bounds how many times kin-openapi reads a document whose defects it finds one at a
 // time (each one is cut out, and the rest read again).
 const maxRounds = 32
 
-// loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. References must stay
-// inside the file. The errors it returns are those that leave no document to read; the defects
-// of a part of it are kept in d.defects.
-func loadDocument(file string, data []byte) (*document, ErrorList) {
-	d := &document{file: file, index: make(map[*yaml.Node]map[string]int)}
+// loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. A reference to
+// another file is read from src (nil: there is none), by its path relative to the directory of
+// file, and what it names is bundled into the tree (files.go). The errors it returns are those
+// that leave no document to read; the defects of a part of it are kept in d.defects.
+func loadDocument(file string, data []byte, src fs.FS) (*document, ErrorList) {
+	d := &document{file: file, index: make(map[*yaml.Node]map[string]int), src: src}
 	tree, isJSON, err := parseTree(data)
 	if err != nil {
 		return nil, d.treeError(err, data)
@@ -62,8 +78,9 @@ func loadDocument(file string, data []byte) (*document, ErrorList) {
 		if n := aliasCycle(d.root); n != nil {
 			return nil, ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
 		}
-		d.prepareYAML()
+		d.prepareYAML(d.root)
 	}
+	d.bundle(data)
 	d.cutNullKeys()
 	d.mend()
 	if d.v2 {
@@ -163,7 +180,7 @@ func (d *document) pos(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{File: d.file}
 	}
-	return Pos{File: d.file, Line: n.Line, Col: n.Column}
+	return d.posAt(n.Line, n.Column)
 }
 
 // treeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
@@ -179,14 +196,14 @@ func (d *document) treeError(err error, data []byte) ErrorList {
 func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 	var syn *jsonSyntaxError
 	if errors.As(err, &syn) {
-		return ErrorList{{Pos: Pos{File: d.file, Line: syn.Line, Col: syn.Col}, Msg: syn.Msg}}, nil
+		return ErrorList{{Pos: d.posAt(syn.Line, syn.Col), Msg: syn.Msg}}, nil
 	}
 	var out ErrorList
 	var cuts []cut
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) {
 		for _, e := range les.Errors {
-			pe := &Error{Pos: Pos{File: d.file, Line: e.Mark.Line, Col: e.Mark.Column}, Msg: e.Message}
+			pe := &Error{Pos: d.posAt(e.Mark.Line, e.Mark.Column), Msg: e.Message}
 			out = append(out, pe)
 			if d.root != nil {
 				if at, _, ok := d.locate(e.Mark.Line, e.Mark.Column); ok {
@@ -200,7 +217,7 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 	}
 	var le *yaml.LoadError
 	if errors.As(err, &le) {
-		e := &Error{Pos: Pos{File: d.file, Line: le.Mark.Line, Col: le.Mark.Column}, Msg: le.Message}
+		e := &Error{Pos: d.posAt(le.Mark.Line, le.Mark.Column), Msg: le.Message}
 		if e.Pos.Line == 0 {
 			e.Pos.Line, e.Pos.Col = unreadable(data)
 		}
@@ -416,18 +433,23 @@ func (d *document) findRef(ref string) *yaml.Node {
 
 // resolvePointer returns the node a JSON pointer (the fragment of a local reference) names.
 func (d *document) resolvePointer(ptr string) (*yaml.Node, bool) {
+	return d.resolveIn(d.root, ptr)
+}
+
+// resolveIn returns the node a JSON pointer names in the tree at root.
+func (d *document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 	if strings.Contains(ptr, "%") {
 		if u, err := url.PathUnescape(ptr); err == nil {
 			ptr = u
 		}
 	}
 	if ptr == "" {
-		return d.root, true
+		return root, true
 	}
 	if ptr[0] != '/' {
 		return nil, false
 	}
-	n := d.root
+	n := root
 	for _, seg := range splitPointer(ptr) {
 		if n = d.step(n, seg); n == nil {
 			return nil, false

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,10 @@ type Options struct {
 	Package string
 	// MCP asks for agent tools too: every answer their hints need must be given.
 	MCP bool
+	// Files holds the other files of a spec split across several, by their slash-separated
+	// paths relative to the root spec's directory. Load reads them from that directory on disk
+	// when it is nil; LoadBytes then has none (a reference to another file is not found).
+	Files fs.FS
 }
 
 // Load reads an OpenAPI document (3.0, 3.1 or Swagger 2.0) and its write-safety annotation file
@@ -36,14 +41,19 @@ func Load(specPath, annotationsPath string, opts Options) (*API, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Files == nil {
+		dir := &dirFS{dir: filepath.Dir(specPath)}
+		defer dir.Close()
+		opts.Files = dir
+	}
 	return LoadBytes(specPath, specData, annotationsPath, annotData, opts)
 }
 
 // LoadBytes is Load on contents already read; the names are used in positions and errors, and
-// only their base names reach the IR.
+// only their base names reach the IR. The other files of the spec are read from opts.Files.
 func LoadBytes(specName string, specData []byte, annotName string, annotData []byte, opts Options) (*API, error) {
 	var errs ErrorList
-	d, derrs := loadDocument(specName, specData)
+	d, derrs := loadDocument(specName, specData, opts.Files)
 	errs = append(errs, derrs...)
 	a, aerrs := parseAnnotations(annotName, annotData)
 	errs = append(errs, aerrs...)
@@ -72,6 +82,9 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 
 	b := newBuilder(d)
 	for _, o := range a.names {
+		if ptr, ok := d.origins[originKey(o.ptr)]; ok {
+			o.ptr = ptr // a schema of another file, by the pointer it was bundled at
+		}
 		b.overrides[o.ptr] = o.name
 	}
 	ops, operrs := b.listOperations()

@@ -28,7 +28,7 @@ func (d *document) cutOut(at place, e *Error) cut {
 // decodes one: a scalar with a tag of the author's own (!md) is a string, and so is a date (an
 // example "2024-01-02" stays the text it is); a mapping key is the text it is written as, also
 // when written as an alias. An infinity or a NaN, which JSON cannot hold, is a defect.
-func (d *document) prepareYAML() {
+func (d *document) prepareYAML(root *yaml.Node) {
 	var cuts []cut
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -60,7 +60,7 @@ func (d *document) prepareYAML() {
 			walk(c)
 		}
 	}
-	walk(d.root)
+	walk(root)
 	d.remove(cuts)
 }
 
@@ -129,10 +129,11 @@ var (
 )
 
 // mend walks the structure of the document once and deals with what kin-openapi would refuse
-// (or misread) about it: references that leave the file or name nothing (cut), a $ref with no
-// value (cut), a null where an object must be (cut), a parameter with both a schema and content
-// (its content cut), and the tuple form of items (mended). In OpenAPI 3.1 a reference to an $id
-// or an $anchor of the file is rewritten as the JSON pointer of what it names.
+// (or misread) about it: references that name nothing (cut; those to other files are bundled
+// before), a $ref with no value (cut), a null where an object must be (cut), a parameter with
+// both a schema and content (its content cut), and the tuple form of items (mended). In OpenAPI
+// 3.1 a reference to an $id or an $anchor of the file is rewritten as the JSON pointer of what
+// it names.
 func (d *document) mend() {
 	if d.v31 {
 		d.indexIDs()
@@ -312,8 +313,12 @@ func (d *document) refDefect(n *yaml.Node, at place) string {
 		}
 	}
 	frag, ok := strings.CutPrefix(ref, "#")
-	if !ok {
-		return fmt.Sprintf("reference %q leaves the file (only references inside it are allowed)", ref)
+	switch {
+	case !ok && d.v31 && at.base != documentBase:
+		return fmt.Sprintf("unresolved reference %q: under the $id in scope it is %q, which no schema of the spec has as $id (a reference to another file is written outside any $id)", ref, resolveURI(at.base, ref))
+	case !ok:
+		// The references to other files were bundled (files.go): this one could not be read.
+		return fmt.Sprintf("reference %q names nothing writegen can read", ref)
 	}
 	if frag != "" && frag[0] != '/' {
 		return fmt.Sprintf("unresolved reference %q: a reference inside the file is a JSON pointer (\"#/components/schemas/Name\")", ref)

@@ -37,7 +37,9 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, errs := loadDocument(specPath, data)
+	dir := &dirFS{dir: filepath.Dir(specPath)}
+	defer dir.Close()
+	d, errs := loadDocument(specPath, data, dir)
 	if errs != nil {
 		return nil, errs
 	}

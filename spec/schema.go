@@ -48,12 +48,20 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 func (b *builder) refSite(ref string) site {
 	frag := strings.TrimPrefix(ref, "#")
 	segs := splitPointer(frag)
-	name := "Root"
-	if len(segs) > 0 {
-		name = goName(segs[len(segs)-1])
+	named := segs // as the name is made from them
+	if len(segs) >= 3 && segs[0] == "components" {
+		if w, ok := b.d.graftNames[segs[1]+"/"+segs[2]]; ok {
+			// A component of another file keyed apart from one of the same name.
+			named = slices.Clone(segs)
+			named[2] = w
+		}
 	}
-	if len(segs) > 3 && segs[0] == "components" && segs[1] == "schemas" {
-		name = nestedName(segs[2:])
+	name := "Root"
+	if len(named) > 0 {
+		name = goName(named[len(named)-1])
+	}
+	if len(named) > 3 && named[0] == "components" && named[1] == "schemas" {
+		name = nestedName(named[2:])
 	}
 	if len(segs) == 3 && segs[0] == "components" {
 		switch segs[1] {
@@ -71,7 +79,9 @@ func (b *builder) refSite(ref string) site {
 	at := site{ptr: ref, name: name}
 	ptr := frag
 	if b.d.v2 && len(segs) == 3 && segs[0] == "components" {
-		ptr = "/" + map[string]string{"schemas": "definitions"}[segs[1]] + "/" + escapePointer(segs[2])
+		if sec, ok := v2Sections[segs[1]]; ok {
+			ptr = "/" + sec + "/" + escapePointer(segs[2])
+		}
 	}
 	if n, ok := b.d.resolvePointer(ptr); ok {
 		at.node = n
@@ -82,9 +92,18 @@ func (b *builder) refSite(ref string) site {
 				at.key = k
 			}
 		}
+		if len(b.d.files) > 1 && b.d.fileAt(at.key.Line) != b.d.fileAt(n.Line) {
+			// A component of the root that another file's schema took the place of: the
+			// schema is defined there.
+			at.key = n
+		}
 	}
 	return at
 }
+
+// v2Sections are the Swagger 2.0 maps the components kin-openapi's conversion refers to come
+// from.
+var v2Sections = map[string]string{"schemas": "definitions", "parameters": "parameters", "responses": "responses"}
 
 // nestedName names a schema inside a component schema ("A", "properties", "b") the way
 // descending from the component names it ("AB"), so a reference straight to it agrees.
@@ -115,6 +134,16 @@ func componentName(ref string) string {
 		return ""
 	}
 	return unescapePointer(name)
+}
+
+// schemaName returns the name of the component schema a reference names, or "": its key, or
+// for a schema of another file keyed apart from one of the same name, the name it was given.
+func (b *builder) schemaName(ref string) string {
+	name := componentName(ref)
+	if w, ok := b.d.graftNames["schemas/"+name]; ok {
+		return w
+	}
+	return name
 }
 
 // Builtin type references, shared: a TypeRef is never changed once built.
@@ -337,7 +366,7 @@ func constraintOnly(s *openapi3.Schema) bool {
 // recursive reference to it finds it.
 func (b *builder) newType(s *openapi3.Schema, at site, kind Kind) (*Type, *TypeRef) {
 	t := &Type{Kind: kind, Doc: s.Description, Pos: b.d.pos(at.key)}
-	t.SchemaName = componentName(at.ptr)
+	t.SchemaName = b.schemaName(at.ptr)
 	ref := &TypeRef{Kind: RefNamed, Named: t}
 	b.bySchema[s] = ref
 	b.types = append(b.types, t)
@@ -501,7 +530,7 @@ func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs,
 			}
 			slices.Sort(v.Tags)
 			if len(v.Tags) == 0 {
-				if name := componentName(m.Ref); name != "" {
+				if name := b.schemaName(m.Ref); name != "" {
 					v.Tags = []string{name}
 				}
 			}
@@ -565,6 +594,9 @@ func builtinWord(r *TypeRef) string {
 }
 
 func before(a, b Pos) bool {
+	if a.Line != 0 && b.Line != 0 && a.File != b.File {
+		return a.File < b.File
+	}
 	return a.Line != 0 && (b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
 }
 

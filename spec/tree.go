@@ -171,7 +171,9 @@ func (d *document) locate(line, col int) (at place, n *yaml.Node, ok bool) {
 			found, at = c, p
 			return false
 		}
-		return !after(c, line, col)
+		// Inside one file a node starts before what it holds; the files of a spec split
+		// across several are interleaved in the tree.
+		return len(d.files) > 1 || !after(c, line, col)
 	})
 	if found == nil {
 		// A key: the walk visits values only.

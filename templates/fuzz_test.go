@@ -10,6 +10,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,6 +30,7 @@ import (
 // templates.Generate. Whatever the inputs, the outcome is a clear error or a package that is
 // sound: no panic, no half-written output, no text of the spec outside comments and string
 // literals. The seeds are the golden cases and hostile inputs; go test without -fuzz runs them.
+// The other files a spec refers to are read from the golden case split across several files.
 //
 //	go test ./templates -run '^$' -fuzz FuzzGenerate -fuzztime 5m
 func FuzzGenerate(f *testing.F) {
@@ -53,16 +55,17 @@ func FuzzGenerate(f *testing.F) {
 		f.Add(specData, annotData)
 	}
 	warmImporter(f)
+	files := os.DirFS(filepath.Join(root, "multi-file"))
 	f.Fuzz(func(t *testing.T, specData, annotData []byte) {
-		checkGenerate(t, "openapi.yaml", specData, annotData)
+		checkGenerate(t, "openapi.yaml", specData, annotData, files)
 	})
 }
 
-// checkGenerate loads a spec and its annotations and generates their package: the outcome must
-// be a clear error or a sound package.
-func checkGenerate(t *testing.T, specName string, specData, annotData []byte) {
+// checkGenerate loads a spec and its annotations, with the other files of the spec in others,
+// and generates their package: the outcome must be a clear error or a sound package.
+func checkGenerate(t *testing.T, specName string, specData, annotData []byte, others fs.FS) {
 	t.Helper()
-	api, err := spec.LoadBytes(specName, specData, "writesafety.yaml", annotData, spec.Options{})
+	api, err := spec.LoadBytes(specName, specData, "writesafety.yaml", annotData, spec.Options{Files: others})
 	if err != nil {
 		if api != nil {
 			t.Error("LoadBytes returned an API with its error")
@@ -130,7 +133,7 @@ func FuzzNames(f *testing.F) {
 	warmImporter(f)
 	f.Fuzz(func(t *testing.T, a, b, c, d string, mode uint8) {
 		specData, annotData := namedSpec(a, b, c, d, mode)
-		checkGenerate(t, "openapi.json", specData, annotData)
+		checkGenerate(t, "openapi.json", specData, annotData, nil)
 	})
 }
 

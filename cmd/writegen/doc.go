@@ -55,6 +55,22 @@
 // without its "Code generated" header, such as the lookups a person writes by hand) are never
 // touched.
 //
+// A spec may be split across several files: -spec names the root, whose references name the
+// other files by their paths relative to the file they are written in
+// ("../common/errors.yaml#/components/schemas/Error", "schemas/Ticket.yaml" for a whole file),
+// as a path item, an operation, a schema or any component, and as a value of a
+// discriminator's mapping. Every file must be in the root's directory or below it: a reference
+// that leaves it (through .. or a symbolic link), an absolute path and a URL are refused at the
+// reference (move the file under the directory, or bundle the spec into one file), and so is a
+// file that is not there. Positions name the file a defect is written in, as the root was
+// named ("api/schemas/Ticket.yaml:12:5"). A schema of another file is named as a component
+// is: by the last segment of its pointer (Error), or for a whole file by the file's name
+// without its extension (Ticket.yaml: Ticket); a component of the root that is only a
+// reference to a file ("Ticket: {$ref: schemas/Ticket.yaml}") is that file's schema. Two
+// schemas that want one name are told apart as any names that collide (Page1, Page2, numbered
+// in the order of their component keys), or named in the annotation file's names block by
+// their path: {"common/paging.yaml#/Page": TicketPage}.
+//
 // Generation refuses, naming the file, line, column and operation of each defect:
 //
 //   - a write operation in scope with neither an entry (nor defaults) nor an exclude reason;

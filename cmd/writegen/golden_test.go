@@ -20,7 +20,8 @@ import (
 )
 
 // The golden cases live in testdata/golden/<case>/ at the root of the module: openapi.yaml and
-// writesafety.yaml are the inputs; want/ is the whole package that writegen generate must
+// writesafety.yaml are the inputs, with the other files of a spec split across several in
+// subdirectories beside them (every directory but want/ and old/); want/ is the whole package that writegen generate must
 // write, and stderr.txt what it must print (its warnings, or the refusal of a case without
 // want/). An old/ directory is the package as a previous generation left it (its
 // WRITE_SAFETY.json is the record the answers are compared with): it is copied into the output
@@ -93,12 +94,13 @@ func readSubtree(t *testing.T, dir, sub string, files map[string][]byte) {
 	}
 }
 
-// inputTree reads the inputs of a case: the files of its directory, without want/ and old/.
+// inputTree reads the inputs of a case: the files of its directory and its subdirectories (the
+// other files of a spec split across several), without want/ and old/.
 func inputTree(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	files := map[string][]byte{}
 	for name, data := range readTree(t, dir) {
-		if !strings.Contains(name, "/") {
+		if !strings.HasPrefix(name, "want/") && !strings.HasPrefix(name, "old/") {
 			files[name] = data
 		}
 	}
