@@ -34,6 +34,10 @@ type Conn interface {
 	// Begin starts a transaction that holds the database's write lock, or
 	// takes it with the dialect's LockMigrations statement.
 	Begin(ctx context.Context) (Tx, error)
+	// BeginGroup starts a transaction for the ledger's own statements
+	// (claims and settlements committed together), on a connection where
+	// they stay prepared, holding the database's write lock as Begin does.
+	BeginGroup(ctx context.Context) (Tx, error)
 	Close() error
 }
 
@@ -65,4 +69,9 @@ type Dialect struct {
 	// since the Unix epoch: the clock that sets and judges every lease of a
 	// claim, so that callers whose clocks disagree agree on leases.
 	Now string
+	// Writers is how many transactions of the ledger's claims and
+	// settlements commit at once: 1 where the database has one writer
+	// (SQLite), the connections it may use where transactions write side
+	// by side (PostgreSQL). 0 is 1.
+	Writers int
 }

@@ -48,6 +48,7 @@ type Ledger struct {
 	leases  bool   // clock judges leases too: a test gave it (WithClock)
 	driver  []any  // what WithDriver passed; read by the database packages
 	changed signal // broadcast when a claim leaves state claimed in this process
+	group   *group // commits the claims and settlements made together
 
 	mu           sync.Mutex       // guards incarnations
 	incarnations map[string]int64 // the run of each instance that Incarnate numbered
@@ -99,11 +100,16 @@ func New(ctx context.Context, c Conn, d Dialect, opts ...Option) (*Ledger, error
 	if err := l.migrate(ctx); err != nil {
 		return nil, err
 	}
+	l.group = newGroup(c, d.Writers)
 	return l, nil
 }
 
-// Close closes the database.
-func (l *Ledger) Close() error { return l.conn.Close() }
+// Close closes the database, once the claims and settlements being
+// committed are.
+func (l *Ledger) Close() error {
+	l.group.close()
+	return l.conn.Close()
+}
 
 // Dialect returns the name of the ledger's database: "sqlite" or "postgres".
 func (l *Ledger) Dialect() string { return l.dialect.Name }
@@ -191,21 +197,36 @@ func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder
 	}
 	now := l.clock.Now()
 	var rowID, fence, created, until int64
-	found, err := queryRow(ctx, l.conn, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
-		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-		h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-	if err == nil && !found {
-		// Taken: by a row that may be claimed again only if nothing was applied.
-		found, err = queryRow(ctx, l.conn, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+	var found bool
+	var existing Row
+	err := l.group.do(ctx, func(ctx context.Context, q Querier) error {
+		var err error
+		found, err = queryRow(ctx, q, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
 			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-			bytes(nil), h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-	}
+			h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
+		if err == nil && !found {
+			// Taken: by a row that may be claimed again only if nothing was applied.
+			found, err = queryRow(ctx, q, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+				rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+				bytes(nil), h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
+		}
+		if err == nil && !found {
+			// Read in the same transaction: the row may be a claim of this group.
+			existing, err = one(ctx, q, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
+			if errors.Is(err, ErrNotFound) {
+				return nil // settled and gone between the two statements: reported as it was
+			}
+		}
+		return err
+	})
 	if err != nil {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w", describe(id), err)
 	}
 	if !found {
-		existing, err := l.Find(ctx, id)
-		return existing.Record, false, err
+		if existing.ID == 0 {
+			return runtime.Record{}, false, fmt.Errorf("%w: %s", ErrNotFound, describe(id))
+		}
+		return existing.Record, false, nil
 	}
 	won := runtime.Record{
 		ID: rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
@@ -254,8 +275,14 @@ func (l *Ledger) Settle(ctx context.Context, id, fence int64, to runtime.State, 
 			until = micros(s.RedriveUntil)
 		}
 	}
-	n, err := l.conn.Exec(ctx, claimSettle, id, fence, string(to), s.ProviderID, s.Status, bytes(s.Body),
-		s.Attempts, s.LastError, redrive, until, micros(l.clock.Now()))
+	now := micros(l.clock.Now())
+	var n int64
+	err := l.group.do(ctx, func(ctx context.Context, q Querier) error {
+		var err error
+		n, err = q.Exec(ctx, claimSettle, id, fence, string(to), s.ProviderID, s.Status, bytes(s.Body),
+			s.Attempts, s.LastError, redrive, until, now)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("ledger: settle row %d as %s: %w", id, to, err)
 	}
@@ -461,7 +488,11 @@ func (l *Ledger) Find(ctx context.Context, id runtime.Identity) (Row, error) {
 }
 
 func (l *Ledger) one(ctx context.Context, what, query string, args ...any) (Row, error) {
-	rows, err := l.conn.Query(ctx, query, args...)
+	return one(ctx, l.conn, what, query, args...)
+}
+
+func one(ctx context.Context, q Querier, what, query string, args ...any) (Row, error) {
+	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return Row{}, fmt.Errorf("ledger: read %s: %w", what, err)
 	}

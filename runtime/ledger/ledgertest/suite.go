@@ -89,6 +89,7 @@ func Run(t *testing.T, b Backend) {
 		{"Promise28_ReceiptKeptWhenLedgerFails", testReceiptKeptWhenLedgerFails},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"ConcurrentTakeOver", testConcurrentTakeOver},
+		{"GroupCommit", testGroupCommit},
 		{"ConcurrentCallers", testConcurrentCallers},
 		{"Crash", testCrash},
 		{"Commands", testCommands},

@@ -51,7 +51,9 @@ func Open(ctx context.Context, dsn string, opts ...ledger.Option) (*Ledger, erro
 	if err != nil {
 		return nil, fmt.Errorf("postgres ledger: %w", err)
 	}
-	l, err := ledger.New(ctx, conn{querier{pool}, pool}, dialect, opts...)
+	d := dialect
+	d.Writers = int(cfg.MaxConns) // groups of claims and settlements commit side by side
+	l, err := ledger.New(ctx, conn{querier{pool}, pool}, d, opts...)
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres ledger: %w", err)
@@ -122,6 +124,10 @@ func (c conn) Begin(ctx context.Context) (ledger.Tx, error) {
 	}
 	return txConn{querier{tx}, tx}, nil
 }
+
+// BeginGroup is Begin: pgx keeps each connection's statements prepared,
+// in a transaction too.
+func (c conn) BeginGroup(ctx context.Context) (ledger.Tx, error) { return c.Begin(ctx) }
 
 func (c conn) Close() error {
 	c.pool.Close()

@@ -95,7 +95,7 @@ func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, err
 	if err != nil {
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
 	}
-	own, err := openDB(path + pragmas)
+	own, err := openDB(path + pragmas + "&_txlock=immediate")
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
@@ -106,7 +106,7 @@ func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, err
 	own.SetMaxIdleConns(1)
 	own.SetConnMaxLifetime(0)
 	own.SetConnMaxIdleTime(0)
-	c := &conn{db: db, own: own, busyTimeout: s.busyTimeout, stmts: map[string]*sql.Stmt{}}
+	c := &conn{db: db, own: own, busyTimeout: s.busyTimeout, stmts: map[string]*prepared{}}
 	l, err := ledger.New(ctx, c, dialect, opts...)
 	if err != nil {
 		c.Close()
@@ -168,25 +168,68 @@ type conn struct {
 	busyTimeout time.Duration
 
 	mu    sync.Mutex
-	stmts map[string]*sql.Stmt // prepared on own, by text; guarded by mu
+	stmts map[string]*prepared // by text; nil once closed; guarded by mu
+}
+
+// prepared is a statement prepared on own, or being prepared: ready is
+// closed once s or err is set. The lock is never held while a statement is
+// prepared, since preparing waits for own's connection, which a group's
+// transaction may hold while it looks its statements up.
+type prepared struct {
+	ready chan struct{}
+	s     *sql.Stmt
+	err   error
 }
 
 // stmt returns the statement of query, prepared on the first use.
 func (c *conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.stmts[query]; ok {
-		return s, nil
-	}
 	if c.stmts == nil {
+		c.mu.Unlock()
 		return nil, errors.New("sqlite ledger: closed")
 	}
-	s, err := c.own.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
+	p, ok := c.stmts[query]
+	if !ok {
+		p = &prepared{ready: make(chan struct{})}
+		c.stmts[query] = p
 	}
-	c.stmts[query] = s
-	return s, nil
+	c.mu.Unlock()
+	if ok {
+		select {
+		case <-p.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return p.s, p.err
+	}
+	// Prepared for every caller that waits for it: not cut off by this
+	// caller's context.
+	p.s, p.err = c.own.PrepareContext(context.WithoutCancel(ctx), query)
+	if p.err != nil {
+		c.mu.Lock()
+		if c.stmts != nil {
+			delete(c.stmts, query) // the next use tries again
+		}
+		c.mu.Unlock()
+	}
+	close(p.ready)
+	return p.s, p.err
+}
+
+// ready returns query's statement if it is prepared, without waiting.
+func (c *conn) ready(query string) *sql.Stmt {
+	c.mu.Lock()
+	p := c.stmts[query]
+	c.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	select {
+	case <-p.ready:
+		return p.s // nil when it failed
+	default:
+		return nil
+	}
 }
 
 func (c *conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -244,13 +287,90 @@ func (c *conn) Begin(ctx context.Context) (ledger.Tx, error) {
 	return txConn{querier{tx}, tx}, nil
 }
 
+// BeginGroup starts a transaction on the ledger's own connection, where
+// its statements are prepared (BEGIN IMMEDIATE: it takes the write lock
+// first). While it runs, it holds that connection.
+func (c *conn) BeginGroup(ctx context.Context) (ledger.Tx, error) {
+	tx, err := c.own.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, c.explain(err)
+	}
+	return &groupTx{c: c, tx: tx}, nil
+}
+
+// groupTx runs the ledger's statements in a transaction of its own
+// connection, through the statements prepared on it. One not prepared yet
+// runs unprepared (the connection that would prepare it is the one the
+// transaction holds) and is prepared when the transaction ends.
+type groupTx struct {
+	c       *conn
+	tx      *sql.Tx
+	prepare []string // statements run unprepared
+}
+
+// stmt returns the transaction's form of query's prepared statement, or
+// nil when it has none yet.
+func (t *groupTx) stmt(ctx context.Context, query string) *sql.Stmt {
+	s := t.c.ready(query)
+	if s == nil {
+		t.prepare = append(t.prepare, query)
+		return nil
+	}
+	return t.tx.StmtContext(ctx, s)
+}
+
+func (t *groupTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	var res sql.Result
+	var err error
+	if s := t.stmt(ctx, query); s != nil {
+		res, err = s.ExecContext(ctx, args...)
+	} else {
+		res, err = t.tx.ExecContext(ctx, query, args...)
+	}
+	if err != nil {
+		return 0, t.c.explain(err)
+	}
+	return res.RowsAffected()
+}
+
+func (t *groupTx) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
+	var rows *sql.Rows
+	var err error
+	if s := t.stmt(ctx, query); s != nil {
+		rows, err = s.QueryContext(ctx, args...)
+	} else {
+		rows, err = t.tx.QueryContext(ctx, query, args...)
+	}
+	if err != nil {
+		return nil, t.c.explain(err)
+	}
+	return explainRows{rows, t.c}, nil
+}
+
+func (t *groupTx) Commit(ctx context.Context) error { return t.end(ctx, t.tx.Commit()) }
+
+func (t *groupTx) Rollback(ctx context.Context) error { return t.end(ctx, t.tx.Rollback()) }
+
+// end prepares, once the transaction has let its connection go, what it
+// ran unprepared.
+func (t *groupTx) end(ctx context.Context, err error) error {
+	for _, q := range t.prepare {
+		t.c.stmt(ctx, q) // a statement that fails to prepare fails again where it is used
+	}
+	return t.c.explain(err)
+}
+
 func (c *conn) Close() error {
 	c.mu.Lock()
-	for _, s := range c.stmts {
-		s.Close()
-	}
+	stmts := c.stmts
 	c.stmts = nil
 	c.mu.Unlock()
+	for _, p := range stmts {
+		<-p.ready
+		if p.s != nil {
+			p.s.Close()
+		}
+	}
 	return errors.Join(c.own.Close(), c.db.Close())
 }
 
