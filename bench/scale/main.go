@@ -1,8 +1,9 @@
 // Command scale measures how writegen and the code it generates scale with the size of an API,
 // against the targets of the performance work: the build of a 10,000-operation package within
-// 2 GB and 40 s on two cores, the Stripe package rebuilt within 5 s and 400 MB, Stripe
-// generated in no more time than kin-openapi takes to load it, and generation CPU per
-// operation flat up to 10,000 operations.
+// 1.2 GB and 60 s of CPU on two cores (CPU rather than wall time, which a shared machine makes
+// noisy), the Stripe package rebuilt within 5 s and 400 MB, Stripe generated in no more time
+// than kin-openapi takes to load it, and generation CPU per operation flat up to 10,000
+// operations.
 //
 // Run it from anywhere in the module:
 //
@@ -627,8 +628,8 @@ func (b *bench) printSummary(results []*sizeResult) {
 // The targets.
 const (
 	bigOps          = 10000
-	bigBuildRSS     = 2e9 // bytes
-	bigBuildWall    = 40 * time.Second
+	bigBuildRSS     = 1.2e9 // bytes
+	bigBuildCPU     = 60 * time.Second
 	stripeBuildWall = 5 * time.Second
 	stripeBuildRSS  = 400e6
 	stripeGenRatio  = 1.0  // writegen generate over kin-openapi load, wall
@@ -661,25 +662,25 @@ func (b *bench) printTargets(results []*sizeResult, stripe *sizeResult) {
 	}
 	switch {
 	case big == nil:
-		line("go build of 10,000 operations: peak RSS <= 2 GB", "", 0, "not measured: -sizes has no 10000")
-		line("go build of 10,000 operations: wall <= 40 s", "", 0, "not measured: -sizes has no 10000")
+		line("go build of 10,000 operations: peak RSS <= 1.2 GB", "", 0, "not measured: -sizes has no 10000")
+		line("go build of 10,000 operations: CPU <= 60 s", "", 0, "not measured: -sizes has no 10000")
 	case len(big.builds) == 0:
 		line("go build of 10,000 operations", "", 0, "not measured: -build=false")
 	default:
 		build, _ := big.buildSeries()
 		m := build.median()
-		line("go build of 10,000 operations: peak RSS <= 2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
-		line("go build of 10,000 operations: wall <= 40 s", secs(m.wall), m.wall.Seconds()/bigBuildWall.Seconds(), "")
+		line("go build of 10,000 operations: peak RSS <= 1.2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
+		line("go build of 10,000 operations: CPU <= 60 s", secs(m.cpu), m.cpu.Seconds()/bigBuildCPU.Seconds(), "")
 	}
 	if big != nil && len(big.split) > 0 {
 		build, _, together := splitSeries(big.split)
 		m := build.median()
 		what := fmt.Sprintf("the same as %d packages (split)", big.split[0].packages)
 		if together > 0 {
-			line(what+": compilers' summed RSS <= 2 GB", mb(together), float64(together)/bigBuildRSS, "")
+			line(what+": compilers' summed RSS <= 1.2 GB", mb(together), float64(together)/bigBuildRSS, "")
 		}
-		line(what+": largest process <= 2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
-		line(what+": wall <= 40 s", secs(m.wall), m.wall.Seconds()/bigBuildWall.Seconds(), "")
+		line(what+": largest process <= 1.2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
+		line(what+": CPU <= 60 s", secs(m.cpu), m.cpu.Seconds()/bigBuildCPU.Seconds(), "")
 	}
 	switch {
 	case stripe == nil:
