@@ -7,9 +7,10 @@
 //
 // By default it measures the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside
 // the module root) with testdata/corpus/stripe.writesafety.yaml. Each measured thing runs as a
-// child process, -runs times: the wall time of the child and its peak resident memory (maximum
-// RSS, from the child's rusage) are reported as the median of the runs, with the ratios between
-// them. Then it counts the lines of generated Go code per operation.
+// child process, -runs times, interleaved with the others (one round runs each once, in an order
+// that turns from a round to the next): its wall time, CPU time (user and system) and peak
+// resident memory (maximum RSS, from the child's rusage) are reported as the median over the
+// rounds, with the ratios between them. Then it counts the lines of generated Go code per operation.
 //
 // The measured things are:
 //   - writegen generate, built from this module first;
@@ -69,44 +70,82 @@ func kinLoad(path string) error {
 	return nil
 }
 
-// sample is one run of a child process.
+// sample is one run of a child process, or the median of several.
 type sample struct {
 	wall   time.Duration
-	maxRSS int64 // bytes
+	cpu    time.Duration // user + system
+	maxRSS int64         // bytes
 }
 
-// measure runs a command runs times, each after fresh (when not nil), and returns the median
-// wall time and peak RSS, and the standard output of the last run.
-func measure(runs int, fresh func() error, name string, args ...string) (sample, []byte, error) {
-	var walls []time.Duration
-	var rss []int64
-	var out []byte
-	for range runs {
-		if fresh != nil {
-			if err := fresh(); err != nil {
-				return sample{}, nil, err
-			}
+// command is one measured thing: a child process, run after fresh when fresh is not nil.
+type command struct {
+	name  string
+	fresh func() error
+	argv  []string
+}
+
+// runOnce runs c once and returns its wall time, CPU time and peak RSS, and its standard output.
+func runOnce(c command) (sample, []byte, error) {
+	if c.fresh != nil {
+		if err := c.fresh(); err != nil {
+			return sample{}, nil, err
 		}
-		cmd := exec.Command(name, args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		wall := time.Since(start)
-		if err != nil {
-			return sample{}, nil, fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, stderr.Bytes())
-		}
-		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if !ok {
-			return sample{}, nil, errors.New("no rusage for child processes on this system")
-		}
-		walls = append(walls, wall)
-		rss = append(rss, ru.Maxrss*1024) // kilobytes on Linux
-		out = stdout.Bytes()
 	}
-	slices.Sort(walls)
-	slices.Sort(rss)
-	return sample{wall: walls[len(walls)/2], maxRSS: rss[len(rss)/2]}, out, nil
+	cmd := exec.Command(c.argv[0], c.argv[1:]...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return sample{}, nil, fmt.Errorf("%s: %v\n%s", strings.Join(c.argv, " "), err, stderr.Bytes())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return sample{}, nil, errors.New("no rusage for child processes on this system")
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return sample{wall: wall, cpu: cpu, maxRSS: ru.Maxrss * 1024}, stdout.Bytes(), nil // kilobytes on Linux
+}
+
+// measure runs the commands runs times, interleaved: each round runs every command once, and
+// the order turns by one from a round to the next, so a change in the machine's load during
+// the measurement falls on all of them alike rather than on whichever ran in that stretch. It
+// returns, per command, the median of each figure over the rounds, and its standard output of
+// the last round.
+func measure(runs int, cmds []command) ([]sample, [][]byte, error) {
+	all := make([][]sample, len(cmds))
+	outs := make([][]byte, len(cmds))
+	for round := range runs {
+		for k := range cmds {
+			i := (round + k) % len(cmds)
+			s, out, err := runOnce(cmds[i])
+			if err != nil {
+				return nil, nil, err
+			}
+			all[i] = append(all[i], s)
+			outs[i] = out
+		}
+	}
+	medians := make([]sample, len(cmds))
+	for i, ss := range all {
+		medians[i] = sample{
+			wall:   time.Duration(median(ss, func(s sample) int64 { return int64(s.wall) })),
+			cpu:    time.Duration(median(ss, func(s sample) int64 { return int64(s.cpu) })),
+			maxRSS: median(ss, func(s sample) int64 { return s.maxRSS }),
+		}
+	}
+	return medians, outs, nil
+}
+
+// median returns the median of one figure of the samples.
+func median(ss []sample, figure func(sample) int64) int64 {
+	v := make([]int64, len(ss))
+	for i, s := range ss {
+		v[i] = figure(s)
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
 }
 
 // moduleRoot asks the go command for the root of the module of the working directory.
@@ -188,56 +227,55 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 
-	kin, out, err := measure(*runs, nil, self, loadMode, *specPath)
-	if err != nil {
-		return err
-	}
-	var ops int
-	if _, err := fmt.Sscan(string(out), &ops); err != nil || ops == 0 {
-		return fmt.Errorf("kin-openapi load printed %q, want the number of operations", out)
-	}
 	wgOut := filepath.Join(tmp, "writegen-out", "api")
-	// Each run writes a new directory, as a first generation does.
-	wg, _, err := measure(*runs, func() error { return os.RemoveAll(wgOut) }, writegen, "generate", "-spec", *specPath, "-annotations", *annotations, "-out", wgOut)
+	cmds := []command{
+		{name: "kin-openapi load (the spec alone)", argv: []string{self, loadMode, *specPath}},
+		// Each run writes a new directory, as a first generation does.
+		{name: "writegen generate", fresh: func() error { return os.RemoveAll(wgOut) },
+			argv: []string{writegen, "generate", "-spec", *specPath, "-annotations", *annotations, "-out", wgOut}},
+	}
+	oapi := findTool("oapi-codegen")
+	ocFile := filepath.Join(tmp, "oapi-out", "api.gen.go")
+	if oapi != "" {
+		if err := os.MkdirAll(filepath.Dir(ocFile), 0o755); err != nil {
+			return err
+		}
+		cmds = append(cmds, command{name: "oapi-codegen (" + *oapiGenerate + ")",
+			argv: []string{oapi, "-generate", *oapiGenerate, "-package", "api", "-o", ocFile, *specPath}})
+	}
+	samples, outs, err := measure(*runs, cmds)
 	if err != nil {
 		return err
+	}
+	kin, wg := samples[0], samples[1]
+	var ops int
+	if _, err := fmt.Sscan(string(outs[0]), &ops); err != nil || ops == 0 {
+		return fmt.Errorf("kin-openapi load printed %q, want the number of operations", outs[0])
 	}
 	wgLines, wgFiles, err := goLines(wgOut)
 	if err != nil {
 		return err
 	}
-
-	fmt.Fprintf(stdout, "spec %s: %d operations; median of %d runs, each a child process\n\n", filepath.Base(*specPath), ops, *runs)
-	fmt.Fprintf(stdout, "%-34s %10s %12s\n", "", "wall", "peak RSS")
-	row := func(name string, s sample) {
-		fmt.Fprintf(stdout, "%-34s %9.2fs %8.0f MiB\n", name, s.wall.Seconds(), float64(s.maxRSS)/(1<<20))
-	}
-	row("kin-openapi load (the spec alone)", kin)
-	row("writegen generate", wg)
-
-	oapi := findTool("oapi-codegen")
-	var oc sample
 	var ocLines int
 	if oapi != "" {
-		ocFile := filepath.Join(tmp, "oapi-out", "api.gen.go")
-		if err := os.MkdirAll(filepath.Dir(ocFile), 0o755); err != nil {
-			return err
-		}
-		if oc, _, err = measure(*runs, nil, oapi, "-generate", *oapiGenerate, "-package", "api", "-o", ocFile, *specPath); err != nil {
-			return err
-		}
 		if ocLines, _, err = goLines(filepath.Dir(ocFile)); err != nil {
 			return err
 		}
-		row("oapi-codegen ("+*oapiGenerate+")", oc)
+	}
+
+	fmt.Fprintf(stdout, "spec %s: %d operations; median of %d interleaved rounds, each a child process\n\n", filepath.Base(*specPath), ops, *runs)
+	fmt.Fprintf(stdout, "%-34s %10s %10s %12s\n", "", "wall", "CPU", "peak RSS")
+	for i, s := range samples {
+		fmt.Fprintf(stdout, "%-34s %9.2fs %9.2fs %8.0f MiB\n", cmds[i].name, s.wall.Seconds(), s.cpu.Seconds(), float64(s.maxRSS)/(1<<20))
 	}
 
 	ratio := func(a, b sample) string {
-		return fmt.Sprintf("wall %.2fx, peak RSS %.2fx", a.wall.Seconds()/b.wall.Seconds(), float64(a.maxRSS)/float64(b.maxRSS))
+		return fmt.Sprintf("wall %.2fx, CPU %.2fx, peak RSS %.2fx",
+			a.wall.Seconds()/b.wall.Seconds(), a.cpu.Seconds()/b.cpu.Seconds(), float64(a.maxRSS)/float64(b.maxRSS))
 	}
 	fmt.Fprintf(stdout, "\nwritegen / kin-openapi load: %s\n", ratio(wg, kin))
 	if oapi != "" {
-		fmt.Fprintf(stdout, "writegen / oapi-codegen:     %s\n", ratio(wg, oc))
+		fmt.Fprintf(stdout, "writegen / oapi-codegen:     %s\n", ratio(wg, samples[2]))
 	}
 	fmt.Fprintf(stdout, "\ngenerated Go lines: writegen %d in %d files, %.0f per operation\n", wgLines, wgFiles, float64(wgLines)/float64(ops))
 	if oapi != "" {
