@@ -126,6 +126,8 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 // wrapper and a dictionary for every type it is instantiated with, even
 // when every instantiation shares one body, and a generated package calls
 // them with hundreds of response types.
+//
+//go:noinline
 func Read(ctx context.Context, c *Client, op *Operation, req *Request, into any) error {
 	return c.direct(ctx, op, req, modeRead, into)
 }
@@ -135,6 +137,8 @@ func Read(ctx context.Context, c *Client, op *Operation, req *Request, into any)
 // it is re-sent only when op.Effect is EffectIdempotent; otherwise the call
 // ends uncertain, recorded (in the ledger, when the client has one) and
 // notified. Its 2xx body is decoded into into, as Read does.
+//
+//go:noinline
 func Do(ctx context.Context, c *Client, op *Operation, req *Request, into any) error {
 	return c.direct(ctx, op, req, modeDo, into)
 }

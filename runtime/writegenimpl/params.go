@@ -18,6 +18,8 @@ import (
 // union's value is its JSON, which JSONParam reads.
 
 // PathSegment is one path parameter's text, escaped for a path segment.
+//
+//go:noinline
 func PathSegment(s string) string { return url.PathEscape(s) }
 
 // PathList is a path parameter of many texts in the simple style: each escaped, joined by
@@ -31,6 +33,8 @@ func PathList(l []string) string {
 }
 
 // AddQuery adds the query parameter name=value.
+//
+//go:noinline
 func (r *Request) AddQuery(name, value string) {
 	if r.Query == nil {
 		r.Query = url.Values{}
@@ -215,6 +219,8 @@ func Pairs[V any](m map[string]V, text func(V) string) []string {
 }
 
 // TimeText is a date-time parameter's text: RFC 3339 with the nanoseconds it has.
+//
+//go:noinline
 func TimeText(t time.Time) string { return t.Format(time.RFC3339Nano) }
 
 // FloatText is a number parameter's text, as short as it reads back (bits 32 or 64).

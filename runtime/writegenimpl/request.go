@@ -34,6 +34,8 @@ type Request struct {
 }
 
 // NewRequest returns a request without query, headers or body.
+//
+//go:noinline
 func NewRequest(method, path string) *Request {
 	return &Request{Method: method, Path: path}
 }
