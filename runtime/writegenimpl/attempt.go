@@ -83,7 +83,7 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 		return nil, fmt.Errorf("writegen: operation %q: no request", op.ID)
 	}
 	x := &logical{c: c, op: op, mode: m, hc: c.write, request: r, body: r.Body,
-		set: op.Retry & c.s.RetryMask, limit: max(op.Attempts, 1), keyTime: c.s.Clock.Now(), keyOwn: true}
+		set: op.Retry & c.s.RetryMask, limit: max(op.Attempts, 1), keyOwn: true}
 	x.info = runtime.CallInfo{OperationID: op.ID, Method: op.Method, Path: op.Path, Write: m != modeRead,
 		Identity: runtime.Identity{Scope: c.scope}}
 	if m == modeRead {
@@ -93,6 +93,7 @@ func (c *Client) prepare(op *Operation, m mode, r *Request) (*logical, error) {
 		}
 	} else {
 		x.info.Tenant, x.info.Operation = c.s.Tenant, op.keyScope()
+		x.keyTime = c.s.Clock.Now() // a read has no key
 	}
 	if c.s.MaxAttempts > 0 {
 		x.limit = min(x.limit, c.s.MaxAttempts)

@@ -79,7 +79,8 @@ func callerContexts(b *testing.B, bench func(b *testing.B, ctx context.Context))
 }
 
 // BenchmarkWriteLoopback compares one keyed write through the executor
-// with the same write made with plain net/http.
+// with the same write made with plain net/http, without a timeout
+// (vs=plain) and with the executor's attempt timeout (vs=plain-timeout).
 func BenchmarkWriteLoopback(b *testing.B) { callerContexts(b, writeLoopback) }
 
 func writeLoopback(b *testing.B, ctx context.Context) {
@@ -105,7 +106,16 @@ func writeLoopback(b *testing.B, ctx context.Context) {
 		}
 		return err
 	}
-	plain := func() error {
+	// plain is the same write with net/http; with a timeout, it gives the
+	// request the deadline the executor gives each attempt (promise 27),
+	// as careful hand-written code does.
+	plain := func(timeout time.Duration) error {
+		ctx := ctx
+		if timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 		body, err := json.Marshal(thing{Title: "printer jammed", Reference: "things/create-thing:thing:42"})
 		if err != nil {
 			return err
@@ -131,7 +141,10 @@ func writeLoopback(b *testing.B, ctx context.Context) {
 		}
 		return nil
 	}
-	paired(b, executor, plain)
+	b.Run("vs=plain", func(b *testing.B) { paired(b, executor, func() error { return plain(0) }) })
+	b.Run("vs=plain-timeout", func(b *testing.B) {
+		paired(b, executor, func() error { return plain(c.s.AttemptTimeout) })
+	})
 }
 
 // BenchmarkReadLoopback compares one read through the executor with the

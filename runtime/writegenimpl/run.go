@@ -63,13 +63,13 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 		}
 		x.attempts++
 		r := x.send(ctx, x.attempts)
-		x.lastEnd = x.c.s.Clock.Now()
 		x.status = r.status
 		if r.class == runtime.ClassOK {
 			x.ending = true
 			x.attemptDone(ctx, failure{class: r.class, conns: r.conns}, 0)
 			return result{resp: r}, nil
 		}
+		x.lastEnd = x.c.s.Clock.Now()
 		f, pending = x.classify(r), true
 		r.release()
 	}
