@@ -34,10 +34,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"syscall"
-	"time"
+
+	"github.com/writegen/writegen/bench/internal/child"
 
 	"github.com/writegen/writegen/bench/internal/kinload"
 )
@@ -70,13 +69,6 @@ func kinLoad(path string) error {
 	return nil
 }
 
-// sample is one run of a child process, or the median of several.
-type sample struct {
-	wall   time.Duration
-	cpu    time.Duration // user + system
-	maxRSS int64         // bytes
-}
-
 // command is one measured thing: a child process, run after fresh when fresh is not nil.
 type command struct {
 	name  string
@@ -84,42 +76,24 @@ type command struct {
 	argv  []string
 }
 
-// runOnce runs c once and returns its wall time, CPU time and peak RSS, and its standard output.
-func runOnce(c command) (sample, []byte, error) {
-	if c.fresh != nil {
-		if err := c.fresh(); err != nil {
-			return sample{}, nil, err
-		}
-	}
-	cmd := exec.Command(c.argv[0], c.argv[1:]...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		return sample{}, nil, fmt.Errorf("%s: %v\n%s", strings.Join(c.argv, " "), err, stderr.Bytes())
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return sample{}, nil, errors.New("no rusage for child processes on this system")
-	}
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return sample{wall: wall, cpu: cpu, maxRSS: ru.Maxrss * 1024}, stdout.Bytes(), nil // kilobytes on Linux
-}
-
 // measure runs the commands runs times, interleaved: each round runs every command once, and
 // the order turns by one from a round to the next, so a change in the machine's load during
 // the measurement falls on all of them alike rather than on whichever ran in that stretch. It
 // returns, per command, the median of each figure over the rounds, and its standard output of
 // the last round.
-func measure(runs int, cmds []command) ([]sample, [][]byte, error) {
-	all := make([][]sample, len(cmds))
+func measure(ctx context.Context, runs int, cmds []command) ([]child.Sample, [][]byte, error) {
+	all := make([]child.Series, len(cmds))
 	outs := make([][]byte, len(cmds))
 	for round := range runs {
 		for k := range cmds {
 			i := (round + k) % len(cmds)
-			s, out, err := runOnce(cmds[i])
+			c := cmds[i]
+			if c.fresh != nil {
+				if err := c.fresh(); err != nil {
+					return nil, nil, err
+				}
+			}
+			s, out, err := child.Run(ctx, "", nil, c.argv[0], c.argv[1:]...)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -127,25 +101,11 @@ func measure(runs int, cmds []command) ([]sample, [][]byte, error) {
 			outs[i] = out
 		}
 	}
-	medians := make([]sample, len(cmds))
+	medians := make([]child.Sample, len(cmds))
 	for i, ss := range all {
-		medians[i] = sample{
-			wall:   time.Duration(median(ss, func(s sample) int64 { return int64(s.wall) })),
-			cpu:    time.Duration(median(ss, func(s sample) int64 { return int64(s.cpu) })),
-			maxRSS: median(ss, func(s sample) int64 { return s.maxRSS }),
-		}
+		medians[i] = ss.Median()
 	}
 	return medians, outs, nil
-}
-
-// median returns the median of one figure of the samples.
-func median(ss []sample, figure func(sample) int64) int64 {
-	v := make([]int64, len(ss))
-	for i, s := range ss {
-		v[i] = figure(s)
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
 }
 
 // moduleRoot asks the go command for the root of the module of the working directory.
@@ -243,7 +203,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		cmds = append(cmds, command{name: "oapi-codegen (" + *oapiGenerate + ")",
 			argv: []string{oapi, "-generate", *oapiGenerate, "-package", "api", "-o", ocFile, *specPath}})
 	}
-	samples, outs, err := measure(*runs, cmds)
+	samples, outs, err := measure(ctx, *runs, cmds)
 	if err != nil {
 		return err
 	}
@@ -266,12 +226,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "spec %s: %d operations; median of %d interleaved rounds, each a child process\n\n", filepath.Base(*specPath), ops, *runs)
 	fmt.Fprintf(stdout, "%-34s %10s %10s %12s\n", "", "wall", "CPU", "peak RSS")
 	for i, s := range samples {
-		fmt.Fprintf(stdout, "%-34s %9.2fs %9.2fs %8.0f MiB\n", cmds[i].name, s.wall.Seconds(), s.cpu.Seconds(), float64(s.maxRSS)/(1<<20))
+		fmt.Fprintf(stdout, "%-34s %9.2fs %9.2fs %8.0f MiB\n", cmds[i].name, s.Wall.Seconds(), s.CPU.Seconds(), float64(s.MaxRSS)/(1<<20))
 	}
 
-	ratio := func(a, b sample) string {
+	ratio := func(a, b child.Sample) string {
 		return fmt.Sprintf("wall %.2fx, CPU %.2fx, peak RSS %.2fx",
-			a.wall.Seconds()/b.wall.Seconds(), a.cpu.Seconds()/b.cpu.Seconds(), float64(a.maxRSS)/float64(b.maxRSS))
+			a.Wall.Seconds()/b.Wall.Seconds(), a.CPU.Seconds()/b.CPU.Seconds(), float64(a.MaxRSS)/float64(b.MaxRSS))
 	}
 	fmt.Fprintf(stdout, "\nwritegen / kin-openapi load: %s\n", ratio(wg, kin))
 	if oapi != "" {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/writegen/writegen/bench/internal/child"
 )
 
 // buildModule is the temporary module the generated packages are compiled in: it requires this
@@ -99,7 +101,7 @@ func (m *buildModule) goCmd(ctx context.Context, args ...string) ([]byte, error)
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.Bytes(), 2000))
+		return nil, fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, child.Tail(stderr.Bytes(), 2000))
 	}
 	return out, nil
 }
@@ -163,7 +165,7 @@ func (m *buildModule) build(ctx context.Context, pkgs ...string) (buildResult, e
 	}
 	log := filepath.Join(m.logs, fmt.Sprintf("build-%d.jsonl", m.builds))
 	var sampler *rssSampler
-	s, _, err := runWatched(ctx, m.dir, m.env, func(pid int) { sampler = startRSSSampler(pid) },
+	s, _, err := child.RunWatched(ctx, m.dir, m.env, func(pid int) { sampler = startRSSSampler(pid) },
 		"go", append([]string{"build", "-toolexec", m.toolexecFlag(log)}, args...)...)
 	res := buildResult{build: s, packages: len(pkgs)}
 	if sampler != nil {
@@ -180,9 +182,9 @@ func (m *buildModule) build(ctx context.Context, pkgs ...string) (buildResult, e
 		found := false
 		for _, r := range recs {
 			if r.Tool == "compile" && r.Package == modulePath+"/"+pkg {
-				res.compile.wall += durationOf(r.Wall)
-				res.compile.cpu += durationOf(r.CPU)
-				res.compile.maxRSS = max(res.compile.maxRSS, r.MaxRSS)
+				res.compile.Wall += durationOf(r.Wall)
+				res.compile.CPU += durationOf(r.CPU)
+				res.compile.MaxRSS = max(res.compile.MaxRSS, r.MaxRSS)
 				found = true
 			}
 		}

@@ -530,16 +530,16 @@ func (b *bench) printSize(r *sizeResult) {
 	fmt.Fprintf(w, ": spec %s; writegen's package %s Go lines in %d files, %s\n",
 		mb(r.specSize), thousands(r.lines), r.files, mb(r.size))
 	fmt.Fprintf(w, "%-40s %5s %9s %17s %9s %10s %8s\n", "", "runs", "wall", "(range)", "CPU", "peak RSS", "/ load")
-	kin := r.kin.median()
+	kin := r.kin.Median()
 	row := func(name string, s series, ratio bool) {
-		m := s.median()
-		lo, hi := s.spread()
+		m := s.Median()
+		lo, hi := s.Spread()
 		rat := ""
 		if ratio {
-			rat = fmt.Sprintf("%.2fx", m.wall.Seconds()/kin.wall.Seconds())
+			rat = fmt.Sprintf("%.2fx", m.Wall.Seconds()/kin.Wall.Seconds())
 		}
-		fmt.Fprintf(w, "%-40s %5d %9s %17s %9s %10s %8s\n", name, len(s), secs(m.wall),
-			"("+secs(lo)+"-"+secs(hi)+")", secs(m.cpu), mb(m.maxRSS), rat)
+		fmt.Fprintf(w, "%-40s %5d %9s %17s %9s %10s %8s\n", name, len(s), secs(m.Wall),
+			"("+secs(lo)+"-"+secs(hi)+")", secs(m.CPU), mb(m.MaxRSS), rat)
 	}
 	row("kin-openapi load (the spec alone)", r.kin, true)
 	row("writegen generate", r.gen, true)
@@ -577,9 +577,9 @@ func splitSeries(rs []buildResult) (build, compile series, together int64) {
 	for _, br := range rs {
 		build = append(build, br.build)
 		compile = append(compile, br.compile)
-		t = append(t, sample{maxRSS: br.together})
+		t = append(t, sample{MaxRSS: br.together})
 	}
-	return build, compile, t.median().maxRSS
+	return build, compile, t.Median().MaxRSS
 }
 
 // sampled formats a sampled RSS, "-" when nothing could be sampled.
@@ -612,16 +612,16 @@ func (b *bench) printSummary(results []*sizeResult) {
 	fmt.Fprintf(w, "%8s %9s %9s %10s %9s %9s %10s %10s %11s %10s\n",
 		"ops", "gen wall", "gen CPU", "CPU/op", "gen RSS", "gen/load", "build wall", "build RSS", "compile CPU", "RSS/op")
 	for _, r := range results {
-		g, k := r.gen.median(), r.kin.median()
+		g, k := r.gen.Median(), r.kin.Median()
 		bw, brss, ccpu, perop := "-", "-", "-", "-"
 		if len(r.builds) > 0 {
 			build, compile := r.buildSeries()
-			bm, cm := build.median(), compile.median()
-			bw, brss, ccpu = secs(bm.wall), mb(bm.maxRSS), secs(cm.cpu)
-			perop = fmt.Sprintf("%.2f MB", float64(bm.maxRSS)/1e6/float64(r.ops))
+			bm, cm := build.Median(), compile.Median()
+			bw, brss, ccpu = secs(bm.Wall), mb(bm.MaxRSS), secs(cm.CPU)
+			perop = fmt.Sprintf("%.2f MB", float64(bm.MaxRSS)/1e6/float64(r.ops))
 		}
-		fmt.Fprintf(w, "%8s %9s %9s %8.2fms %9s %8.2fx %10s %10s %11s %10s\n", thousands(r.ops), secs(g.wall), secs(g.cpu),
-			float64(g.cpu.Microseconds())/1000/float64(r.ops), mb(g.maxRSS), g.wall.Seconds()/k.wall.Seconds(), bw, brss, ccpu, perop)
+		fmt.Fprintf(w, "%8s %9s %9s %8.2fms %9s %8.2fx %10s %10s %11s %10s\n", thousands(r.ops), secs(g.Wall), secs(g.CPU),
+			float64(g.CPU.Microseconds())/1000/float64(r.ops), mb(g.MaxRSS), g.Wall.Seconds()/k.Wall.Seconds(), bw, brss, ccpu, perop)
 	}
 }
 
@@ -668,19 +668,19 @@ func (b *bench) printTargets(results []*sizeResult, stripe *sizeResult) {
 		line("go build of 10,000 operations", "", 0, "not measured: -build=false")
 	default:
 		build, _ := big.buildSeries()
-		m := build.median()
-		line("go build of 10,000 operations: peak RSS <= 1.2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
-		line("go build of 10,000 operations: CPU <= 60 s", secs(m.cpu), m.cpu.Seconds()/bigBuildCPU.Seconds(), "")
+		m := build.Median()
+		line("go build of 10,000 operations: peak RSS <= 1.2 GB", mb(m.MaxRSS), float64(m.MaxRSS)/bigBuildRSS, "")
+		line("go build of 10,000 operations: CPU <= 60 s", secs(m.CPU), m.CPU.Seconds()/bigBuildCPU.Seconds(), "")
 	}
 	if big != nil && len(big.split) > 0 {
 		build, _, together := splitSeries(big.split)
-		m := build.median()
+		m := build.Median()
 		what := fmt.Sprintf("the same as %d packages (split)", big.split[0].packages)
 		if together > 0 {
 			line(what+": compilers' summed RSS <= 1.2 GB", mb(together), float64(together)/bigBuildRSS, "")
 		}
-		line(what+": largest process <= 1.2 GB", mb(m.maxRSS), float64(m.maxRSS)/bigBuildRSS, "")
-		line(what+": CPU <= 60 s", secs(m.cpu), m.cpu.Seconds()/bigBuildCPU.Seconds(), "")
+		line(what+": largest process <= 1.2 GB", mb(m.MaxRSS), float64(m.MaxRSS)/bigBuildRSS, "")
+		line(what+": CPU <= 60 s", secs(m.CPU), m.CPU.Seconds()/bigBuildCPU.Seconds(), "")
 	}
 	switch {
 	case stripe == nil:
@@ -688,12 +688,12 @@ func (b *bench) printTargets(results []*sizeResult, stripe *sizeResult) {
 	default:
 		if len(stripe.builds) > 0 {
 			build, _ := stripe.buildSeries()
-			m := build.median()
-			line("Stripe rebuild: wall <= 5 s", secs(m.wall), m.wall.Seconds()/stripeBuildWall.Seconds(), "")
-			line("Stripe rebuild: peak RSS <= 400 MB", mb(m.maxRSS), float64(m.maxRSS)/stripeBuildRSS, "")
+			m := build.Median()
+			line("Stripe rebuild: wall <= 5 s", secs(m.Wall), m.Wall.Seconds()/stripeBuildWall.Seconds(), "")
+			line("Stripe rebuild: peak RSS <= 400 MB", mb(m.MaxRSS), float64(m.MaxRSS)/stripeBuildRSS, "")
 		}
-		g, k := stripe.gen.median(), stripe.kin.median()
-		ratio := g.wall.Seconds() / k.wall.Seconds()
+		g, k := stripe.gen.Median(), stripe.kin.Median()
+		ratio := g.Wall.Seconds() / k.Wall.Seconds()
 		line("Stripe generation <= 1.0x kin-openapi load (wall)", fmt.Sprintf("%.2fx", ratio), ratio/stripeGenRatio, "")
 	}
 	var largest *sizeResult
@@ -705,7 +705,7 @@ func (b *bench) printTargets(results []*sizeResult, stripe *sizeResult) {
 	if base == nil || largest == nil || largest.ops <= base.ops {
 		line("generation CPU per operation flat (largest size / 1,000 <= 1.25)", "", 0, "not measured: needs 1000 and a larger size")
 	} else {
-		per := func(r *sizeResult) float64 { return r.gen.median().cpu.Seconds() / float64(r.ops) }
+		per := func(r *sizeResult) float64 { return r.gen.Median().CPU.Seconds() / float64(r.ops) }
 		ratio := per(largest) / per(base)
 		line(fmt.Sprintf("generation CPU per operation flat (%s / 1,000 <= 1.25)", thousands(largest.ops)),
 			fmt.Sprintf("%.2fx", ratio), ratio/flatCPURatio, "")

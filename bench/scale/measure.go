@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,103 +10,21 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/writegen/writegen/bench/internal/child"
 )
 
-// sample is what one run of a child process cost.
-type sample struct {
-	wall   time.Duration
-	cpu    time.Duration // user + system, the child's and its waited-for descendants'
-	maxRSS int64         // bytes: the largest resident set of the child or one of its descendants
-}
+// sample and series are the child package's: what one run of a child process cost, and the
+// samples of one measured thing.
+type (
+	sample = child.Sample
+	series = child.Series
+)
 
-// usage reads the CPU time and peak RSS of a process that has ended.
-func usage(ps *os.ProcessState) (cpu time.Duration, maxRSS int64, err error) {
-	ru, ok := ps.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return 0, 0, errors.New("no rusage for child processes on this system")
-	}
-	cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return cpu, ru.Maxrss * 1024, nil // Maxrss is in kilobytes on Linux
-}
-
-// runChild runs a command in dir with env added to the environment and returns its cost and
-// standard output. A failure carries the end of its standard error.
+// runChild runs a command in dir with env added to the environment (child.Run).
 func runChild(ctx context.Context, dir string, env []string, name string, args ...string) (sample, []byte, error) {
-	return runWatched(ctx, dir, env, nil, name, args...)
-}
-
-// runWatched is runChild that calls started with the child's process id once it runs.
-func runWatched(ctx context.Context, dir string, env []string, started func(pid int), name string, args ...string) (sample, []byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Start()
-	if err == nil {
-		if started != nil {
-			started(cmd.Process.Pid)
-		}
-		err = cmd.Wait()
-	}
-	s := sample{wall: time.Since(start)}
-	if err != nil {
-		return s, stdout.Bytes(), fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(stderr.Bytes(), 2000))
-	}
-	var uerr error
-	s.cpu, s.maxRSS, uerr = usage(cmd.ProcessState)
-	return s, stdout.Bytes(), uerr
-}
-
-// tail returns at most the last n bytes of b, cut at a line.
-func tail(b []byte, n int) []byte {
-	if len(b) <= n {
-		return b
-	}
-	b = b[len(b)-n:]
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[i+1:]
-	}
-	return b
-}
-
-// series is the samples of one measured thing, one a run.
-type series []sample
-
-// median returns the median of each figure on its own (for an even count, the upper middle).
-func (s series) median() sample {
-	if len(s) == 0 {
-		return sample{}
-	}
-	pick := func(f func(sample) int64) int64 {
-		v := make([]int64, len(s))
-		for i, x := range s {
-			v[i] = f(x)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
-	return sample{
-		wall:   time.Duration(pick(func(x sample) int64 { return int64(x.wall) })),
-		cpu:    time.Duration(pick(func(x sample) int64 { return int64(x.cpu) })),
-		maxRSS: pick(func(x sample) int64 { return x.maxRSS }),
-	}
-}
-
-// spread returns the smallest and the largest wall time of s.
-func (s series) spread() (lo, hi time.Duration) {
-	for i, x := range s {
-		if i == 0 || x.wall < lo {
-			lo = x.wall
-		}
-		if x.wall > hi {
-			hi = x.wall
-		}
-	}
-	return lo, hi
+	return child.Run(ctx, dir, env, name, args...)
 }
 
 // toolexecMode is the first argument that makes this program run as the go command's
@@ -139,7 +56,7 @@ func toolexec(log string, tool string, args []string) int {
 	if slices.Contains(args, "-V=full") { // the go command asks the tool's version: nothing to log
 		return cmd.ProcessState.ExitCode()
 	}
-	cpu, rss, uerr := usage(cmd.ProcessState)
+	cpu, rss, uerr := child.Usage(cmd.ProcessState)
 	if uerr != nil {
 		fmt.Fprintln(os.Stderr, "scale: toolexec:", uerr)
 		return 1
