@@ -70,7 +70,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *runs < 1 || fs.NArg() > 0 {
 		return errors.New("usage: firstbuild [-runs N] [-oapi-codegen VERSION]")
 	}
-	root, err := moduleRoot(ctx)
+	root, err := child.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -164,17 +164,4 @@ func stdOf(ctx context.Context, dir string, pkgs ...string) ([]string, error) {
 		return nil, fmt.Errorf("go list -deps %s: %w", strings.Join(pkgs, " "), err)
 	}
 	return strings.Fields(string(out)), nil
-}
-
-// moduleRoot asks the go command for the root of the module of the working directory.
-func moduleRoot(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run it inside the writegen module")
-	}
-	return filepath.Dir(gomod), nil
 }

@@ -108,19 +108,6 @@ func measure(ctx context.Context, runs int, cmds []command) ([]child.Sample, [][
 	return medians, outs, nil
 }
 
-// moduleRoot asks the go command for the root of the module of the working directory.
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run it inside the writegen module")
-	}
-	return filepath.Dir(gomod), nil
-}
-
 // findTool finds a binary on PATH or in GOPATH/bin; "" when it is in neither.
 func findTool(name string) string {
 	if p, err := exec.LookPath(name); err == nil {
@@ -155,7 +142,7 @@ func goLines(dir string) (lines, files int, err error) {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	root, err := moduleRoot()
+	root, err := child.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}

@@ -63,6 +63,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/writegen/writegen/bench/internal/child"
 	"github.com/writegen/writegen/bench/internal/kinload"
 )
 
@@ -172,7 +173,7 @@ type bench struct {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	root, err := moduleRoot()
+	root, err := child.ModuleRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -251,19 +252,6 @@ func orNone(s string) string {
 		return "(unknown)"
 	}
 	return s
-}
-
-// moduleRoot asks the go command for the root of the module of the working directory.
-func moduleRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run it inside the writegen module")
-	}
-	return filepath.Dir(gomod), nil
 }
 
 // resolveOthers finds the binaries of oapi-codegen and ogen: go run builds them (into its

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -109,4 +110,18 @@ func (s Series) Spread() (lo, hi time.Duration) {
 		}
 	}
 	return lo, hi
+}
+
+// ModuleRoot asks the go command for the root of the module of the working directory, which
+// must be the writegen module or inside it.
+func ModuleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("run it inside the writegen module")
+	}
+	return filepath.Dir(gomod), nil
 }
