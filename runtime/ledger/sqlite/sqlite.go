@@ -89,8 +89,10 @@ func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, err
 			o(&s)
 		}
 	}
-	pragmas := fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
-		s.busyTimeout.Milliseconds(), s.synchronous)
+	pragmas := fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=synchronous(%s)", s.busyTimeout.Milliseconds(), s.synchronous)
+	if err := enterWAL(ctx, path+pragmas, s.busyTimeout); err != nil {
+		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
+	}
 	db, err := openDB(path + pragmas + "&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
@@ -113,6 +115,48 @@ func Open(ctx context.Context, path string, opts ...ledger.Option) (*Ledger, err
 		return nil, fmt.Errorf("sqlite ledger: %s: %w", path, err)
 	}
 	return &Ledger{Ledger: l, db: db}, nil
+}
+
+// enterWAL puts the file at dsn in WAL mode, which the file then keeps for
+// every connection. SQLite takes the file's exclusive lock for the change
+// without waiting in its busy handler: a process that opens a new file
+// while another one does gets SQLITE_BUSY at once, not after the busy
+// timeout. So the change is tried again here, after a short wait that
+// doubles, until timeout has passed.
+func enterWAL(ctx context.Context, dsn string, timeout time.Duration) error {
+	db, err := openDB(dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	deadline := time.Now().Add(timeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		switch {
+		case err == nil && strings.EqualFold(mode, "wal"):
+			return nil
+		case err == nil:
+			return fmt.Errorf("the file cannot be put in WAL mode: its journal mode stays %q", mode)
+		case !isBusy(err):
+			return err
+		case time.Now().After(deadline):
+			return fmt.Errorf("the database is locked by another process, for longer than the busy timeout (%s), while it is put in WAL mode: %w", timeout, err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED.
+func isBusy(err error) bool {
+	var e *msqlite.Error
+	return errors.As(err, &e) && (e.Code()&0xff == 5 || e.Code()&0xff == 6)
 }
 
 func openDB(dsn string) (*sql.DB, error) {
@@ -269,8 +313,7 @@ func (r explainRows) Close() error           { return r.c.explain(r.Rows.Close()
 
 // explain says what a lock error means.
 func (c *conn) explain(err error) error {
-	var e *msqlite.Error
-	if errors.As(err, &e) && (e.Code()&0xff == 5 || e.Code()&0xff == 6) { // SQLITE_BUSY, SQLITE_LOCKED
+	if isBusy(err) {
 		return fmt.Errorf("sqlite ledger: the database is locked by another writer, for longer than the busy timeout (%s): %w",
 			c.busyTimeout, err)
 	}

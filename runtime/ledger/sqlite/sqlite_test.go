@@ -75,6 +75,34 @@ func TestOpenRefusesBadPaths(t *testing.T) {
 	}
 }
 
+// TestOpenTogether: replicas that start together open one new file at the
+// same moment, and each gets the ledger. Putting a new file in WAL mode
+// takes its exclusive lock without SQLite's busy handler, so one of them
+// used to fail at once with SQLITE_BUSY. The openers are connections of
+// this process, which SQLite locks against each other as it locks other
+// processes.
+func TestOpenTogether(t *testing.T) {
+	ctx := context.Background()
+	for round := range 100 {
+		path := filepath.Join(t.TempDir(), "ledger.db")
+		errs := make([]error, 4)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() {
+				l, err := sqlite.Open(ctx, path)
+				if err == nil {
+					err = l.Close()
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+}
+
 // TestSynchronous: the file is fully durable by default (FULL), and NORMAL
 // only when asked for.
 func TestSynchronous(t *testing.T) {
