@@ -16,7 +16,7 @@
 //     not measured). What the build costs on top is what the generator adds to a connector's
 //     own first build.
 //
-// writegen is built from this module (go build ./cmd/writegen); oapi-codegen with go install
+// writegen is built from this module (go install ./cmd/writegen); oapi-codegen with go install
 // at -oapi-codegen (its modules are downloaded before anything is measured; "" leaves it out).
 // The module cache is not cleared: downloading is not building. The builds run in rounds,
 // each round building every generator in both setups, the order turning from a round to the
@@ -48,10 +48,9 @@ func main() {
 
 // generator is one generator to build.
 type generator struct {
-	name  string
-	dir   string   // where the go command runs
-	args  []string // the go command's arguments, without -o or GOBIN
-	gobin bool     // args install: the binary goes to GOBIN
+	name string
+	dir  string   // where the go command runs
+	args []string // the go command's arguments; it installs into GOBIN
 }
 
 // setup is one state of the build cache before the measured build.
@@ -80,14 +79,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 
-	gens := []generator{{name: "writegen", dir: root, args: []string{"build", "./cmd/writegen"}}}
+	gens := []generator{{name: "writegen", dir: root, args: []string{"install", "./cmd/writegen"}}}
 	if *oapiVersion != "" {
 		pkg := oapiPackage + "@" + *oapiVersion
 		// -n resolves and downloads every module the build needs, and builds nothing.
 		if _, _, err := child.Run(ctx, tmp, []string{"GOBIN=" + filepath.Join(tmp, "bin")}, "go", "install", "-n", pkg); err != nil {
 			return fmt.Errorf("download oapi-codegen: %w", err)
 		}
-		gens = append(gens, generator{name: "oapi-codegen " + *oapiVersion, dir: tmp, args: []string{"install", pkg}, gobin: true})
+		gens = append(gens, generator{name: "oapi-codegen " + *oapiVersion, dir: tmp, args: []string{"install", pkg}})
 	}
 	client, err := stdOf(ctx, root, "net/http", "encoding/json")
 	if err != nil {
@@ -147,11 +146,7 @@ func buildOnce(ctx context.Context, tmp string, gen generator, st setup) (child.
 			return child.Sample{}, err
 		}
 	}
-	args := gen.args
-	if !gen.gobin { // go build -o BIN PACKAGE
-		args = append([]string{args[0], "-o", filepath.Join(bin, "writegen")}, args[1:]...)
-	}
-	s, _, err := child.Run(ctx, gen.dir, env, "go", args...)
+	s, _, err := child.Run(ctx, gen.dir, env, "go", gen.args...)
 	return s, err
 }
 

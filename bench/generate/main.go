@@ -37,7 +37,6 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/bench/internal/child"
-
 	"github.com/writegen/writegen/bench/internal/kinload"
 )
 

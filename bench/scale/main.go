@@ -343,7 +343,7 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 		if err := os.RemoveAll(out); err != nil {
 			return sample{}, err
 		}
-		s, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annotPath, "-out", out)
+		s, _, err := child.Run(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annotPath, "-out", out)
 		return s, err
 	}
 	if _, err := gen(); err != nil { // unmeasured: warms the file cache for every tool
@@ -356,7 +356,7 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 		}
 	}
 	for range b.cfg.runs {
-		s, o, err := runChild(ctx, "", nil, b.self, loadMode, specPath)
+		s, o, err := child.Run(ctx, "", nil, b.self, loadMode, specPath)
 		if err != nil {
 			return nil, err
 		}
@@ -376,7 +376,7 @@ func (b *bench) measureSize(ctx context.Context, n int) (*sizeResult, error) {
 			if err := os.MkdirAll(oout, 0o755); err != nil {
 				return nil, err
 			}
-			s, _, err := runChild(ctx, "", nil, o.g.bin, o.g.args(specPath, oout)...)
+			s, _, err := child.Run(ctx, "", nil, o.g.bin, o.g.args(specPath, oout)...)
 			if err != nil {
 				o.refused = err.Error()
 				continue
@@ -437,7 +437,7 @@ func (b *bench) measureSplit(ctx context.Context, r *sizeResult, rs []*resource,
 			return err
 		}
 		out := filepath.Join(b.tmp, "module", dir, name)
-		if _, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annot, "-out", out); err != nil {
+		if _, _, err := child.Run(ctx, "", nil, b.writegen, "generate", "-spec", specPath, "-annotations", annot, "-out", out); err != nil {
 			return err
 		}
 		pkgs = append(pkgs, filepath.Join(dir, name))
@@ -459,7 +459,7 @@ func (b *bench) measureStripe(ctx context.Context) (*sizeResult, error) {
 		if err := os.RemoveAll(out); err != nil {
 			return sample{}, err
 		}
-		s, _, err := runChild(ctx, "", nil, b.writegen, "generate", "-spec", b.cfg.stripeSpec, "-annotations", b.cfg.stripeAnnot, "-out", out)
+		s, _, err := child.Run(ctx, "", nil, b.writegen, "generate", "-spec", b.cfg.stripeSpec, "-annotations", b.cfg.stripeAnnot, "-out", out)
 		return s, err
 	}
 	if _, err := gen(); err != nil { // unmeasured: warms the file cache
@@ -471,7 +471,7 @@ func (b *bench) measureStripe(ctx context.Context) (*sizeResult, error) {
 	}
 	r := &sizeResult{name: "Stripe, " + filepath.Base(b.cfg.stripeSpec), specSize: st.Size()}
 	for range b.cfg.runs {
-		s, o, err := runChild(ctx, "", nil, b.self, loadMode, b.cfg.stripeSpec)
+		s, o, err := child.Run(ctx, "", nil, b.self, loadMode, b.cfg.stripeSpec)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,11 +20,6 @@ type (
 	sample = child.Sample
 	series = child.Series
 )
-
-// runChild runs a command in dir with env added to the environment (child.Run).
-func runChild(ctx context.Context, dir string, env []string, name string, args ...string) (sample, []byte, error) {
-	return child.Run(ctx, dir, env, name, args...)
-}
 
 // toolexecMode is the first argument that makes this program run as the go command's
 // -toolexec wrapper: toolexecMode LOG TOOL ARGS... runs the tool and appends its cost to LOG.
