@@ -47,8 +47,20 @@ type Record struct {
 	// its run, when it named one (Holder).
 	LeaseInstance    string
 	LeaseIncarnation int64
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// LeaseLeft is set in the rows TakeOver and TakeOverRow hand over: how
+	// long the previous holder's lease still had to run when the row was
+	// taken, by the ledger's clock; negative, how long before it had ended
+	// (for a row that was settled, how long before it was settled). The
+	// runtime keeps every attempt inside its lease, so an attempt of the
+	// previous holder may still run until then, and a lookup's "not found"
+	// counts only from then on (promise 49).
+	LeaseLeft time.Duration
+	// Redrives counts how often the row was handed over as an uncertain
+	// row (by TakeOver or TakeOverRow): Resume asks such rows again on a
+	// bounded schedule (promise 50). A person's redrive starts it anew.
+	Redrives  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Settlement is what Settle records about the outcome of a claimed row.
@@ -65,6 +77,12 @@ type Settlement struct {
 	// RedriveUntil is when the provider key's window ends (Resume leaves
 	// the row to a person after it); zero means no limit.
 	RedriveUntil time.Time
+	// RedriveAfter delays a row marked Redrive: TakeOver hands it over
+	// only once this long has passed since the settle, by the ledger's
+	// clock (a lookup's lag or settle time, the next step of Resume's
+	// schedule). TakeOverRow does not wait for it: the caller that takes
+	// the row waits itself, counting from LeaseLeft. Zero: at once.
+	RedriveAfter time.Duration
 }
 
 // ErrLeaseLost is returned by Renew and Settle when the fence presented is
@@ -122,9 +140,11 @@ type Ledger interface {
 	// has ended, or whose holder was an earlier incarnation of h's
 	// instance, and uncertain rows marked re-drivable whose RedriveUntil
 	// has not passed at now (the caller's clock: the window is the
-	// provider's). Each row returned is claimed by h with a new fence, for
-	// lease; no two callers get the same row. Age alone never hands a row
-	// over.
+	// provider's) and whose RedriveAfter has passed since they were settled
+	// (the ledger's clock). Each row returned is claimed by h with a new
+	// fence, for lease, with its LeaseLeft, and Redrives counted when it
+	// was uncertain; no two callers get the same row. Age alone never hands
+	// a row over.
 	TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h Holder, lease time.Duration, limit int) ([]Record, error)
 	// Record inserts a row that is already settled, such as the uncertain
 	// outcome of a write without dedupe, so that it is listed for a
@@ -144,8 +164,9 @@ type RowTaker interface {
 	// when TakeOver at now would hand it out: a claim whose lease has
 	// ended or whose holder was an earlier incarnation of h's instance, or
 	// an uncertain claim marked re-drivable whose RedriveUntil has not
-	// passed. won reports whether it did; otherwise the Record is the row
-	// as stored. Of callers taking one row at once (by TakeOver or
+	// passed, whether or not its RedriveAfter has (the caller waits out
+	// the rest itself, from LeaseLeft). won reports whether it did;
+	// otherwise the Record is the row as stored. Of callers taking one row at once (by TakeOver or
 	// TakeOverRow), at most one gets it.
 	TakeOverRow(ctx context.Context, id int64, now time.Time, h Holder, lease time.Duration) (row Record, won bool, err error)
 }
