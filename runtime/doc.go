@@ -65,9 +65,15 @@
 // first sends the key) or its effect is idempotent. Otherwise the operation's
 // lookup is asked: what it finds is adopted (Receipt.Source is
 // AdoptedLookup), and further effects it finds for the same reference are
-// duplicates, compensated where the annotation says how; a strongly
-// consistent lookup's "not found" allows another attempt, an eventually
-// consistent one's never does. Without key or lookup the call ends
+// duplicates, compensated where the annotation says how. Only an effect
+// that carries the write's reference (Found.Ref) is adopted, whatever the
+// provider's search matched. Its "not found" allows another attempt only
+// when the read covered every effect the write could have made (WalkList)
+// and the settle time or lag the annotation declares for the provider has
+// passed since the last moment an attempt could still run (its end, or the
+// end of its holder's lease for a row taken over); an eventually
+// consistent lookup without a lag never allows one. What the lookup cannot
+// settle yet, Resume asks again later (WithReask). Without key or lookup the call ends
 // uncertain, as it does when the context ends after a send or the provider
 // reports the key reused with another payload. Backoff uses full jitter
 // and honours Retry-After up to WithMaxRetryAfter (a longer one ends the
@@ -119,8 +125,9 @@
 // with a new fence, and driven on with the stored request and key, through
 // the lookup, or to uncertain; the caller that stalled then learns the
 // other's outcome, or ends uncertain. Resume also drives uncertain rows
-// whose key is still inside its window, or whose strong lookup can answer,
-// and so does, at once, the next call with the row's business key and
+// whose key is still inside its window, or whose lookup can answer later
+// (once its lag has passed, on the bounded schedule of WithReask), and
+// so does, at once, the next call with the row's business key and
 // request when the Ledger is a RowTaker: it takes the row over fenced (of
 // it, Resume and other replicas, one gets it), re-sends the stored request
 // with the same key or asks the lookup, and returns the receipt or

@@ -27,7 +27,9 @@ type Settings struct {
 	MaxRetryAfter  time.Duration // default 60s: a longer Retry-After ends the call instead of waiting
 	Lease          time.Duration // default 60s: the ledger claim's lease, renewed every Lease/3 while the call runs
 	Instance       string        // the stable name of this instance of the program (WithInstance); "" for none
-	LookupSettle   time.Duration // default 5s: how long after a lost answer a strong lookup's "not found" is trusted
+	LookupSettle   time.Duration // default 0: the least settle time or lag a lookup's "not found" waits for
+	ReaskEvery     time.Duration // default 1m: the first step of Resume's re-asks of a lookup that declares no lag
+	ReaskTimes     int           // default 8: how often Resume asks an uncertain write's lookup again
 	Ledger         Ledger
 	Tokens         TokenSource
 	Hooks          Hooks
@@ -119,19 +121,32 @@ func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d 
 // of one process that share a name share one handle.
 func WithInstance(name string) Option { return func(s *Settings) { s.Instance = name } }
 
-// WithLookupSettle sets how long after an attempt that may have committed
-// (its answer lost, or a 5xx) a strongly consistent lookup's "not found"
-// authorises sending the write again (default 5s), for the lookups whose
-// annotation declares no settle time of its own (consistency: {strong: 2s}
-// declares one, and wins). A request cut on this side may still be running
-// at the provider, and commit after the lookup looked: a lookup that finds
-// nothing at once is asked again once d has passed since the attempt
-// ended, and only that answer counts. Set it to the longest a provider may
-// still commit a request whose connection was lost; a provider whose
-// commits may land later should declare its lookup eventual with a lag
-// (consistency: {eventual: 30s}). 0 trusts the first answer.
+// WithLookupSettle sets the least time a lookup's "not found" waits for
+// (default 0). A lookup's "not found" proves that an earlier attempt did not
+// commit only once the last moment the attempt could still run, plus the
+// settle time or lag the annotation declares for the provider
+// (consistency: {strong: 2s}, {eventual: 30s}), has passed. d lengthens
+// every settle time and lag shorter than it, for an operator who trusts the
+// provider's word less; it never shortens one.
 func WithLookupSettle(d time.Duration) Option {
 	return func(s *Settings) { s.LookupSettle = max(d, 0) }
+}
+
+// WithReask sets the schedule on which Resume asks again the lookup of a
+// write left uncertain because the lookup could not answer yet (its lag or
+// settle time had not passed, it failed, or an eventual lookup without a
+// lag found nothing): at most times more asks (default 8), the first once
+// the lag or settle time has passed, or after every (default 1m) when the
+// lookup declares none, then each twice as long after the one before.
+// What is still uncertain after the last is left to a person. times 0
+// leaves every such write to a person at once.
+func WithReask(every time.Duration, times int) Option {
+	return func(s *Settings) {
+		if every > 0 {
+			s.ReaskEvery = every
+		}
+		s.ReaskTimes = max(times, 0)
+	}
 }
 
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"

@@ -1,5 +1,7 @@
 package runtime
 
+import "time"
+
 // Source says where a receipt or an acknowledgement came from.
 type Source uint8
 
@@ -53,12 +55,17 @@ type Ack[T any] struct {
 
 // Found is what a lookup found: the effect of an earlier attempt. P is a
 // pointer to the response type (*Thread), the type of a receipt's Body. A
-// lookup that finds more than one effect for one reference returns them
-// all, in the provider's order: the first is adopted and the others are
-// duplicates, compensated where the operation declares how. Hand-written
-// lookups (lookup: {func: name}) have the signature
+// lookup returns every effect it finds for the write, in the provider's
+// order: the first is adopted and the others are duplicates, compensated
+// where the operation declares how.
 //
-//	func (c *Client) name(ctx context.Context, reference string) ([]runtime.Found[*T], error)
+// A found effect is the write's only when it shows the write's reference:
+// Ref is the text of the object where the write keeps it (its reference
+// field, or the text the write appended its marker to), and the runtime
+// adopts only an effect whose Ref is the reference, or holds the marker,
+// whatever the provider's search matched (promise 47). A lookup written
+// by hand must set Ref from the object it found, never from the reference
+// it was asked for.
 //
 // It is generic in the pointer, not in T: every pointer type has one shape,
 // so the runtime's code that calls a lookup is compiled once for a whole
@@ -67,6 +74,11 @@ type Found[P any] struct {
 	_    [0]func() // not comparable: == would compare Body's address, and would cost each P an equality function
 	ID   string
 	Body P
+	// Ref is the found object's text that carries the write's reference.
+	Ref string
+	// Created is when the object was created, for a walk through a list
+	// newest first (Walk.Since); zero when unknown.
+	Created time.Time
 }
 
 // ResumeReport counts what a Resume did: the rows it took over and the
@@ -74,10 +86,12 @@ type Found[P any] struct {
 // only (they stay claimed for a later Resume).
 type ResumeReport struct {
 	Taken       int // rows taken over: expired leases and re-drivable uncertain rows
+	Reasked     int // of Taken, uncertain rows whose lookup (or key) was asked again
 	Active      int // settled active: sent now, or adopted from a lookup
 	Rejected    int
 	NotApplied  int
 	Uncertain   int
+	Scheduled   int // of Uncertain, rows a later Resume asks again (WithReask); the others are left to a person
 	Compensated int // duplicates a lookup found and compensation undid
 }
 
@@ -85,10 +99,12 @@ type ResumeReport struct {
 func (r ResumeReport) Add(o ResumeReport) ResumeReport {
 	return ResumeReport{
 		Taken:       r.Taken + o.Taken,
+		Reasked:     r.Reasked + o.Reasked,
 		Active:      r.Active + o.Active,
 		Rejected:    r.Rejected + o.Rejected,
 		NotApplied:  r.NotApplied + o.NotApplied,
 		Uncertain:   r.Uncertain + o.Uncertain,
+		Scheduled:   r.Scheduled + o.Scheduled,
 		Compensated: r.Compensated + o.Compensated,
 	}
 }

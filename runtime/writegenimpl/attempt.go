@@ -58,9 +58,12 @@ type logical struct {
 	unanswered bool          // an attempt had no complete answer: it may still be running at the provider
 	claimed    bool          // the call won the key's ledger claim: no attempt with the key runs but its own
 	status     int           // status of the last attempt, 0 if none
-	lastEnd    time.Time     // when the last attempt ended; zero for a resumed call's
+	lastEnd    time.Time     // when the last attempt ended; for a row taken over, when the holder's lease did
 	budgeted   bool          // the next retry draws from the client's retry budget
 	found      []found       // what the lookup found: the first is adopted, the rest are duplicates
+	reask      time.Duration // ending uncertain: asking the lookup again after it may settle the write; 0: it cannot
+	redrives   int           // how often the row was taken over uncertain before (Record.Redrives)
+	scheduled  bool          // the row was settled uncertain for a later Resume to drive on
 	lease      *lease        // the ledger claim held, nil when none
 	rowID      int64         // the ledger row claimed, 0 when none
 	settledRow int64         // the row settle recorded uncertain, 0 when none

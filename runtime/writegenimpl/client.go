@@ -50,7 +50,8 @@ const (
 	defaultAttemptTimeout = 30 * time.Second
 	defaultMaxRetryAfter  = 60 * time.Second
 	defaultLease          = 60 * time.Second
-	defaultLookupSettle   = 5 * time.Second
+	defaultReaskEvery     = time.Minute
+	defaultReaskTimes     = 8
 )
 
 // NewClient builds the executor of one generated client. scope is the
@@ -84,7 +85,8 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 		AttemptTimeout: defaultAttemptTimeout,
 		MaxRetryAfter:  defaultMaxRetryAfter,
 		Lease:          defaultLease,
-		LookupSettle:   defaultLookupSettle,
+		ReaskEvery:     defaultReaskEvery,
+		ReaskTimes:     defaultReaskTimes,
 	}
 	for _, o := range opts {
 		if o != nil {

@@ -169,6 +169,7 @@ type codec struct {
 type found struct {
 	id   string
 	body any // a *T
+	ref  string
 }
 
 // The indexes of the fields of a Call[P], a runtime.Found[P], a
@@ -180,7 +181,7 @@ var (
 	callField     = struct{ id, lookup, compensate int }{fieldOf(callType, "ID"), fieldOf(callType, "Lookup"), fieldOf(callType, "Compensate")}
 	foundType     = reflect.TypeFor[runtime.Found[*struct{}]]()
 	runtimePkg    = foundType.PkgPath()
-	foundField    = struct{ id, body int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body")}
+	foundField    = struct{ id, body, ref int }{fieldOf(foundType, "ID"), fieldOf(foundType, "Body"), fieldOf(foundType, "Ref")}
 	receiptResult = resultFields(reflect.TypeFor[runtime.Receipt[struct{}]](), true)
 	ackResult     = resultFields(reflect.TypeFor[runtime.Ack[struct{}]](), false)
 )
@@ -236,7 +237,7 @@ func codecOf[P any](call Call[P]) codec {
 			}
 			out := make([]found, len(fs))
 			for i, f := range fs {
-				out[i] = found{id: f.ID, body: f.Body}
+				out[i] = found{id: f.ID, body: f.Body, ref: f.Ref}
 			}
 			return out, nil
 		}

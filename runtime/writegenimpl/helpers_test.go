@@ -529,7 +529,7 @@ func lookupThings(c *Client, lag bool) func(ctx context.Context, ref string) ([]
 		}
 		var out []runtime.Found[*thing]
 		for i := range l.Data {
-			out = append(out, runtime.Found[*thing]{ID: l.Data[i].ID, Body: &l.Data[i]})
+			out = append(out, runtime.Found[*thing]{ID: l.Data[i].ID, Body: &l.Data[i], Ref: l.Data[i].Reference})
 		}
 		return out, nil
 	}

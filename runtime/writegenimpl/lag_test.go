@@ -26,10 +26,11 @@ func TestStrongLookupSettles(t *testing.T) {
 	t.Run("settled", func(t *testing.T) {
 		p := newProvider(t, step{loss: slowCommit})
 		op := thingOp(withLookup)
+		op.LookupLag = 2 * time.Second // consistency: {strong: 2s, source: provider docs}
 		clk := newTestClock()
 		// The commit lands while the runtime waits out the settle time.
 		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed }
-		c := newTestClient(t, p.URL, clk, runtime.WithLookupSettle(2*time.Second))
+		c := newTestClient(t, p.URL, clk)
 		r, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x"))
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestStrongLookupSettles(t *testing.T) {
 		}
 	})
 	t.Run("declared_by_the_operation", func(t *testing.T) {
-		// consistency: {strong: 3s}: the operation's own settle time wins over the client's.
+		// consistency: {strong: 3s, source: provider docs}: the operation's own settle time wins over the client's.
 		p := newProvider(t, step{loss: slowCommit})
 		op := thingOp(withLookup)
 		op.LookupLag = 3 * time.Second
@@ -63,17 +64,34 @@ func TestStrongLookupSettles(t *testing.T) {
 			t.Errorf("slept %v, want the operation's settle time once", got)
 		}
 	})
-	t.Run("trusted_at_once", func(t *testing.T) {
+	t.Run("the_client_lengthens_it", func(t *testing.T) {
+		// WithLookupSettle is a floor: an operator who trusts the provider's word less waits longer.
 		p := newProvider(t, step{loss: slowCommit})
 		op := thingOp(withLookup)
-		c := newTestClient(t, p.URL, newTestClock(), runtime.WithLookupSettle(0))
+		op.LookupLag = time.Second
+		clk := newTestClock()
+		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed }
+		c := newTestClient(t, p.URL, clk, runtime.WithLookupSettle(4*time.Second))
 		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil {
 			t.Fatal(err)
 		}
-		p.finishSlowCommit()
-		<-p.committed
-		if n := p.effectCount(); n != 2 {
-			t.Errorf("%d effects: without a settle time the first not found is trusted, and the commit in flight makes a second effect; want 2", n)
+		if got := clk.slept(); len(got) != 1 || got[0] != 4*time.Second {
+			t.Errorf("slept %v, want the client's longer settle time once", got)
+		}
+	})
+	t.Run("undeclared", func(t *testing.T) {
+		// An Operation that declares no settle time (generated code always declares one)
+		// waits DefaultSettle: the first "not found" is never trusted.
+		p := newProvider(t, step{loss: slowCommit})
+		op := thingOp(withLookup)
+		clk := newTestClock()
+		clk.onSleep = func(int) { p.finishSlowCommit(); <-p.committed }
+		c := newTestClient(t, p.URL, clk)
+		if _, err := Write(context.Background(), c, op, thingKey{"1"}, thingCall(c, op, "x")); err != nil {
+			t.Fatal(err)
+		}
+		if n, got := p.effectCount(), clk.slept(); n != 1 || len(got) != 1 || got[0] != DefaultSettle {
+			t.Errorf("%d effects, slept %v; want one effect after DefaultSettle", n, got)
 		}
 	})
 }

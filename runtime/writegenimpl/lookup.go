@@ -1,11 +1,11 @@
 package writegenimpl
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -70,78 +70,34 @@ func SplitInt(name, v string) (int64, error) {
 	return n, nil
 }
 
-// SinceMargin is how much earlier than the write's first send a bounded
-// list lookup keeps walking: the clocks of the provider and of this
-// process may disagree by that much.
-const SinceMargin = 5 * time.Minute
-
-// sinceKey is the context key of what LookupSince needs.
-type sinceKey struct{}
-
-// sinceBound is what LookupSince counts from: the write's first use of its
-// key, by the client's clock, and what the provider's clock said last.
-type sinceBound struct {
-	first    time.Time
-	provider *providerClock
-}
-
-// withSince returns ctx carrying the time before the write's first send:
-// when its key was first used (the ledger claim of its row, or the start of
-// the call without a ledger), by the client's clock, and the provider's
-// clock as its answers tell it (nil: none). The runtime sets it on the
-// context of every lookup it asks.
-func withSince(ctx context.Context, first time.Time, provider *providerClock) context.Context {
-	return context.WithValue(ctx, sinceKey{}, sinceBound{first, provider})
-}
-
-// LookupSince returns the time a bounded list lookup may stop at: an
-// element created before it cannot be the write's effect. It is the
-// write's first use of its key, in the provider's time as the Date of its
-// latest answer to a read tells it (a lookup asks after its first read), minus
-// SinceMargin. ok is false when ctx does not come from the runtime (a
-// lookup called by hand): the walk then has no time bound.
-func LookupSince(ctx context.Context) (since time.Time, ok bool) {
-	b, ok := ctx.Value(sinceKey{}).(sinceBound)
-	if !ok || b.first.IsZero() {
-		return time.Time{}, false
+// rawReference returns the write's own reference out of what op stores:
+// the reference joined with lookup values (Operation.Joined), or as it is.
+func rawReference(op *Operation, stored string) string {
+	if !op.Joined {
+		return stored
 	}
-	first := b.first
-	if b.provider != nil {
-		first = first.Add(b.provider.offset())
+	ref, _, err := SplitReference(stored)
+	if err != nil {
+		return stored
 	}
-	return first.Add(-SinceMargin), true
+	return ref
 }
 
-// BoundError is what a bounded list lookup returns when it walked its page
-// bound without finding the write and without reaching the end of the list
-// or an element older than LookupSince: the write may sit further on. The
-// call ends uncertain with this reason; the write is never sent again on
-// the strength of it.
-type BoundError struct {
-	Operation string // the read the lookup walks
-	Pages     int    // the bound: how many pages it read
+// markerOf returns the marker op appends for ref, "" without one.
+func markerOf(op *Operation, ref string) string {
+	if op.Marker == "" {
+		return ""
+	}
+	return strings.ReplaceAll(op.Marker, "{ref}", ref)
 }
 
-func (e *BoundError) Error() string {
-	return fmt.Sprintf("not found within the lookup's bound of %d pages of %s", e.Pages, e.Operation)
-}
-
-// CreatedBefore reports whether s, a creation time in RFC 3339, is before
-// since. A time that does not parse is not before it: the walk goes on.
-func CreatedBefore(s string, since time.Time) bool {
+// CreatedAt parses an element's creation time, written in RFC 3339, for a
+// walk through a list newest first; the zero time when it does not parse,
+// which the walk cannot place.
+func CreatedAt(s string) time.Time {
 	t, err := time.Parse(time.RFC3339, s)
-	return err == nil && t.Before(since)
-}
-
-// OrderError is what a bounded list lookup returns when an element newer
-// than the write (or without a creation time) follows, on the same page, one
-// older than it: the list is not newest first, so the walk cannot stop at
-// the write's time, and its not found proves nothing. The call ends
-// uncertain; the write is never sent again on the strength of it.
-type OrderError struct {
-	Operation string // the read the lookup walks
-}
-
-func (e *OrderError) Error() string {
-	return "the list of " + e.Operation + " is not newest first: an element newer than the write follows one older than it, so not found proves nothing (ask for newest first in the lookup's params)"
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }

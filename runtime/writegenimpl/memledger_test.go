@@ -38,6 +38,7 @@ type memRow struct {
 	claim        bool // written by Claim, not by Record
 	redrive      bool
 	redriveUntil time.Time
+	redriveAt    time.Time // by the ledger's clock: TakeOver hands the row over from then on
 }
 
 func newMemLedger() *memLedger {
@@ -59,11 +60,12 @@ func (m *memLedger) now() time.Time {
 	return m.clock.Now()
 }
 
-// takeable reports whether TakeOver by h at now hands r out.
-func (m *memLedger) takeable(r *memRow, now time.Time, h runtime.Holder) bool {
+// takeable reports whether TakeOver (or TakeOverRow: row) by h at now hands r out.
+func (m *memLedger) takeable(r *memRow, now time.Time, h runtime.Holder, row bool) bool {
 	expired := r.State == runtime.StateClaimed && (r.LeaseUntil.Before(m.now()) ||
 		h.Instance != "" && r.LeaseInstance == h.Instance && r.LeaseIncarnation < h.Incarnation)
-	redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil))
+	redrive := r.State == runtime.StateUncertain && r.redrive && (r.redriveUntil.IsZero() || now.Before(r.redriveUntil)) &&
+		(row || !m.now().Before(r.redriveAt))
 	return r.claim && (expired || redrive)
 }
 
@@ -129,7 +131,8 @@ func (m *memLedger) Settle(_ context.Context, id, fence int64, to runtime.State,
 	r.State, r.ProviderID, r.Status, r.Attempts, r.LastError = to, s.ProviderID, s.Status, s.Attempts, s.LastError
 	r.Body = append([]byte(nil), s.Body...)
 	r.redrive, r.redriveUntil = to == runtime.StateUncertain && s.Redrive, s.RedriveUntil
-	r.LeaseOwner, r.LeaseUntil = "", time.Time{}
+	r.redriveAt = m.now().Add(s.RedriveAfter)
+	r.LeaseOwner, r.LeaseUntil = "", m.now() // a settled row's lease ends when it is settled
 	close(m.changed)
 	m.changed = make(chan struct{})
 	return nil
@@ -167,7 +170,7 @@ func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string,
 		if !r.claim || r.Scope != scope || r.Tenant != tenant || operation != "" && r.Operation != operation {
 			continue
 		}
-		if !m.takeable(r, now, h) {
+		if !m.takeable(r, now, h, false) {
 			continue
 		}
 		m.hand(r, h, lease)
@@ -176,9 +179,14 @@ func (m *memLedger) TakeOver(_ context.Context, scope, tenant, operation string,
 	return out, nil
 }
 
-// hand claims r anew for h.
+// hand claims r anew for h, telling how much of the previous lease was left.
 func (m *memLedger) hand(r *memRow, h runtime.Holder, lease time.Duration) {
-	r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, h.Owner, m.now().Add(lease), false
+	if r.State == runtime.StateUncertain {
+		r.Redrives++
+	}
+	now := m.now()
+	r.LeaseLeft = r.LeaseUntil.Sub(now)
+	r.State, r.Fence, r.LeaseOwner, r.LeaseUntil, r.redrive = runtime.StateClaimed, r.Fence+1, h.Owner, now.Add(lease), false
 	r.LeaseInstance, r.LeaseIncarnation = h.Instance, h.Incarnation
 }
 
@@ -189,7 +197,7 @@ func (m *memLedger) TakeOverRow(_ context.Context, id int64, now time.Time, h ru
 		return runtime.Record{}, false, fmt.Errorf("ledger: no row %d", id)
 	}
 	r := &m.rows[id-1]
-	if !m.takeable(r, now, h) {
+	if !m.takeable(r, now, h, true) {
 		return r.Record, false, nil
 	}
 	m.hand(r, h, lease)

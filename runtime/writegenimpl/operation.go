@@ -34,12 +34,21 @@ type Operation struct {
 	Lookup       runtime.Consistency
 	// LookupLag is how long after a write the lookup is sure to see it (an
 	// eventual lookup's lag, a strong one's settle time): "not found"
-	// authorises another attempt only once it has passed since the last
-	// attempt ended. 0: "not found" from an eventual lookup never does, and
-	// a strong lookup settles by the client's LookupSettle.
+	// counts only once it has passed since the last moment an attempt
+	// could still run. 0: "not found" from an eventual lookup never counts,
+	// and a strong lookup waits DefaultSettle.
 	LookupLag time.Duration
-	Dedupe    bool   // claim the business key in the ledger before calling
-	Owner     string // who is told when an outcome is uncertain
+	// Marker is the text a write without a field for its reference
+	// appends to a free-text field, with {ref} for the reference (" [ref:{ref}]");
+	// "" when it stores the reference in a field. A found effect is the
+	// write's when its Found.Ref is the reference or, with a marker, holds
+	// it.
+	Marker string
+	// Joined says the reference is stored joined with the values its
+	// lookup needs (JoinReference).
+	Joined bool
+	Dedupe bool   // claim the business key in the ledger before calling
+	Owner  string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in
 	// flight valid, so a 401 or 403 is a plain auth failure even while the
 	// token rotates. By default such an auth failure is ambiguous then.
@@ -51,6 +60,11 @@ type Operation struct {
 	// a 2xx is always a success.
 	Refused func(body any) string
 }
+
+// DefaultSettle is how long after the last moment an attempt could run a
+// strong lookup's "not found" counts when the Operation declares no settle
+// time (LookupLag): generated code always declares one, as the provider's.
+const DefaultSettle = 5 * time.Second
 
 // KeyForever is the KeyWindow of a provider that remembers keys for good.
 //

@@ -11,9 +11,9 @@ import (
 )
 
 // TestPromise31_ResumeDrivesUncertainRows: an uncertain row whose provider
-// key is still inside its window, or whose strong lookup can answer, is
-// driven to an outcome by Resume before a person is asked; other uncertain
-// rows are left to the person.
+// key is still inside its window, or whose lookup can answer later (strong,
+// or eventual: what it finds is adopted), is driven to an outcome by Resume
+// before a person is asked; other uncertain rows are left to the person.
 func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -26,7 +26,7 @@ func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 		{"key in its window", withKey, runtime.NoLookup, time.Hour, true, true},
 		{"key window over", withKey, runtime.NoLookup, 25 * time.Hour, false, true},
 		{"strong lookup", withLookup, runtime.Strong, 25 * time.Hour, true, false},
-		{"eventual lookup", unprotected, runtime.Eventual, time.Hour, false, false},
+		{"eventual lookup", unprotected, runtime.Eventual, time.Hour, true, false},
 		{"neither", ledgerOnly, runtime.NoLookup, time.Hour, false, false},
 	}
 	for _, tc := range cases {
@@ -40,8 +40,8 @@ func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 			p := newProvider(t, lost, lost, lost, lost)
 			op := thingOp(tc.s)
 			op.Dedupe, op.Lookup = true, tc.lookup
-			l := newMemLedger()
 			clk := newTestClock()
+			l := newMemLedgerOn(clk)
 			var n notes
 			c := newTestClient(t, p.URL, clk, runtime.WithLedger(l), runtime.WithNotifier(&n))
 			call := thingCall(c, op, "x")
@@ -49,6 +49,9 @@ func TestPromise31_ResumeDrivesUncertainRows(t *testing.T) {
 				// The lookup fails while the provider is unwell.
 				ok := false
 				look := call.Lookup
+				if tc.lookup == runtime.Eventual {
+					look = lookupThings(c, false) // the index has caught up once it answers again
+				}
 				call.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
 					if !ok {
 						return nil, errors.New("search is down")

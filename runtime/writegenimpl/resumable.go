@@ -115,7 +115,8 @@ func (w Resumable) codec(client any) codec {
 			fs := make([]found, out[0].Len())
 			for i := range fs {
 				e := out[0].Index(i)
-				fs[i] = found{id: e.Field(foundField.id).String(), body: e.Field(foundField.body).Interface()}
+				fs[i] = found{id: e.Field(foundField.id).String(), body: e.Field(foundField.body).Interface(),
+					ref: e.Field(foundField.ref).String()}
 			}
 			return fs, nil
 		}

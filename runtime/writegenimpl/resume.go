@@ -26,7 +26,7 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 	// back from TakeOver: they are given back and left to the next Resume,
 	// and each batch asks for as many more rows, so that the others are
 	// reached.
-	driven := map[int64]bool{}
+	done := map[int64]bool{}
 	back := 0
 	if err := c.pending.flush(ctx, l); err != nil {
 		errs = append(errs, err) // outcomes kept from calls whose settle failed
@@ -45,7 +45,7 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 		}
 		fresh := 0
 		for _, row := range rows {
-			if driven[row.ID] {
+			if done[row.ID] {
 				if err := c.release(ctx, op, cd, row); err != nil {
 					errs = append(errs, err)
 				}
@@ -53,9 +53,12 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 			}
 			fresh++
 			rep.Taken++
-			to, compensated, err := c.drive(ctx, op, cd, row, now.Add(c.s.Lease))
-			rep.Compensated += compensated
-			switch to {
+			if row.Redrives > 0 {
+				rep.Reasked++
+			}
+			d := c.drive(ctx, op, cd, row, now.Add(c.s.Lease))
+			rep.Compensated += d.compensated
+			switch d.to {
 			case runtime.StateActive:
 				rep.Active++
 			case runtime.StateRejected:
@@ -64,10 +67,13 @@ func (c *Client) resume(ctx context.Context, op *Operation, cd codec) (runtime.R
 				rep.NotApplied++
 			case runtime.StateUncertain:
 				rep.Uncertain++
-				driven[row.ID] = true
+				if d.scheduled {
+					rep.Scheduled++
+				}
+				done[row.ID] = true
 				back++
 			case "":
-				errs = append(errs, err)
+				errs = append(errs, d.err)
 			}
 		}
 		if fresh == 0 || len(rows) < limit {
@@ -108,33 +114,52 @@ func (c *Client) resumed(op *Operation, cd codec, row runtime.Record) (*logical,
 	x.setKey(row.Identity, row.ProviderKey, ref)
 	x.codec, x.receipt = cd, op.Receipt
 	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup && !r.NoReference
-	x.keyTime, x.keyOwn, x.rowID = row.CreatedAt, false, row.ID
+	x.taken(row)
 	x.enc, x.digest = row.Request, row.Digest
 	return x, err
 }
 
+// taken sets up x to drive on row, taken over with its fence: the key was
+// first used when the row was created; the call now holds the row's claim,
+// so no other attempt with the key can start; and an attempt of the
+// previous holder may still run until its lease ends (promise 49).
+func (x *logical) taken(row runtime.Record) {
+	x.keyTime, x.keyOwn, x.rowID, x.claimed = row.CreatedAt, false, row.ID, true
+	x.lastEnd = x.c.s.Clock.Now().Add(row.LeaseLeft)
+	x.redrives = row.Redrives
+}
+
+// driven is how drive left a row: the state it settled it in ("" if
+// none, with err), whether a later Resume asks it again, and how many
+// duplicates it compensated.
+type driven struct {
+	to          runtime.State
+	scheduled   bool
+	compensated int
+	err         error
+}
+
 // drive drives one row taken over, whose lease lasts until until by the
-// client's clock, and returns the state it settled the row in, "" if
-// none, and how many duplicates it compensated.
-func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime.Record, until time.Time) (runtime.State, int, error) {
+// client's clock.
+func (c *Client) drive(ctx context.Context, op *Operation, cd codec, row runtime.Record, until time.Time) driven {
 	x, err := c.resumed(op, cd, row)
 	if x == nil {
-		return "", 0, err // left claimed: its lease expires
+		return driven{err: err} // left claimed: its lease expires
 	}
 	ctx = x.callStart(ctx)
 	x.lease = c.hold(ctx, row.ID, row.Fence, until)
 	if err != nil {
 		_, to, err := x.settle(ctx, outcome{}, x.uncertain("stored request unreadable", err))
-		return to, 0, err
+		return driven{to: to, err: err}
 	}
 	res, err := x.run(ctx, true, x.resumedFrom(row))
 	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
 		x.lease.release()
-		return "", 0, err // nothing done: the row stays claimed until its lease expires
+		return driven{err: err} // nothing done: the row stays claimed until its lease expires
 	}
 	o, err := x.complete(res, err)
 	_, to, err := x.settle(ctx, o, err)
-	return to, x.compensated, err
+	return driven{to: to, scheduled: x.scheduled, compensated: x.compensated, err: err}
 }
 
 // resumedFrom returns the failure a row taken over is driven on from. The
@@ -183,7 +208,7 @@ func (x *logical) takeRow(ctx context.Context, row runtime.Record, h runtime.Hol
 // key, and settles it with the outcome. A call whose context ends before
 // it did anything gives the row back, uncertain and re-drivable.
 func (x *logical) driveTaken(ctx context.Context, row runtime.Record, until time.Time) (outcome, error) {
-	x.keyTime, x.keyOwn, x.rowID = row.CreatedAt, false, row.ID
+	x.taken(row)
 	x.lease = x.c.hold(ctx, row.ID, row.Fence, until)
 	res, err := x.run(ctx, true, x.resumedFrom(row))
 	if x.attempts == 0 && ctx.Err() != nil && !res.adopted {
@@ -211,7 +236,7 @@ func (c *Client) release(ctx context.Context, op *Operation, cd codec, row runti
 	}
 	s := runtime.Settlement{ProviderID: row.ProviderID, Status: row.Status, Body: row.Body, Attempts: row.Attempts,
 		LastError: row.LastError}
-	s.Redrive, s.RedriveUntil = x.redrive(&runtime.UncertainError{Status: row.Status})
+	s.Redrive, s.RedriveUntil, s.RedriveAfter = x.redrive(&runtime.UncertainError{Status: row.Status})
 	err := c.s.Ledger.Settle(context.WithoutCancel(ctx), row.ID, row.Fence, runtime.StateUncertain, s)
 	if err != nil {
 		return fmt.Errorf("writegen: operation %q: give back ledger row %d: %w", op.ID, row.ID, err)

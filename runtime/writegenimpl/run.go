@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/internal/lookupctx"
 )
 
 // errResumed is the cause recorded for a row resumed after its lease
@@ -24,6 +25,9 @@ const (
 	reasonNoID       = "the 2xx response has no id"
 	reasonSuperseded = "superseded by another caller"
 	reasonLease      = "lease could not be renewed"
+	// A lookup that could not prove the write absent: its cause says why (a
+	// *runtime.BoundError, *runtime.OrderError or *runtime.ShiftError).
+	reasonInconclusive = "lookup inconclusive"
 )
 
 // run sends x until it succeeds, a lookup adopts an earlier effect, or the
@@ -224,53 +228,31 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	}
 	if write && x.sent && x.lookups {
 		x.attemptDone(ctx, f, 0) // the attempt ends before the lookup starts
-		found, err := x.look(ctx)
-		settle, settleWhat := x.lookupSettle()
-		settled := false // not found once no attempt can still commit
-		if !found && err == nil && settle > 0 {
-			// "Not found" counts only once the lag has passed since the attempt
-			// ended: wait for it, within the context and the attempt budget, and
-			// ask again.
-			if reason := x.settleWait(ctx, settle, settleWhat); reason != "" {
-				return 0, false, x.uncertain(reason, f.cause)
-			}
-			found, err = x.look(ctx)
-			settled = true
-		}
-		var bound *BoundError
+		found, err := x.ask(ctx, f)
 		switch {
-		case errors.As(err, &bound):
-			return 0, false, x.uncertain(bound.Error(), f.cause)
 		case err != nil:
-			return 0, false, x.uncertain("lookup failed", err)
+			return 0, false, err
 		case found:
 			return 0, true, nil
-		case x.op.Lookup != runtime.Strong && x.op.LookupLag <= 0:
-			return 0, false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		case more && !safe:
 			if delay, why = x.wait(ctx, f, false); why == "" {
 				return delay, false, nil
 			}
 		}
-		if x.claimed && (!x.unanswered || settled) {
-			// The call won the key's claim, so no other attempt with the key was made (a row
-			// claimed again ended not applied), and none of its attempts can still be running
-			// at the provider: it answered every one, or the settle time (the lookup's lag)
-			// has passed since the last ended. A lookup after them found no effect: nothing
-			// happened, on the same evidence that allows a resend. An attempt without an
-			// answer and no settle time, or one made by another caller or before a restart
-			// (no claim tells of those), may still commit later.
+		if x.claimed {
+			// The call holds the key's claim, so no other attempt with the key runs (a row
+			// claimed again ended not applied, one taken over was fenced), and the lookup
+			// covered every effect the write could have made once the last moment an
+			// attempt could still commit had passed: nothing happened, on the same evidence
+			// that allows a resend. Without a claim, another caller may be sending it.
 			if why == "" {
 				why = x.stopReason(f)
 			}
 			if se := (*runtime.StatusError)(nil); errors.As(f.cause, &se) {
 				se.State = runtime.StateNotApplied
 			}
-			how := "; a strong lookup found no effect"
-			if settled {
-				how = "; the lookup found no effect once " + settleWhat + " had passed since the last attempt"
-			}
-			return 0, false, x.notApplied(why+how, f.cause)
+			_, what := x.proof()
+			return 0, false, x.notApplied(why+"; the lookup found no effect once "+what+" had passed since the last attempt could run", f.cause)
 		}
 	}
 	if !write || !x.sent {
@@ -285,41 +267,96 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 	return 0, false, x.uncertain(why, f.cause)
 }
 
-// lookupSettle returns how long after the last attempt ended the lookup's "not
-// found" proves the write did not commit, and what that wait is, for
-// messages: the lookup's declared lag (an eventual lookup's lag, a strong
-// one's settle time), or, for a strong lookup that declares none, the
-// client's LookupSettle (a request cut on this side may still commit at the
-// provider). Zero: the answer counts at once, or (eventual without a lag)
-// never.
-func (x *logical) lookupSettle() (time.Duration, string) {
-	switch {
-	case x.op.Lookup == runtime.Eventual && x.op.LookupLag > 0:
-		return x.op.LookupLag, "the lookup's lag (" + x.op.LookupLag.String() + ")"
-	case x.op.Lookup == runtime.Strong && x.op.LookupLag > 0:
-		return x.op.LookupLag, "the lookup's settle time (" + x.op.LookupLag.String() + ")"
-	case x.op.Lookup == runtime.Strong && x.c.s.LookupSettle > 0:
-		return x.c.s.LookupSettle, "the settle time of a strong lookup (" + x.c.s.LookupSettle.String() + ")"
+// ask asks the lookup whether an earlier attempt of the write took effect,
+// after failure f. found: x.found[0] is the effect, to adopt. Otherwise, with
+// a nil error, "not found" is proof that nothing committed: the lookup
+// covered every effect the write could have made (a walk says when it
+// could not) after the last moment an attempt could still commit and the
+// lookup's settle time or lag (promise 49). Short of that it returns the
+// uncertain outcome, with x.reask set when asking again later may settle
+// it (promise 50).
+func (x *logical) ask(ctx context.Context, f failure) (found bool, err error) {
+	found, err = x.look(ctx)
+	if err == nil && !found {
+		proof, what := x.proof()
+		if proof < 0 {
+			x.reask = x.reaskEvery()
+			return false, x.uncertain("not found by an eventually consistent lookup", f.cause)
+		}
+		if d := x.quiet().Add(proof).Sub(x.c.s.Clock.Now()); d > 0 {
+			// "Not found" counts only once proof has passed since the last moment an
+			// attempt could still run: wait for it, within the context and the
+			// attempt budget, and ask again.
+			if reason := x.settleWait(ctx, d, what); reason != "" {
+				x.reask = max(x.quiet().Add(proof).Sub(x.c.s.Clock.Now()), time.Millisecond)
+				return false, x.uncertain(reason, f.cause)
+			}
+			found, err = x.look(ctx)
+		}
 	}
-	return 0, ""
+	var bound *runtime.BoundError
+	var order *runtime.OrderError
+	switch {
+	case errors.As(err, &bound), errors.As(err, &order):
+		// A later walk would be no shorter, nor the list in another order: for a person.
+		return false, x.uncertain(reasonInconclusive, err)
+	case err != nil:
+		x.reask = x.reaskEvery()
+		return false, x.uncertain("lookup failed", err)
+	}
+	return found, nil
 }
 
-// settleWait waits until settle has passed since the last attempt ended,
-// or says why the call cannot wait that long: the context's deadline comes
-// first, or the wait passes the attempt budget's time. A resumed call
-// whose last attempt's end is unknown waits the whole settle.
-func (x *logical) settleWait(ctx context.Context, settle time.Duration, what string) string {
-	now := x.c.s.Clock.Now()
-	end := x.lastEnd
-	if end.IsZero() {
-		end = now
+// proof returns how long after the last moment an attempt could still run
+// the lookup's "not found" proves the write did not commit, and what that
+// wait is, for messages: an eventual lookup's declared lag, a strong one's
+// settle time (the longest the provider may still commit a request whose
+// connection was lost), never shorter than the client's WithLookupSettle.
+// It is negative when "not found" never proves it: an eventual lookup
+// without a lag.
+func (x *logical) proof() (time.Duration, string) {
+	floor := x.c.s.LookupSettle
+	switch {
+	case x.op.Lookup == runtime.Eventual && x.op.LookupLag > 0:
+		d := max(x.op.LookupLag, floor)
+		return d, "the lookup's lag (" + d.String() + ")"
+	case x.op.Lookup == runtime.Eventual:
+		return -1, ""
+	case x.op.LookupLag > 0:
+		d := max(x.op.LookupLag, floor)
+		return d, "the lookup's settle time (" + d.String() + ")"
 	}
-	d := end.Add(settle).Sub(now)
-	if d <= 0 {
-		return ""
+	d := max(DefaultSettle, floor)
+	return d, "the default settle time of a strong lookup (" + d.String() + ")"
+}
+
+// quiet returns the last moment an attempt of the write could still be
+// running, as far as the call knows: when its own last attempt ended, or,
+// for a row taken over, when the previous holder's lease ended (every
+// attempt is kept inside its lease), by this client's clock.
+func (x *logical) quiet() time.Time {
+	if x.lastEnd.IsZero() {
+		return x.c.s.Clock.Now()
 	}
+	return x.lastEnd
+}
+
+// reaskEvery is the first step of the schedule on which Resume asks an
+// uncertain write's lookup again: its settle time or lag, else the
+// client's WithReask.
+func (x *logical) reaskEvery() time.Duration {
+	if d, _ := x.proof(); d > 0 {
+		return d
+	}
+	return x.c.s.ReaskEvery
+}
+
+// settleWait waits d, or says why the call cannot wait that long: the
+// context's deadline comes first, or the wait passes the attempt budget's
+// time.
+func (x *logical) settleWait(ctx context.Context, d time.Duration, what string) string {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
-		return "not found, and the context ends before " + what + " has passed since the last attempt: the write may still appear"
+		return "not found, and the context ends before " + what + " has passed since the last attempt could run: the write may still appear"
 	}
 	if b := x.runningBudget(); x.waited+d > b {
 		return fmt.Sprintf("not found, and waiting out %s (%v more) would pass the attempt budget's time (%v): the write may still appear", what, d, b)
@@ -331,7 +368,8 @@ func (x *logical) settleWait(ctx context.Context, settle time.Duration, what str
 	return ""
 }
 
-// look asks the operation's lookup for the effects of earlier attempts.
+// look asks the operation's lookup for the effects of earlier attempts and
+// keeps those that carry the write's reference (promise 47).
 func (x *logical) look(ctx context.Context) (bool, error) {
 	lctx := ctx
 	if h := x.c.s.Hooks.LookupStart; h != nil {
@@ -339,17 +377,32 @@ func (x *logical) look(ctx context.Context) (bool, error) {
 			lctx = c
 		}
 	}
-	// The lookup learns when the write first used its key (LookupSince), in
-	// the provider's time as far as its answers tell it.
-	fs, err := x.codec.find(withSince(lctx, x.keyTime, &x.c.provider), x.ref)
+	// The lookup learns the reference and when the write first used its key
+	// (runtime.LookupSince), in the provider's time as far as its answers
+	// tell it.
+	ref := rawReference(x.op, x.ref)
+	in := &lookupctx.Info{Ref: ref, Marker: markerOf(x.op, ref), First: x.keyTime, Offset: x.c.provider.offset}
+	fs, err := x.codec.find(lookupctx.With(lctx, in), x.ref)
+	ours := fs[:0]
+	for _, f := range fs {
+		if f.ref == "" && err == nil {
+			// Every reference is a text: a lookup that leaves Ref empty cannot
+			// tell the write's effects from others, and its "not found" would
+			// prove nothing.
+			err = fmt.Errorf("the lookup returned an effect (id %q) without the text that carries its reference (runtime.Found.Ref)", f.id)
+		}
+		if in.Carries(f.ref) {
+			ours = append(ours, f)
+		}
+	}
 	if h := x.c.s.Hooks.LookupDone; h != nil {
-		h(lctx, &x.info, len(fs), err)
+		h(lctx, &x.info, len(ours), err)
 	}
 	if err != nil {
 		return false, err
 	}
-	x.found = fs
-	return len(fs) > 0, nil
+	x.found = ours
+	return len(ours) > 0, nil
 }
 
 // stopReason says why a possibly committed write was not sent again.

@@ -61,6 +61,7 @@ func TestLookupSinceInProviderTime(t *testing.T) {
 	}
 	c := newTestClient(t, srv.URL, clk)
 	op := thingOp(withLookup)
+	op.Marker = " [ref:{ref}]" // appended to the note's text
 	walked := 0
 	call := Call[*note]{
 		Build: func(_, ref string) (*Request, error) {
@@ -73,7 +74,7 @@ func TestLookupSinceInProviderTime(t *testing.T) {
 			if err := Read(ctx, c, listOp, NewRequest("GET", "/notes"), &page); err != nil {
 				return nil, err
 			}
-			since, bounded := LookupSince(ctx) // after the read, as generated lookups ask
+			since, bounded := runtime.LookupSince(ctx) // after the read, as generated lookups ask
 			if !bounded {
 				t.Error("the runtime gave the lookup no time bound")
 			}
@@ -84,7 +85,7 @@ func TestLookupSinceInProviderTime(t *testing.T) {
 				}
 				walked++
 				if strings.Contains(page[i].Text, "[ref:"+ref+"]") {
-					found = append(found, runtime.Found[*note]{ID: page[i].ID, Body: &page[i]})
+					found = append(found, runtime.Found[*note]{ID: page[i].ID, Body: &page[i], Ref: page[i].Text})
 				}
 			}
 			return found, nil

@@ -201,6 +201,9 @@ func (x *logical) complete(res result, err error) (outcome, error) {
 	o.raw = append([]byte(nil), res.resp.bytes()...)
 	o.status = res.resp.status
 	res.resp.release()
+	if x.lookups {
+		x.reask = x.reaskEvery() // a 2xx nobody could read: only the lookup can settle it
+	}
 	body, err := x.codec.decode(o.raw)
 	if err != nil {
 		ue := x.uncertain(reasonUndecoded, err)
@@ -282,7 +285,8 @@ func (x *logical) settlement(o outcome, err error) (runtime.State, runtime.Settl
 		if ue.Cause != nil {
 			s.LastError += ": " + ue.Cause.Error()
 		}
-		s.Redrive, s.RedriveUntil = x.redrive(ue)
+		s.Redrive, s.RedriveUntil, s.RedriveAfter = x.redrive(ue)
+		x.scheduled = s.Redrive
 	case to == runtime.StateRejected && errors.As(err, &se):
 		s.Body, s.LastError = se.Body, err.Error()
 	default:
@@ -291,26 +295,32 @@ func (x *logical) settlement(o outcome, err error) (runtime.State, runtime.Settl
 	return to, s
 }
 
-// redrive says whether Resume may drive an uncertain outcome on, and until
-// when: while the provider key is inside its window, or for good when a
-// strongly consistent lookup can answer. A provider that refused the key
-// as reused, or answered a 2xx that could not be read, gives the same
-// answer again: only a lookup can settle those.
-func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time) {
-	strong := x.lookups && x.op.Lookup == runtime.Strong
+// redrive says whether Resume (or the next call with the business key) may
+// drive an uncertain outcome on, until when, and after how long: at once
+// while the provider key is inside its window; or, when asking the lookup
+// again later may settle it (x.reask), on the schedule of WithReask, once
+// the lag or settle time has passed and then each step twice as long,
+// until the schedule's asks are spent. A provider that refused the key as
+// reused gives the same answer again, and so does one whose 2xx could not
+// be read: only a lookup can settle those.
+func (x *logical) redrive(ue *runtime.UncertainError) (bool, time.Time, time.Duration) {
+	keyed := x.op.Keyed && ue.Reason != reasonKeyReused && !(ue.Status >= 200 && ue.Status <= 299)
+	ask := x.reask > 0 && x.redrives < x.c.s.ReaskTimes
 	switch {
-	case ue.Reason == reasonKeyReused:
-		return false, time.Time{}
-	case strong:
-		return true, time.Time{}
-	case ue.Status >= 200 && ue.Status <= 299, !x.op.Keyed:
-		return false, time.Time{}
-	case x.op.KeyWindow < 0:
-		return true, time.Time{}
-	case x.op.KeyWindow > 0 && x.inWindow():
-		return true, x.keyTime.Add(x.op.KeyWindow)
+	case keyed && x.op.KeyWindow < 0:
+		return true, time.Time{}, 0
+	case keyed && x.op.KeyWindow > 0 && x.inWindow() && ask:
+		return true, time.Time{}, 0 // by key while in its window, then by lookup
+	case keyed && x.op.KeyWindow > 0 && x.inWindow():
+		return true, x.keyTime.Add(x.op.KeyWindow), 0
+	case ask:
+		after := x.reask
+		if x.redrives > 0 {
+			after = x.reaskEvery() << min(x.redrives, 16)
+		}
+		return true, time.Time{}, after
 	}
-	return false, time.Time{}
+	return false, time.Time{}, 0
 }
 
 // settleTimeout bounds recording an outcome after the caller's context

@@ -88,7 +88,7 @@ func lookup(ctx context.Context, providerURL, ref string) ([]runtime.Found[*thin
 		if err := json.NewDecoder(resp.Body).Decode(&t); err != nil {
 			return nil, err
 		}
-		return []runtime.Found[*thing]{{ID: t.ID, Body: &t}}, nil
+		return []runtime.Found[*thing]{{ID: t.ID, Body: &t, Ref: t.Ref}}, nil
 	}
 	return nil, fmt.Errorf("lookup: status %d", resp.StatusCode)
 }
