@@ -117,6 +117,8 @@ type lookupAnswer struct {
 	found       string
 	foundNode   *yaml.Node
 	consistency Consistency
+	source      string // where a person checked what the consistency claims: a URL or a reason
+	sourceNode  *yaml.Node
 	match       string // a pointer into the found element
 	matchNode   *yaml.Node
 	pages       *pagesAnswer
@@ -128,6 +130,9 @@ type lookupAnswer struct {
 	lagNode     *yaml.Node
 	adopt       string // "fields": the receipt is built from the found element's fields
 	adoptNode   *yaml.Node
+	adoptRead   *compensateAnswer // adopt: {operation, params}: the receipt is read by the found element's id
+	newestFirst []templateAnswer  // the read's params that ask for the list newest first
+	newestNode  *yaml.Node
 }
 
 // pagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
@@ -1003,7 +1008,7 @@ func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *answers) {
 }
 
 func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
-	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "consistency", "escape", "adopt")
+	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "newest_first", "consistency", "escape", "adopt")
 	if m == nil {
 		return nil
 	}
@@ -1020,7 +1025,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			}
 			l.fn, l.fnNode = name, fn[1]
 		}
-		for _, k := range []string{"params", "body", "found", "match", "pages", "since", "escape"} {
+		for _, k := range []string{"params", "body", "found", "match", "pages", "since", "newest_first", "escape", "adopt"} {
 			if kv, ok := m[k]; ok {
 				p.errorf(kv[0], "%s is only for a lookup operation", k)
 			}
@@ -1057,17 +1062,27 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 	if kv, ok := m["escape"]; ok {
 		l.escape, l.escapeNode = p.escape(kv[1]), kv[1]
 	}
+	if kv, ok := m["newest_first"]; ok {
+		l.newestFirst, l.newestNode = p.templates(kv[1]), kv[1]
+		if len(l.newestFirst) == 0 && kv[1].Kind == yaml.MappingNode {
+			p.errorf(kv[1], "newest_first names the read's params that ask for the list newest first, like {sort: created, direction: desc}: it is empty")
+		}
+	}
 	if kv, ok := m["adopt"]; ok {
-		l.adopt, _ = p.oneOf(kv[1], "fields")
 		l.adoptNode = kv[1]
+		if kv[1].Kind == yaml.MappingNode {
+			l.adoptRead = p.adoptRead(kv[1])
+		} else {
+			l.adopt, _ = p.oneOf(kv[1], "fields")
+		}
 	}
 	if kv, ok := m["consistency"]; ok {
-		l.consistency, l.lag = p.consistency(kv[1])
+		l.consistency, l.lag, l.source, l.sourceNode = p.consistency(kv[1])
 		if l.lag > 0 {
 			l.lagNode = kv[1]
 		}
 	} else if p.absent(n, m, "consistency") {
-		p.errorf(n, "lookup needs consistency: strong, eventual, or either with the time after which not found is trusted ({strong: 5s}, {eventual: 30s})")
+		p.errorf(n, "lookup needs consistency: eventual, or {eventual: LAG, source: ...} or {strong: SETTLE, source: ...} with where a person checked the provider's word")
 	}
 	return l
 }
@@ -1082,23 +1097,56 @@ func (p *annotParser) escape(n *yaml.Node) Escape {
 	return Escape(s)
 }
 
-// consistency reads a lookup's consistency: strong, eventual, {strong: 5s} (strong, with the
-// settle time after which "not found" proves a lost attempt did not commit) or {eventual: 30s}
-// (eventual, with the lag after which it does).
-func (p *annotParser) consistency(n *yaml.Node) (Consistency, time.Duration) {
+// consistency reads a lookup's consistency: eventual (not found proves nothing), or a claim about
+// the provider that a person checked, with its source: {strong: 5s, source: URL} (strong, with
+// the settle time after which "not found" proves a lost attempt did not commit) or
+// {eventual: 30s, source: URL} (eventual, with the lag after which it does).
+func (p *annotParser) consistency(n *yaml.Node) (c Consistency, lag time.Duration, source string, sourceNode *yaml.Node) {
+	const form = "{strong: SETTLE, source: ...} or {eventual: LAG, source: ...}"
 	if n.Kind != yaml.MappingNode {
-		s, _ := p.oneOf(n, string(Strong), string(Eventual))
-		return Consistency(s), 0
+		s, ok := p.oneOf(n, string(Strong), string(Eventual))
+		if ok && s == string(Strong) {
+			p.errorf(n, "consistency strong says not found proves the write did not commit, a claim about the provider that a person must back: write {strong: SETTLE, source: ...}, with how long the provider may still commit a request whose connection was lost and where that is documented (a URL, or the reason you trust it), or eventual")
+			return "", 0, "", nil
+		}
+		return Consistency(s), 0, "", nil
 	}
-	if len(n.Content) != 2 || n.Content[0].Value != string(Strong) && n.Content[0].Value != string(Eventual) {
-		p.errorf(n, "consistency as a mapping is {strong: SETTLE} or {eventual: LAG}: how long after a write's last attempt ended the lookup is sure to see it (write strong, eventual, {strong: 5s} or {eventual: 30s})")
-		return "", 0
+	m := p.mapping(n, string(Strong), string(Eventual), "source")
+	if m == nil {
+		return "", 0, "", nil
 	}
-	lag, ok := p.duration(n.Content[1])
+	strong, hasStrong := m[string(Strong)]
+	eventual, hasEventual := m[string(Eventual)]
+	kv := strong
+	c = Strong
+	switch {
+	case hasStrong == hasEventual:
+		p.errorf(n, "consistency as a mapping is %s: how long after a write's last attempt could run the lookup is sure to see it", form)
+		return "", 0, "", nil
+	case hasEventual:
+		kv, c = eventual, Eventual
+	}
+	lag, ok := p.duration(kv[1])
 	if !ok {
-		return "", 0
+		return "", 0, "", nil
 	}
-	return Consistency(n.Content[0].Value), lag
+	if lag <= 0 {
+		p.errorf(kv[1], "consistency %s: %s must be longer than 0", c, kv[1].Value)
+		return "", 0, "", nil
+	}
+	src, hasSource := m["source"]
+	if !hasSource {
+		if p.absent(n, m, "source") {
+			p.errorf(n, "consistency {%s: %s} is a claim about the provider: add source: with where a person checked it (the provider's docs URL, or the reason it holds), which WRITE_SAFETY.md shows the reviewer", c, kv[1].Value)
+		}
+		return "", 0, "", nil
+	}
+	source, ok = p.str(src[1])
+	if ok && strings.TrimSpace(source) == "" {
+		p.errorf(src[1], "consistency source is empty: give the provider's docs URL, or the reason the %s holds", map[Consistency]string{Strong: "settle time", Eventual: "lag"}[c])
+		return "", 0, "", nil
+	}
+	return c, lag, source, src[1]
 }
 
 // pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.
@@ -1208,6 +1256,27 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 }
 
 // compensate reads a compensation: an operation's name, or {operation: name, params: {...}}.
+// adoptRead reads lookup.adopt as a read of the object by the found element's id:
+// {operation: getIssue, params: {issue_number: "{id}"}}.
+func (p *annotParser) adoptRead(n *yaml.Node) *compensateAnswer {
+	m := p.mapping(n, "operation", "params")
+	if m == nil {
+		return nil
+	}
+	a := &compensateAnswer{node: n}
+	if kv, ok := m["operation"]; ok {
+		a.op, _ = p.opName(kv[1])
+		a.opNode = kv[1]
+	} else {
+		p.errorf(n, "lookup adopt needs operation: the read that returns the write's object by the id of what the lookup found")
+		return nil
+	}
+	if kv, ok := m["params"]; ok {
+		a.params = p.templates(kv[1])
+	}
+	return a
+}
+
 func (p *annotParser) compensate(n *yaml.Node) *compensateAnswer {
 	c := &compensateAnswer{node: n}
 	if n.Kind == yaml.ScalarNode {

@@ -295,7 +295,7 @@ operations:
     key: {fields: {id: string}, format: "{id}"}
     reference: {body: /ref}
     response: {is: acknowledgement}
-    lookup: {operation: findThings, params: {ref: "{ref}"}, consistency: strong}
+    lookup: {operation: findThings, params: {ref: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 scope: x
 `
 	runDefectCases(t, []defectCase{{name: "lookup.yaml", spec: spec, annot: annot,

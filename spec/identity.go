@@ -46,12 +46,27 @@ type IdentityWrite struct {
 	// "body /external_id", "query ref", "body /text marker \" [ref:{ref}]\"", with
 	// "value {order_id}" when it is not the provider key and "through Variant" for a union.
 	Reference string `json:"reference,omitempty"`
-	Dedupe    string `json:"dedupe"` // ledger or none
+	// How the lookup asks and what it counts, so that a lookup that changed shows in the
+	// record's diff and `writegen check` sees it: the read ("listTicketComments", or "func
+	// findNote" written by hand), its params ("sort_order=desc&ticket_id={ticket_id}"), where
+	// it finds the write and what carries the reference ("found /comments/0 match /body"), the
+	// query language of its substitutions, the params that ask for newest first, its walk
+	// ("pages 5 cursor /meta/after_cursor page[after] since /created_at"), the receipt's
+	// envelope (response.object), and the source of its consistency.
+	LookupRead  string `json:"lookup_read,omitempty"`
+	LookupAsks  string `json:"lookup_params,omitempty"`
+	LookupFinds string `json:"lookup_finds,omitempty"`
+	Escape      string `json:"escape,omitempty"`
+	NewestFirst string `json:"newest_first,omitempty"`
+	Walk        string `json:"walk,omitempty"`
+	Envelope    string `json:"envelope,omitempty"`
+	Source      string `json:"source,omitempty"`
+	Dedupe      string `json:"dedupe"` // ledger or none
 }
 
-// identityVersion is the version of WRITE_SAFETY.json writegen writes; version 1 (without lag
-// and reference) is read as well.
-const identityVersion = 2
+// identityVersion is the version of WRITE_SAFETY.json writegen writes; versions 1 (without lag
+// and reference) and 2 (without how the lookup asks) are read as well.
+const identityVersion = 3
 
 // Identity returns the record of api's writes, sorted by key scope, then method and path.
 func Identity(api *API) IdentityRecord {
@@ -118,6 +133,10 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 		if l.Lag > 0 {
 			w.Lag = durationText(l.Lag)
 		}
+		lookupIdentity(&w, l)
+	}
+	if s.Object != nil {
+		w.Envelope = s.Object.Pointer
 	}
 	if r := s.Reference; r != nil && s.Lookup != nil {
 		w.Reference = referenceText(r)
@@ -137,8 +156,8 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 	var rec IdentityRecord
 	d := json.NewDecoder(bytes.NewReader(old))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&rec); err != nil || rec.Version != 1 && rec.Version != identityVersion {
-		why := fmt.Sprintf("version %d is not 1 or %d", rec.Version, identityVersion)
+	if err := d.Decode(&rec); err != nil || rec.Version < 1 || rec.Version > identityVersion {
+		why := fmt.Sprintf("version %d is not 1 to %d", rec.Version, identityVersion)
 		if err != nil {
 			why = err.Error()
 		}
@@ -287,19 +306,14 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 		c.refuse(wider[0].Pos, op, "retry on %s widens the retry set (it was %s %s): a failure the committed code stopped at would be sent again; leave it out, or acknowledge it (acknowledge: {retry: %s, reason: ...})",
 			wider[0].Name, was.Retry, in, strconv.Quote(was.Retry))
 	}
-	if Consistency(now.Lookup).Strength() < Consistency(was.Lookup).Strength() && !c.ack(op, "lookup", was.Lookup) {
-		pos := s.Pos
-		if s.Lookup != nil {
-			pos = s.Lookup.Pos
+	// Only a lookup whose "not found" counts sooner than before is refused: one that counts it
+	// later, or never (strong to eventual, a lag dropped from an eventual lookup), sends again
+	// less, not more.
+	if wasProof, ok := proofOf(was); ok {
+		if nowProof, ok := proofOf(now); ok && nowProof < wasProof && !c.ack(op, "lag", durationText(wasProof)) {
+			c.refuse(s.Lookup.Pos, op, "the lookup's %s is %s, and was %s %s: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {%s: %s, source: ...}, or acknowledge it (acknowledge: {lag: %s, reason: ...})",
+				lagName(now.Lookup), durationText(nowProof), durationText(wasProof), in, now.Lookup, durationText(wasProof), strconv.Quote(durationText(wasProof)))
 		}
-		c.refuse(pos, op, "the lookup is %s, and was %s %s: a resend the old lookup guarded would no longer be, %s; put it back, or acknowledge it (acknowledge: {lookup: %s, reason: ...})",
-			now.Lookup, was.Lookup, in, again, was.Lookup)
-	}
-	// A lag dropped is longer, not shorter: an eventual lookup without one never authorises a
-	// resend, and a strong one waits the client's settle time.
-	if was.Lookup == now.Lookup && was.Lag != "" && now.Lag != "" && shorter(now.Lag, was.Lag) && !c.ack(op, "lag", was.Lag) {
-		c.refuse(s.Lookup.Pos, op, "the lookup's %s is %s, and was %s %s: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {%s: %s}, or acknowledge it (acknowledge: {lag: %s, reason: ...})",
-			lagName(now.Lookup), now.Lag, was.Lag, in, now.Lookup, was.Lag, strconv.Quote(was.Lag))
 	}
 	if was.Reference != "" && now.Reference != "" && was.Reference != now.Reference && !c.ack(op, "reference", was.Reference) {
 		c.refuse(s.Reference.Pos, op, "the reference is %s, and was %s %s: the lookup of a write sent before the change would not find it, so its retry is a second effect; put it back, or acknowledge it (acknowledge: {reference: %s, reason: ...})",
@@ -360,6 +374,54 @@ func quoteOr(s string) string {
 }
 
 // referenceText is a write's reference as WRITE_SAFETY.json records it.
+// lookupIdentity records in w how lookup l asks and what it counts.
+func lookupIdentity(w *IdentityWrite, l *Lookup) {
+	w.Source, w.Escape = l.Source, string(l.Escape)
+	if l.Func != "" {
+		w.LookupRead = "func " + l.Func
+		return
+	}
+	w.LookupRead = l.Operation.ID
+	w.LookupAsks = templatesText(l.Params)
+	if l.Body != nil {
+		w.LookupAsks = strings.TrimPrefix(w.LookupAsks+" body "+l.Body.JSON, " ")
+	}
+	w.LookupFinds = "found " + pointerOf(l.Found)
+	if l.Found == nil {
+		w.LookupFinds = "found the whole response"
+	}
+	if l.Match != nil {
+		w.LookupFinds += " match " + l.Match.Pointer
+	}
+	if a := l.Adopt; a != nil {
+		w.LookupFinds += " adopt " + a.Operation.ID + " " + templatesText(a.Params)
+	}
+	w.NewestFirst = templatesText(l.NewestFirst)
+	var walk []string
+	if p := l.Pages; p != nil {
+		walk = append(walk, "pages "+strconv.Itoa(p.Max))
+		if p.Cursor != nil {
+			walk = append(walk, "cursor "+p.Cursor.Pointer)
+		} else {
+			walk = append(walk, "from "+strconv.Itoa(p.Start))
+		}
+		walk = append(walk, p.Param.Name)
+	}
+	if l.Since != nil {
+		walk = append(walk, "since "+l.Since.Pointer)
+	}
+	w.Walk = strings.Join(walk, " ")
+}
+
+// templatesText writes params as a query: "sort_order=desc&ticket_id={ticket_id}".
+func templatesText(ts []*Template) string {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.Param.Name + "=" + t.Text
+	}
+	return strings.Join(parts, "&")
+}
+
 func referenceText(r *Reference) string {
 	var b strings.Builder
 	if r.Body != nil {
@@ -397,6 +459,21 @@ func shorter(now, was string) bool {
 	n, _ := parseDuration(now)
 	w, _ := parseDuration(was)
 	return n < w
+}
+
+// proofOf returns how long after a write's last attempt the lookup's "not found" counts, as w
+// records it, and false when it never counts (no lookup, or an eventual one without a lag). A
+// strong lookup recorded without a settle time (WRITE_SAFETY.json version 2) waited the client's,
+// 5s by default.
+func proofOf(w IdentityWrite) (time.Duration, bool) {
+	switch {
+	case w.Lag != "":
+		d, ok := parseDuration(w.Lag)
+		return d, ok
+	case w.Lookup == string(Strong):
+		return 5 * time.Second, true
+	}
+	return 0, false
 }
 
 // lagName names what a lookup's Lag is: a strong lookup's settle time, an eventual one's lag.

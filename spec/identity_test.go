@@ -18,7 +18,7 @@ operations:
     idempotency: {header: Idempotency-Key, max_length: 64, window: 24h}
     reference: {body: /external_reference}
     response: {is: receipt, id: /id}
-    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 10s}}
+    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 10s, source: provider docs}}
     retry: {on: [not_sent, ambiguous]}
     dedupe: ledger
 exclude:
@@ -54,12 +54,12 @@ func TestCheckIdentity(t *testing.T) {
 		{"retry widened", "on: [not_sent, ambiguous]", "on: [not_sent, ambiguous, status_429]", `ws.yaml:12:39: operation "createThread": retry on status_429 widens the retry set (it was not_sent|ambiguous in out/WRITE_SAFETY.json): a failure the committed code stopped at would be sent again; leave it out, or acknowledge it (acknowledge: {retry: "not_sent|ambiguous", reason: ...})`, ""},
 		{"retry narrowed", "on: [not_sent, ambiguous]", "on: [not_sent]", "", ""},
 		{"retry widened and acknowledged", "on: [not_sent, ambiguous]}", "on: [not_sent, ambiguous, status_429]}\n    acknowledge: {retry: \"ambiguous|not_sent\", reason: 429 never commits}", "", ""},
-		{"lookup weaker", "consistency: {strong: 10s}}", "consistency: eventual}", `ws.yaml:11:13: operation "createThread": the lookup is eventual, and was strong in out/WRITE_SAFETY.json: a resend the old lookup guarded would no longer be, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {lookup: strong, reason: ...})`, ""},
-		{"settle time shorter", "{strong: 10s}", "{strong: 2s}", `ws.yaml:11:13: operation "createThread": the lookup's settle time is 2s, and was 10s in out/WRITE_SAFETY.json: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {strong: 10s}, or acknowledge it (acknowledge: {lag: "10s", reason: ...})`, ""},
-		{"settle time shorter and acknowledged", "{strong: 10s}}\n", "{strong: 2s}}\n    acknowledge: {lag: 10s, reason: the provider commits within 1s}\n", "", ""},
+		{"strong to eventual, which resends less", "consistency: {strong: 10s, source: provider docs}}", "consistency: eventual}", "", ""},
+		{"strong to an eventual lag shorter than the settle time", "{strong: 10s,", "{eventual: 2s,", `ws.yaml:11:13: operation "createThread": the lookup's lag is 2s, and was 10s in out/WRITE_SAFETY.json: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {eventual: 10s, source: ...}, or acknowledge it (acknowledge: {lag: "10s", reason: ...})`, ""},
+		{"settle time shorter", "{strong: 10s,", "{strong: 2s,", `ws.yaml:11:13: operation "createThread": the lookup's settle time is 2s, and was 10s in out/WRITE_SAFETY.json: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {strong: 10s, source: ...}, or acknowledge it (acknowledge: {lag: "10s", reason: ...})`, ""},
+		{"settle time shorter and acknowledged", "{strong: 10s, source: provider docs}}\n", "{strong: 2s, source: provider docs}}\n    acknowledge: {lag: 10s, reason: the provider commits within 1s}\n", "", ""},
 		{"settle time acknowledged, unchanged", "    dedupe: ledger\n", "    dedupe: ledger\n    acknowledge: {lag: 10s, reason: the provider commits within 1s}\n", "", `ws.yaml:14:24: operation "createThread": acknowledge lag "10s" matches no change against out/WRITE_SAFETY.json: remove it`},
-		{"settle time longer", "{strong: 10s}", "{strong: 1m}", "", ""},
-		{"settle time left to the client", "{strong: 10s}", "strong", "", ""},
+		{"settle time longer", "{strong: 10s,", "{strong: 1m,", "", ""},
 		{"reference moved", "reference: {body: /external_reference}", "reference: {body: /external_reference, value: \"t:{escalation_id}\"}", `ws.yaml:9:16: operation "createThread": the reference is "body /external_reference value t:{escalation_id}", and was "body /external_reference" in out/WRITE_SAFETY.json: the lookup of a write sent before the change would not find it, so its retry is a second effect; put it back, or acknowledge it (acknowledge: {reference: "body /external_reference", reason: ...})`, ""},
 		{"reference moved and acknowledged", "reference: {body: /external_reference}", "reference: {body: /external_reference, value: \"t:{escalation_id}\"}\n    acknowledge: {reference: body /external_reference, reason: no write in flight}", "", ""},
 		{"dedupe dropped", "    dedupe: ledger\n", "", `ws.yaml:5:3: operation "createThread": dedupe: ledger is dropped (it was claimed in the ledger in out/WRITE_SAFETY.json): concurrent calls with one key would both send, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {dedupe: ledger, reason: ...})`, ""},

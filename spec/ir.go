@@ -523,13 +523,23 @@ func (c Consistency) Strength() int {
 type Lookup struct {
 	Consistency Consistency
 	Pos         Pos
-	// Name is the method of Client the generated code calls: Func for a lookup written by hand,
-	// <Local>Lookup for a generated one. Every lookup has the signature
+	// Source is where a person checked what the consistency claims of the provider (a
+	// settle time or a lag): a docs URL or a reason, shown in WRITE_SAFETY.md; "" for a plain
+	// eventual lookup, which claims nothing.
+	Source    string
+	SourcePos Pos
+	// Name is the method of Client the generated code calls: <Local>Lookup, generated, with the
+	// signature
 	//	func (c *Client) Name(ctx context.Context, reference string) ([]runtime.Found[*T], error)
 	Name string
 	// Func is set for a method the user writes on *Client in a file of their own; the generated
-	// code checks its signature at compile time.
+	// lookup Name calls it with a QueryName struct of the reference and Values, and checks
+	// its signature at compile time:
+	//	func (c *Client) Func(ctx context.Context, q QueryName) ([]runtime.Found[*T], error)
 	Func string
+	// QueryName is the struct a lookup written by hand is asked with, <GoName>Lookup: the
+	// write's reference and Values, which travel with it to the ledger row.
+	QueryName string
 	// Operation is a read from the spec (a GET, or a POST search declared read_only), called
 	// with Params and Body, where "{ref}" is the reference.
 	Operation *Operation
@@ -539,12 +549,22 @@ type Lookup struct {
 	// where a 404 means not found. A StepEach in it makes every element of that array a found
 	// effect ("/items/0").
 	Found *Path
-	// Match, in the found element, is the string field the client compares with the
-	// reference: an element is the write's effect when the field equals the reference, or,
-	// when the write stores a marker (Reference.Marker), contains the marker. Nil means every
-	// element found is the write's (the read filters by the reference). Match, Pages and Since
-	// need Found to be an element of a list.
-	Match *Path
+	// Match, in the found element, is the string field that carries the reference: the runtime
+	// keeps an element only when the field equals the reference, or, when the write stores a
+	// marker (Reference.Marker), contains the marker (runtime.Found.Ref), whatever the read
+	// matched. Every generated lookup has one: lookup.match as written, or the field the write
+	// stores its reference in (MatchDerived). Pages and Since need Found to be an element of a
+	// list.
+	Match        *Path
+	MatchDerived bool
+	// NewestFirst are the read's parameters that ask for the list newest first
+	// (lookup.newest_first), sent with Params; each a query parameter whose spec lists the value.
+	// A walk bounded by Since needs them.
+	NewestFirst []*Template
+	// Adopt, when set, reads the receipt's object by the id of the element found
+	// (lookup.adopt: {operation, params}), so the receipt is the object itself, not what the
+	// search returned.
+	Adopt *AdoptRead
 	// Pages bounds a walk through a list of many pages; nil reads one page.
 	Pages *Pages
 	// Since, in the found element, is when it was created (a time.Time, an RFC 3339 string or
@@ -584,6 +604,19 @@ type Lookup struct {
 	// ticket_id whose comments the read lists), sorted by Name. They travel with the reference
 	// (writegenimpl.JoinReference), so that Resume asks the same lookup.
 	Values []*LookupValue
+}
+
+// AdoptRead is a read that returns the receipt's object by the id of what a lookup found:
+// GitHub's issue search finds IssueSearchResultItem, and issues/get reads the Issue its create
+// answers.
+type AdoptRead struct {
+	Operation *Operation
+	// Params are the read's parameters: "{id}" is the found element's ID, and {NAME} a value of
+	// the write, as in Lookup.Params.
+	Params []*Template
+	// ID is the found element's id, in the found element: the write's response.id pointer.
+	ID  *Path
+	Pos Pos
 }
 
 // Escape names a query language whose literals a lookup's substitutions are written as.
@@ -629,6 +662,9 @@ type Template struct {
 	Param *Param
 	Text  string         // as written: "ref:{ref}"
 	Parts []TemplatePart // Text split at the placeholder
+	// Const is a lookup param's constant of its own type, not a string (per_page: 100): an
+	// int64, a float64, a bool, or an enum's value.
+	Const any
 	Pos   Pos
 }
 

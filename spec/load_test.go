@@ -30,10 +30,11 @@ type PostThreadsThreadIDMessagesRequest kind=1 schema="" at testdata/threads.yam
 type Thread kind=1 schema="Thread" at testdata/threads.yaml:100:5
   field ID "id" string required=true nullable=false readonly=false
   field Subject "subject" string required=false nullable=false readonly=false
+  field ExternalReference "external_reference" string required=false nullable=false readonly=false
   field Status "status" ThreadStatus required=false nullable=false readonly=false
   field CreatedAt "created_at" time.Time required=false nullable=false readonly=false
   field Parent "parent" Thread required=false nullable=false readonly=false
-type ThreadStatus kind=2 schema="" at testdata/threads.yaml:106:9
+type ThreadStatus kind=2 schema="" at testdata/threads.yaml:107:9
   const ThreadStatusOpen = "open" (string)
   const ThreadStatusClosed = "closed" (string)
 op CreateThread = createThread POST /threads write=true at testdata/threads.yaml:24:5
@@ -128,7 +129,7 @@ operations:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     reference: {body: /external_reference}
-    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
     compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread:
     effect: idempotent

@@ -189,7 +189,7 @@ func formsOf(so, c *specOp, rf refField) []*proposal {
 			list := under(q.Type).Kind == RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
 			if q.In == InQuery && (isStringType(q.Type) || list) && !rf.meta && sameName(q.Name, rf.name) {
 				add(&proposal{form: "filter",
-					check: fmt.Sprintf("%s filters by %s exactly, and whether it shows a write as soon as the write is answered (then consistency: strong)", read.ID, q.Name)}, q.Name, "{ref}")
+					check: fmt.Sprintf("%s filters by %s exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})", read.ID, q.Name)}, q.Name, "{ref}")
 			}
 		}
 		if q, lang := searchParam(read); q != nil {

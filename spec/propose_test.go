@@ -44,7 +44,7 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 	ticket := `    response: {is: receipt, object: /ticket, id: /id} # TODO: confirm /ticket/id is the durable id of what the write made: the lookup adopts it
     reference: {body: /ticket/external_id} # TODO: confirm the provider keeps /ticket/external_id as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
-    lookup: # TODO: confirm listTickets filters by external_id exactly, and whether it shows a write as soon as the write is answered (then consistency: strong)
+    lookup: # TODO: confirm listTickets filters by external_id exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})
       operation: listTickets
       params: {external_id: "{ref}"}
       found: /tickets/0
@@ -95,7 +95,7 @@ func TestScaffoldProposals(t *testing.T) {
 		`
     idempotency: {body: /client_msg_id, max_length: 36, window: TODO} # TODO: confirm the provider deduplicates writes by /client_msg_id, and answer window: how long it remembers one (a nonce is often kept minutes, not forever)
     response: {is: receipt, id: /id} # TODO: confirm /id is the durable id of what the write made: the lookup adopts it
-    lookup: # TODO: confirm listChatMessages filters by client_msg_id exactly, and whether it shows a write as soon as the write is answered (then consistency: strong)
+    lookup: # TODO: confirm listChatMessages filters by client_msg_id exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})
       operation: listChatMessages
       params: {client_msg_id: "{ref}"}
       found: /messages/0
@@ -145,11 +145,12 @@ func TestScaffoldProposals(t *testing.T) {
 		"createContact": `searchContacts: body {"query":{"field":"externalId","operator":"=","value":"{ref}"}}, match /externalId`,
 		"createCharge":  `searchCharges: query=metadata['writegen_ref']:{ref}, match /metadata/writegen_ref`,
 		"addNote":       `listNotes: ticket_id={ticket_id}, match /reference, pages cursor`,
-		// The provider key travels in client_msg_id, which the list filters by.
-		"postChatMessage": `listChatMessages: client_msg_id={ref}`,
+		// The provider key travels in client_msg_id, which the list filters by, and which
+		// carries it back (match, found where the write stores it).
+		"postChatMessage": `listChatMessages: client_msg_id={ref}, match /client_msg_id`,
 	}
 	if envelopesKnown() {
-		want["createTicket"] = `listTickets: external_id={ref}`
+		want["createTicket"] = `listTickets: external_id={ref}, match /external_id`
 	}
 	for id, w := range want {
 		if lookups[id] != w {

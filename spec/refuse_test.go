@@ -69,7 +69,7 @@ func TestRefusals(t *testing.T) {
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     reference: {body: /external_reference}
     response: {is: receipt, id: /id}
-    lookup: {func: findThread, consistency: strong}
+    lookup: {func: findThread, consistency: {strong: 5s, source: provider docs}}
     retry: {on: [ambiguous]}
 ` + okRest), ""},
 		{"ambiguous retry of an idempotent write", annot(okCreate + `  deleteThread:
@@ -118,42 +118,46 @@ exclude:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: acknowledgement, id: /id}
 ` + okRest), `ws.yaml:7:37: operation "createThread": an acknowledgement has no id: only a receipt names a durable id`},
-		{"lookup operation missing", annot(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: strong}
+		{"lookup operation missing", annot(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "findThreads" is not in the spec`},
-		{"lookup operation is a write", annot(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: strong}
+		{"lookup operation is a write", annot(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "deleteThread" is not a read (DELETE): a search sent as DELETE is a lookup once its entry says effect: read_only`},
-		{"lookup operation is excluded", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
+		{"lookup operation is excluded", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest + "  getThread: not used\n"), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" is excluded`},
-		{"lookup operation is a read by declaration", annot(okCreateRef + `    lookup: {operation: searchThreads, params: {}, consistency: strong}
+		{"lookup operation is a read by declaration", annot(okCreateRef + `    lookup: {operation: searchThreads, params: {}, consistency: {strong: 5s, source: provider docs}}
   searchThreads:
     effect: read_only
 ` + `exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
-`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)
-ws.yaml:9:25: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /0): every element is a found effect`},
-		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: strong}
+`), `ws.yaml:9:25: operation "createThread": lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)`},
+		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
 ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}": {limit} is neither {ref} nor a path or query parameter of createThread nor a field of its key
 ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response of "listThreads": ListThreadsResponse has no property "data"`},
-		{"lookup without the reference", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: strong}
-` + okRest), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)`},
-		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: strong}
+		{"lookup without the reference", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: {strong: 5s, source: provider docs}}
+` + okRest), `ws.yaml:9:25: operation "createThread": lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)`},
+		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
 		{"consistency with another key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {settle: 2s}}
-` + okRest), `ws.yaml:9:107: operation "createThread": consistency as a mapping is {strong: SETTLE} or {eventual: LAG}: how long after a write's last attempt ended the lookup is sure to see it (write strong, eventual, {strong: 5s} or {eventual: 30s})`},
-		{"adopt fields of the same schema", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, adopt: fields, consistency: strong}
+` + okRest), `ws.yaml:9:107: operation "createThread": consistency as a mapping is {strong: SETTLE, source: ...} or {eventual: LAG, source: ...}: how long after a write's last attempt could run the lookup is sure to see it
+ws.yaml:9:108: operation "createThread": unknown field "settle" (known: strong, eventual, source)`},
+		{"consistency strong alone", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: strong}
+` + okRest), `ws.yaml:9:107: operation "createThread": consistency strong says not found proves the write did not commit, a claim about the provider that a person must back: write {strong: SETTLE, source: ...}, with how long the provider may still commit a request whose connection was lost and where that is documented (a URL, or the reason you trust it), or eventual`},
+		{"consistency without its source", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {eventual: 30s}}
+` + okRest), `ws.yaml:9:107: operation "createThread": consistency {eventual: 30s} is a claim about the provider: add source: with where a person checked it (the provider's docs URL, or the reason it holds), which WRITE_SAFETY.md shows the reviewer`},
+		{"adopt fields of the same schema", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, adopt: fields, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:92: operation "createThread": lookup adopt: fields copies the properties of an element of another schema, and listThreads finds Thread, what the receipt is: leave adopt out`},
-		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: strong}
+		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
 		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
-` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: strong, eventual, or either with the time after which not found is trusted ({strong: 5s}, {eventual: 30s})
+` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: eventual, or {eventual: LAG, source: ...} or {strong: SETTLE, source: ...} with where a person checked the provider's word
 ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
-		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: strong}
+		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: {strong: 5s, source: provider docs}}
   deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
-    lookup: {func: _, consistency: strong}
+    lookup: {func: _, consistency: {strong: 5s, source: provider docs}}
 exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
@@ -163,7 +167,7 @@ ws.yaml:13:20: operation "deleteThread": lookup func "_" is not a Go identifier`
 package: threads
 include: {operations: [createThread, ""]}
 operations:
-` + okCreate + `    lookup: {operation: "", params: {q: "{ref}"}, consistency: strong}
+` + okCreate + `    lookup: {operation: "", params: {q: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
     compensate: " "
   "":
     effect: idempotent
@@ -317,7 +321,7 @@ defaults:
   effect: ambiguous
   key: {fields: {request_id: string}, format: "{request_id}"}
   response: {is: acknowledgement}
-  lookup: {func: find, consistency: strong}
+  lookup: {func: find, consistency: {strong: 5s, source: provider docs}}
   compensate: deleteThread
 operations:
 ` + okCreate + okRest + "scope: threads\n", `ws.yaml:7:3: lookup names one operation's own lookup and cannot be a default
@@ -454,10 +458,9 @@ func TestConsistencyTimes(t *testing.T) {
 		want        Consistency
 		lag         time.Duration
 	}{
-		{"strong", Strong, 0},
-		{"{strong: 2s}", Strong, 2 * time.Second},
+		{"{strong: 2s, source: provider docs}", Strong, 2 * time.Second},
 		{"eventual", Eventual, 0},
-		{"{eventual: 30s}", Eventual, 30 * time.Second},
+		{"{eventual: 30s, source: https://docs.example.com/search}", Eventual, 30 * time.Second},
 	} {
 		body := okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: ` + c.consistency + "}\n"
 		if c.want == Eventual && c.lag == 0 {

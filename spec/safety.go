@@ -23,8 +23,8 @@ type resolver struct {
 	exclude map[*specOp]*exclusion
 	scope   map[*specOp]bool
 	// The operations the answers of a write name, found when the scope is decided.
-	lookupOp, compensateOp map[*specOp]*specOp
-	keyScopes              map[string]*Operation
+	lookupOp, adoptOp, compensateOp map[*specOp]*specOp
+	keyScopes                       map[string]*Operation
 	// defective names the operations a defect of the spec is reported for: the checks of
 	// answers that depend on their types are not made.
 	defective map[string]bool
@@ -37,7 +37,7 @@ type resolver struct {
 func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
 		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool),
-		lookupOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
+		lookupOp: make(map[*specOp]*specOp), adoptOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
 		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.op.ID] = so
@@ -247,19 +247,15 @@ func (r *resolver) deps(so *specOp) []*specOp {
 	var deps []*specOp
 	if src, _ := r.from(so, "lookup"); src != nil && src.lookup != nil && src.lookup.op != "" {
 		l := src.lookup
-		lo := r.find(l.op)
-		switch {
-		case lo == nil:
-			r.errorf(l.opNode, op.ID, "lookup operation %q is not in the spec%s", l.op, r.suggestOp(l.op))
-		case lo == so:
-			r.errorf(l.opNode, op.ID, "an operation cannot be its own lookup")
-		case lo.op.Write && !(r.entries[lo] != nil && r.entries[lo].effect == EffectReadOnly):
-			r.errorf(l.opNode, op.ID, "lookup operation %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", l.op, lo.op.Method, lo.op.Method)
-		case r.exclude[lo] != nil:
-			r.errorf(l.opNode, op.ID, "lookup operation %q is excluded", l.op)
-		default:
+		if lo := r.readOf(so, l.op, l.opNode, "lookup operation"); lo != nil {
 			r.lookupOp[so] = lo
 			deps = append(deps, lo)
+		}
+		if a := l.adoptRead; a != nil && a.op != "" {
+			if ao := r.readOf(so, a.op, a.opNode, "lookup adopt"); ao != nil {
+				r.adoptOp[so] = ao
+				deps = append(deps, ao)
+			}
 		}
 	}
 	if src, _ := r.from(so, "compensate"); src != nil && src.compensate != nil && src.compensate.op != "" {
@@ -282,6 +278,26 @@ func (r *resolver) deps(so *specOp) []*specOp {
 		}
 	}
 	return deps
+}
+
+// readOf finds the read an answer of so names (what, for messages: "lookup operation"), or
+// reports why it is none: not in the spec, so itself, a write (unless its entry says read_only),
+// or excluded.
+func (r *resolver) readOf(so *specOp, name string, n *yaml.Node, what string) *specOp {
+	ro := r.find(name)
+	switch {
+	case ro == nil:
+		r.errorf(n, so.op.ID, "%s %q is not in the spec%s", what, name, r.suggestOp(name))
+	case ro == so:
+		r.errorf(n, so.op.ID, "an operation cannot be its own lookup")
+	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].effect == EffectReadOnly):
+		r.errorf(n, so.op.ID, "%s %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", what, name, ro.op.Method, ro.op.Method)
+	case r.exclude[ro] != nil:
+		r.errorf(n, so.op.ID, "%s %q is excluded", what, name)
+	default:
+		return ro
+	}
+	return nil
 }
 
 func src0(from func(string) *answers, k string) *yaml.Node {
@@ -548,7 +564,7 @@ func escapeSegments(segs []string) []string {
 // the reference, appended to a string.
 func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
 	id := so.op.ID
-	parts, holds, bad := splitTemplate(ra.marker, func(string) (TemplatePart, bool) { return TemplatePart{}, false })
+	parts, holds, bad := splitTemplate(ra.marker, "ref", func(string) (TemplatePart, bool) { return TemplatePart{}, false })
 	switch {
 	case bad != "":
 		r.errorf(ra.markerNode, id, "reference marker %q may only use the placeholder {ref}, the reference (%s)", ra.marker, bad)
@@ -573,7 +589,7 @@ func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
 // splitTemplate splits a template at its placeholders {NAME}, each turned into a part by hole,
 // which reports whether the name is known. holds reports whether a placeholder is {ref}; bad
 // says what is wrong, or "".
-func splitTemplate(text string, hole func(name string) (TemplatePart, bool)) (parts []TemplatePart, holds bool, bad string) {
+func splitTemplate(text, holeName string, hole func(name string) (TemplatePart, bool)) (parts []TemplatePart, holds bool, bad string) {
 	rest := text
 	for rest != "" {
 		open := strings.IndexAny(rest, "{}")
@@ -593,7 +609,7 @@ func splitTemplate(text string, hole func(name string) (TemplatePart, bool)) (pa
 		}
 		name := rest[open+1 : open+end]
 		rest = rest[open+end+1:]
-		if name == "ref" {
+		if name == holeName && holeName != "" {
 			parts = append(parts, TemplatePart{Hole: true})
 			holds = true
 			continue
@@ -771,7 +787,10 @@ func neverFires(m RetryMember, s *Safety) string {
 // is called with it, and what it finds has the write's response type.
 func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	id := so.op.ID
-	out := &Lookup{Consistency: l.consistency, Lag: l.lag, Func: l.fn, Pos: r.pos(l.node)}
+	out := &Lookup{Consistency: l.consistency, Lag: l.lag, Source: l.source, Func: l.fn, Pos: r.pos(l.node)}
+	if l.sourceNode != nil {
+		out.SourcePos = r.pos(l.sourceNode)
+	}
 	if s.Reference == nil && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == "") {
 		where := "no reference is sent"
 		if s.Idempotency != nil && s.Idempotency.Header != "" {
@@ -781,7 +800,8 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		return nil
 	}
 	if l.fn != "" {
-		out.Name = l.fn
+		out.Name, out.QueryName = so.op.Local+"Lookup", so.op.GoName+"Lookup"
+		out.Values = r.funcValues(so, s)
 		return out
 	}
 	resp := so.op.Response
@@ -798,7 +818,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	out.Name = so.op.Local + "Lookup"
 	before := len(r.errs)
 	passes := false
-	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.params, l.opNode)
+	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.params, l.opNode, "ref")
 	if l.body != nil {
 		out.Body = r.bodyTemplate(so, read, l.body)
 		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p JSONPart) bool { return p.String != nil })
@@ -808,9 +828,6 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	if l.matchNode == nil && s.Reference != nil && s.Reference.Marker != nil {
 		r.errorf(l.node, id, "the write appends its reference as a marker (reference.marker) that no read can filter on: the lookup must match it, like match: %s (the text field the marker is appended to, in the found element)", s.Reference.Body.Pointer)
 		return nil
-	}
-	if !passes && l.matchNode == nil && len(r.errs) == before {
-		r.errorf(l.opNode, id, "lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)")
 	}
 	if l.escape != "" && len(r.errs) == before && !r.escaped(so, l, out) {
 		return nil
@@ -830,13 +847,20 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		found.Pos = r.pos(l.foundNode)
 		out.Found = found
 	}
+	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) && len(r.errs) == before {
+		r.errorf(l.opNode, id, "lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)")
+		return nil
+	}
 	if !r.sameObject(so, l, s, found, out) {
 		return nil
 	}
 	if s.OK != nil {
 		out.OK = okIn(read.Response.Type, s.OK.Pointer)
 	}
-	if !r.walk(so, l, s, out, found) {
+	if !r.walk(so, l, s, out, found) || !r.matchOf(so, l, s, out, found) || !r.newestFirst(so, l, out) {
+		return nil
+	}
+	if l.adoptRead != nil && !r.adoptBy(so, l, s, out, found) {
 		return nil
 	}
 	return out
@@ -1072,14 +1096,12 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 	if l.matchNode == nil && l.pages == nil && l.sinceNode == nil {
 		return true
 	}
-	if !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) {
-		at := l.matchNode
-		for _, n := range []*yaml.Node{l.sinceNode, pagesNode(l.pages)} {
-			if at == nil {
-				at = n
-			}
+	if (l.pages != nil || l.sinceNode != nil) && !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) {
+		at := l.sinceNode
+		if at == nil {
+			at = pagesNode(l.pages)
 		}
-		r.errorf(at, id, "match, pages and since pick the write out of a list, but found %q is not an element of one: point found at an element of a list (like /comments/0)", pointerOf(out.Found))
+		r.errorf(at, id, "pages and since walk a list, but found %q is not an element of one: point found at an element of a list (like /comments/0)", pointerOf(out.Found))
 		return false
 	}
 	ok := true
@@ -1186,10 +1208,12 @@ func paramNames(op *Operation) []string {
 }
 
 // lookupTemplates resolves the parameters a lookup passes, each a template over the reference
-// ({ref}) and the values of the write ({NAME}: a required path or query parameter of the
-// write, or a field of its key). It returns the values used, sorted by name, and whether a
-// template holds the reference.
-func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given []templateAnswer, at *yaml.Node) ([]*Template, []*LookupValue, bool) {
+// (the placeholder hole: {ref}, or {id} for a read that adopts) and the values of the write
+// ({NAME}: a required path or query parameter of the write, or a field of its key), or a
+// constant of the parameter's own type. It returns the values used, sorted by name, and whether
+// a template holds the placeholder. With hole "" (and s nil) it resolves constants only, and
+// needs no required parameter (newest_first).
+func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given []templateAnswer, at *yaml.Node, hole string) ([]*Template, []*LookupValue, bool) {
 	id := so.op.ID
 	var out []*Template
 	var values []*LookupValue
@@ -1207,7 +1231,11 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 			continue
 		}
 		why := ""
-		parts, h, bad := splitTemplate(g.text, func(name string) (TemplatePart, bool) {
+		parts, h, bad := splitTemplate(g.text, hole, func(name string) (TemplatePart, bool) {
+			if s == nil {
+				why = "the value is a constant of the spec, not a template"
+				return TemplatePart{}, false
+			}
 			v, msg := r.lookupValue(so, s, name, g.valueNode)
 			if v == nil {
 				why = msg
@@ -1230,7 +1258,18 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 		holds = holds || h
 		t := &Template{Param: param, Text: g.text, Parts: parts, Pos: r.pos(g.valueNode)}
 		single := len(parts) == 1 && parts[0].Value != nil
+		constant := !slices.ContainsFunc(parts, func(p TemplatePart) bool { return p.Hole || p.Value != nil })
 		switch u := under(param.Type); {
+		case constant && !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)):
+			// a constant of the parameter's own type: per_page: 100
+			v, ok := constantOf(param.Type, g.text)
+			if !ok {
+				r.errorf(g.valueNode, id, "lookup param %q is %s, and %q is not one", g.name, describeRef(param.Type), g.text)
+				continue
+			}
+			t.Const = v
+		case isIntegerType(param.Type) && u.Kind == RefBuiltin && hole == "id" && len(parts) == 1 && parts[0].Hole:
+			// the found element's id, an integer: issues/get's issue_number
 		case isIntegerType(param.Type) && u.Kind == RefBuiltin:
 			if !single || !parts[0].Value.Integer {
 				r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.name, describeRef(param.Type))
@@ -1243,7 +1282,7 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 		out = append(out, t)
 	}
 	for _, q := range read.Params {
-		if q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
+		if hole != "" && q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
 			r.errorf(at, id, "lookup operation %q needs its required parameter %q in params", read.ID, q.Name)
 		}
 	}

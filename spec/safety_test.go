@@ -57,16 +57,16 @@ exclude:
     retry: {on: [not_sent, status_429, status_503, status_5xx]}
 ` + okRest), `ws.yaml:8:40: operation "createThread": retry on status_503 never fires: a 5xx may answer a write that committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe
 ws.yaml:8:52: operation "createThread": retry on status_5xx never fires: a 5xx may answer a write that committed, and with no idempotency key, no strongly consistent lookup and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
-		{"5xx retry with a strong lookup", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+		{"5xx retry with a strong lookup", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
     retry: {on: [not_sent, ambiguous, status_503]}
 ` + okRest), ``},
-		{"lookup by a reference never sent", annot(okCreate + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+		{"lookup by a reference never sent", annot(okCreate + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup searches by the write's reference, but the provider key travels only in the header Idempotency-Key, which the provider does not keep: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field`},
-		{"lookup finds another type", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items, consistency: strong}
+		{"lookup finds another type", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:75: operation "createThread": lookup finds a list of Thread, but createThread answers with Thread: point found at an element of the list (like /items/0): every element is a found effect`},
-		{"lookup found index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/1, consistency: strong}
+		{"lookup found index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/1, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:75: operation "createThread": lookup found "/items/1" does not resolve in the response of "listThreads": index 1: in found, index 0 of one list stands for every element, each a found effect (write 0, once)`},
-		{"lookup found not an index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/x, consistency: strong}
+		{"lookup found not an index", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/x, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:75: operation "createThread": lookup found "/items/x" does not resolve in the response of "listThreads": "x" is not an array index`},
 		{"lookup through a POST search", annot(okCreateRef + `    lookup: {operation: searchThreads, body: {query: "ref:{ref}"}, found: /0, consistency: eventual}
   searchThreads: {effect: read_only}
@@ -80,19 +80,15 @@ exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
 `), `ws.yaml:9:54: operation "createThread": lookup body does not fit the request body of "searchThreads": "5" where string goes`},
-		{"lookup body without the reference", annot(okCreateRef + `    lookup: {operation: searchThreads, body: {query: "all"}, found: /0, consistency: eventual}
-  searchThreads: {effect: read_only}
-exclude:
-  deleteThread: not used
-  "POST /threads/{thread_id}/messages": not used
-`), `ws.yaml:9:25: operation "createThread": lookup must pass the reference: a value with {ref} in params or body, or match it on the client (match: /field)`},
-		{"lookup body for a read without one", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, body: {q: "{ref}"}, found: /items/0, consistency: strong}
+		{"lookup body for a read without one", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, body: {q: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:74: operation "createThread": lookup operation "listThreads" takes no request body: pass the reference in params`},
-		{"lookup param not a string", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}", limit: "10"}, found: /items/0, consistency: strong}
+		{"lookup param not of its type", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}", limit: ten}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
+` + okRest), `ws.yaml:9:74: operation "createThread": lookup param "limit" is int32, and "ten" is not one`},
+		{"lookup param not a string", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}", limit: "x{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:74: operation "createThread": lookup param "limit" is int32, not a string: writegen passes it a string, or one integer value of the write (like "{ticket_id}")`},
-		{"lookup func collides with a method", annot(okCreateRef + `    lookup: {func: GetThread, consistency: strong}
+		{"lookup func collides with a method", annot(okCreateRef + `    lookup: {func: GetThread, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup func GetThread is the method of "getThread": name the method written by hand otherwise`},
-		{"lookup func is the client's field", annot(okCreateRef + `    lookup: {func: impl, consistency: strong}
+		{"lookup func is the client's field", annot(okCreateRef + `    lookup: {func: impl, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup func impl is the field impl of Client: name the method written by hand otherwise`},
 		{"compensate without a lookup", annot(okCreate + `    compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread: {effect: idempotent, response: {is: acknowledgement}}
@@ -100,14 +96,14 @@ exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), `ws.yaml:9:17: operation "createThread": compensate undoes the duplicates a lookup finds beyond the first, and the write has no lookup: add one, or leave compensate out`},
-		{"compensate after a lookup of one", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: strong}
+		{"compensate after a lookup of one", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
     compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread: {effect: idempotent, response: {is: acknowledgement}}
 exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), `ws.yaml:10:17: operation "createThread": compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: the whole response): point found at an element of a list (like /items/0), so that every element is a found effect`},
-		{"compensation with a key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+		{"compensation with a key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
     compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread:
     effect: ambiguous
@@ -122,7 +118,7 @@ exclude:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     reference: {body: /external_reference}
     response: {is: acknowledgement}
-    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: strong}
+    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: {strong: 5s, source: provider docs}}
     compensate: {operation: deleteThread, params: {thread_id: "{id}"}}
   deleteThread: {effect: idempotent, response: {is: acknowledgement}}
 exclude:

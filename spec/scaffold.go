@@ -242,7 +242,7 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 		fmt.Fprintf(w, "    # %s: %s\n", lead, strings.Join(c, ", "))
 		if best < 0 {
 			w.WriteString("    # reference: {body: /field}   # where the write stores what the lookup searches for\n")
-			w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: strong}\n")
+			w.WriteString("    # lookup: {operation: ..., params: {name: \"{ref}\"}, found: /data/0, consistency: eventual}\n")
 			w.WriteString("    # (a POST search: lookup: {operation: ..., body: {query: {field: external_id, value: \"{ref}\"}}, found: /data/0, consistency: eventual})\n")
 		}
 	}

@@ -176,13 +176,13 @@ func (g *generator) refused(f *jen.File, op *spec.Operation) {
 //	if !res.OK {
 //		return nil, errors.New(`writegen: lookup conversationsHistory: the provider answered "/ok" false`)
 //	}
-func lookupOK(l *spec.Lookup, res func() *jen.Statement, rootPtr bool) jen.Code {
+func lookupOK(l *spec.Lookup, res func() *jen.Statement, rootPtr bool, zero jen.Code) jen.Code {
 	if l.OK == nil {
 		return nil
 	}
 	r := reach(res, rootPtr, l.OK.Steps)
 	cond := append(r.present, jen.Op("!").Add(value(r)))
-	return jen.If(join(cond, "&&")).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(
+	return jen.If(join(cond, "&&")).Block(jen.Return(zero, jen.Qual("errors", "New").Call(
 		jen.Lit("writegen: lookup "+l.Operation.ID+": the provider answered "+strconv.Quote(l.OK.Pointer)+" false"))))
 }
 

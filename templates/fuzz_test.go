@@ -221,9 +221,9 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 	}
 	switch mode % 4 {
 	case 1:
-		annot += "    lookup: {operation: " + q(b) + ", params: {" + q(b) + ": \"ref:{ref}\", " + q(a) + ": \"x\"}, found: \"\", consistency: strong}\n"
+		annot += "    lookup: {operation: " + q(b) + ", params: {" + q(b) + ": \"ref:{ref}\", " + q(a) + ": \"x\"}, found: \"\", consistency: {strong: 5s, source: provider docs}}\n"
 	case 2:
-		annot += "    lookup: {func: " + q(c) + ", consistency: strong}\n"
+		annot += "    lookup: {func: " + q(c) + ", consistency: {strong: 5s, source: provider docs}}\n"
 	}
 	if mode&4 != 0 {
 		annot += "    dedupe: ledger\n"

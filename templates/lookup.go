@@ -19,69 +19,154 @@ import (
 func lookupSignature(op *spec.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
-		Params(jen.Index().Add(rt("Found")).Types(resultPtr(op)), jen.Error())
+		Params(foundList(op), jen.Error())
 }
 
-// lookupCheck emits the compile-time check of a lookup the user writes by hand. A missing or
-// mistyped method fails to compile with a message that shows this signature:
+// foundList is []runtime.Found[*T] of op's result type.
+func foundList(op *spec.Operation) *jen.Statement {
+	return jen.Index().Add(rt("Found")).Types(resultPtr(op))
+}
+
+// funcLookup emits what a lookup written by hand (lookup.func) is asked with, the lookup the
+// runtime calls, which asks it, and the compile-time check of its signature: a missing or
+// mistyped method fails to compile with a message that shows it.
+//
+//	type AddCommentLookup struct {
+//		Reference string
+//		IssueNumber int64
+//	}
+//
+//	func (c *Client) addCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*Comment], error) {
+//		ref, values, err := writegenimpl.SplitReference(reference, "issue_number")
+//		...
+//		return c.findComment(ctx, AddCommentLookup{IssueNumber: issueNumber, Reference: ref})
+//	}
 //
 //	var _ interface {
-//		findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
+//		findComment(ctx context.Context, q AddCommentLookup) ([]runtime.Found[*Comment], error)
 //	} = (*Client)(nil)
-func (g *generator) lookupCheck(f *jen.File, op *spec.Operation) {
-	name := op.Safety.Lookup.Func
+func (g *generator) funcLookup(f *jen.File, op *spec.Operation) {
+	l := op.Safety.Lookup
+	fields := []jen.Code{
+		jen.Comment("Reference is the write's reference, as the provider keeps it: the lookup returns the"),
+		jen.Comment("effects whose text carries it (runtime.Found.Ref), which the runtime compares."),
+		jen.Id("Reference").String(),
+	}
+	d := jen.Dict{}
+	hole := jen.Id("reference")
+	var stmts []jen.Code
+	if len(l.Values) > 0 {
+		var vals map[*spec.LookupValue]jen.Code
+		stmts, vals = lookupValues(l, true)
+		hole = jen.Id("ref")
+		for _, v := range l.Values {
+			name, typ, what := queryField(v)
+			fields = append(fields, jen.Id(name).Add(typ).Comment(what))
+			val := vals[v]
+			if v.Param != nil && !v.Integer && under(v.Param.Type).Kind != spec.RefBuiltin {
+				val = goType(v.Param.Type).Call(val)
+			}
+			d[jen.Id(name)] = val
+		}
+	}
+	d[jen.Id("Reference")] = hole
+	stmts = append(stmts, jen.Return(jen.Id("c").Dot(l.Func).Call(jen.Id("ctx"), jen.Id(l.QueryName).Values(d))))
 	f.Line()
-	f.Comment(comment(op.GoName + " looks up what it committed with " + name + ", a method of Client written by hand in a file of this package: it returns every effect it finds for the reference, in the provider's order. This declaration fails to compile until that method exists with this signature."))
-	f.Var().Id("_").Interface(lookupSignature(op, name)).Op("=").Parens(jen.Op("*").Id("Client")).Call(jen.Nil())
+	f.Comment(comment(l.QueryName + " is what " + l.Func + ", the lookup of " + op.GoName + " written by hand, is asked: the write's reference and values of the write it may need, which travel with the reference to the ledger row, so that Resume asks the same."))
+	f.Type().Id(l.QueryName).Struct(fields...)
+	f.Line()
+	f.Comment(comment(l.Name + " asks " + l.Func + ", written by hand, for the effects of " + op.ID + " whose reference is reference."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+	f.Line()
+	f.Comment(comment(op.GoName + " looks up what it committed with " + l.Func + ", a method of Client written by hand in a file of this package: it returns every effect that carries the reference, in the provider's order, each with the text that carries it as Ref (runtime.WalkList walks a list so that its not found is proof). This declaration fails to compile until that method exists with this signature."))
+	f.Var().Id("_").Interface(jen.Id(l.Func).
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("q").Id(l.QueryName)).
+		Params(foundList(op), jen.Error())).Op("=").Parens(jen.Op("*").Id("Client")).Call(jen.Nil())
+}
+
+// queryField is the field of a lookup's query struct that holds value v: its name, its type and
+// what it is.
+func queryField(v *spec.LookupValue) (string, *jen.Statement, string) {
+	if v.Field != nil {
+		name := v.Field.GoName
+		if name == "Reference" {
+			name = "KeyReference"
+		}
+		if v.Integer {
+			return name, jen.Int64(), "the key's field " + strconv.Quote(v.Name)
+		}
+		return name, jen.String(), "the key's field " + strconv.Quote(v.Name)
+	}
+	name := v.Param.GoName
+	if name == "Reference" {
+		name = "ParamReference"
+	}
+	typ := goType(v.Param.Type)
+	if v.Integer {
+		typ = jen.Int64()
+	}
+	return name, typ, "the write's " + string(v.Param.In) + " parameter " + strconv.Quote(v.Name)
 }
 
 // generatedLookup emits the lookup of a write that names a read of the spec: it calls the read
-// with the reference in its parameters (or its JSON body) and returns what it finds.
+// with the reference in its parameters (or its JSON body) and returns what it finds, each with
+// the text that carries the write's reference (runtime.Found.Ref), which the runtime compares.
+// A lookup whose params take values of the write splits them from the reference first
+// (lookupValues). What it finds in a list is found by a walk (walk); a single object is found
+// as it is, a 404 meaning not found:
 //
 //	func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
-//		res, err := c.SearchThreads(ctx, SearchThreadsParams{Query: "ref:" + reference})
+//		res, err := c.GetThread(ctx, GetThreadParams{ThreadID: reference})
+//		var se *runtime.StatusError
+//		if errors.As(err, &se) && se.Status == http.StatusNotFound {
+//			return nil, nil
+//		}
 //		if err != nil {
 //			return nil, err
 //		}
-//		found := make([]runtime.Found[*Thread], 0, len(res.Data))
-//		for i := range res.Data {
-//			body := &res.Data[i]
-//			found = append(found, runtime.Found[*Thread]{ID: createThreadID(body), Body: body})
-//		}
-//		return found, nil
+//		return []runtime.Found[*Thread]{{Body: res, ID: createThreadID(res), Ref: res.ExternalReference}}, nil
 //	}
-//
-// When the found object is the whole response, a 404 means not found. A lookup whose params
-// take values of the write splits them from the reference first (lookupValues); one that picks
-// the write out of a list on the client walks it (walk).
 func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
-	T := resultType(op)
-	var stmts []jen.Code
+	stmts, args, vals := g.lookupArgs(op)
+	steps := pathSteps(l.Found)
+	what := "the " + op.ID + " whose reference is reference"
+	if eachStep(steps) < len(steps) {
+		stmts = append(stmts, g.walk(op, args, vals)...)
+		what = "every " + op.ID + " " + walkText(op)
+	} else {
+		stmts = append(stmts, g.single(op, args)...)
+	}
+	f.Line()
+	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "." + adoptNote(l) + escapeNote(l)))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+}
+
+// lookupArgs returns the statements that make the arguments of a lookup's read (its params and
+// search body, with the reference and the values of the write in them), the arguments, and the
+// locals that hold the values of the write.
+func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, vals map[*spec.LookupValue]jen.Code) {
+	l := op.Safety.Lookup
+	read := l.Operation
 	hole := jen.Id("reference")
-	var vals map[*spec.LookupValue]jen.Code
 	if len(l.Values) > 0 {
-		stmts, vals = lookupValues(l)
+		stmts, vals = lookupValues(l, usesHole(l))
 		hole = jen.Id("ref")
 	}
-	walk := l.Match != nil || l.Pages != nil || l.Since != nil
-	args := []jen.Code{jen.Id("ctx")}
-	raw := hole // the walk compares the reference as it is
 	if l.Escape != "" {
 		var pre []jen.Code
 		pre, hole, vals = escapes(l, hole, vals)
 		stmts = append(stmts, pre...)
 	}
+	args = []jen.Code{jen.Id("ctx")}
 	if read.ParamsName != "" {
-		values, pre := templateParams(l.Params, hole, vals)
+		ts := slices.Concat(l.Params, l.NewestFirst)
+		slices.SortFunc(ts, func(a, b *spec.Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+		values, pre := templateParams(ts, hole, vals)
 		stmts = append(stmts, pre...)
-		if walk {
-			stmts = append(stmts, jen.Id("params").Op(":=").Id(read.ParamsName).Custom(multiLine, values...))
-			args = append(args, jen.Id("params"))
-		} else {
-			args = append(args, jen.Id(read.ParamsName).Custom(multiLine, values...))
-		}
+		stmts = append(stmts, jen.Id("params").Op(":=").Id(read.ParamsName).Custom(multiLine, values...))
+		args = append(args, jen.Id("params"))
 	}
 	if read.Body != nil {
 		if l.Body != nil {
@@ -91,65 +176,336 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 		}
 		args = append(args, jen.Id("search"))
 	}
-	if walk {
-		g.walk(f, op, stmts, args, raw)
-		return
+	return stmts, args, vals
+}
+
+// usesHole reports whether a lookup's params or body use the reference.
+func usesHole(l *spec.Lookup) bool {
+	for _, t := range l.Params {
+		if slices.ContainsFunc(t.Parts, func(p spec.TemplatePart) bool { return p.Hole }) {
+			return true
+		}
 	}
-	stmts = append(stmts, jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...))
-	onErr := []jen.Code{jen.Return(jen.Nil(), jen.Err())}
+	if l.Body != nil {
+		for _, p := range l.Body.Parts {
+			if slices.ContainsFunc(p.String, func(p spec.TemplatePart) bool { return p.Hole }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// single returns the statements of a lookup that finds one object, not a list: the object,
+// when it is there and carries the reference field (the runtime compares its text).
+func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
+	l := op.Safety.Lookup
+	read := l.Operation
+	stmts := []jen.Code{jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...)}
 	if l.Found == nil {
-		onErr = append([]jen.Code{
+		stmts = append(stmts,
 			jen.Var().Id("se").Op("*").Add(rt("StatusError")),
 			jen.If(jen.Qual("errors", "As").Call(jen.Err(), jen.Op("&").Id("se")).Op("&&").Id("se").Dot("Status").Op("==").Qual("net/http", "StatusNotFound")).Block(
 				jen.Return(jen.Nil(), jen.Nil()),
-			),
-		}, onErr...)
+			))
 	}
-	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(onErr...))
-
-	found := func(body jen.Code) jen.Code { return rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, body)) }
-	// The read returns a slice or a map as it is, anything else through a pointer.
+	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 	rootPtr := !nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
-	if ok := lookupOK(l, res, rootPtr); ok != nil {
+	if ok := lookupOK(l, res, rootPtr, jen.Nil()); ok != nil {
 		stmts = append(stmts, ok)
 	}
-	steps := pathSteps(l.Found)
-	each := eachStep(steps)
-	if each == len(steps) { // one effect at most
-		r := reach(res, rootPtr, steps)
+	r := reach(res, rootPtr, pathSteps(l.Found))
+	elem := func() *jen.Statement { return addr(r) }
+	if len(r.missing) > 0 || r.ptr == false && len(pathSteps(l.Found)) > 0 {
+		stmts = append(stmts, jen.Id("elem").Op(":=").Add(addr(r)))
+		elem = func() *jen.Statement { return jen.Id("elem") }
 		if len(r.missing) > 0 {
-			stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
+			stmts = append(stmts[:len(stmts)-1], jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())), stmts[len(stmts)-1])
 		}
-		stmts = append(stmts,
-			jen.Id("body").Op(":=").Add(envelopeOf(op, addr(r))),
-			jen.Return(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)).Values(jen.Values(foundDict(op, jen.Id("body")))), jen.Nil()))
-	} else { // every element of a list
-		list, missing := listOf(res, rootPtr, steps[:each])
-		if len(missing) > 0 {
-			stmts = append(stmts, jen.If(join(missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
-		}
-		item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
-		loop := []jen.Code{}
-		if len(item.missing) > 0 {
-			loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
-		}
-		loop = append(loop,
-			jen.Id("body").Op(":=").Add(envelopeOf(op, addr(item))),
-			jen.Id("found").Op("=").Append(jen.Id("found"), found(jen.Id("body"))))
-		stmts = append(stmts,
-			jen.Id("found").Op(":=").Make(jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T)), jen.Lit(0), jen.Len(list())),
-			jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...),
-			jen.Return(jen.Id("found"), jen.Nil()))
 	}
+	m := reach(elem, true, l.Match.Steps)
+	if len(m.missing) > 0 {
+		// without the field that carries the reference, it is not the write's
+		stmts = append(stmts, jen.If(join(m.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
+	}
+	stmts = append(stmts, jen.Id("body").Op(":=").Add(envelopeOf(op, elem())))
+	d := foundDict(op, jen.Id("body"))
+	d[jen.Id("Ref")] = stringOf(l.Match.Type, value(m))
+	return append(stmts, jen.Return(foundList(op).Values(jen.Values(d)), jen.Nil()))
+}
 
-	what := "the " + op.ID + " whose reference is reference"
-	if l.Found != nil && each < len(steps) {
-		what = "every " + op.ID + " whose reference is reference, in the provider's order"
+// walk returns the statements of a lookup that picks the write's effects out of a list, with
+// runtime.WalkList: page by page up to the bound, asking for each next page by the response's
+// cursor or by number, each element with the text that carries the reference (Ref) and, for a
+// walk bounded by the write's time, when it was created. A lookup that adopts by another read
+// then reads each effect found by its id (adoptBy).
+//
+//	walk := runtime.Walk{Read: "listTicketComments", MaxPages: 5, Since: true}
+//	return runtime.WalkList(ctx, walk, func(ctx context.Context, n int) (runtime.Page[*Comment], error) {
+//		var page runtime.Page[*Comment]
+//		res, err := c.ListTicketComments(ctx, params)
+//		if err != nil {
+//			return page, err
+//		}
+//		for i := range res.Comments {
+//			body := &res.Comments[i]
+//			page.Items = append(page.Items, runtime.Found[*Comment]{Body: body, Created: body.CreatedAt, ID: addTicketCommentID(body), Ref: body.Body})
+//		}
+//		if res.Meta != nil && res.Meta.AfterCursor != nil && *res.Meta.AfterCursor != "" {
+//			params.PageAfter, page.More = res.Meta.AfterCursor, true
+//		}
+//		return page, nil
+//	})
+func (g *generator) walk(op *spec.Operation, args []jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
+	l := op.Safety.Lookup
+	read := l.Operation
+	T := resultPtr(op) // the walk's elements
+	if l.Adopt != nil {
+		T = jen.Op("*").Add(goType(l.Found.Type))
 	}
-	f.Line()
-	f.Comment(comment(l.Name + " finds " + what + ", with " + read.GoName + "." + escapeNote(l)))
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
+	pageType := func() *jen.Statement { return rt("Page").Types(T.Clone()) }
+	fail := func(err jen.Code) jen.Code { return jen.Return(jen.Id("page"), err) }
+	body := []jen.Code{jen.Var().Id("page").Add(pageType())}
+	p := l.Pages
+	if p != nil && p.Cursor == nil {
+		body = append(body, pageNumber(p)...)
+	}
+	body = append(body,
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
+	rootPtr := !nilable(read.Response.Type)
+	res := func() *jen.Statement { return jen.Id("res") }
+	if ok := lookupOK(l, res, rootPtr, jen.Id("page")); ok != nil {
+		body = append(body, ok)
+	}
+	steps := l.Found.Steps
+	each := eachStep(steps)
+	list, missing := listOf(res, rootPtr, steps[:each])
+	if len(missing) > 0 {
+		body = append(body, jen.If(join(missing, "||")).Block(jen.Return(jen.Id("page"), jen.Nil()).Comment("no list: the end of it")))
+	}
+	item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
+	var loop []jen.Code
+	if len(item.missing) > 0 {
+		loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
+	}
+	loop = append(loop, jen.Id("body").Op(":=").Add(addr(item)))
+	elem := func() *jen.Statement { return jen.Id("body") }
+	d := jen.Dict{jen.Id("Body"): jen.Id("body")}
+	if l.Adopt != nil {
+		d[jen.Id("ID")] = idText(reach(elem, true, l.Adopt.ID.Steps), l.Adopt.ID.Type)
+	} else {
+		if op.EnvelopeName != "" { // the found element, in the write's answer
+			loop = append(loop, jen.Id("adopted").Op(":=").Id(op.EnvelopeName).Call(jen.Id("body")))
+			d = foundDict(op, jen.Id("adopted"))
+		} else {
+			d = foundDict(op, jen.Id("body"))
+		}
+	}
+	var set []jen.Code // fields set only when present
+	setField := func(name string, path *spec.Path, conv func(*spec.TypeRef, jen.Code) jen.Code) {
+		r := reach(elem, true, path.Steps)
+		v := conv(path.Type, value(r))
+		if len(r.present) == 0 {
+			d[jen.Id(name)] = v
+			return
+		}
+		set = append(set, jen.If(join(r.present, "&&")).Block(jen.Id("f").Dot(name).Op("=").Add(v)))
+	}
+	setField("Ref", l.Match, stringOf)
+	if l.Since != nil {
+		setField("Created", l.Since, timeOf)
+	}
+	foundT := rt("Found").Types(T.Clone())
+	if len(set) == 0 {
+		loop = append(loop, jen.Id("page").Dot("Items").Op("=").Append(jen.Id("page").Dot("Items"), foundT.Values(d)))
+	} else {
+		loop = append(loop, jen.Id("f").Op(":=").Add(foundT.Values(d)))
+		loop = append(loop, set...)
+		loop = append(loop, jen.Id("page").Dot("Items").Op("=").Append(jen.Id("page").Dot("Items"), jen.Id("f")))
+	}
+	body = append(body, jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...))
+	switch {
+	case p != nil && p.Cursor != nil:
+		r := reach(res, rootPtr, p.Cursor.Steps)
+		cursor := value(r)
+		more := append(slices.Clone(r.present), jen.Add(cursor).Op("!=").Lit(""))
+		var next []jen.Code
+		if u := under(p.Cursor.Type); u.Kind != spec.RefBuiltin {
+			cursor = jen.String().Call(cursor)
+		}
+		nextV := cursor
+		if u := under(p.Param.Type); u.Kind != spec.RefBuiltin {
+			nextV = goType(p.Param.Type).Call(nextV)
+		}
+		param := jen.Id("params").Dot(p.Param.GoName)
+		switch {
+		case p.Param.Pointer && r.ptr && sameRef(p.Cursor.Type, p.Param.Type):
+			next = append(next, jen.List(param, jen.Id("page").Dot("More")).Op("=").List(r.expr(), jen.True()))
+		case p.Param.Pointer:
+			next = append(next, jen.Id("next").Op(":=").Add(nextV), jen.List(param, jen.Id("page").Dot("More")).Op("=").List(jen.Op("&").Id("next"), jen.True()))
+		default:
+			next = append(next, jen.List(param, jen.Id("page").Dot("More")).Op("=").List(nextV, jen.True()))
+		}
+		body = append(body, jen.If(join(more, "&&")).Block(next...))
+	default:
+		// by number, or one page: a page with elements may have more after it; an empty one is
+		// the end of the list
+		body = append(body, jen.Id("page").Dot("More").Op("=").Len(list()).Op(">").Lit(0))
+	}
+	body = append(body, jen.Return(jen.Id("page"), jen.Nil()))
+
+	w := jen.Dict{jen.Id("Read"): jen.Lit(read.ID)}
+	if p != nil {
+		w[jen.Id("MaxPages")] = jen.Lit(p.Max)
+		if p.Cursor == nil {
+			w[jen.Id("ByNumber")] = jen.True()
+		}
+	}
+	if l.Since != nil {
+		w[jen.Id("Since")] = jen.True()
+	}
+	walk := rt("WalkList").Call(jen.Id("ctx"), rt("Walk").Values(w),
+		jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("n").Int()).Params(pageType(), jen.Error()).Block(body...))
+	if l.Adopt == nil {
+		return []jen.Code{jen.Return(walk)}
+	}
+	return g.adoptBy(op, walk, vals)
+}
+
+// pageNumber returns the statements that ask a walk by number for page n:
+//
+//	number := int64(1 + n - 1)
+//	params.Page = &number
+func pageNumber(p *spec.Pages) []jen.Code {
+	typ := goType(p.Param.Type)
+	n := jen.Id("n")
+	if p.Start != 1 {
+		n = jen.Lit(p.Start - 1).Op("+").Id("n")
+	}
+	set := jen.Id("params").Dot(p.Param.GoName)
+	if p.Param.Pointer {
+		return []jen.Code{jen.Id("number").Op(":=").Add(typ).Call(n), set.Op("=").Op("&").Id("number")}
+	}
+	return []jen.Code{set.Op("=").Add(typ).Call(n)}
+}
+
+// adoptBy returns the statements that read each effect a walk found by its id, with the read
+// lookup.adopt names, so that the receipt is the object itself:
+//
+//	found, err := runtime.WalkList(...)
+//	if err != nil || len(found) == 0 {
+//		return nil, err
+//	}
+//	out := make([]runtime.Found[*Issue], 0, len(found))
+//	for _, f := range found {
+//		res, err := c.IssuesGet(ctx, IssuesGetParams{IssueNumber: ...})
+//		if err != nil {
+//			return nil, err
+//		}
+//		out = append(out, runtime.Found[*Issue]{Body: res, ID: createIssueID(res), Ref: f.Ref, Created: f.Created})
+//	}
+//	return out, nil
+func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
+	a := op.Safety.Lookup.Adopt
+	read := a.Operation
+	values, pre := templateParams(a.Params, jen.Id("f").Dot("ID"), vals)
+	call := []jen.Code{jen.Id("ctx")}
+	var loop []jen.Code
+	if intHole(a.Params) {
+		loop = append(loop, jen.List(jen.Id("id"), jen.Err()).Op(":=").Add(impl("SplitInt")).Call(jen.Lit("id"), jen.Id("f").Dot("ID")),
+			jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	}
+	loop = append(loop, pre...)
+	if read.ParamsName != "" {
+		call = append(call, jen.Id(read.ParamsName).Custom(multiLine, values...))
+	}
+	if read.Body != nil {
+		loop = append(loop, jen.Var().Id("search").Add(goType(read.Body.Type)))
+		call = append(call, jen.Id("search"))
+	}
+	d := foundDict(op, jen.Id("res"))
+	d[jen.Id("Ref")] = jen.Id("f").Dot("Ref")
+	d[jen.Id("Created")] = jen.Id("f").Dot("Created")
+	loop = append(loop,
+		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(call...),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("out").Op("=").Append(jen.Id("out"), rt("Found").Types(resultPtr(op)).Values(d)))
+	return []jen.Code{
+		jen.List(jen.Id("found"), jen.Err()).Op(":=").Add(walk),
+		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("found")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Id("out").Op(":=").Make(foundList(op), jen.Lit(0), jen.Len(jen.Id("found"))),
+		jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Id("found")).Block(loop...),
+		jen.Return(jen.Id("out"), jen.Nil()),
+	}
+}
+
+// stringOf is v, a value of type t that converts from a string, as a string.
+func stringOf(t *spec.TypeRef, v jen.Code) jen.Code {
+	if under(t).Kind != spec.RefBuiltin {
+		return jen.String().Call(v)
+	}
+	return v
+}
+
+// timeOf is v, a creation time of type t (a time.Time, an RFC 3339 string or Unix seconds), as
+// a time.Time.
+func timeOf(t *spec.TypeRef, v jen.Code) jen.Code {
+	u := under(t)
+	switch {
+	case u.Kind == spec.RefBuiltin && u.Builtin == "time.Time":
+		return v
+	case isString(t):
+		return impl("CreatedAt").Call(stringOf(t, v))
+	case u.Kind == spec.RefBuiltin && u.Builtin == "int64":
+		return jen.Qual("time", "Unix").Call(v, jen.Lit(0))
+	}
+	return jen.Qual("time", "Unix").Call(jen.Int64().Call(v), jen.Lit(0))
+}
+
+// idText is the id r reached in a found element, of type t (a string or an integer), as a
+// string.
+func idText(r reached, t *spec.TypeRef) jen.Code {
+	v := value(r)
+	if isString(t) {
+		return stringOf(t, v)
+	}
+	if u := under(t); !(u.Kind == spec.RefBuiltin && u.Builtin == "int64") {
+		v = jen.Int64().Call(v)
+	}
+	return jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10))
+}
+
+// walkText says, in a lookup's comment, what its walk keeps and how far it goes.
+func walkText(op *spec.Operation) string {
+	l := op.Safety.Lookup
+	s := op.Safety
+	what := "whose " + l.Match.Pointer + " is the reference"
+	if s.Reference != nil && s.Reference.Marker != nil {
+		what = "whose " + l.Match.Pointer + " holds the marker " + strconv.Quote(s.Reference.MarkerText)
+	}
+	what += " (runtime.WalkList keeps those), in the provider's order"
+	switch p := l.Pages; {
+	case p == nil:
+		what += ", reading one page (not found there is proof only when the page is empty)"
+	case p.Cursor == nil:
+		what += ", reading at most " + plural(p.Max, "page") + " by number from " + strconv.Itoa(p.Start) + " (twice, when not found, to see that the list did not move)"
+	default:
+		what += ", reading at most " + plural(p.Max, "page")
+	}
+	if l.Since != nil {
+		what += "; it stops after the page of the first element whose " + l.Since.Pointer + " is older than the write, in a list shown newest first"
+	}
+	return what
+}
+
+// adoptNote says, in a lookup's comment, how the receipt is read.
+func adoptNote(l *spec.Lookup) string {
+	if l.Adopt == nil {
+		return ""
+	}
+	return " Each effect found is read by its id with " + l.Adopt.Operation.GoName + ", and adopted as it reads."
 }
 
 // escapeFuncs are the functions of writegenimpl that write a value as a literal of each query
@@ -247,13 +603,17 @@ func listOf(res func() *jen.Statement, rootPtr bool, steps []spec.Step) (func() 
 //	if err != nil {
 //		return nil, err
 //	}
-func lookupValues(l *spec.Lookup) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
+func lookupValues(l *spec.Lookup, refUsed bool) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
 	names := []jen.Code{jen.Id("reference")}
 	for _, v := range l.Values {
 		names = append(names, jen.Lit(v.Name))
 	}
 	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
-	stmts := []jen.Code{jen.List(jen.Id("ref"), jen.Id("values"), jen.Err()).Op(":=").Add(impl("SplitReference")).Call(names...), fail}
+	ref := jen.Id("_")
+	if refUsed {
+		ref = jen.Id("ref")
+	}
+	stmts := []jen.Code{jen.List(ref, jen.Id("values"), jen.Err()).Op(":=").Add(impl("SplitReference")).Call(names...), fail}
 	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
 	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
 		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true,
@@ -299,233 +659,12 @@ func localName(v *spec.LookupValue, taken map[string]bool) string {
 	return name
 }
 
-// walk emits a lookup that picks the write's effects out of a list on the client: the
-// elements whose match field equals the reference (or contains the write's marker), page by
-// page up to the bound, stopping at the list's end or at the first element older than the
-// write (since). stmts declare params and the search body; args are the read's arguments.
-//
-//	marker := " [ref:" + ref + "]"
-//	older := false
-//	var found []runtime.Found[*Comment]
-//	for page := 1; ; page++ {
-//		res, err := c.ListTicketComments(ctx, params)
-//		if err != nil {
-//			return nil, err
-//		}
-//		since, bounded := writegenimpl.LookupSince(ctx)
-//		for i := range res.Comments {
-//			body := &res.Comments[i]
-//			if bounded && body.CreatedAt.Before(since) {
-//				older = true
-//				continue
-//			}
-//			if older {
-//				// after one older than the write: the list is not newest first
-//				return nil, &writegenimpl.OrderError{Operation: "listTicketComments"}
-//			}
-//			if strings.Contains(body.Body, marker) {
-//				found = append(found, runtime.Found[*Comment]{ID: addCommentID(body), Body: body})
-//			}
-//		}
-//		if older {
-//			return found, nil // older than the write: so is the rest of the list
-//		}
-//		if res.Meta == nil || res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
-//			return found, nil // the end of the list
-//		}
-//		if page == 5 {
-//			break
-//		}
-//		params.PageAfter = res.Meta.AfterCursor
-//	}
-//	if len(found) > 0 {
-//		return found, nil
-//	}
-//	return nil, &writegenimpl.BoundError{Operation: "listTicketComments", Pages: 5}
-func (g *generator) walk(f *jen.File, op *spec.Operation, stmts, args []jen.Code, hole jen.Code) {
-	s := op.Safety
-	l := s.Lookup
-	read := l.Operation
-	T := resultType(op)
-	var marker []spec.TemplatePart
-	if s.Reference != nil {
-		marker = s.Reference.Marker
-	}
-	if l.Match != nil && marker != nil {
-		stmts = append(stmts, jen.Id("marker").Op(":=").Add(templateExpr(marker, hole, nil)))
-	}
-	if l.Since != nil {
-		stmts = append(stmts, jen.Id("older").Op(":=").False())
-	}
-	foundType := jen.Index().Add(rt("Found")).Types(jen.Op("*").Add(T))
-	stmts = append(stmts, jen.Var().Id("found").Add(foundType))
-
-	// One page: read it, and pick the write's effects out of its list.
-	var page []jen.Code
-	page = append(page,
-		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
-	if l.Since != nil {
-		// After the read: the bound is counted in the provider's time, which its answer tells.
-		page = append(page, jen.List(jen.Id("since"), jen.Id("bounded")).Op(":=").Add(impl("LookupSince")).Call(jen.Id("ctx")))
-	}
-	rootPtr := !nilable(read.Response.Type)
-	res := func() *jen.Statement { return jen.Id("res") }
-	if ok := lookupOK(l, res, rootPtr); ok != nil {
-		page = append(page, ok)
-	}
-	steps := l.Found.Steps
-	each := eachStep(steps)
-	list, missing := listOf(res, rootPtr, steps[:each])
-	end := []jen.Code{jen.Return(jen.Id("found"), jen.Nil())}
-	if len(missing) > 0 {
-		page = append(page, jen.If(join(missing, "||")).Block(append([]jen.Code{jen.Comment("no list: the end of it")}, end...)...))
-	}
-	item := reach(func() *jen.Statement { return list().Index(jen.Id("i")) }, false, steps[each+1:])
-	var loop []jen.Code
-	if len(item.missing) > 0 {
-		loop = append(loop, jen.If(join(item.missing, "||")).Block(jen.Continue()))
-	}
-	loop = append(loop, jen.Id("body").Op(":=").Add(addr(item)))
-	elem := func() *jen.Statement { return jen.Id("body") }
-	if l.Since != nil {
-		r := reach(elem, true, l.Since.Steps)
-		cond := append([]jen.Code{jen.Id("bounded")}, r.present...)
-		cond = append(cond, before(l.Since.Type, value(r)))
-		loop = append(loop,
-			jen.If(join(cond, "&&")).Block(jen.Id("older").Op("=").True(), jen.Continue()),
-			jen.If(jen.Id("older")).Block(jen.Comment("after one older than the write: the list is not newest first"),
-				jen.Return(jen.Nil(), jen.Op("&").Add(impl("OrderError")).Values(jen.Dict{jen.Id("Operation"): jen.Lit(read.ID)}))))
-	}
-	add := []jen.Code{jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("body"))))}
-	if op.EnvelopeName != "" { // the found element, in the write's answer
-		add = []jen.Code{
-			jen.Id("adopted").Op(":=").Id(op.EnvelopeName).Call(jen.Id("body")),
-			jen.Id("found").Op("=").Append(jen.Id("found"), rt("Found").Types(jen.Op("*").Add(T)).Values(foundDict(op, jen.Id("adopted")))),
-		}
-	}
-	if l.Match != nil {
-		r := reach(elem, true, l.Match.Steps)
-		text := value(r)
-		if u := under(l.Match.Type); u.Kind != spec.RefBuiltin {
-			text = jen.String().Call(text)
-		}
-		var is jen.Code = jen.Add(text).Op("==").Add(hole)
-		if marker != nil {
-			is = jen.Qual("strings", "Contains").Call(text, jen.Id("marker"))
-		}
-		loop = append(loop, jen.If(join(append(r.present, is), "&&")).Block(add...))
-	} else {
-		loop = append(loop, add...)
-	}
-	page = append(page, jen.For(jen.Id("i").Op(":=").Range().Add(list())).Block(loop...))
-	if l.Since != nil {
-		page = append(page, jen.If(jen.Id("older")).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("older than the write: so is the rest of the list")))
-	}
-
-	what := "every " + op.ID + " whose "
-	switch {
-	case l.Match != nil && marker != nil:
-		what += l.Match.Pointer + " holds the marker " + strconv.Quote(oneLine(s.Reference.MarkerText))
-	case l.Match != nil:
-		what += l.Match.Pointer + " is the reference"
-	default:
-		what += "reference is reference"
-	}
-	what += ", in the provider's order, with " + read.GoName
-	if p := l.Pages; p != nil && p.Cursor == nil {
-		// by page number: start, start+1, ...; an empty page is the end of the list
-		typ := goType(p.Param.Type)
-		set := jen.Id("params").Dot(p.Param.GoName)
-		first := jen.Id("number").Op(":=").Add(typ).Call(jen.Lit(p.Start))
-		if p.Param.Pointer {
-			stmts = append(stmts, first, set.Clone().Op("=").Op("&").Id("number"))
-		} else {
-			stmts = append(stmts, first, set.Clone().Op("=").Id("number"))
-		}
-		page = append(page,
-			jen.If(jen.Len(list()).Op("==").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("an empty page: the end of the list")),
-			jen.If(jen.Id("page").Op("==").Lit(p.Max)).Block(jen.Break()),
-			jen.Id("number").Op("++"))
-		if !p.Param.Pointer {
-			page = append(page, set.Clone().Op("=").Id("number"))
-		}
-		stmts = append(stmts,
-			jen.For(jen.Id("page").Op(":=").Lit(1), jen.Empty(), jen.Id("page").Op("++")).Block(page...),
-			jen.If(jen.Len(jen.Id("found")).Op(">").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil())),
-			jen.Return(jen.Nil(), jen.Op("&").Add(impl("BoundError")).Values(jen.Dict{
-				jen.Id("Operation"): jen.Lit(read.ID),
-				jen.Id("Pages"):     jen.Lit(p.Max),
-			})))
-		what += ", reading at most " + plural(p.Max, "page") + " by number from " + strconv.Itoa(p.Start) + " (not found within them is a *writegenimpl.BoundError)"
-	} else if p := l.Pages; p != nil {
-		r := reach(res, rootPtr, p.Cursor.Steps)
-		cursor := value(r)
-		last := append(slices.Clone(r.missing), jen.Add(cursor).Op("==").Lit(""))
-		page = append(page,
-			jen.If(join(last, "||")).Block(jen.Return(jen.Id("found"), jen.Nil()).Comment("the end of the list")),
-			jen.If(jen.Id("page").Op("==").Lit(p.Max)).Block(jen.Break()))
-		if u := under(p.Cursor.Type); u.Kind != spec.RefBuiltin {
-			cursor = jen.String().Call(cursor)
-		}
-		next := cursor
-		if u := under(p.Param.Type); u.Kind != spec.RefBuiltin {
-			next = goType(p.Param.Type).Call(next)
-		}
-		set := jen.Id("params").Dot(p.Param.GoName)
-		if p.Param.Pointer {
-			if r.ptr && sameRef(p.Cursor.Type, p.Param.Type) {
-				page = append(page, set.Op("=").Add(r.expr()))
-			} else {
-				page = append(page, jen.Id("next").Op(":=").Add(next), set.Op("=").Op("&").Id("next"))
-			}
-		} else {
-			page = append(page, set.Op("=").Add(next))
-		}
-		stmts = append(stmts,
-			jen.For(jen.Id("page").Op(":=").Lit(1), jen.Empty(), jen.Id("page").Op("++")).Block(page...),
-			jen.If(jen.Len(jen.Id("found")).Op(">").Lit(0)).Block(jen.Return(jen.Id("found"), jen.Nil())),
-			jen.Return(jen.Nil(), jen.Op("&").Add(impl("BoundError")).Values(jen.Dict{
-				jen.Id("Operation"): jen.Lit(read.ID),
-				jen.Id("Pages"):     jen.Lit(p.Max),
-			})))
-		what += ", reading at most " + plural(p.Max, "page") + " (not found within them is a *writegenimpl.BoundError)"
-	} else {
-		stmts = append(stmts, page...)
-		stmts = append(stmts, jen.Return(jen.Id("found"), jen.Nil()))
-	}
-	if l.Since != nil {
-		what += "; it stops at the page of the first element whose " + l.Since.Pointer + " is older than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a newer one follows it there (the list is not newest first)"
-	}
-	f.Line()
-	f.Comment(comment(l.Name + " finds " + what + "." + escapeNote(l)))
-	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Add(lookupSignature(op, l.Name)).Block(stmts...)
-}
-
 // value is the value r reached, through its pointer.
 func value(r reached) *jen.Statement {
 	if r.ptr {
 		return jen.Op("*").Add(r.expr())
 	}
 	return r.expr()
-}
-
-// before is the condition that v, a creation time of type t, is before since.
-func before(t *spec.TypeRef, v *jen.Statement) jen.Code {
-	u := under(t)
-	switch {
-	case u.Kind == spec.RefBuiltin && u.Builtin == "time.Time":
-		return jen.Add(v).Dot("Before").Call(jen.Id("since"))
-	case isString(t):
-		if u.Kind != spec.RefBuiltin {
-			v = jen.String().Call(v)
-		}
-		return impl("CreatedBefore").Call(v, jen.Id("since"))
-	}
-	if !(u.Kind == spec.RefBuiltin && u.Builtin == "int64") {
-		v = jen.Int64().Call(v)
-	}
-	return jen.Qual("time", "Unix").Call(v, jen.Lit(0)).Dot("Before").Call(jen.Id("since"))
 }
 
 // sameRef reports whether a and b are the same builtin or named type.
@@ -629,9 +768,18 @@ func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupVal
 	for _, t := range ts {
 		p := t.Param
 		value := templateExpr(t.Parts, hole, vals)
-		if len(t.Parts) == 1 && t.Parts[0].Value != nil && t.Parts[0].Value.Integer && !isString(p.Type) {
+		switch {
+		case t.Const != nil:
+			value = typedConst(p.Type, t.Const)
+		case len(t.Parts) == 1 && t.Parts[0].Value != nil && t.Parts[0].Value.Integer && !isString(p.Type):
 			// an integer parameter takes the integer value
 			value = jen.Add(vals[t.Parts[0].Value])
+			if u := under(p.Type); u.Builtin != "int64" {
+				value = goType(p.Type).Call(value)
+			}
+		case len(t.Parts) == 1 && t.Parts[0].Hole && !isString(p.Type):
+			// an integer parameter takes the id, parsed (intHole)
+			value = jen.Id("id")
 			if u := under(p.Type); u.Builtin != "int64" {
 				value = goType(p.Type).Call(value)
 			}
@@ -657,6 +805,24 @@ func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupVal
 		values = append(values, jen.Id(p.GoName).Op(":").Add(value))
 	}
 	return values, pre
+}
+
+// intHole reports whether a template of ts passes the placeholder to an integer parameter: the
+// caller parses it into the local id first.
+func intHole(ts []*spec.Template) bool {
+	return slices.ContainsFunc(ts, func(t *spec.Template) bool {
+		return t.Const == nil && len(t.Parts) == 1 && t.Parts[0].Hole && !isString(t.Param.Type)
+	})
+}
+
+// typedConst is v, a constant of the parameter type t (an int64, a float64, a bool, or an enum's
+// value), as Go writes it: 100, int32(100), ListThreadsOrder("desc").
+func typedConst(t *spec.TypeRef, v any) *jen.Statement {
+	c := jen.Lit(v)
+	if u := under(t); u.Kind != spec.RefBuiltin || !(u.Builtin == "int64" || u.Builtin == "float64" || u.Builtin == "bool" || u.Builtin == "string") {
+		return goType(t).Call(c)
+	}
+	return c
 }
 
 // compensation emits the method that undoes one duplicate effect a lookup found:

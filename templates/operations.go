@@ -15,7 +15,6 @@ import (
 // retry set, its descriptor, its method, its receipt id accessor, its lookup and its
 // compensation.
 func (g *generator) operations(f *jen.File) {
-	checked := map[string]bool{} // lookups written by hand, checked once each
 	for _, op := range g.api.Operations {
 		if op.ParamsName != "" {
 			g.paramsStruct(f, op)
@@ -45,12 +44,10 @@ func (g *generator) operations(f *jen.File) {
 			continue
 		}
 		if l := s.Lookup; l != nil {
-			switch {
-			case l.Operation != nil:
+			if l.Operation != nil {
 				g.generatedLookup(f, op)
-			case !checked[l.Func]:
-				checked[l.Func] = true
-				g.lookupCheck(f, op)
+			} else {
+				g.funcLookup(f, op)
 			}
 		}
 		if s.Compensate != nil {
@@ -278,6 +275,12 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 			fields = append(fields, field{"Lookup", rt(c)})
 			if l.Lag > 0 {
 				fields = append(fields, field{"LookupLag", duration(l.Lag)})
+			}
+			if r := s.Reference; r != nil && r.Marker != nil {
+				fields = append(fields, field{"Marker", jen.Lit(r.MarkerText)})
+			}
+			if len(l.Values) > 0 {
+				fields = append(fields, field{"Joined", jen.True()})
 			}
 		}
 		if s.Dedupe {

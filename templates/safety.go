@@ -10,7 +10,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/writegen/writegen/runtime/writegenimpl"
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -281,8 +281,12 @@ func lookupAnswer(s *spec.Safety) string {
 			what = "the reference " + code(r.ValueFormat) + " (from the key)"
 		}
 		if r.Body != nil && r.Marker != nil {
+			shows := "the business key in it, unless the client sets runtime.WithKeySecret"
+			if r.Value != nil {
+				shows = "the key's fields in it, with or without a key secret"
+			}
 			a += "; the marker " + code(strconv.Quote(r.MarkerText)) + ", with " + what + " for {ref}, is appended to the text at body " + code(r.Body.Pointer) +
-				": the provider's users see it, and a person who edits it out makes the write unfindable"
+				": the provider's users see it, and " + shows + "; a person who edits it out makes the write unfindable"
 		} else if r.Body != nil {
 			a += "; " + what + " is stored at body " + code(r.Body.Pointer)
 		}
@@ -305,23 +309,21 @@ var escapeWords = map[spec.Escape]string{
 	spec.EscapeLucene:        "a term with each of + - & | ! ( ) { } [ ] ^ \" ~ * ? : \\ / and each space escaped with a backslash",
 }
 
-// consistencyAnswer says what a lookup's "not found" proves, and when.
+// consistencyAnswer says what a lookup's "not found" proves, and when, and who says so.
 func consistencyAnswer(l *spec.Lookup) string {
+	later := "; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain and Resume asks again once it has passed"
+	from := " have passed since the last moment an attempt could still run (its end, or the end of its holder's lease for a call taken over)"
 	switch {
-	case l.Lag > 0 && l.Consistency == spec.Strong:
-		return "strong, settling in " + span(l.Lag) + ": after an attempt whose answer was lost, not found counts only once " + span(l.Lag) +
-			" have passed since the attempt ended, for a commit still in flight; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain"
-	case l.Lag > 0:
-		return "eventual with a lag of " + span(l.Lag) + ": not found proves the write did not commit only once " + span(l.Lag) +
-			" have passed since its last attempt ended; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain"
 	case l.Consistency == spec.Strong:
-		return "strong: after an attempt whose answer was lost, not found counts only once the settle time (WithLookupSettle) has passed since the attempt ended, for a commit still in flight"
+		return "strong, settling in " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found counts only once " + span(l.Lag) + from + later
+	case l.Lag > 0:
+		return "eventual with a lag of " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found proves the write did not commit only once " + span(l.Lag) + from + later
 	}
-	return string(l.Consistency) + ": not found proves nothing, and the call ends uncertain"
+	return "eventual: what it finds is adopted, and not found proves nothing: the call ends uncertain, and Resume asks again on its schedule (runtime.WithReask) before a person is asked"
 }
 
-// walkAnswer says how a lookup picks the write out of a list and how far it walks, and what its
-// "not found" proves.
+// walkAnswer says how a lookup keeps only the write's own effects, how far it reads, and what
+// its "not found" proves.
 func walkAnswer(s *spec.Safety) string {
 	l := s.Lookup
 	var a string
@@ -332,37 +334,46 @@ func walkAnswer(s *spec.Safety) string {
 		}
 		a += "; {" + v.Name + "} is " + from + ", kept with the reference in the ledger row so that Resume asks the same lookup"
 	}
-	if l.Match != nil {
-		if r := s.Reference; r != nil && r.Marker != nil {
-			a += "; the client keeps the elements whose " + code(l.Match.Pointer) + " contains the marker"
-		} else {
-			a += "; the client keeps the elements whose " + code(l.Match.Pointer) + " equals the reference"
-		}
+	if l.Func != "" {
+		return a + "; it returns the effects whose Ref carries the reference, and the runtime adopts only those"
 	}
-	if p := l.Pages; p != nil && p.Cursor == nil {
+	derived := ""
+	if l.MatchDerived {
+		derived = " (the field the write stores it in)"
+	}
+	if r := s.Reference; r != nil && r.Marker != nil {
+		a += "; the runtime keeps only the elements whose " + code(l.Match.Pointer) + " holds the marker, whatever the read matched"
+	} else {
+		a += "; the runtime keeps only the elements whose " + code(l.Match.Pointer) + derived + " is the reference, whatever the read matched"
+	}
+	if ad := l.Adopt; ad != nil {
+		a += "; each one kept is read by its id (" + code(ad.ID.Pointer) + ") with " + code(ad.Operation.ID) + " with " + templateText(ad.Params) + ", and adopted as it reads"
+	}
+	if l.Found == nil || !slices.ContainsFunc(l.Found.Steps, func(st spec.Step) bool { return st.Kind == spec.StepEach }) {
+		return a
+	}
+	p := l.Pages
+	switch {
+	case p == nil:
+		a += "; it reads one page: not found there proves the write absent only when the page is empty (it cannot see whether a longer list goes on), and is otherwise uncertain, never re-sent"
+	case p.Cursor == nil:
 		a += "; it reads at most " + plural(p.Max, "page") + " by number, passing " + code(p.Param.Name) + " = " + strconv.Itoa(p.Start) + ", " + strconv.Itoa(p.Start+1) +
-			", ..., up to an empty page (the end of the list); a page number walks a list that may shift under it: an element deleted meanwhile can move the write to a page already read"
-	} else if p != nil {
+			", ..., up to an empty page (the end of the list), and, when the write is not among them, reads the same pages again: not found counts only when both walks read the same (a list that moved under the walk is uncertain)"
+	default:
 		a += "; it reads at most " + plural(p.Max, "page") + ", passing " + code(p.Cursor.Pointer) + " as " + code(p.Param.Name) + " for the next, up to the end of the list"
 	}
 	if l.Since != nil {
-		a += "; it stops at the first element whose " + code(l.Since.Pointer) + " is older than the write's first use of its key (in the provider's time, from the Date of its answers), less " +
-			span(writegenimpl.SinceMargin) + ": the list must be newest first (the params ask for it), or the walk stops before the write; a newer element after an older one on a page fails the lookup (the list is not newest first: uncertain, never re-sent), but a page of older elements alone cannot show it"
+		a += "; it asks for the list newest first with " + templateText(l.NewestFirst) + " (values the spec lists) and stops after the page of the first element whose " +
+			code(l.Since.Pointer) + " is older than the write's first use of its key (in the provider's time, from the Date of its answers), less " +
+			span(runtime.SinceMargin) + ", once two elements have shown the order; it checks the order on every page, the first included, and a newer element after an older one fails the lookup (uncertain, never re-sent)"
 	}
-	switch {
-	case l.Consistency != spec.Strong:
-		if l.Pages != nil {
-			a += "; not found proves nothing (eventual), within the bound or not"
-		}
-	case l.Pages != nil:
+	if p != nil {
 		ends := "the end of the list"
 		if l.Since != nil {
 			ends += " or an element older than the write"
 		}
-		a += "; not found means not committed only when the walk reached " + ends + ": when the " + plural(l.Pages.Max, "page") +
+		a += "; not found proves the write absent only when the walk reached " + ends + ": when the " + plural(p.Max, "page") +
 			" ran out first it proves nothing, and the call ends uncertain (not found within the lookup's bound), never sent again"
-	case l.Since != nil || l.Match != nil:
-		a += "; not found on the one page it reads means not committed"
 	}
 	return a
 }

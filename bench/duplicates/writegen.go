@@ -138,11 +138,11 @@ func openWritegenLedger(ctx context.Context, baseURL string, st state, _ *profil
 // again after the settle time, before the transfer is sent again.
 func openWritegenLookup(ctx context.Context, baseURL string, st state, _ *profile) (*client, error) {
 	// hand:writegen-lookup
-	// A commit may land after its connection was cut, up to slowCommitTime: a search that finds
-	// nothing at once is asked again after that long before the transfer is sent again.
+	// A commit may land after its connection was cut, up to slowCommitTime: the annotation's
+	// settle time, twice that, has a search that finds nothing at once asked again after it.
 	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*transferslookup.Client, error) {
 		return transferslookup.NewClient(baseURL, l, opts...)
-	}, runtime.WithLookupSettle(2*slowCommitTime))
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +191,7 @@ func openWritegenComments(ctx context.Context, baseURL string, st state, _ *prof
 	// nothing at once is asked again after that long before the comment is sent again.
 	c, closeLedger, err := openLedgered(ctx, st, func(l runtime.Ledger, opts ...runtime.Option) (*comments.Client, error) {
 		return comments.NewClient(baseURL, l, opts...)
-	}, runtime.WithLookupSettle(2*slowCommitTime))
+	})
 	if err != nil {
 		return nil, err
 	}

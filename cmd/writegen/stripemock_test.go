@@ -109,7 +109,8 @@ func runStripeMockProgram(t *testing.T, bin string, args ...string) (map[string]
 // echoed is runtime.ProviderKey of PostCustomers and that key; reads the customer back; repeats
 // the create, which the ledger answers without a call; creates with a key secret; then crashes
 // right after a create was answered, and in a second process 25 hours later (past Stripe's 24
-// hour key window) resumes the claimed write through the generated lookup, the customer search.
+// hour key window) resumes the claimed write through the generated lookup, the customer search,
+// whose answer (stripe-mock's fixture) does not carry the write's reference and is not adopted.
 //
 // The program that drives the client is testdata/corpus/stripemock.go.txt.
 func TestStripeMock(t *testing.T) {
@@ -174,9 +175,11 @@ func TestStripeMock(t *testing.T) {
 	if r := resume["resume"]; r.Err != "" || r.Searches != 1 || r.Query != wantQuery || r.Creates != 0 {
 		t.Errorf("resume: %+v\nwant one search with query %q and no POST", r, wantQuery)
 	}
+	// stripe-mock's search answers a customer of its own fixtures whatever the query: it does
+	// not carry the write's reference in its metadata, so it is not adopted (promise 47), and
+	// the write stays uncertain, never sent again.
 	search := resume["search"]
-	if after := resume["after-resume"]; after.Err != "" || after.Source != "adopted-ledger" || after.ID == "" ||
-		after.ID != search.ID || after.Creates != 0 {
-		t.Errorf("create after resume: %+v\nwant adopted from the ledger with the id the search found (%q), no POST", after, search.ID)
+	if after := resume["after-resume"]; !strings.Contains(after.Err, "outcome uncertain") || after.ID != "" || search.ID == "" || after.Creates != 0 {
+		t.Errorf("create after resume: %+v\nwant uncertain, not the search's customer %q adopted, no POST", after, search.ID)
 	}
 }

@@ -323,11 +323,20 @@ func (s *Support) addNote(threadID string, body []byte) (int, any) {
 	return http.StatusCreated, n
 }
 
-// listNotes answers a page of a thread's notes, newest first; the cursor is the id of the last
-// note of the previous page.
+// listNotes answers a page of a thread's notes, newest first (or oldest first with
+// order=oldest); the cursor is the id of the last note of the previous page.
 func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
 	s.writes.due()
 	q := r.URL.Query()
+	oldest := false
+	switch q.Get("order") {
+	case "", "newest":
+	case "oldest":
+		oldest = true
+	default:
+		problem(w, http.StatusBadRequest, "order is newest or oldest")
+		return
+	}
 	limit := 20
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -345,25 +354,29 @@ func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stats.NoteLists++
-	i := len(t.Notes) // the newest note not yet listed is t.Notes[i-1]
+	notes := slices.Clone(t.Notes) // oldest first
+	s.mu.Unlock()
+	if !oldest {
+		slices.Reverse(notes)
+	}
+	i := 0 // the first note not yet listed
 	if c := q.Get("cursor"); c != "" {
-		if i = slices.IndexFunc(t.Notes, func(n Note) bool { return n.ID == c }); i < 0 {
-			s.mu.Unlock()
+		if i = slices.IndexFunc(notes, func(n Note) bool { return n.ID == c }); i < 0 {
 			problem(w, http.StatusBadRequest, "unknown cursor")
 			return
 		}
+		i++
 	}
 	page := struct {
 		Notes      []Note `json:"notes"`
 		NextCursor string `json:"next_cursor,omitempty"`
 	}{Notes: []Note{}}
-	for ; i > 0 && len(page.Notes) < limit; i-- {
-		page.Notes = append(page.Notes, t.Notes[i-1])
+	for ; i < len(notes) && len(page.Notes) < limit; i++ {
+		page.Notes = append(page.Notes, notes[i])
 	}
-	if i > 0 {
+	if i < len(notes) {
 		page.NextCursor = page.Notes[len(page.Notes)-1].ID
 	}
-	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, page)
 }
 

@@ -4,6 +4,15 @@ package support
 
 import "time"
 
+// ListNotesOrder is one of the values below.
+type ListNotesOrder string
+
+// The values of ListNotesOrder.
+const (
+	ListNotesOrderNewest ListNotesOrder = "newest"
+	ListNotesOrderOldest ListNotesOrder = "oldest"
+)
+
 // Message is the "Message" object.
 type Message struct {
 	ID        string    `json:"id"`

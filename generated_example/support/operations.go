@@ -5,7 +5,6 @@ package support
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -53,6 +52,8 @@ var addNoteOp = &writegenimpl.Operation{
 	Receipt:   true,
 	Lookup:    runtime.Strong,
 	LookupLag: 2 * time.Second,
+	Marker:    " [ref:{ref}]",
+	Joined:    true,
 	Dedupe:    true,
 	Owner:     "support-ops",
 }
@@ -87,63 +88,44 @@ func addNoteID(v *Note) string {
 	return v.ID
 }
 
-// addNoteLookup finds every addNote whose /text holds the marker "[ref:{ref}]", in the provider's
-// order, with ListNotes, reading at most 3 pages (not found within them is a
-// *writegenimpl.BoundError); it stops at the page of the first element whose /created_at is older
-// than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a
-// newer one follows it there (the list is not newest first).
+// addNoteLookup finds every addNote whose /text holds the marker " [ref:{ref}]" (runtime.WalkList
+// keeps those), in the provider's order, reading at most 3 pages; it stops after the page of the
+// first element whose /created_at is older than the write, in a list shown newest first, with
+// ListNotes.
 func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "thread_id")
+	_, values, err := writegenimpl.SplitReference(reference, "thread_id")
 	if err != nil {
 		return nil, err
 	}
+	arg0 := ListNotesOrder("newest")
 	params := ListNotesParams{
+		Order:    &arg0,
 		ThreadID: values[0],
 	}
-	marker := " [ref:" + ref + "]"
-	older := false
-	var found []runtime.Found[*Note]
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		MaxPages: 3,
+		Read:     "listNotes",
+		Since:    true,
+	}, func(ctx context.Context, n int) (runtime.Page[*Note], error) {
+		var page runtime.Page[*Note]
 		res, err := c.ListNotes(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
-		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res.Notes {
 			body := &res.Notes[i]
-			if bounded && body.CreatedAt.Before(since) {
-				older = true
-				continue
-			}
-			if older {
-				// after one older than the write: the list is not newest first
-				return nil, &writegenimpl.OrderError{Operation: "listNotes"}
-			}
-			if strings.Contains(body.Text, marker) {
-				found = append(found, runtime.Found[*Note]{
-					Body: body,
-					ID:   addNoteID(body),
-				})
-			}
+			page.Items = append(page.Items, runtime.Found[*Note]{
+				Body:    body,
+				Created: body.CreatedAt,
+				ID:      addNoteID(body),
+				Ref:     body.Text,
+			})
 		}
-		if older {
-			return found, nil // older than the write: so is the rest of the list
+		if res.NextCursor != nil && *res.NextCursor != "" {
+			params.Cursor, page.More = res.NextCursor, true
 		}
-		if res.NextCursor == nil || *res.NextCursor == "" {
-			return found, nil // the end of the list
-		}
-		if page == 3 {
-			break
-		}
-		params.Cursor = res.NextCursor
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "listNotes",
-		Pages:     3,
-	}
+		return page, nil
+	})
 }
 
 // CreateThreadKey identifies one logical createThread: "escalation:{escalation_id}", in the key
@@ -184,6 +166,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
 	Lookup:       runtime.Strong,
+	LookupLag:    2 * time.Second,
 	Dedupe:       true,
 	Owner:        "support-ops",
 }
@@ -219,24 +202,30 @@ func createThreadID(v *Thread) string {
 	return v.ID
 }
 
-// createThreadLookup finds every createThread whose reference is reference, in the provider's
-// order, with SearchThreads.
+// createThreadLookup finds every createThread whose /external_reference is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchThreads.
 func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
-	res, err := c.SearchThreads(ctx, SearchThreadsParams{
+	params := SearchThreadsParams{
 		ExternalReference: reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchThreads"}, func(ctx context.Context, n int) (runtime.Page[*Thread], error) {
+		var page runtime.Page[*Thread]
+		res, err := c.SearchThreads(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Items {
+			body := &res.Items[i]
+			page.Items = append(page.Items, runtime.Found[*Thread]{
+				Body: body,
+				ID:   createThreadID(body),
+				Ref:  body.ExternalReference,
+			})
+		}
+		page.More = len(res.Items) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Thread], 0, len(res.Items))
-	for i := range res.Items {
-		body := &res.Items[i]
-		found = append(found, runtime.Found[*Thread]{
-			Body: body,
-			ID:   createThreadID(body),
-		})
-	}
-	return found, nil
 }
 
 // createThreadCompensate undoes a duplicate createThread that createThreadLookup found beyond the
@@ -315,6 +304,10 @@ type ListNotesParams struct {
 	Cursor *string
 	// In query as "limit".
 	Limit *int64
+	// The order of the list, by when each note was created (newest first by default).
+	//
+	// In query as "order".
+	Order *ListNotesOrder
 }
 
 // listNotesOp describes ListNotes to the runtime.
@@ -327,8 +320,8 @@ var listNotesOp = &writegenimpl.Operation{
 	Attempts: 3,
 }
 
-// ListNotes calls GET /threads/{thread_id}/notes: List a thread's notes, newest first, a page at a
-// time.
+// ListNotes calls GET /threads/{thread_id}/notes: List a thread's notes, newest first unless asked
+// otherwise, a page at a time.
 func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*NotePage, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/notes")
 	if params.Cursor != nil {
@@ -336,6 +329,9 @@ func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*NotePa
 	}
 	if params.Limit != nil {
 		req.AddQuery("limit", strconv.FormatInt(*params.Limit, 10))
+	}
+	if params.Order != nil {
+		req.AddQuery("order", string(*params.Order))
 	}
 	res := new(NotePage)
 	if err := writegenimpl.Read(ctx, c.impl, listNotesOp, req, res); err != nil {

@@ -4,7 +4,7 @@ package comments
 
 import (
 	"context"
-	"strings"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -41,17 +41,20 @@ const createCommentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runti
 
 // createCommentOp describes CreateComment to the runtime.
 var createCommentOp = &writegenimpl.Operation{
-	ID:       "createComment",
-	Scope:    "create-comment",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createCommentRetry,
-	Attempts: 4,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
-	Owner:    "support-ops",
+	ID:        "createComment",
+	Scope:     "create-comment",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createCommentRetry,
+	Attempts:  4,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 600 * time.Millisecond,
+	Marker:    " [ref:{ref}]",
+	Joined:    true,
+	Dedupe:    true,
+	Owner:     "support-ops",
 }
 
 // CreateComment calls POST /tickets/{ticket_id}/comments: Add a comment to a ticket.
@@ -85,13 +88,12 @@ func createCommentID(v *Comment) string {
 	return v.ID
 }
 
-// createCommentLookup finds every createComment whose /body holds the marker "[ref:{ref}]", in the
-// provider's order, with ListTicketComments, reading at most 5 pages (not found within them is a
-// *writegenimpl.BoundError); it stops at the page of the first element whose /created_at is older
-// than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a
-// newer one follows it there (the list is not newest first).
+// createCommentLookup finds every createComment whose /body holds the marker " [ref:{ref}]"
+// (runtime.WalkList keeps those), in the provider's order, reading at most 5 pages; it stops after
+// the page of the first element whose /created_at is older than the write, in a list shown newest
+// first, with ListTicketComments.
 func (c *Client) createCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*Comment], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "ticket_id")
+	_, values, err := writegenimpl.SplitReference(reference, "ticket_id")
 	if err != nil {
 		return nil, err
 	}
@@ -100,50 +102,30 @@ func (c *Client) createCommentLookup(ctx context.Context, reference string) ([]r
 		SortOrder: &arg0,
 		TicketID:  values[0],
 	}
-	marker := " [ref:" + ref + "]"
-	older := false
-	var found []runtime.Found[*Comment]
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		MaxPages: 5,
+		Read:     "listTicketComments",
+		Since:    true,
+	}, func(ctx context.Context, n int) (runtime.Page[*Comment], error) {
+		var page runtime.Page[*Comment]
 		res, err := c.ListTicketComments(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
-		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res.Comments {
 			body := &res.Comments[i]
-			if bounded && body.CreatedAt.Before(since) {
-				older = true
-				continue
-			}
-			if older {
-				// after one older than the write: the list is not newest first
-				return nil, &writegenimpl.OrderError{Operation: "listTicketComments"}
-			}
-			if strings.Contains(body.Body, marker) {
-				found = append(found, runtime.Found[*Comment]{
-					Body: body,
-					ID:   createCommentID(body),
-				})
-			}
+			page.Items = append(page.Items, runtime.Found[*Comment]{
+				Body:    body,
+				Created: body.CreatedAt,
+				ID:      createCommentID(body),
+				Ref:     body.Body,
+			})
 		}
-		if older {
-			return found, nil // older than the write: so is the rest of the list
+		if res.Meta.AfterCursor != nil && *res.Meta.AfterCursor != "" {
+			params.PageAfter, page.More = res.Meta.AfterCursor, true
 		}
-		if res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
-			return found, nil // the end of the list
-		}
-		if page == 5 {
-			break
-		}
-		params.PageAfter = res.Meta.AfterCursor
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "listTicketComments",
-		Pages:     5,
-	}
+		return page, nil
+	})
 }
 
 // ListTicketCommentsParams holds the parameters of ListTicketComments.

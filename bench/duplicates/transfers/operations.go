@@ -50,6 +50,7 @@ var createTransferOp = &writegenimpl.Operation{
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
 	Lookup:       runtime.Strong,
+	LookupLag:    600 * time.Millisecond,
 	Owner:        "payments-ops",
 }
 
@@ -83,24 +84,33 @@ func createTransferID(v *Transfer) string {
 	return v.ID
 }
 
-// createTransferLookup finds every createTransfer whose reference is reference, in the provider's
-// order, with SearchTransfers.
+// createTransferLookup finds every createTransfer whose /reference is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchTransfers.
 func (c *Client) createTransferLookup(ctx context.Context, reference string) ([]runtime.Found[*Transfer], error) {
-	res, err := c.SearchTransfers(ctx, SearchTransfersParams{
+	params := SearchTransfersParams{
 		Reference: reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchTransfers"}, func(ctx context.Context, n int) (runtime.Page[*Transfer], error) {
+		var page runtime.Page[*Transfer]
+		res, err := c.SearchTransfers(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Items {
+			body := &res.Items[i]
+			f := runtime.Found[*Transfer]{
+				Body: body,
+				ID:   createTransferID(body),
+			}
+			if body.Reference != nil {
+				f.Ref = *body.Reference
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Items) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Transfer], 0, len(res.Items))
-	for i := range res.Items {
-		body := &res.Items[i]
-		found = append(found, runtime.Found[*Transfer]{
-			Body: body,
-			ID:   createTransferID(body),
-		})
-	}
-	return found, nil
 }
 
 // SearchTransfersParams holds the parameters of SearchTransfers.

@@ -140,7 +140,7 @@ func serveAddNote(c *support.Client) mcp.ToolHandler {
 var createThreadTool = &mcp.Tool{
 	Name:        "createThread",
 	Title:       "Open a thread for a conversation",
-	Description: "Open a thread for a conversation. It only adds: it neither overwrites nor deletes. Its business key is escalation_id: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused. If its outcome is uncertain the result says so: do not call it again; support-ops is told, and the read tool searchThreads can check whether it took effect.",
+	Description: "Open a thread for a conversation. It only adds: it neither overwrites nor deletes. Its business key is escalation_id: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused. If its outcome is uncertain the result says so: do not call it again; support-ops is told.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    false,
 		DestructiveHint: new(false),
@@ -230,7 +230,7 @@ func serveCreateThread(c *support.Client) mcp.ToolHandler {
 			return mcptools.Invalid(err), nil
 		}
 		r, err := c.CreateThread(ctx, key, body)
-		return mcptools.Receipt(r, err, mcptools.Check{Tool: "searchThreads", Args: `{"external_reference":"{ref}"}`}), nil
+		return mcptools.Receipt(r, err, mcptools.Check{}), nil
 	}
 }
 
@@ -353,8 +353,8 @@ func serveGetThread(c *support.Client) mcp.ToolHandler {
 // listNotesTool is the MCP tool of ListNotes.
 var listNotesTool = &mcp.Tool{
 	Name:        "listNotes",
-	Title:       "List a thread's notes, newest first, a page at a time",
-	Description: "List a thread's notes, newest first, a page at a time. It only reads: calling it changes nothing.",
+	Title:       "List a thread's notes, newest first unless asked otherwise, a page at a time",
+	Description: "List a thread's notes, newest first unless asked otherwise, a page at a time. It only reads: calling it changes nothing.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    true,
 		DestructiveHint: new(false),
@@ -373,6 +373,11 @@ var listNotesTool = &mcp.Tool{
 		},
 		"limit": {
 			"type": "integer"
+		},
+		"order": {
+			"type": "string",
+			"enum": ["newest", "oldest"],
+			"description": "The order of the list, by when each note was created (newest first by default)."
 		}
 	},
 	"required": ["thread_id"],
@@ -422,6 +427,7 @@ func serveListNotes(c *support.Client) mcp.ToolHandler {
 			mcptools.Arg("thread_id", &params.ThreadID),
 			mcptools.Arg("cursor", &params.Cursor),
 			mcptools.Arg("limit", &params.Limit),
+			mcptools.Arg("order", &params.Order),
 		)
 		if err != nil {
 			return mcptools.Invalid(err), nil

@@ -49,6 +49,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
 	Lookup:       runtime.Strong,
+	LookupLag:    5 * time.Second,
 	Dedupe:       true,
 	Owner:        "support-ops",
 }
@@ -83,24 +84,33 @@ func createThreadID(v *Thread) string {
 	return v.ID
 }
 
-// createThreadLookup finds every createThread whose reference is reference, in the provider's
-// order, with ListThreads.
+// createThreadLookup finds every createThread whose /external_reference is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListThreads.
 func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
-	res, err := c.ListThreads(ctx, ListThreadsParams{
+	params := ListThreadsParams{
 		ExternalReference: reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listThreads"}, func(ctx context.Context, n int) (runtime.Page[*Thread], error) {
+		var page runtime.Page[*Thread]
+		res, err := c.ListThreads(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Items {
+			body := &res.Items[i]
+			f := runtime.Found[*Thread]{
+				Body: body,
+				ID:   createThreadID(body),
+			}
+			if body.ExternalReference != nil {
+				f.Ref = *body.ExternalReference
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Items) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Thread], 0, len(res.Items))
-	for i := range res.Items {
-		body := &res.Items[i]
-		found = append(found, runtime.Found[*Thread]{
-			Body: body,
-			ID:   createThreadID(body),
-		})
-	}
-	return found, nil
 }
 
 // GetThreadParams holds the parameters of GetThread.

@@ -102,6 +102,7 @@ var openConversationOp = &writegenimpl.Operation{
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
 	Lookup:       runtime.Strong,
+	LookupLag:    5 * time.Second,
 	Dedupe:       true,
 	Owner:        "support-ops",
 }
@@ -135,24 +136,33 @@ func openConversationID(v *Thread) string {
 	return v.ID
 }
 
-// openConversationLookup finds every openConversation whose reference is reference, in the
-// provider's order, with ListThreads.
+// openConversationLookup finds every openConversation whose /external_reference is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListThreads.
 func (c *Client) openConversationLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
-	res, err := c.ListThreads(ctx, ListThreadsParams{
+	params := ListThreadsParams{
 		ExternalReference: reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listThreads"}, func(ctx context.Context, n int) (runtime.Page[*Thread], error) {
+		var page runtime.Page[*Thread]
+		res, err := c.ListThreads(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Items {
+			body := &res.Items[i]
+			f := runtime.Found[*Thread]{
+				Body: body,
+				ID:   openConversationID(body),
+			}
+			if body.ExternalReference != nil {
+				f.Ref = *body.ExternalReference
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Items) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Thread], 0, len(res.Items))
-	for i := range res.Items {
-		body := &res.Items[i]
-		found = append(found, runtime.Found[*Thread]{
-			Body: body,
-			ID:   openConversationID(body),
-		})
-	}
-	return found, nil
 }
 
 // PostMessageParams holds the parameters of PostMessage.

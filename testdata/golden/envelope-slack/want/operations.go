@@ -5,7 +5,7 @@ package chat
 import (
 	"context"
 	"errors"
-	"strings"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -43,17 +43,20 @@ const chatPostMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // chatPostMessageOp describes ChatPostMessage to the runtime.
 var chatPostMessageOp = &writegenimpl.Operation{
-	ID:       "chatPostMessage",
-	Scope:    "chatpostmessage",
-	Method:   "POST",
-	Path:     "/chat.postMessage",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    chatPostMessageRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
-	Refused:  chatPostMessageRefused,
+	ID:        "chatPostMessage",
+	Scope:     "chatpostmessage",
+	Method:    "POST",
+	Path:      "/chat.postMessage",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     chatPostMessageRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
+	Marker:    " [ref:{ref}]",
+	Joined:    true,
+	Dedupe:    true,
+	Refused:   chatPostMessageRefused,
 }
 
 // ChatPostMessage calls POST /chat.postMessage.
@@ -110,52 +113,43 @@ func chatPostMessageEnvelope(v *ObjsMessage) *ChatPostMessageResponse {
 	return &ChatPostMessageResponse{Message: v, Ok: true}
 }
 
-// chatPostMessageLookup finds every chatPostMessage whose /text holds the marker "[ref:{ref}]", in
-// the provider's order, with ConversationsHistory, reading at most 3 pages (not found within them
-// is a *writegenimpl.BoundError).
+// chatPostMessageLookup finds every chatPostMessage whose /text holds the marker " [ref:{ref}]"
+// (runtime.WalkList keeps those), in the provider's order, reading at most 3 pages, with
+// ConversationsHistory.
 func (c *Client) chatPostMessageLookup(ctx context.Context, reference string) ([]runtime.Found[*ChatPostMessageResponse], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "channel")
+	_, values, err := writegenimpl.SplitReference(reference, "channel")
 	if err != nil {
 		return nil, err
 	}
 	params := ConversationsHistoryParams{
 		Channel: values[0],
 	}
-	marker := " [ref:" + ref + "]"
-	var found []runtime.Found[*ChatPostMessageResponse]
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		MaxPages: 3,
+		Read:     "conversationsHistory",
+	}, func(ctx context.Context, n int) (runtime.Page[*ChatPostMessageResponse], error) {
+		var page runtime.Page[*ChatPostMessageResponse]
 		res, err := c.ConversationsHistory(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
 		if !res.Ok {
-			return nil, errors.New("writegen: lookup conversationsHistory: the provider answered \"/ok\" false")
+			return page, errors.New("writegen: lookup conversationsHistory: the provider answered \"/ok\" false")
 		}
 		for i := range res.Messages {
 			body := &res.Messages[i]
-			if strings.Contains(body.Text, marker) {
-				adopted := chatPostMessageEnvelope(body)
-				found = append(found, runtime.Found[*ChatPostMessageResponse]{
-					Body: adopted,
-					ID:   chatPostMessageID(adopted),
-				})
-			}
+			adopted := chatPostMessageEnvelope(body)
+			page.Items = append(page.Items, runtime.Found[*ChatPostMessageResponse]{
+				Body: adopted,
+				ID:   chatPostMessageID(adopted),
+				Ref:  body.Text,
+			})
 		}
-		if res.ResponseMetadata == nil || res.ResponseMetadata.NextCursor == nil || *res.ResponseMetadata.NextCursor == "" {
-			return found, nil // the end of the list
+		if res.ResponseMetadata != nil && res.ResponseMetadata.NextCursor != nil && *res.ResponseMetadata.NextCursor != "" {
+			params.Cursor, page.More = res.ResponseMetadata.NextCursor, true
 		}
-		if page == 3 {
-			break
-		}
-		params.Cursor = res.ResponseMetadata.NextCursor
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "conversationsHistory",
-		Pages:     3,
-	}
+		return page, nil
+	})
 }
 
 // ConversationsHistoryParams holds the parameters of ConversationsHistory.

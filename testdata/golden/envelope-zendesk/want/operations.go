@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -44,15 +45,16 @@ const createFollowUpRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createFollowUpOp describes CreateFollowUp to the runtime.
 var createFollowUpOp = &writegenimpl.Operation{
-	ID:       "CreateFollowUp",
-	Scope:    "createfollowup",
-	Method:   "POST",
-	Path:     "/api/v2/tickets/{ticket_id}/follow_ups",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createFollowUpRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
+	ID:        "CreateFollowUp",
+	Scope:     "createfollowup",
+	Method:    "POST",
+	Path:      "/api/v2/tickets/{ticket_id}/follow_ups",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createFollowUpRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
 }
 
 // CreateFollowUp calls POST /api/v2/tickets/{ticket_id}/follow_ups.
@@ -91,20 +93,25 @@ func createFollowUpID(v *TicketResponse) string {
 // createFollowUpLookup finds the CreateFollowUp whose reference is reference, with
 // ShowTicketByExternalID.
 func (c *Client) createFollowUpLookup(ctx context.Context, reference string) ([]runtime.Found[*TicketResponse], error) {
-	res, err := c.ShowTicketByExternalID(ctx, ShowTicketByExternalIDParams{
+	params := ShowTicketByExternalIDParams{
 		ExternalID: reference,
-	})
+	}
+	res, err := c.ShowTicketByExternalID(ctx, params)
+	var se *runtime.StatusError
+	if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		return nil, nil
+	}
 	if err != nil {
-		var se *runtime.StatusError
-		if errors.As(err, &se) && se.Status == http.StatusNotFound {
-			return nil, nil
-		}
 		return nil, err
+	}
+	if res.Ticket == nil || res.Ticket.ExternalID == nil {
+		return nil, nil
 	}
 	body := res
 	return []runtime.Found[*TicketResponse]{{
 		Body: body,
 		ID:   createFollowUpID(body),
+		Ref:  *res.Ticket.ExternalID,
 	}}, nil
 }
 
@@ -133,16 +140,17 @@ const createTicketRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createTicketOp describes CreateTicket to the runtime.
 var createTicketOp = &writegenimpl.Operation{
-	ID:       "CreateTicket",
-	Scope:    "createticket",
-	Method:   "POST",
-	Path:     "/api/v2/tickets",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createTicketRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "CreateTicket",
+	Scope:     "createticket",
+	Method:    "POST",
+	Path:      "/api/v2/tickets",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createTicketRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
+	Dedupe:    true,
 }
 
 // CreateTicket calls POST /api/v2/tickets.
@@ -185,24 +193,34 @@ func createTicketEnvelope(v *TicketObject) *TicketResponse {
 	return &TicketResponse{Ticket: v}
 }
 
-// createTicketLookup finds every CreateTicket whose reference is reference, in the provider's
-// order, with ListTickets.
+// createTicketLookup finds every CreateTicket whose /external_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListTickets.
 func (c *Client) createTicketLookup(ctx context.Context, reference string) ([]runtime.Found[*TicketResponse], error) {
-	res, err := c.ListTickets(ctx, ListTicketsParams{
+	params := ListTicketsParams{
 		ExternalID: &reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "ListTickets"}, func(ctx context.Context, n int) (runtime.Page[*TicketResponse], error) {
+		var page runtime.Page[*TicketResponse]
+		res, err := c.ListTickets(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Tickets {
+			body := &res.Tickets[i]
+			adopted := createTicketEnvelope(body)
+			f := runtime.Found[*TicketResponse]{
+				Body: adopted,
+				ID:   createTicketID(adopted),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Tickets) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*TicketResponse], 0, len(res.Tickets))
-	for i := range res.Tickets {
-		body := createTicketEnvelope(&res.Tickets[i])
-		found = append(found, runtime.Found[*TicketResponse]{
-			Body: body,
-			ID:   createTicketID(body),
-		})
-	}
-	return found, nil
 }
 
 // ListTicketsParams holds the parameters of ListTickets.

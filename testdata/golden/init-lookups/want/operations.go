@@ -53,6 +53,7 @@ var addNoteOp = &writegenimpl.Operation{
 	Attempts: 3,
 	Receipt:  true,
 	Lookup:   runtime.Eventual,
+	Joined:   true,
 	Owner:    "desk-team",
 }
 
@@ -88,10 +89,10 @@ func addNoteID(v *Note) string {
 	return strconv.FormatInt(*v.ID, 10)
 }
 
-// addNoteLookup finds every addNote whose /reference is the reference, in the provider's order,
-// with ListNotes, reading at most 5 pages (not found within them is a *writegenimpl.BoundError).
+// addNoteLookup finds every addNote whose /reference is the reference (runtime.WalkList keeps
+// those), in the provider's order, reading at most 5 pages, with ListNotes.
 func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "ticket_id")
+	_, values, err := writegenimpl.SplitReference(reference, "ticket_id")
 	if err != nil {
 		return nil, err
 	}
@@ -102,36 +103,31 @@ func (c *Client) addNoteLookup(ctx context.Context, reference string) ([]runtime
 	params := ListNotesParams{
 		TicketID: ticketID,
 	}
-	var found []runtime.Found[*Note]
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		MaxPages: 5,
+		Read:     "listNotes",
+	}, func(ctx context.Context, n int) (runtime.Page[*Note], error) {
+		var page runtime.Page[*Note]
 		res, err := c.ListNotes(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
 		for i := range res.Notes {
 			body := &res.Notes[i]
-			if body.Reference != nil && *body.Reference == ref {
-				found = append(found, runtime.Found[*Note]{
-					Body: body,
-					ID:   addNoteID(body),
-				})
+			f := runtime.Found[*Note]{
+				Body: body,
+				ID:   addNoteID(body),
 			}
+			if body.Reference != nil {
+				f.Ref = *body.Reference
+			}
+			page.Items = append(page.Items, f)
 		}
-		if res.Meta == nil || res.Meta.NextCursor == nil || *res.Meta.NextCursor == "" {
-			return found, nil // the end of the list
+		if res.Meta != nil && res.Meta.NextCursor != nil && *res.Meta.NextCursor != "" {
+			params.Cursor, page.More = res.Meta.NextCursor, true
 		}
-		if page == 5 {
-			break
-		}
-		params.Cursor = res.Meta.NextCursor
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "listNotes",
-		Pages:     5,
-	}
+		return page, nil
+	})
 }
 
 // CreateChargeKey identifies one logical createCharge: "charge:{order_id}", in the key scope
@@ -205,10 +201,11 @@ func createChargeID(v *Charge) string {
 	return *v.ID
 }
 
-// createChargeLookup finds every createCharge whose /metadata/writegen_ref is the reference, in
-// the provider's order, with SearchCharges. Each value substituted into the query is one
-// stripe_search literal (writegenimpl.StripeSearchString); a value the language cannot hold fails
-// the lookup, and the call ends uncertain.
+// createChargeLookup finds every createCharge whose /metadata/writegen_ref is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchCharges. Each value substituted into the query is
+// one stripe_search literal (writegenimpl.StripeSearchString); a value the language cannot hold
+// fails the lookup, and the call ends uncertain.
 func (c *Client) createChargeLookup(ctx context.Context, reference string) ([]runtime.Found[*Charge], error) {
 	lit, err := writegenimpl.StripeSearchString(reference)
 	if err != nil {
@@ -217,21 +214,23 @@ func (c *Client) createChargeLookup(ctx context.Context, reference string) ([]ru
 	params := SearchChargesParams{
 		Query: "metadata['writegen_ref']:" + lit,
 	}
-	var found []runtime.Found[*Charge]
-	res, err := c.SearchCharges(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	for i := range res.Data {
-		body := &res.Data[i]
-		if body.Metadata["writegen_ref"] == reference {
-			found = append(found, runtime.Found[*Charge]{
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchCharges"}, func(ctx context.Context, n int) (runtime.Page[*Charge], error) {
+		var page runtime.Page[*Charge]
+		res, err := c.SearchCharges(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			page.Items = append(page.Items, runtime.Found[*Charge]{
 				Body: body,
 				ID:   createChargeID(body),
+				Ref:  body.Metadata["writegen_ref"],
 			})
 		}
-	}
-	return found, nil
+		page.More = len(res.Data) > 0
+		return page, nil
+	})
 }
 
 // CreateContactKey identifies one logical createContact: "user:{user_id}", in the key scope
@@ -304,28 +303,34 @@ func createContactID(v *Contact) string {
 	return *v.ID
 }
 
-// createContactLookup finds every createContact whose /externalId is the reference, in the
-// provider's order, with SearchContacts.
+// createContactLookup finds every createContact whose /externalId is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchContacts.
 func (c *Client) createContactLookup(ctx context.Context, reference string) ([]runtime.Found[*Contact], error) {
 	var search SearchContactsRequest
 	if err := json.Unmarshal([]byte(`{"query":{"field":"externalId","operator":"=","value":`+jsonString(reference)+`}}`), &search); err != nil {
 		return nil, err
 	}
-	var found []runtime.Found[*Contact]
-	res, err := c.SearchContacts(ctx, search)
-	if err != nil {
-		return nil, err
-	}
-	for i := range res.Data {
-		body := &res.Data[i]
-		if body.ExternalID != nil && *body.ExternalID == reference {
-			found = append(found, runtime.Found[*Contact]{
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchContacts"}, func(ctx context.Context, n int) (runtime.Page[*Contact], error) {
+		var page runtime.Page[*Contact]
+		res, err := c.SearchContacts(ctx, search)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			f := runtime.Found[*Contact]{
 				Body: body,
 				ID:   createContactID(body),
-			})
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
 		}
-	}
-	return found, nil
+		page.More = len(res.Data) > 0
+		return page, nil
+	})
 }
 
 // CreateMessageParams holds the parameters of CreateMessage.
@@ -548,24 +553,34 @@ func createTicketEnvelope(v *Ticket) *CreateTicketResponse {
 	return &CreateTicketResponse{Ticket: v}
 }
 
-// createTicketLookup finds every createTicket whose reference is reference, in the provider's
-// order, with ListTickets.
+// createTicketLookup finds every createTicket whose /external_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListTickets.
 func (c *Client) createTicketLookup(ctx context.Context, reference string) ([]runtime.Found[*CreateTicketResponse], error) {
-	res, err := c.ListTickets(ctx, ListTicketsParams{
+	params := ListTicketsParams{
 		ExternalID: &reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listTickets"}, func(ctx context.Context, n int) (runtime.Page[*CreateTicketResponse], error) {
+		var page runtime.Page[*CreateTicketResponse]
+		res, err := c.ListTickets(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Tickets {
+			body := &res.Tickets[i]
+			adopted := createTicketEnvelope(body)
+			f := runtime.Found[*CreateTicketResponse]{
+				Body: adopted,
+				ID:   createTicketID(adopted),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Tickets) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*CreateTicketResponse], 0, len(res.Tickets))
-	for i := range res.Tickets {
-		body := createTicketEnvelope(&res.Tickets[i])
-		found = append(found, runtime.Found[*CreateTicketResponse]{
-			Body: body,
-			ID:   createTicketID(body),
-		})
-	}
-	return found, nil
 }
 
 // ListChatMessagesParams holds the parameters of ListChatMessages.
@@ -788,24 +803,33 @@ func postChatMessageID(v *ChatMessage) string {
 	return *v.ID
 }
 
-// postChatMessageLookup finds every postChatMessage whose reference is reference, in the
-// provider's order, with ListChatMessages.
+// postChatMessageLookup finds every postChatMessage whose /client_msg_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListChatMessages.
 func (c *Client) postChatMessageLookup(ctx context.Context, reference string) ([]runtime.Found[*ChatMessage], error) {
-	res, err := c.ListChatMessages(ctx, ListChatMessagesParams{
+	params := ListChatMessagesParams{
 		ClientMsgID: &reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listChatMessages"}, func(ctx context.Context, n int) (runtime.Page[*ChatMessage], error) {
+		var page runtime.Page[*ChatMessage]
+		res, err := c.ListChatMessages(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Messages {
+			body := &res.Messages[i]
+			f := runtime.Found[*ChatMessage]{
+				Body: body,
+				ID:   postChatMessageID(body),
+			}
+			if body.ClientMsgID != nil {
+				f.Ref = *body.ClientMsgID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Messages) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*ChatMessage], 0, len(res.Messages))
-	for i := range res.Messages {
-		body := &res.Messages[i]
-		found = append(found, runtime.Found[*ChatMessage]{
-			Body: body,
-			ID:   postChatMessageID(body),
-		})
-	}
-	return found, nil
 }
 
 // SearchChargesParams holds the parameters of SearchCharges.

@@ -94,10 +94,11 @@ func createIssueEnvelope(v *IssueBean) *CreatedIssue {
 	}
 }
 
-// createIssueLookup finds every createIssue whose /fields/customfield_10100 is the reference, in
-// the provider's order, with SearchForIssuesUsingJql. Each value substituted into the query is one
-// jql literal (writegenimpl.JQLString); a value the language cannot hold fails the lookup, and the
-// call ends uncertain.
+// createIssueLookup finds every createIssue whose /fields/customfield_10100 is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchForIssuesUsingJql. Each value substituted into
+// the query is one jql literal (writegenimpl.JQLString); a value the language cannot hold fails
+// the lookup, and the call ends uncertain.
 func (c *Client) createIssueLookup(ctx context.Context, reference string) ([]runtime.Found[*CreatedIssue], error) {
 	lit, err := writegenimpl.JQLString(reference)
 	if err != nil {
@@ -107,22 +108,27 @@ func (c *Client) createIssueLookup(ctx context.Context, reference string) ([]run
 	params := SearchForIssuesUsingJqlParams{
 		Jql: &arg0,
 	}
-	var found []runtime.Found[*CreatedIssue]
-	res, err := c.SearchForIssuesUsingJql(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	for i := range res.Issues {
-		body := &res.Issues[i]
-		if body.Fields != nil && body.Fields.Customfield10100 != nil && *body.Fields.Customfield10100 == reference {
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchForIssuesUsingJql"}, func(ctx context.Context, n int) (runtime.Page[*CreatedIssue], error) {
+		var page runtime.Page[*CreatedIssue]
+		res, err := c.SearchForIssuesUsingJql(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Issues {
+			body := &res.Issues[i]
 			adopted := createIssueEnvelope(body)
-			found = append(found, runtime.Found[*CreatedIssue]{
+			f := runtime.Found[*CreatedIssue]{
 				Body: adopted,
 				ID:   createIssueID(adopted),
-			})
+			}
+			if body.Fields != nil && body.Fields.Customfield10100 != nil {
+				f.Ref = *body.Fields.Customfield10100
+			}
+			page.Items = append(page.Items, f)
 		}
-	}
-	return found, nil
+		page.More = len(res.Issues) > 0
+		return page, nil
+	})
 }
 
 // SearchForIssuesUsingJqlParams holds the parameters of SearchForIssuesUsingJql.

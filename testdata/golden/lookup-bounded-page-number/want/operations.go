@@ -5,7 +5,7 @@ package issues
 import (
 	"context"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -46,23 +46,26 @@ const issuesCreateCommentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // issuesCreateCommentOp describes IssuesCreateComment to the runtime.
 var issuesCreateCommentOp = &writegenimpl.Operation{
-	ID:       "issues/create-comment",
-	Scope:    "issues-create-comment",
-	Method:   "POST",
-	Path:     "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    issuesCreateCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "issues/create-comment",
+	Scope:     "issues-create-comment",
+	Method:    "POST",
+	Path:      "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     issuesCreateCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Eventual,
+	LookupLag: 2 * time.Second,
+	Marker:    "\n\n<!-- ref:{ref} -->",
+	Joined:    true,
+	Dedupe:    true,
 }
 
 // IssuesCreateComment calls POST /repos/{owner}/{repo}/issues/{issue_number}/comments.
 //
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{event_id}" in key scope
 // "issues-create-comment", retried on not_sent, ambiguous within 3 attempts, looked up with
-// issues/list-comments-for-repo (strong), deduplicated in the ledger.
+// issues/list-comments-for-repo (eventual), deduplicated in the ledger.
 //
 // It appends the marker "\n\n<!-- ref:{ref} -->" to body field "/body", with the reference
 // "{event_id}" (from the key) for {ref}, for the lookup to match.
@@ -89,71 +92,51 @@ func issuesCreateCommentID(v *IssueComment) string {
 	return strconv.FormatInt(v.ID, 10)
 }
 
-// issuesCreateCommentLookup finds every issues/create-comment whose /body holds the marker "<!--
-// ref:{ref} -->", in the provider's order, with IssuesListCommentsForRepo, reading at most 3 pages
-// by number from 1 (not found within them is a *writegenimpl.BoundError); it stops at the page of
-// the first element whose /created_at is older than the write (writegenimpl.LookupSince), and
-// fails with a *writegenimpl.OrderError when a newer one follows it there (the list is not newest
-// first).
+// issuesCreateCommentLookup finds every issues/create-comment whose /body holds the marker
+// "\n\n<!-- ref:{ref} -->" (runtime.WalkList keeps those), in the provider's order, reading at
+// most 3 pages by number from 1 (twice, when not found, to see that the list did not move); it
+// stops after the page of the first element whose /created_at is older than the write, in a list
+// shown newest first, with IssuesListCommentsForRepo.
 func (c *Client) issuesCreateCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*IssueComment], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
+	_, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
 	if err != nil {
 		return nil, err
 	}
 	arg0 := IssuesListCommentsForRepoDirection("desc")
-	arg1 := IssuesListCommentsForRepoSort("created")
+	arg1 := int64(100)
+	arg2 := IssuesListCommentsForRepoSort("created")
 	params := IssuesListCommentsForRepoParams{
 		Direction: &arg0,
 		Owner:     values[0],
+		PerPage:   &arg1,
 		Repo:      values[1],
-		Sort:      &arg1,
+		Sort:      &arg2,
 	}
-	marker := "\n\n<!-- ref:" + ref + " -->"
-	older := false
-	var found []runtime.Found[*IssueComment]
-	number := int64(1)
-	params.Page = &number
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		ByNumber: true,
+		MaxPages: 3,
+		Read:     "issues/list-comments-for-repo",
+		Since:    true,
+	}, func(ctx context.Context, n int) (runtime.Page[*IssueComment], error) {
+		var page runtime.Page[*IssueComment]
+		number := int64(n)
+		params.Page = &number
 		res, err := c.IssuesListCommentsForRepo(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
-		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res {
 			body := &res[i]
-			if bounded && body.CreatedAt.Before(since) {
-				older = true
-				continue
-			}
-			if older {
-				// after one older than the write: the list is not newest first
-				return nil, &writegenimpl.OrderError{Operation: "issues/list-comments-for-repo"}
-			}
-			if strings.Contains(body.Body, marker) {
-				found = append(found, runtime.Found[*IssueComment]{
-					Body: body,
-					ID:   issuesCreateCommentID(body),
-				})
-			}
+			page.Items = append(page.Items, runtime.Found[*IssueComment]{
+				Body:    body,
+				Created: body.CreatedAt,
+				ID:      issuesCreateCommentID(body),
+				Ref:     body.Body,
+			})
 		}
-		if older {
-			return found, nil // older than the write: so is the rest of the list
-		}
-		if len(res) == 0 {
-			return found, nil // an empty page: the end of the list
-		}
-		if page == 3 {
-			break
-		}
-		number++
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "issues/list-comments-for-repo",
-		Pages:     3,
-	}
+		page.More = len(res) > 0
+		return page, nil
+	})
 }
 
 // IssuesListCommentsForRepoParams holds the parameters of IssuesListCommentsForRepo.

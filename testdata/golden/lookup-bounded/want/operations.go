@@ -5,7 +5,6 @@ package helpdesk
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
@@ -43,16 +42,19 @@ const addTicketCommentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // addTicketCommentOp describes AddTicketComment to the runtime.
 var addTicketCommentOp = &writegenimpl.Operation{
-	ID:       "addTicketComment",
-	Scope:    "addticketcomment",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addTicketCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "addTicketComment",
+	Scope:     "addticketcomment",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addTicketCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 2 * time.Second,
+	Marker:    " [ref:{ref}]",
+	Joined:    true,
+	Dedupe:    true,
 }
 
 // AddTicketComment calls POST /tickets/{ticket_id}/comments.
@@ -86,13 +88,12 @@ func addTicketCommentID(v *Comment) string {
 	return strconv.FormatInt(v.ID, 10)
 }
 
-// addTicketCommentLookup finds every addTicketComment whose /body holds the marker "[ref:{ref}]",
-// in the provider's order, with ListTicketComments, reading at most 5 pages (not found within them
-// is a *writegenimpl.BoundError); it stops at the page of the first element whose /created_at is
-// older than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when
-// a newer one follows it there (the list is not newest first).
+// addTicketCommentLookup finds every addTicketComment whose /body holds the marker " [ref:{ref}]"
+// (runtime.WalkList keeps those), in the provider's order, reading at most 5 pages; it stops after
+// the page of the first element whose /created_at is older than the write, in a list shown newest
+// first, with ListTicketComments.
 func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) ([]runtime.Found[*Comment], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "ticket_id")
+	_, values, err := writegenimpl.SplitReference(reference, "ticket_id")
 	if err != nil {
 		return nil, err
 	}
@@ -105,50 +106,30 @@ func (c *Client) addTicketCommentLookup(ctx context.Context, reference string) (
 		SortOrder: &arg0,
 		TicketID:  ticketID,
 	}
-	marker := " [ref:" + ref + "]"
-	older := false
-	var found []runtime.Found[*Comment]
-	for page := 1; ; page++ {
+	return runtime.WalkList(ctx, runtime.Walk{
+		MaxPages: 5,
+		Read:     "listTicketComments",
+		Since:    true,
+	}, func(ctx context.Context, n int) (runtime.Page[*Comment], error) {
+		var page runtime.Page[*Comment]
 		res, err := c.ListTicketComments(ctx, params)
 		if err != nil {
-			return nil, err
+			return page, err
 		}
-		since, bounded := writegenimpl.LookupSince(ctx)
 		for i := range res.Comments {
 			body := &res.Comments[i]
-			if bounded && body.CreatedAt.Before(since) {
-				older = true
-				continue
-			}
-			if older {
-				// after one older than the write: the list is not newest first
-				return nil, &writegenimpl.OrderError{Operation: "listTicketComments"}
-			}
-			if strings.Contains(body.Body, marker) {
-				found = append(found, runtime.Found[*Comment]{
-					Body: body,
-					ID:   addTicketCommentID(body),
-				})
-			}
+			page.Items = append(page.Items, runtime.Found[*Comment]{
+				Body:    body,
+				Created: body.CreatedAt,
+				ID:      addTicketCommentID(body),
+				Ref:     body.Body,
+			})
 		}
-		if older {
-			return found, nil // older than the write: so is the rest of the list
+		if res.Meta != nil && res.Meta.AfterCursor != nil && *res.Meta.AfterCursor != "" {
+			params.PageAfter, page.More = res.Meta.AfterCursor, true
 		}
-		if res.Meta == nil || res.Meta.AfterCursor == nil || *res.Meta.AfterCursor == "" {
-			return found, nil // the end of the list
-		}
-		if page == 5 {
-			break
-		}
-		params.PageAfter = res.Meta.AfterCursor
-	}
-	if len(found) > 0 {
-		return found, nil
-	}
-	return nil, &writegenimpl.BoundError{
-		Operation: "listTicketComments",
-		Pages:     5,
-	}
+		return page, nil
+	})
 }
 
 // AddTicketNoteParams holds the parameters of AddTicketNote.
@@ -199,6 +180,7 @@ var addTicketNoteOp = &writegenimpl.Operation{
 	Attempts: 3,
 	Receipt:  true,
 	Lookup:   runtime.Eventual,
+	Joined:   true,
 }
 
 // AddTicketNote calls POST /tickets/{ticket_id}/notes.
@@ -231,12 +213,11 @@ func addTicketNoteID(v *Note) string {
 	return v.ID
 }
 
-// addTicketNoteLookup finds every addTicketNote whose /note is the reference, in the provider's
-// order, with ListTicketNotes; it stops at the page of the first element whose /created is older
-// than the write (writegenimpl.LookupSince), and fails with a *writegenimpl.OrderError when a
-// newer one follows it there (the list is not newest first).
+// addTicketNoteLookup finds every addTicketNote whose /note is the reference (runtime.WalkList
+// keeps those), in the provider's order, reading one page (not found there is proof only when the
+// page is empty), with ListTicketNotes.
 func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]runtime.Found[*Note], error) {
-	ref, values, err := writegenimpl.SplitReference(reference, "ticket")
+	_, values, err := writegenimpl.SplitReference(reference, "ticket")
 	if err != nil {
 		return nil, err
 	}
@@ -247,34 +228,26 @@ func (c *Client) addTicketNoteLookup(ctx context.Context, reference string) ([]r
 	params := ListTicketNotesParams{
 		TicketID: ticket,
 	}
-	older := false
-	var found []runtime.Found[*Note]
-	res, err := c.ListTicketNotes(ctx, params)
-	if err != nil {
-		return nil, err
-	}
-	since, bounded := writegenimpl.LookupSince(ctx)
-	for i := range res.Notes {
-		body := &res.Notes[i]
-		if bounded && body.Created != nil && time.Unix(*body.Created, 0).Before(since) {
-			older = true
-			continue
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listTicketNotes"}, func(ctx context.Context, n int) (runtime.Page[*Note], error) {
+		var page runtime.Page[*Note]
+		res, err := c.ListTicketNotes(ctx, params)
+		if err != nil {
+			return page, err
 		}
-		if older {
-			// after one older than the write: the list is not newest first
-			return nil, &writegenimpl.OrderError{Operation: "listTicketNotes"}
-		}
-		if body.Note != nil && *body.Note == ref {
-			found = append(found, runtime.Found[*Note]{
+		for i := range res.Notes {
+			body := &res.Notes[i]
+			f := runtime.Found[*Note]{
 				Body: body,
 				ID:   addTicketNoteID(body),
-			})
+			}
+			if body.Note != nil {
+				f.Ref = *body.Note
+			}
+			page.Items = append(page.Items, f)
 		}
-	}
-	if older {
-		return found, nil // older than the write: so is the rest of the list
-	}
-	return found, nil
+		page.More = len(res.Notes) > 0
+		return page, nil
+	})
 }
 
 // ListTicketCommentsParams holds the parameters of ListTicketComments.

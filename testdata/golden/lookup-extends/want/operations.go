@@ -91,26 +91,35 @@ func createContactEnvelope(v *Contact) *CreateContactResponse {
 	}
 }
 
-// createContactLookup finds every CreateContact whose reference is reference, in the provider's
-// order, with SearchContacts.
+// createContactLookup finds every CreateContact whose /external_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchContacts.
 func (c *Client) createContactLookup(ctx context.Context, reference string) ([]runtime.Found[*CreateContactResponse], error) {
 	var search SearchContactsRequest
 	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","operator":"=","value":`+jsonString(reference)+`}}`), &search); err != nil {
 		return nil, err
 	}
-	res, err := c.SearchContacts(ctx, search)
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*CreateContactResponse], 0, len(res.Data))
-	for i := range res.Data {
-		body := createContactEnvelope(&res.Data[i])
-		found = append(found, runtime.Found[*CreateContactResponse]{
-			Body: body,
-			ID:   createContactID(body),
-		})
-	}
-	return found, nil
+	return runtime.WalkList(ctx, runtime.Walk{Read: "SearchContacts"}, func(ctx context.Context, n int) (runtime.Page[*CreateContactResponse], error) {
+		var page runtime.Page[*CreateContactResponse]
+		res, err := c.SearchContacts(ctx, search)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			adopted := createContactEnvelope(body)
+			f := runtime.Found[*CreateContactResponse]{
+				Body: adopted,
+				ID:   createContactID(adopted),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Data) > 0
+		return page, nil
+	})
 }
 
 // searchContactsRetry is the fixed set of failures after which SearchContacts may be retried;

@@ -41,5 +41,5 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 
 // resumableWrites are the keyed writes Resume drives on.
 var resumableWrites = []writegenimpl.Resumable{
-	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).findThreadByReference},
+	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
 }

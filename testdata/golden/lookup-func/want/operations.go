@@ -4,6 +4,7 @@ package threads
 
 import (
 	"context"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -41,16 +42,18 @@ const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createThreadOp describes CreateThread to the runtime.
 var createThreadOp = &writegenimpl.Operation{
-	ID:       "createThread",
-	Scope:    "createthread",
-	Method:   "POST",
-	Path:     "/threads",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createThreadRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Owner:    "support-ops",
+	ID:        "createThread",
+	Scope:     "createthread",
+	Method:    "POST",
+	Path:      "/threads",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createThreadRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
+	Joined:    true,
+	Owner:     "support-ops",
 }
 
 // CreateThread calls POST /threads.
@@ -74,8 +77,9 @@ func (c *Client) CreateThread(ctx context.Context, key CreateThreadKey, params C
 			}
 			return req, nil
 		},
-		ID:     createThreadID,
-		Lookup: c.findThreadByReference,
+		LookupValues: []string{"escalation_id", key.EscalationID},
+		ID:           createThreadID,
+		Lookup:       c.createThreadLookup,
 	})
 }
 
@@ -85,12 +89,36 @@ func createThreadID(v *Thread) string {
 	return v.ID
 }
 
+// CreateThreadLookup is what findThreadByReference, the lookup of CreateThread written by hand, is
+// asked: the write's reference and values of the write it may need, which travel with the
+// reference to the ledger row, so that Resume asks the same.
+type CreateThreadLookup struct {
+	// Reference is the write's reference, as the provider keeps it: the lookup returns the
+	// effects whose text carries it (runtime.Found.Ref), which the runtime compares.
+	Reference    string
+	EscalationID string // the key's field "escalation_id"
+}
+
+// createThreadLookup asks findThreadByReference, written by hand, for the effects of createThread
+// whose reference is reference.
+func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
+	ref, values, err := writegenimpl.SplitReference(reference, "escalation_id")
+	if err != nil {
+		return nil, err
+	}
+	return c.findThreadByReference(ctx, CreateThreadLookup{
+		EscalationID: values[0],
+		Reference:    ref,
+	})
+}
+
 // CreateThread looks up what it committed with findThreadByReference, a method of Client written
-// by hand in a file of this package: it returns every effect it finds for the reference, in the
-// provider's order. This declaration fails to compile until that method exists with this
-// signature.
+// by hand in a file of this package: it returns every effect that carries the reference, in the
+// provider's order, each with the text that carries it as Ref (runtime.WalkList walks a list so
+// that its not found is proof). This declaration fails to compile until that method exists with
+// this signature.
 var _ interface {
-	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
+	findThreadByReference(ctx context.Context, q CreateThreadLookup) ([]runtime.Found[*Thread], error)
 } = (*Client)(nil)
 
 // GetThreadParams holds the parameters of GetThread.

@@ -83,25 +83,34 @@ func createThreadID(v *Thread) string {
 	return v.ID
 }
 
-// createThreadLookup finds every createThread whose reference is reference, in the provider's
-// order, with ListThreads.
+// createThreadLookup finds every createThread whose /external_reference is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListThreads.
 func (c *Client) createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
 	arg0 := "ref:" + reference
-	res, err := c.ListThreads(ctx, ListThreadsParams{
+	params := ListThreadsParams{
 		ExternalReference: &arg0,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listThreads"}, func(ctx context.Context, n int) (runtime.Page[*Thread], error) {
+		var page runtime.Page[*Thread]
+		res, err := c.ListThreads(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			f := runtime.Found[*Thread]{
+				Body: body,
+				ID:   createThreadID(body),
+			}
+			if body.ExternalReference != nil {
+				f.Ref = *body.ExternalReference
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Data) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Thread], 0, len(res.Data))
-	for i := range res.Data {
-		body := &res.Data[i]
-		found = append(found, runtime.Found[*Thread]{
-			Body: body,
-			ID:   createThreadID(body),
-		})
-	}
-	return found, nil
 }
 
 // GetThreadParams holds the parameters of GetThread.
@@ -217,15 +226,16 @@ const postMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // postMessageOp describes PostMessage to the runtime.
 var postMessageOp = &writegenimpl.Operation{
-	ID:       "postMessage",
-	Scope:    "postmessage",
-	Method:   "POST",
-	Path:     "/threads/{id}/messages",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    postMessageRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
+	ID:        "postMessage",
+	Scope:     "postmessage",
+	Method:    "POST",
+	Path:      "/threads/{id}/messages",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     postMessageRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
 }
 
 // PostMessage calls POST /threads/{id}/messages.
@@ -259,19 +269,24 @@ func postMessageID(v *Thread) string {
 
 // postMessageLookup finds the postMessage whose reference is reference, with GetThreadByReference.
 func (c *Client) postMessageLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error) {
-	res, err := c.GetThreadByReference(ctx, GetThreadByReferenceParams{
+	params := GetThreadByReferenceParams{
 		Ref: reference,
-	})
+	}
+	res, err := c.GetThreadByReference(ctx, params)
+	var se *runtime.StatusError
+	if errors.As(err, &se) && se.Status == http.StatusNotFound {
+		return nil, nil
+	}
 	if err != nil {
-		var se *runtime.StatusError
-		if errors.As(err, &se) && se.Status == http.StatusNotFound {
-			return nil, nil
-		}
 		return nil, err
+	}
+	if res.ExternalReference == nil {
+		return nil, nil
 	}
 	body := res
 	return []runtime.Found[*Thread]{{
 		Body: body,
 		ID:   postMessageID(body),
+		Ref:  *res.ExternalReference,
 	}}, nil
 }

@@ -77,26 +77,34 @@ func createContactID(v *Contact) string {
 	return v.ID
 }
 
-// createContactLookup finds every createContact whose reference is reference, in the provider's
-// order, with SearchContacts.
+// createContactLookup finds every createContact whose /external_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchContacts.
 func (c *Client) createContactLookup(ctx context.Context, reference string) ([]runtime.Found[*Contact], error) {
 	var search SearchRequest
 	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","operator":"=","value":`+jsonString(reference)+`},"pagination":{"per_page":5}}`), &search); err != nil {
 		return nil, err
 	}
-	res, err := c.SearchContacts(ctx, search)
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Contact], 0, len(res.Data))
-	for i := range res.Data {
-		body := &res.Data[i]
-		found = append(found, runtime.Found[*Contact]{
-			Body: body,
-			ID:   createContactID(body),
-		})
-	}
-	return found, nil
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchContacts"}, func(ctx context.Context, n int) (runtime.Page[*Contact], error) {
+		var page runtime.Page[*Contact]
+		res, err := c.SearchContacts(ctx, search)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			f := runtime.Found[*Contact]{
+				Body: body,
+				ID:   createContactID(body),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Data) > 0
+		return page, nil
+	})
 }
 
 // searchContactsRetry is the fixed set of failures after which SearchContacts may be retried;

@@ -79,10 +79,11 @@ func createIssueID(v *Issue) string {
 	return v.ID
 }
 
-// createIssueLookup finds every createIssue whose reference is reference, in the provider's order,
-// with SearchAndReconsileIssuesUsingJqlPost. Each value substituted into the query is one jql
-// literal (writegenimpl.JQLString); a value the language cannot hold fails the lookup, and the
-// call ends uncertain.
+// createIssueLookup finds every createIssue whose /fields/customfield_10100 is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchAndReconsileIssuesUsingJqlPost. Each value
+// substituted into the query is one jql literal (writegenimpl.JQLString); a value the language
+// cannot hold fails the lookup, and the call ends uncertain.
 func (c *Client) createIssueLookup(ctx context.Context, reference string) ([]runtime.Found[*Issue], error) {
 	lit, err := writegenimpl.JQLString(reference)
 	if err != nil {
@@ -92,19 +93,26 @@ func (c *Client) createIssueLookup(ctx context.Context, reference string) ([]run
 	if err := json.Unmarshal([]byte(`{"jql":`+jsonString("cf[10100] = "+lit+" ORDER BY created DESC")+`,"maxResults":5,"fields":["summary","customfield_10100"]}`), &search); err != nil {
 		return nil, err
 	}
-	res, err := c.SearchAndReconsileIssuesUsingJqlPost(ctx, search)
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Issue], 0, len(res.Issues))
-	for i := range res.Issues {
-		body := &res.Issues[i]
-		found = append(found, runtime.Found[*Issue]{
-			Body: body,
-			ID:   createIssueID(body),
-		})
-	}
-	return found, nil
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchAndReconsileIssuesUsingJqlPost"}, func(ctx context.Context, n int) (runtime.Page[*Issue], error) {
+		var page runtime.Page[*Issue]
+		res, err := c.SearchAndReconsileIssuesUsingJqlPost(ctx, search)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Issues {
+			body := &res.Issues[i]
+			f := runtime.Found[*Issue]{
+				Body: body,
+				ID:   createIssueID(body),
+			}
+			if body.Fields != nil && body.Fields.Customfield10100 != nil {
+				f.Ref = *body.Fields.Customfield10100
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Issues) > 0
+		return page, nil
+	})
 }
 
 // CreateTicketKey identifies one logical createTicket: "{request_id}", in the key scope
@@ -174,30 +182,39 @@ func createTicketID(v *Ticket) string {
 	return strconv.FormatInt(v.ID, 10)
 }
 
-// createTicketLookup finds every createTicket whose reference is reference, in the provider's
-// order, with ListSearchResults. Each value substituted into the query is one zendesk_search
-// literal (writegenimpl.ZendeskSearchValue); a value the language cannot hold fails the lookup,
-// and the call ends uncertain.
+// createTicketLookup finds every createTicket whose /external_id is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with ListSearchResults. Each value substituted into the
+// query is one zendesk_search literal (writegenimpl.ZendeskSearchValue); a value the language
+// cannot hold fails the lookup, and the call ends uncertain.
 func (c *Client) createTicketLookup(ctx context.Context, reference string) ([]runtime.Found[*Ticket], error) {
 	lit, err := writegenimpl.ZendeskSearchValue(reference)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.ListSearchResults(ctx, ListSearchResultsParams{
+	params := ListSearchResultsParams{
 		Query: "type:ticket external_id:" + lit,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "listSearchResults"}, func(ctx context.Context, n int) (runtime.Page[*Ticket], error) {
+		var page runtime.Page[*Ticket]
+		res, err := c.ListSearchResults(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Results {
+			body := &res.Results[i]
+			f := runtime.Found[*Ticket]{
+				Body: body,
+				ID:   createTicketID(body),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Results) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Ticket], 0, len(res.Results))
-	for i := range res.Results {
-		body := &res.Results[i]
-		found = append(found, runtime.Found[*Ticket]{
-			Body: body,
-			ID:   createTicketID(body),
-		})
-	}
-	return found, nil
 }
 
 // GetCustomersSearchParams holds the parameters of GetCustomersSearch.
@@ -264,16 +281,17 @@ const indexDocumentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // indexDocumentOp describes IndexDocument to the runtime.
 var indexDocumentOp = &writegenimpl.Operation{
-	ID:       "indexDocument",
-	Scope:    "indexdocument",
-	Method:   "POST",
-	Path:     "/indexes/docs/documents",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    indexDocumentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "indexDocument",
+	Scope:     "indexdocument",
+	Method:    "POST",
+	Path:      "/indexes/docs/documents",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     indexDocumentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
+	Dedupe:    true,
 }
 
 // IndexDocument calls POST /indexes/docs/documents.
@@ -305,30 +323,39 @@ func indexDocumentID(v *Document) string {
 	return v.ID
 }
 
-// indexDocumentLookup finds every indexDocument whose reference is reference, in the provider's
-// order, with SearchDocuments. Each value substituted into the query is one lucene literal
-// (writegenimpl.LuceneTerm); a value the language cannot hold fails the lookup, and the call ends
-// uncertain.
+// indexDocumentLookup finds every indexDocument whose /source_ref is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with SearchDocuments. Each value substituted into the query
+// is one lucene literal (writegenimpl.LuceneTerm); a value the language cannot hold fails the
+// lookup, and the call ends uncertain.
 func (c *Client) indexDocumentLookup(ctx context.Context, reference string) ([]runtime.Found[*Document], error) {
 	lit, err := writegenimpl.LuceneTerm(reference)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.SearchDocuments(ctx, SearchDocumentsParams{
+	params := SearchDocumentsParams{
 		Q: "source_ref:" + lit,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "searchDocuments"}, func(ctx context.Context, n int) (runtime.Page[*Document], error) {
+		var page runtime.Page[*Document]
+		res, err := c.SearchDocuments(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Hits {
+			body := &res.Hits[i]
+			f := runtime.Found[*Document]{
+				Body: body,
+				ID:   indexDocumentID(body),
+			}
+			if body.SourceRef != nil {
+				f.Ref = *body.SourceRef
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Hits) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Document], 0, len(res.Hits))
-	for i := range res.Hits {
-		body := &res.Hits[i]
-		found = append(found, runtime.Found[*Document]{
-			Body: body,
-			ID:   indexDocumentID(body),
-		})
-	}
-	return found, nil
 }
 
 // ListSearchResultsParams holds the parameters of ListSearchResults.
@@ -431,30 +458,36 @@ func postCustomersID(v *Customer) string {
 	return v.ID
 }
 
-// postCustomersLookup finds every PostCustomers whose reference is reference, in the provider's
-// order, with GetCustomersSearch. Each value substituted into the query is one stripe_search
-// literal (writegenimpl.StripeSearchString); a value the language cannot hold fails the lookup,
-// and the call ends uncertain.
+// postCustomersLookup finds every PostCustomers whose /metadata/writegen_ref is the reference
+// (runtime.WalkList keeps those), in the provider's order, reading one page (not found there is
+// proof only when the page is empty), with GetCustomersSearch. Each value substituted into the
+// query is one stripe_search literal (writegenimpl.StripeSearchString); a value the language
+// cannot hold fails the lookup, and the call ends uncertain.
 func (c *Client) postCustomersLookup(ctx context.Context, reference string) ([]runtime.Found[*Customer], error) {
 	lit, err := writegenimpl.StripeSearchString(reference)
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.GetCustomersSearch(ctx, GetCustomersSearchParams{
+	params := GetCustomersSearchParams{
 		Query: "metadata['writegen_ref']:" + lit,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "GetCustomersSearch"}, func(ctx context.Context, n int) (runtime.Page[*Customer], error) {
+		var page runtime.Page[*Customer]
+		res, err := c.GetCustomersSearch(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Data {
+			body := &res.Data[i]
+			page.Items = append(page.Items, runtime.Found[*Customer]{
+				Body: body,
+				ID:   postCustomersID(body),
+				Ref:  body.Metadata["writegen_ref"],
+			})
+		}
+		page.More = len(res.Data) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*Customer], 0, len(res.Data))
-	for i := range res.Data {
-		body := &res.Data[i]
-		found = append(found, runtime.Found[*Customer]{
-			Body: body,
-			ID:   postCustomersID(body),
-		})
-	}
-	return found, nil
 }
 
 // searchAndReconsileIssuesUsingJqlPostRetry is the fixed set of failures after which SearchAndReconsileIssuesUsingJqlPost may be retried;

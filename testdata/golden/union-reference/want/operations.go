@@ -5,6 +5,7 @@ package users
 import (
 	"context"
 	"strconv"
+	"time"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
@@ -35,16 +36,17 @@ const createUserRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createUserOp describes CreateUser to the runtime.
 var createUserOp = &writegenimpl.Operation{
-	ID:       "CreateUser",
-	Scope:    "createuser",
-	Method:   "POST",
-	Path:     "/api/v2/users",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createUserRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "CreateUser",
+	Scope:     "createuser",
+	Method:    "POST",
+	Path:      "/api/v2/users",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createUserRetry,
+	Attempts:  3,
+	Receipt:   true,
+	Lookup:    runtime.Strong,
+	LookupLag: 5 * time.Second,
+	Dedupe:    true,
 }
 
 // CreateUser calls POST /api/v2/users.
@@ -108,24 +110,34 @@ func createUserEnvelope(v *UserObject) *UserResponse {
 	return &UserResponse{User: v}
 }
 
-// createUserLookup finds every CreateUser whose reference is reference, in the provider's order,
-// with ListUsers.
+// createUserLookup finds every CreateUser whose /external_id is the reference (runtime.WalkList
+// keeps those), in the provider's order, reading one page (not found there is proof only when the
+// page is empty), with ListUsers.
 func (c *Client) createUserLookup(ctx context.Context, reference string) ([]runtime.Found[*UserResponse], error) {
-	res, err := c.ListUsers(ctx, ListUsersParams{
+	params := ListUsersParams{
 		ExternalID: &reference,
+	}
+	return runtime.WalkList(ctx, runtime.Walk{Read: "ListUsers"}, func(ctx context.Context, n int) (runtime.Page[*UserResponse], error) {
+		var page runtime.Page[*UserResponse]
+		res, err := c.ListUsers(ctx, params)
+		if err != nil {
+			return page, err
+		}
+		for i := range res.Users {
+			body := &res.Users[i]
+			adopted := createUserEnvelope(body)
+			f := runtime.Found[*UserResponse]{
+				Body: adopted,
+				ID:   createUserID(adopted),
+			}
+			if body.ExternalID != nil {
+				f.Ref = *body.ExternalID
+			}
+			page.Items = append(page.Items, f)
+		}
+		page.More = len(res.Users) > 0
+		return page, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	found := make([]runtime.Found[*UserResponse], 0, len(res.Users))
-	for i := range res.Users {
-		body := createUserEnvelope(&res.Users[i])
-		found = append(found, runtime.Found[*UserResponse]{
-			Body: body,
-			ID:   createUserID(body),
-		})
-	}
-	return found, nil
 }
 
 // ListUsersParams holds the parameters of ListUsers.

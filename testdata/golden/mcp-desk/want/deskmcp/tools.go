@@ -17,7 +17,6 @@ package deskmcp
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/writegen/writegen/runtime/mcptools"
@@ -135,7 +134,7 @@ func serveAddNote(c *desk.Client) mcp.ToolHandler {
 var createThreadTool = &mcp.Tool{
 	Name:        "createThread",
 	Title:       "Open a thread",
-	Description: "Open a thread. It only adds: it neither overwrites nor deletes. Its business key is escalation_id: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused. If its outcome is uncertain the result says so: do not call it again; desk-ops is told, and the read tool listThreads can check whether it took effect.",
+	Description: "Open a thread. It only adds: it neither overwrites nor deletes. Its business key is escalation_id: calls with the same key are one write. Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused. If its outcome is uncertain the result says so: do not call it again; desk-ops is told.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    false,
 		DestructiveHint: new(false),
@@ -214,7 +213,7 @@ func serveCreateThread(c *desk.Client) mcp.ToolHandler {
 			return mcptools.Invalid(err), nil
 		}
 		r, err := c.CreateThread(ctx, key, body)
-		return mcptools.Receipt(r, err, mcptools.Check{Tool: "listThreads", Args: `{"external_reference":"{ref}"}`, Ref: "esc-" + strconv.FormatInt(key.EscalationID, 10)}), nil
+		return mcptools.Receipt(r, err, mcptools.Check{}), nil
 	}
 }
 

@@ -1,0 +1,234 @@
+package spec
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// A lookup is evidence, never an oracle (promises 47-51). The checks below hold a generated
+// lookup to what the runtime can prove with it: what it finds carries the write's reference
+// (matchOf), a walk bounded by the write's time asks for the list newest first by params the
+// spec has (newestFirst), and an object adopted by another read is read by the found element's
+// id (adoptBy).
+
+// matchOf sets the field of the found element that carries the write's reference: match as
+// written, or else the field the write stores its reference in, found in the element by the same
+// pointer or by the pointer without its first segment (the request's envelope: Zendesk sends
+// {ticket: {external_id}} and finds tickets). A lookup whose element shows no such field is
+// refused: a search matches loosely, and only the reference, compared on the client, tells the
+// write's effect from another's.
+func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+	if out.Match != nil || l.matchNode != nil {
+		return out.Match != nil
+	}
+	var ref *Path
+	switch {
+	case s.Reference != nil && s.Reference.Body != nil:
+		ref = s.Reference.Body
+	case s.Reference == nil && s.Idempotency != nil && s.Idempotency.Body != nil:
+		ref = s.Idempotency.Body
+	}
+	what := "the write stores its reference in a query parameter"
+	if ref != nil {
+		segs := splitPointer(ref.Pointer)
+		for i := 0; i < len(segs) && i < 2; i++ {
+			ptr := "/" + strings.Join(escapeSegments(segs[i:]), "/")
+			p, why := resolvePath(found.Type, ptr, readPath)
+			if why == "" && len(p.Steps) > 0 && isStringType(p.Type) && !slices.ContainsFunc(p.Steps, func(st Step) bool {
+				return st.Kind == StepUnion || st.Kind == StepEach
+			}) {
+				p.Pos = out.Pos
+				out.Match, out.MatchDerived = p, true
+				return true
+			}
+		}
+		what = "the write stores its reference at " + ref.Pointer + ", which is no string field of it"
+	}
+	at := l.foundNode
+	if at == nil {
+		at = l.opNode
+	}
+	r.errorf(at, so.op.ID, "lookup %s finds %s, and %s: add match: with the pointer to the field of the found element that holds the reference, so that the client keeps only the write's own effects (a search matches loosely, and another write's effect must never be adopted)",
+		out.Operation.ID, describeRef(found.Type), what)
+	return false
+}
+
+// newestFirst checks the read's params that ask for the list newest first: a walk that stops at
+// the write's time (since) needs them, each a query parameter of the read that the spec lists
+// the value of, so that what the lookup sends asks for that order; the runtime checks the order
+// of every page it reads.
+func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *Lookup) bool {
+	id, read := so.op.ID, out.Operation
+	if l.newestNode == nil {
+		if out.Since != nil {
+			r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first: give newest_first: with the params of %s that ask for that order (like {sort: created, direction: desc}); writegen checks them against the spec and the runtime checks the order of every page", l.since, read.ID)
+			return false
+		}
+		return true
+	}
+	if out.Since == nil {
+		r.errorf(l.newestNode, id, "lookup newest_first asks for the list newest first, which only a walk bounded by the write's time needs: add since: with when each element was created, or leave newest_first out")
+		return false
+	}
+	before := len(r.errs)
+	ts, _, _ := r.lookupTemplates(so, nil, read, l.newestFirst, l.newestNode, "")
+	ok := len(r.errs) == before
+	for _, t := range ts {
+		at := templateNode(l.newestFirst, t.Param.Name, l.newestNode)
+		switch u := under(t.Param.Type); {
+		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == t.Param.Name }):
+			r.errorf(at, id, "lookup newest_first %q is also given in params: give it once, in newest_first", t.Param.Name)
+			ok = false
+		case t.Param.In != InQuery:
+			r.errorf(at, id, "lookup newest_first %q is a %s parameter of %s: the order is asked for in a query parameter", t.Param.Name, t.Param.In, read.ID)
+			ok = false
+		case len(t.Parts) != 1 || t.Parts[0].Literal == "":
+			r.errorf(at, id, "lookup newest_first %q: %q: the order is asked for with a value of the spec, not a template", t.Param.Name, t.Text)
+			ok = false
+		case u.Kind != RefNamed || u.Named.Kind != KindEnum:
+			r.errorf(at, id, "lookup newest_first %q: the spec lists no values of %s's parameter %q, so writegen cannot check that %q asks for newest first: a walk bounded by the write's time needs a list the spec lets it order", t.Param.Name, read.ID, t.Param.Name, t.Text)
+			ok = false
+		case !slices.ContainsFunc(u.Named.Enum, func(v EnumValue) bool { return fmt.Sprint(v.Value) == t.Text }):
+			var values []string
+			for _, v := range u.Named.Enum {
+				values = append(values, fmt.Sprint(v.Value))
+			}
+			r.errorf(at, id, "lookup newest_first %q: %q is not one of the values the spec lists for it (%s)%s", t.Param.Name, t.Text, strings.Join(values, ", "), Suggest(t.Text, values))
+			ok = false
+		}
+	}
+	out.NewestFirst = ts
+	return ok
+}
+
+// adoptBy checks lookup.adopt as a read: the receipt's object is read by the id of the element
+// the lookup found ({id}: the write's response.id pointer, resolved in the found element), and
+// the read answers with the receipt's own schema.
+func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+	id, a := so.op.ID, l.adoptRead
+	ao := r.adoptOp[so]
+	if ao == nil {
+		return false // reported when the scope was decided
+	}
+	read := ao.op
+	if s.ID == nil {
+		r.errorf(a.node, id, "lookup adopt reads the receipt by the found element's id, and the write declares no response.id")
+		return false
+	}
+	idPtr := s.ID.Pointer
+	if s.Object != nil {
+		idPtr = strings.TrimPrefix(idPtr, s.Object.Pointer)
+	}
+	idPath, why := resolvePath(found.Type, idPtr, readPath)
+	if why != "" || len(idPath.Steps) == 0 || slices.ContainsFunc(idPath.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+		if why == "" {
+			why = "it reaches no field of it"
+		}
+		r.errorf(a.node, id, "lookup adopt reads the receipt by {id}, the found element's %s (the write's response.id), which does not resolve in %s: %s", idPtr, describeRef(found.Type), why)
+		return false
+	}
+	if !isStringType(idPath.Type) && !isIntegerType(idPath.Type) {
+		r.errorf(a.node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, describeRef(idPath.Type))
+		return false
+	}
+	want := so.op.Response.Type
+	if !sameType(read.Response.Type, want) {
+		r.errorf(a.opNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, describeRef(read.Response.Type), id, describeRef(want))
+		return false
+	}
+	before := len(r.errs)
+	ts, _, holds := r.lookupTemplates(so, s, read, a.params, a.opNode, "id")
+	if len(r.errs) != before {
+		return false
+	}
+	if !holds {
+		r.errorf(a.node, id, "lookup adopt %s must be given the found element's id: write {id} in one of its params", read.ID)
+		return false
+	}
+	for _, t := range ts {
+		for _, p := range t.Parts {
+			if p.Value != nil && !slices.Contains(out.Values, p.Value) {
+				out.Values = append(out.Values, p.Value)
+			}
+		}
+	}
+	slices.SortFunc(out.Values, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	out.Adopt = &AdoptRead{Operation: read, Params: ts, ID: idPath, Pos: r.pos(a.node)}
+	out.Object, out.Extends, out.Copies = false, false, false
+	return true
+}
+
+// funcValues are the values of the write a lookup written by hand is asked with, beside the
+// reference: the write's required path and query parameters that can travel with the reference
+// (a string or an integer), and its key's fields (a parameter wins over a key field of its name).
+func (r *resolver) funcValues(so *specOp, s *Safety) []*LookupValue {
+	var out []*LookupValue
+	for _, q := range so.op.Params {
+		if !q.Required || q.In != InPath && q.In != InQuery {
+			continue
+		}
+		u := under(q.Type)
+		v := &LookupValue{Name: q.Name, Param: q, Pos: r.pos(nil)}
+		switch {
+		case isIntegerType(q.Type) && u.Kind == RefBuiltin:
+			v.Integer = true
+		case !isStringType(q.Type) || u.Kind != RefBuiltin && u.Kind != RefNamed:
+			continue
+		}
+		out = append(out, v)
+	}
+	if s.Key != nil {
+		for i := range s.Key.Fields {
+			f := &s.Key.Fields[i]
+			if slices.ContainsFunc(out, func(v *LookupValue) bool { return v.Name == f.Name }) {
+				continue
+			}
+			out = append(out, &LookupValue{Name: f.Name, Field: f, Integer: f.Type == "int64"})
+		}
+	}
+	slices.SortFunc(out, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// constantOf parses text as a constant of the parameter type t (an integer, a number or a
+// boolean): a lookup param given a value of its own type (per_page: 100).
+func constantOf(t *TypeRef, text string) (any, bool) {
+	u := under(t)
+	if u.Kind == RefNamed && u.Named.Kind == KindEnum {
+		for _, v := range u.Named.Enum {
+			if fmt.Sprint(v.Value) == text {
+				return v.Value, true
+			}
+		}
+		return nil, false
+	}
+	if u.Kind != RefBuiltin {
+		return nil, false
+	}
+	switch u.Builtin {
+	case "int64", "int32":
+		n, err := strconv.ParseInt(text, 10, 64)
+		return n, err == nil
+	case "float64", "float32":
+		f, err := strconv.ParseFloat(text, 64)
+		return f, err == nil
+	case "bool":
+		b, err := strconv.ParseBool(text)
+		return b, err == nil
+	}
+	return nil, false
+}
+
+// templateNode returns the node of the template named name among given, or at.
+func templateNode(given []templateAnswer, name string, at *yaml.Node) *yaml.Node {
+	for _, g := range given {
+		if g.name == name {
+			return g.valueNode
+		}
+	}
+	return at
+}
