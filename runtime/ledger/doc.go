@@ -33,7 +33,11 @@
 // hands a live call's row to someone else. TakeOverRow does the same for
 // one row, by its id: a call with the row's business key drives it on at
 // once, and of the callers that take one row at once, by TakeOver or
-// TakeOverRow, one gets it.
+// TakeOverRow, one gets it. A row handed over says how long its previous
+// holder's lease still had to run, by the database's clock
+// (runtime.Record.LeaseLeft; for an uncertain row, minus the time since
+// its settle), so that its taker knows until when an attempt of the
+// previous holder may still land at the provider.
 //
 // A caller gives a lease as a length. The ledger sets its end, and
 // compares it when taking over, by one clock: on PostgreSQL the server's
@@ -76,7 +80,9 @@
 // turned into permission to create a second effect. Only not_applied rows
 // are claimed again, and besides expired claims TakeOver hands out only
 // re-drivable uncertain rows: settled with Settlement.Redrive, until its
-// RedriveUntil, or marked by a person with Redrive. Record writes rows that
+// RedriveUntil, once its RedriveAfter has passed since the settle by the
+// database's clock, or marked by a person with Redrive (due at once, its
+// Redrives counted anew). Record writes rows that
 // are settled already and are not claims (an uncertain outcome of a write
 // without dedupe, a duplicate a lookup found): they are listed, never
 // claimed or taken over. The provider's identifiers are attributes of a
@@ -131,6 +137,12 @@
 // records an obligation once; items of version 2 keep theirs, unscoped.
 // Version 4 adds the holder's instance and incarnation to claims (rows of
 // version 3 keep theirs, with none) and the writegen_instances table.
+// Version 5 adds what a takeover tells its taker (lease_left: how long the
+// previous lease had left, by the database's clock; redrives: how often an
+// uncertain row was handed over) and when a re-drivable row is due
+// (redrive_at, by the database's clock); Settle sets a settled row's lease
+// end to the moment of its settle. Rows of version 4 are due at once and
+// have no redrives.
 // Times are stored as microseconds since the Unix epoch, UTC; lease ends
 // by the database's clock, the others by the process's.
 //

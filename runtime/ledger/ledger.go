@@ -254,8 +254,11 @@ func (l *Ledger) Renew(ctx context.Context, id, fence int64, lease time.Duration
 }
 
 // Settle moves row id, claimed with fence, to state to (active, rejected,
-// not_applied, uncertain or compensated) and records s; s.Redrive and
-// s.RedriveUntil are kept for an uncertain row only. It fails with an error
+// not_applied, uncertain or compensated) and records s; s.Redrive,
+// s.RedriveUntil and s.RedriveAfter are kept for an uncertain row only.
+// The row's lease ends at the settle, by the database's clock: a taker of
+// the row later learns how long ago that was (Record.LeaseLeft), and a
+// row marked Redrive is due again s.RedriveAfter after it. It fails with an error
 // matching runtime.ErrLeaseLost when the fence is stale, because another
 // caller took the row over, and with a *TransitionError when the row, with
 // this fence, is settled already: a settled row stays settled. Settling
@@ -268,19 +271,20 @@ func (l *Ledger) Settle(ctx context.Context, id, fence int64, to runtime.State, 
 	default:
 		return &TransitionError{ID: id, From: runtime.StateClaimed, To: to}
 	}
-	redrive, until := false, int64(0)
+	redrive, until, after := false, int64(0), int64(0)
 	if to == runtime.StateUncertain && s.Redrive {
 		redrive = true
 		if !s.RedriveUntil.IsZero() {
 			until = micros(s.RedriveUntil)
 		}
+		after = max(s.RedriveAfter, 0).Microseconds()
 	}
 	now := micros(l.clock.Now())
 	var n int64
 	err := l.group.do(ctx, func(ctx context.Context, q Querier) error {
 		var err error
-		n, err = q.Exec(ctx, claimSettle, id, fence, string(to), s.ProviderID, s.Status, bytes(s.Body),
-			s.Attempts, s.LastError, redrive, until, now)
+		n, err = q.Exec(ctx, l.q.claimSettle, id, fence, string(to), s.ProviderID, s.Status, bytes(s.Body),
+			s.Attempts, s.LastError, redrive, until, now, l.leaseNow(), after)
 		return err
 	})
 	if err != nil {
@@ -345,9 +349,13 @@ func (l *Ledger) Await(ctx context.Context, id int64) (runtime.Record, error) {
 // clock, as their holder stopped renewing it, rows claimed by an earlier
 // incarnation of h's instance (h.Instance, when not ""), which is gone,
 // and uncertain rows marked re-drivable whose window has not ended at now,
-// the caller's time. Each row returned is claimed by h for lease, with the
-// next fence, so the caller that held it can no longer renew or settle
-// it; no two callers get the same row.
+// the caller's time, and whose Settlement.RedriveAfter has passed since
+// their settle, by the database's clock. Each row returned is claimed by h
+// for lease, with the next fence, so the caller that held it can no longer
+// renew or settle it; no two callers get the same row. Each says how long
+// its previous lease had left (Record.LeaseLeft: negative for a lease that
+// had ended, or for an uncertain row, the time since its settle), and an
+// uncertain row's Redrives counts this takeover.
 func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
 	if limit <= 0 || limit > math.MaxInt32 {
 		limit = math.MaxInt32
@@ -368,7 +376,9 @@ func (l *Ledger) TakeOver(ctx context.Context, scope, tenant, operation string, 
 // TakeOverRow hands row id to h for lease, with the next fence, when
 // TakeOver at now would hand it out: a claim whose lease has ended or
 // whose holder was an earlier incarnation of h's instance, or an uncertain
-// row marked re-drivable whose window has not ended at now. won reports
+// row marked re-drivable whose window has not ended at now, due or not
+// (the caller waits out the rest of its RedriveAfter itself, counting from
+// the row's LeaseLeft). The row is returned as TakeOver returns it. won reports
 // whether it did; otherwise the row is returned as it is (an error
 // matching ErrNotFound when there is none). Of the callers that take one
 // row at once, by TakeOver or TakeOverRow, at most one gets it.
@@ -472,9 +482,11 @@ type Row struct {
 	// Claim is false for a row written by Record: listed, never claimed.
 	Claim bool
 	// Redrive marks an uncertain row the next TakeOver hands out, until
-	// RedriveUntil when that is not zero.
+	// RedriveUntil when that is not zero, and from RedriveAt, by the
+	// database's clock (zero: at once).
 	Redrive      bool
 	RedriveUntil time.Time
+	RedriveAt    time.Time
 }
 
 // Get returns row id, or an error matching ErrNotFound.
@@ -624,12 +636,16 @@ func (l *Ledger) person(ctx context.Context, what string, id int64, to runtime.S
 func scanRow(s scanner) (Row, error) {
 	var r Row
 	var state string
-	var leaseUntil, redriveUntil, created, updated int64
+	var leaseUntil, redriveUntil, created, updated, leaseLeft, redrives, redriveAt int64
 	err := s.Scan(&r.ID, &r.Scope, &r.Tenant, &r.Operation, &r.BusinessKey, &r.OperationID, &r.ProviderKey,
 		&r.Reference, &r.Owner, &state, &r.ProviderID, &r.Status, &r.Body, &r.Request, &r.Digest, &r.Attempts,
 		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated,
-		&r.LeaseInstance, &r.LeaseIncarnation)
+		&r.LeaseInstance, &r.LeaseIncarnation, &leaseLeft, &redrives, &redriveAt)
 	r.State, r.CreatedAt, r.UpdatedAt = runtime.State(state), fromMicros(created), fromMicros(updated)
+	r.LeaseLeft, r.Redrives = time.Duration(leaseLeft)*time.Microsecond, int(redrives)
+	if redriveAt != 0 {
+		r.RedriveAt = fromMicros(redriveAt)
+	}
 	if leaseUntil != 0 {
 		r.LeaseUntil = fromMicros(leaseUntil)
 	}

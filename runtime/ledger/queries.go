@@ -26,7 +26,7 @@ const (
 	recordColumns = `id, scope, tenant, operation, business_key, operation_id, provider_key, reference,
 	owner, state, provider_id, status, body, request, digest, attempts, last_error, fence,
 	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at,
-	lease_instance, lease_incarnation`
+	lease_instance, lease_incarnation, lease_left, redrives, redrive_at`
 
 	// Leases are set and compared by the ledger's clock, {now $n}: the
 	// database's, unless a test gave the ledger one (WithClock), whose time
@@ -46,7 +46,8 @@ RETURNING id, fence, created_at, lease_until`
 SET state = 'claimed', operation_id = $5, provider_key = $6, reference = $7, owner = $8,
 	request = $9, digest = $10, provider_id = '', status = 0, body = $11, attempts = 0,
 	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = {now $15} + $13,
-	lease_instance = $16, lease_incarnation = $17, redrive = FALSE, redrive_until = 0, updated_at = $14
+	lease_instance = $16, lease_incarnation = $17, redrive = FALSE, redrive_until = 0, updated_at = $14,
+	lease_left = 0, redrives = 0, redrive_at = 0
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim
 	AND state = 'not_applied'
 RETURNING id, fence, created_at, lease_until`
@@ -66,36 +67,52 @@ ORDER BY id`
 	claimRenew = `UPDATE writegen_claims SET lease_until = {now $5} + $3, updated_at = $4
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
+	// claimSettle ends the row's lease at the settle, by the ledger's clock:
+	// a row settled uncertain and taken over later tells its taker how long
+	// ago that was (LeaseLeft). A re-drivable row is due again $13 after it.
 	claimSettle = `UPDATE writegen_claims
 SET state = $3, provider_id = $4, status = $5, body = $6, attempts = $7, last_error = $8,
-	redrive = $9, redrive_until = $10, updated_at = $11
+	redrive = $9, redrive_until = $10, updated_at = $11, lease_until = {now $12},
+	redrive_at = {now $12} + $13
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
+
+	// takeOverSet is what a takeover sets: the new holder, the next fence,
+	// and from the row as it was (the right-hand sides of an UPDATE's SET
+	// read the row before the update), how long its lease had left by the
+	// ledger's clock, and one more redrive when it was uncertain. $N is
+	// the ledger's clock, $L the lease, $O the owner, $I and $C the
+	// holder's instance and incarnation, $U the caller's time.
+	takeOverSet = `state = 'claimed', fence = fence + 1, lease_owner = $O, lease_until = {now $N} + $L,
+	lease_instance = $I, lease_incarnation = $C, redrive = FALSE, updated_at = $U,
+	lease_left = lease_until - {now $N},
+	redrives = redrives + CASE WHEN state = 'uncertain' THEN 1 ELSE 0 END`
 
 	// claimsTakeOver hands rows that need driving on to one caller: claims
 	// whose lease has ended by the ledger's clock, or whose holder was an
 	// earlier incarnation ($10) of the taker's instance ($9), and
 	// uncertain claims marked re-drivable whose window has not passed at
-	// the caller's $4. A row is picked and claimed anew in one statement,
-	// and the pick skips rows another caller is taking.
+	// the caller's $4 and which are due by the ledger's clock. A row is
+	// picked and claimed anew in one statement, and the pick skips rows
+	// another caller is taking.
 	claimsTakeOver = `UPDATE writegen_claims
-SET state = 'claimed', fence = fence + 1, lease_owner = $5, lease_until = {now $11} + $6,
-	lease_instance = $9, lease_incarnation = $10, redrive = FALSE, updated_at = $7
+SET {takeover $11 $6 $5 $9 $10 $7}
 WHERE id IN (
 	SELECT id FROM writegen_claims
 	WHERE claim AND scope = $1 AND tenant = $2 AND ($3 = '' OR operation = $3)
 		AND ((state = 'claimed' AND (lease_until < {now $11}
 				OR ($9 <> '' AND lease_instance = $9 AND lease_incarnation < $10)))
-			OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $4)))
+			OR (state = 'uncertain' AND redrive AND (redrive_until = 0 OR redrive_until > $4)
+				AND redrive_at <= {now $11}))
 	ORDER BY id
 	LIMIT $8 /*skip locked*/)
 RETURNING ` + recordColumns
 
 	// claimTakeOverRow is claimsTakeOver for row $1 alone: a caller with
-	// its business key drives it on. Its condition is evaluated again on
+	// its business key drives it on, whether or not a re-drivable row is
+	// due (the caller waits itself). Its condition is evaluated again on
 	// the row as locked, so of two takers one gets it.
 	claimTakeOverRow = `UPDATE writegen_claims
-SET state = 'claimed', fence = fence + 1, lease_owner = $3, lease_until = {now $8} + $4,
-	lease_instance = $6, lease_incarnation = $7, redrive = FALSE, updated_at = $5
+SET {takeover $8 $4 $3 $6 $7 $5}
 WHERE id = $1 AND claim
 	AND ((state = 'claimed' AND (lease_until < {now $8}
 			OR ($6 <> '' AND lease_instance = $6 AND lease_incarnation < $7)))
@@ -120,10 +137,11 @@ SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error 
 	redrive = FALSE, updated_at = $5
 WHERE id = $1 AND state = 'uncertain'`
 
-	// claimRedrive marks an uncertain claim re-drivable, with no window:
-	// the runtime that takes it over still keeps to the key's window.
+	// claimRedrive marks an uncertain claim re-drivable, with no window,
+	// due at once, its redrives counted anew: the runtime that takes it
+	// over still keeps to the key's window.
 	claimRedrive = `UPDATE writegen_claims
-SET redrive = TRUE, redrive_until = 0, last_error = $2, updated_at = $3
+SET redrive = TRUE, redrive_until = 0, redrive_at = 0, redrives = 0, last_error = $2, updated_at = $3
 WHERE id = $1 AND state = 'uncertain' AND claim`
 
 	claimCompensate = `UPDATE writegen_claims
@@ -245,21 +263,30 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
-	outboxLease, inboxLease, claimsTakeOver                                   string
-	claimInsert, claimRetake, claimRenew, claimTakeOverRow, instanceIncarnate string
+	outboxLease, inboxLease, claimsTakeOver                                                string
+	claimInsert, claimRetake, claimRenew, claimSettle, claimTakeOverRow, instanceIncarnate string
 }
 
-// nowParam is {now $n} in a statement: the ledger's clock.
-var nowParam = regexp.MustCompile(`\{now (\$[0-9]+)\}`)
+var (
+	// nowParam is {now $n} in a statement: the ledger's clock.
+	nowParam = regexp.MustCompile(`\{now (\$[0-9]+)\}`)
+	// takeOverParams is {takeover $N $L $O $I $C $U}: takeOverSet with
+	// its parameters.
+	takeOverParams = regexp.MustCompile(`\{takeover (\$[0-9]+) (\$[0-9]+) (\$[0-9]+) (\$[0-9]+) (\$[0-9]+) (\$[0-9]+)\}`)
+)
 
 func newQueries(d Dialect) queries {
 	clock := func(q string) string {
+		q = takeOverParams.ReplaceAllStringFunc(q, func(m string) string {
+			p := takeOverParams.FindStringSubmatch(m)
+			return strings.NewReplacer("$N", p[1], "$L", p[2], "$O", p[3], "$I", p[4], "$C", p[5], "$U", p[6]).Replace(takeOverSet)
+		})
 		return nowParam.ReplaceAllString(q, "COALESCE(NULLIF(CAST($1 AS BIGINT), 0), "+d.Now+")")
 	}
 	pick := func(q string) string { return strings.Replace(q, " /*skip locked*/", d.SkipLocked, 1) }
 	return queries{
 		outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: clock(pick(claimsTakeOver)),
 		claimInsert: clock(claimInsert), claimRetake: clock(claimRetake), claimRenew: clock(claimRenew),
-		claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
+		claimSettle: clock(claimSettle), claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
 	}
 }

@@ -255,12 +255,17 @@ type claimRow struct {
 	LeaseOwner  string     `json:"lease_owner"`
 	LeaseUntil  *time.Time `json:"lease_until,omitempty"`
 	// The instance and run of the holder, when it named its instance.
-	LeaseInstance    string    `json:"lease_instance,omitempty"`
-	LeaseIncarnation int64     `json:"lease_incarnation,omitempty"`
-	Redrive          bool      `json:"redrive"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
-	AgeSeconds       int64     `json:"age_seconds"`
+	LeaseInstance    string `json:"lease_instance,omitempty"`
+	LeaseIncarnation int64  `json:"lease_incarnation,omitempty"`
+	Redrive          bool   `json:"redrive"`
+	// Redrives counts the times an uncertain row was handed over to be
+	// driven on; RedriveAt is when a re-drivable row is due, by the
+	// database's clock.
+	Redrives   int        `json:"redrives"`
+	RedriveAt  *time.Time `json:"redrive_at,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	AgeSeconds int64      `json:"age_seconds"`
 }
 
 // outboxRow is how an outbox item is printed with -json.
@@ -379,11 +384,14 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				OperationID: r.OperationID, ProviderKey: r.ProviderKey, Reference: r.Reference, ProviderID: r.ProviderID,
 				State: string(r.State), Status: r.Status, Owner: r.Owner, Attempts: r.Attempts, LastError: r.LastError,
 				Claim: r.Claim, Fence: r.Fence, LeaseOwner: r.LeaseOwner, LeaseInstance: r.LeaseInstance,
-				LeaseIncarnation: r.LeaseIncarnation, Redrive: r.Redrive,
+				LeaseIncarnation: r.LeaseIncarnation, Redrive: r.Redrive, Redrives: r.Redrives,
 				CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, AgeSeconds: int64(now.Sub(r.CreatedAt) / time.Second),
 			}
 			if r.State == runtime.StateClaimed && !r.LeaseUntil.IsZero() {
 				c.LeaseUntil = &r.LeaseUntil
+			}
+			if r.Redrive && !r.RedriveAt.IsZero() {
+				c.RedriveAt = &r.RedriveAt
 			}
 			out = append(out, c)
 		}

@@ -3,6 +3,7 @@ package ledgertest
 import (
 	"bytes"
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +111,7 @@ func v1Ledger(t testing.TB, b Backend, dsn string, rows []v1Row) {
 	}
 }
 
-// testMigrateFromV1: a ledger written by version 1 opens with version 4;
+// testMigrateFromV1: a ledger written by version 1 opens with the newest version;
 // every row keeps its fields, unscoped, with the states of version 2; the
 // adopt command assigns the rows to a scope, where the runtime claims,
 // takes over and replays them (promise 23's migration). Its outbox items
@@ -120,8 +121,8 @@ func testMigrateFromV1(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	v1Ledger(t, b, dsn, v1Rows)
 	l := open(t, dsn)
-	if v, err := l.SchemaVersion(ctx); err != nil || v != 4 {
-		t.Fatalf("schema version %d, %v; want 4", v, err)
+	if v, err := l.SchemaVersion(ctx); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
 	}
 	sent, pending := items(t, l, ledger.OutboxSent), items(t, l, ledger.OutboxPending)
 	if len(sent) != 1 || len(pending) != 1 {
@@ -303,5 +304,85 @@ func testCommandsAdopt(t *testing.T, b Backend) {
 	}
 	if code, _, errOut := run("adopt", "-scope", "Desk"); code != 1 || !strings.Contains(errOut, `scope "Desk"`) {
 		t.Fatalf("adopt into a malformed scope: exit %d: %s", code, errOut)
+	}
+}
+
+// v4Insert writes a claim as version 4 wrote one.
+const v4Insert = `INSERT INTO writegen_claims
+	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
+	request, digest, fence, lease_owner, lease_until, lease_instance, lease_incarnation, redrive,
+	redrive_until, claim, created_at, updated_at)
+VALUES ($1, '', $2, $3, $4, $5, '', 'things-oncall', $6, $7, $8, 1, $9, $10, $11, $12, $13, 0, TRUE, $14, $14)`
+
+// oldLedger makes a ledger of schema version at dsn, from the backend's
+// migrations.
+func oldLedger(t testing.TB, b Backend, dsn string, version int) Plain {
+	t.Helper()
+	ctx := context.Background()
+	files, err := fs.Glob(b.Migrations, "migrations/*.sql")
+	if err != nil || len(files) < version {
+		t.Fatalf("the backend's migrations: %v, %v", files, err)
+	}
+	p, err := b.Plain(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if err := p.Exec(ctx, v1VersionTable); err != nil {
+		t.Fatal(err)
+	}
+	for v, f := range files[:version] {
+		text, err := fs.ReadFile(b.Migrations, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Exec(ctx, string(text)); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := p.Exec(ctx, `INSERT INTO writegen_schema_version (version, applied_at) VALUES ($1, $2)`, v+1, time.Now().UnixMicro()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// testMigrateFromV4: a ledger of version 4 opens with the newest version:
+// a live claim stays held, an uncertain row marked re-drivable is due at
+// once, counted as its first redrive when it is handed over, with the time
+// since its last lease ended.
+func testMigrateFromV4(t *testing.T, b Backend) {
+	ctx := context.Background()
+	dsn := b.NewDSN(t)
+	p := oldLedger(t, b, dsn, 4)
+	now := time.Now()
+	insert := func(k string, state runtime.State, until time.Time, redrive bool) {
+		t.Helper()
+		rec := claimOf(ident("thing", k), "req "+k)
+		if err := p.Exec(ctx, v4Insert, scope, "thing", k, rec.OperationID, rec.ProviderKey, string(state), rec.Request, rec.Digest,
+			"holder", until.UnixMicro(), "pod-1", int64(1), redrive, now.UnixMicro()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("live", runtime.StateClaimed, now.Add(time.Hour), false)
+	insert("uncertain", runtime.StateUncertain, now.Add(-30*time.Second), true)
+	insert("active", runtime.StateActive, now.Add(-time.Minute), false)
+	p.Close()
+	l := open(t, dsn)
+	if v, err := l.SchemaVersion(ctx); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d, %v; want %d", v, err, schemaVersion)
+	}
+	rows, err := l.List(ctx, ledger.Filter{Scope: scope})
+	if err != nil || len(rows) != 3 {
+		t.Fatalf("rows after the migration: %+v, %v", rows, err)
+	}
+	for _, r := range rows {
+		if r.Redrives != 0 || !r.RedriveAt.IsZero() || r.LeaseLeft != 0 || r.Fence != 1 || r.LeaseInstance != "pod-1" {
+			t.Fatalf("row %s after the migration: %+v", r.BusinessKey, r)
+		}
+	}
+	got, err := l.TakeOver(ctx, scope, "", "thing", time.Now(), runtime.Holder{Owner: "resumer", Instance: "pod-2", Incarnation: 1}, lease, 0)
+	if err != nil || len(got) != 1 || got[0].BusinessKey != "uncertain" || got[0].Redrives != 1 || got[0].LeaseLeft > -30*time.Second ||
+		got[0].Fence != 2 || string(got[0].Request) != "req uncertain" {
+		t.Fatalf("takeover after the migration: %+v, %v; want the uncertain row alone, its first redrive, its lease ended 30 s or more ago", got, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"testing"
 	"time"
@@ -38,6 +39,9 @@ type Backend struct {
 	// V1Schema is the backend's first migration, migrations/001_tables.sql:
 	// the schema of ledgers written before scopes and leases.
 	V1Schema string
+	// Migrations holds the backend's migrations/NNN_name.sql, from which
+	// the tests build the schemas of older versions.
+	Migrations fs.FS
 	// Processes is how many OS processes the tests of concurrent callers
 	// spread them over; at least 2 for the tests that need another process.
 	Processes int
@@ -70,6 +74,7 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"Schema", testSchema},
 		{"MigrateFromV1", testMigrateFromV1},
+		{"MigrateFromV4", testMigrateFromV4},
 		{"Claim", testClaim},
 		{"Scopes", testScopes},
 		{"Lease", testLease},
@@ -78,6 +83,8 @@ func Run(t *testing.T, b Backend) {
 		{"Record", testRecord},
 		{"Redrive", testRedrive},
 		{"TakeOverRow", testTakeOverRow},
+		{"LeaseLeft", testLeaseLeft},
+		{"RedriveAfter", testRedriveAfter},
 		{"InTx", testInTx},
 		{"Await", testAwait},
 		{"Resolve", testResolve},
@@ -163,6 +170,9 @@ func providerKey(id runtime.Identity) string {
 	return id.Scope + "/" + id.Operation + ":" + id.BusinessKey
 }
 
+// schemaVersion is the newest version of the ledger's schema.
+const schemaVersion = 5
+
 // lease is the suite's lease.
 const lease = time.Minute
 
@@ -171,8 +181,8 @@ func testSchema(t *testing.T, b Backend) {
 	dsn := b.NewDSN(t)
 	l := open(t, dsn)
 	v, err := l.SchemaVersion(ctx)
-	if err != nil || v != 4 {
-		t.Fatalf("schema version = %d, %v; want 4", v, err)
+	if err != nil || v != schemaVersion {
+		t.Fatalf("schema version = %d, %v; want %d", v, err, schemaVersion)
 	}
 	// Opening again migrates nothing and keeps the rows.
 	id := ident("thing", "k")
@@ -180,8 +190,8 @@ func testSchema(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	again := open(t, dsn)
-	if v, err := again.SchemaVersion(ctx); err != nil || v != 4 {
-		t.Fatalf("schema version after reopening = %d, %v; want 4", v, err)
+	if v, err := again.SchemaVersion(ctx); err != nil || v != schemaVersion {
+		t.Fatalf("schema version after reopening = %d, %v; want %d", v, err, schemaVersion)
 	}
 	if _, won, err := again.Claim(ctx, claimOf(id, "r"), runtime.Holder{Owner: "me"}, lease); err != nil || won {
 		t.Fatalf("claim after reopening: won=%v, %v; want the row kept", won, err)

@@ -94,7 +94,7 @@ func newDSN(t testing.TB) string {
 
 // backend runs the suite on PostgreSQL, with concurrent callers in four
 // processes.
-var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Plain: openPlain, V1Schema: v1Schema(), Processes: 4}
+var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Plain: openPlain, V1Schema: v1Schema(), Migrations: os.DirFS("."), Processes: 4}
 
 func v1Schema() string {
 	b, err := os.ReadFile(filepath.Join("migrations", "001_tables.sql"))

@@ -39,11 +39,12 @@ func TestMain(m *testing.M) {
 // backend runs the suite on SQLite files, with concurrent callers in two
 // processes.
 var backend = ledgertest.Backend{
-	NewDSN:    func(t testing.TB) string { return "sqlite:" + filepath.Join(t.TempDir(), "ledger.db") },
-	Raw:       openRaw,
-	Plain:     openPlain,
-	V1Schema:  v1Schema(),
-	Processes: 2,
+	NewDSN:     func(t testing.TB) string { return "sqlite:" + filepath.Join(t.TempDir(), "ledger.db") },
+	Raw:        openRaw,
+	Plain:      openPlain,
+	V1Schema:   v1Schema(),
+	Migrations: os.DirFS("."),
+	Processes:  2,
 }
 
 func v1Schema() string {
