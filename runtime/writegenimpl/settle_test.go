@@ -28,7 +28,7 @@ type testLedger struct {
 // The database ledgers stamp rows with clk, as the clients do.
 func testLedgers() []testLedger {
 	ls := []testLedger{
-		{"memory", func(*testing.T, runtime.Clock) runtime.Ledger { return newMemLedger() }},
+		{"memory", func(_ *testing.T, clk runtime.Clock) runtime.Ledger { return newMemLedgerOn(clk) }},
 		{"sqlite", func(t *testing.T, clk runtime.Clock) runtime.Ledger {
 			l, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "ledger.db"), ledger.WithClock(clk))
 			if err != nil {
