@@ -216,14 +216,10 @@ func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
 		stmts = append(stmts, ok)
 	}
 	r := reach(res, rootPtr, pathSteps(l.Found))
-	elem := func() *jen.Statement { return addr(r) }
-	if len(r.missing) > 0 || r.ptr == false && len(pathSteps(l.Found)) > 0 {
-		stmts = append(stmts, jen.Id("elem").Op(":=").Add(addr(r)))
-		elem = func() *jen.Statement { return jen.Id("elem") }
-		if len(r.missing) > 0 {
-			stmts = append(stmts[:len(stmts)-1], jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())), stmts[len(stmts)-1])
-		}
+	if len(r.missing) > 0 {
+		stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
 	}
+	elem := func() *jen.Statement { return addr(r) }
 	m := reach(elem, true, l.Match.Steps)
 	if len(m.missing) > 0 {
 		// without the field that carries the reference, it is not the write's

@@ -55,7 +55,6 @@ type logical struct {
 	running    int           // attempts answered 409 "still in progress": waits, not counted against limit
 	waited     time.Duration // the waits after those 409s, bounded by runningBudget
 	sent       bool          // an attempt may have taken effect and nothing proved otherwise
-	unanswered bool          // an attempt had no complete answer: it may still be running at the provider
 	claimed    bool          // the call won the key's ledger claim: no attempt with the key runs but its own
 	status     int           // status of the last attempt, 0 if none
 	lastEnd    time.Time     // when the last attempt ended; for a row taken over, when the holder's lease did

@@ -36,7 +36,6 @@ const (
 // and must release it.
 func (x *logical) run(ctx context.Context, resumed bool, first failure) (result, error) {
 	x.budgeted = !resumed
-	x.unanswered = resumed // the attempts before the restart may still be running
 	x.c.budget.call()
 	f, pending := first, resumed
 	for {
@@ -204,9 +203,6 @@ func (x *logical) keyUnseen() bool {
 func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, adopted bool, err error) {
 	if f.committed {
 		x.sent = true
-		if f.class != runtime.ClassStatus {
-			x.unanswered = true
-		}
 	}
 	write := x.mode != modeRead
 	if f.uncertain != "" {
