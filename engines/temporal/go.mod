@@ -4,8 +4,8 @@ go 1.26.0
 
 require (
 	github.com/writegen/writegen v0.0.0
-	go.temporal.io/api v1.64.3
-	go.temporal.io/sdk v1.51.0
+	go.temporal.io/api v1.63.5
+	go.temporal.io/sdk v1.50.0
 )
 
 require (
