@@ -42,6 +42,22 @@
 // reached the provider and has neither a ledger claim (dedupe: ledger) nor a
 // provider key that writegen re-sends after an ambiguous failure.
 //
+// # Resume, scheduled by Temporal
+//
+// A worker that dies in the middle of a write leaves its ledger claim
+// behind; the attempt Temporal runs next, on another worker, finds the
+// claim and waits for it. Uncertain writes whose lookup could not answer yet
+// are to be asked again later (runtime.WithReask). Both are the work of the
+// generated client's Resume, and Temporal runs it: RegisterResume registers
+// on each worker the workflow ResumeWorkflow, whose activity calls Resume,
+// and ScheduleResume keeps a Temporal schedule that starts it every
+// period. The schedule is kept by the Temporal server, not by a process of
+// the application, so Resume goes on whichever workers die or restart, and
+// runs on one worker at a time. A write that waits on a dead worker's claim
+// returns once the scheduled Resume has settled it (after the claim's lease
+// and at most one period): give its activity a heartbeat timeout (Run
+// heartbeats) or a start-to-close timeout longer than that.
+//
 // # Acknowledgements
 //
 // A write whose answer is an acknowledgement (runtime.Ack) is settled later,
@@ -57,9 +73,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/writegen/writegen/engines/internal/resumeloop"
 	"github.com/writegen/writegen/runtime"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -159,20 +173,22 @@ func uncertain(ue *runtime.UncertainError) Uncertain {
 }
 
 // Resumer is a generated client: its Resume drives on the writes whose
-// ledger claim outlived the attempt that made it.
+// ledger claim outlived the attempt that made it, and asks again the
+// uncertain writes that are due to be asked.
 type Resumer interface {
 	Resume(ctx context.Context) (runtime.ResumeReport, error)
 }
 
 // Run calls write with the business key of the activity of ctx and returns
-// its result, with its error turned into the activity's by Error. While
-// write runs, c.Resume is called every `every` (the client's lease, or
-// less): a claim left by an attempt whose worker died is taken over once its
-// lease ends, driven on with the same provider key, and settled, so that
-// write, waiting on that claim, returns the first attempt's outcome instead
-// of waiting until the activity times out. c may be nil.
-func Run[R any](ctx context.Context, c Resumer, every time.Duration, write func(ctx context.Context, key string) (R, error)) (R, error) {
-	stop := resumeloop.While(ctx, c, every)
+// its result, with its error turned into the activity's by Error. When the
+// activity has a heartbeat timeout (ActivityOptions.HeartbeatTimeout), Run
+// records a heartbeat every third of it while write runs: a write may wait
+// on the claim of an attempt whose worker died until the engine's Resume
+// (RegisterResume, ScheduleResume) takes it over, and must not look dead
+// meanwhile; a worker that dies is then noticed within the heartbeat
+// timeout, not the start-to-close timeout.
+func Run[R any](ctx context.Context, write func(ctx context.Context, key string) (R, error)) (R, error) {
+	stop := heartbeat(ctx)
 	r, err := write(ctx, Key(ctx))
 	stop()
 	return r, Error(err)

@@ -6,9 +6,14 @@
 //	temporal server start-dev                   # a development server on 127.0.0.1:7233
 //	go run ./example -provider http://127.0.0.1:8090
 //	temporal workflow start --task-queue payments --type pay --workflow-id order-42 --input '"42"'
+//	temporal schedule describe --schedule-id writegen-resume   # the Resume that Temporal runs
 //
-// main_test.go runs the same activity and workflow in the SDK's test
-// environment against a provider that loses answers.
+// At start it registers writegen's Resume workflow and keeps the Temporal
+// schedule that runs it every minute: a claim left by a worker that died
+// mid-write, and an uncertain write due to be asked again, are driven on by
+// Temporal, whichever workers are running. main_test.go runs the activity
+// and workflow in the SDK's test environment against a provider that loses
+// answers; servertest runs this program against a real Temporal server.
 package main
 
 import (
@@ -35,7 +40,7 @@ type Payer struct {
 // activity ID: every attempt of it, on any worker and in any run of the
 // workflow, is one payment.
 func (p *Payer) Pay(ctx context.Context, order string) (string, error) {
-	r, err := wgtemporal.Run(ctx, p.Client, 20*time.Second, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
+	r, err := wgtemporal.Run(ctx, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
 		return p.Client.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 1999})
 	})
 	if err != nil {
@@ -46,21 +51,20 @@ func (p *Payer) Pay(ctx context.Context, order string) (string, error) {
 
 // Register registers the workflow "pay" and its activity on r, after
 // checking the activity's retry policy (Temporal's default here: unlimited
-// attempts, which the payment's ledger claim makes safe).
-func Register(r interface {
-	wgtemporal.Registry
-	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
-}, p *Payer) error {
+// attempts, which the payment's ledger claim makes safe), and writegen's
+// Resume workflow.
+func Register(r wgtemporal.WorkerRegistry, p *Payer) error {
 	safety, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
 	if err != nil {
 		return err
 	}
 	ws := wgtemporal.NewWrites(safety)
 	err = ws.Register(r, wgtemporal.Activity{Name: "pay-order", Func: p.Pay, Write: "createPayment",
-		Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute}})
+		Options: workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, HeartbeatTimeout: 20 * time.Second}})
 	if err != nil {
 		return err
 	}
+	wgtemporal.RegisterResume(r, p.Client)
 	r.RegisterWorkflowWithOptions(func(ctx workflow.Context, order string) (string, error) {
 		var id string
 		err := ws.Execute(ctx, "pay-order", order).Get(ctx, &id)
@@ -73,6 +77,8 @@ func main() {
 	provider := flag.String("provider", payments.DefaultBaseURL, "the payments provider's URL")
 	ledgerPath := flag.String("ledger", "ledger.db", "the SQLite file of writegen's ledger")
 	hostPort := flag.String("temporal", client.DefaultHostPort, "the Temporal frontend")
+	namespace := flag.String("namespace", client.DefaultNamespace, "the Temporal namespace")
+	every := flag.Duration("resume", time.Minute, "how often Temporal runs writegen's Resume")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -85,16 +91,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := c.Resume(ctx); err != nil { // writes whose worker died before they settled
-		log.Print(err)
-	}
-	tc, err := client.Dial(client.Options{HostPort: *hostPort})
+	tc, err := client.Dial(client.Options{HostPort: *hostPort, Namespace: *namespace})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer tc.Close()
 	w := worker.New(tc, "payments", worker.Options{})
 	if err := Register(w, &Payer{Client: c}); err != nil {
+		log.Fatal(err)
+	}
+	// Temporal runs Resume from now on, on this worker or another.
+	if _, err := wgtemporal.ScheduleResume(ctx, tc, wgtemporal.ResumeSchedule{TaskQueue: "payments", Every: *every}); err != nil {
 		log.Fatal(err)
 	}
 	log.Fatal(w.Run(worker.InterruptCh()))
