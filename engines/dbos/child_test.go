@@ -44,6 +44,7 @@ type childConfig struct {
 	Ledger   string   // writegen's ledger: sqlite:PATH or a postgres:// URL
 	Orders   []string // the orders to pay, in turn
 	Writegen bool     // pay with writegen; else with one POST, as a DBOS step by default
+	Settle   bool     // then wait until the scheduled Resume settled every row of the ledger
 }
 
 // childResult is a line a child prints for each order it paid.
@@ -109,7 +110,7 @@ func child(cfgJSON string) error {
 		return err
 	}
 	pay := func(ctx dbos.Context, order string) (string, error) {
-		r, err := wgdbos.Write(ctx, c, lease/2, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
+		r, err := wgdbos.Write(ctx, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
 			return c.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 100})
 		})
 		if err != nil {
@@ -122,6 +123,13 @@ func child(cfgJSON string) error {
 	}
 	dbos.RegisterWorkflow(dctx, pay, dbos.WithWorkflowName("pay"))
 	dbos.RegisterWorkflow(dctx, plain, dbos.WithWorkflowName("pay-plain"))
+	// DBOS runs Resume every second: a recovered step that waits on the
+	// claim of the killed process gets its outcome once the claim's lease
+	// ended and Resume drove it on.
+	wgdbos.RegisterResume(dctx, c)
+	if err := wgdbos.ScheduleResume(dctx, "* * * * * *"); err != nil {
+		return err
+	}
 	if err := dbos.Launch(dctx); err != nil {
 		return err
 	}
@@ -150,7 +158,28 @@ func child(cfgJSON string) error {
 		b, _ := json.Marshal(r)
 		fmt.Fprintf(out, "%s\n", b)
 	}
+	if cfg.Settle {
+		return settled(ctx, l)
+	}
 	return nil
+}
+
+// settled returns once no row of l is claimed or uncertain.
+func settled(ctx context.Context, l *ledger.Ledger) error {
+	for {
+		open := 0
+		for _, st := range []runtime.State{runtime.StateClaimed, runtime.StateUncertain} {
+			rows, err := l.List(ctx, ledger.Filter{State: st, AnyScope: true, AnyTenant: true})
+			if err != nil {
+				return err
+			}
+			open += len(rows)
+		}
+		if open == 0 {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // postPayment is a payment made as a team does without writegen: one POST.

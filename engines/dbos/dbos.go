@@ -15,11 +15,22 @@
 // Write runs the step with DBOS's step retries off (WithStepMaxRetries(0),
 // after any option given): the generated client retries what may be
 // retried, with the same provider key, and nothing else, and a step retry
-// would be a new call that cannot know what the last one sent. While the
-// write waits on a claim that an earlier run of the step left behind (its
-// process died holding it), the client's Resume takes the claim over once
-// its lease ends and drives it on, so the step returns the first run's
-// outcome.
+// would be a new call that cannot know what the last one sent. A write that
+// waits on a claim that an earlier run of the step left behind (its process
+// died holding it) returns the first run's outcome once the scheduled Resume
+// (below) has taken the claim over and driven it on.
+//
+// # Resume, scheduled by DBOS
+//
+// The claims of writes whose process died, and uncertain writes whose
+// lookup could not answer yet (runtime.WithReask), are driven on by the
+// generated client's Resume, and DBOS runs it: RegisterResume registers the
+// workflow ResumeWorkflow, whose one step calls Resume, and ScheduleResume
+// keeps a DBOS schedule, in DBOS's system database, that starts it on a
+// cron expression. Every process that launches DBOS with the workflow
+// registered runs the schedule, and DBOS starts one workflow per tick
+// whichever process ticks first, so Resume goes on while any process is up
+// and starts again with the first one that comes back.
 //
 // # Outcomes
 //
@@ -57,7 +68,6 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
-	"github.com/writegen/writegen/engines/internal/resumeloop"
 	"github.com/writegen/writegen/runtime"
 )
 
@@ -153,28 +163,26 @@ type outcome[R any] struct {
 
 // Write runs write as a step of the workflow of ctx, with the business key
 // of that step, and returns its result. DBOS's step retries are off
-// whatever opts say. While write runs, c.Resume (c may be nil) is called
-// every `every`, the client's lease or less (see the package
-// documentation). The step's outcome, error included, is recorded by DBOS,
-// so a recovered workflow gets what the first run got.
-func Write[R any](ctx dbos.Context, c Resumer, every time.Duration, write func(ctx context.Context, key string) (R, error), opts ...dbos.StepOption) (R, error) {
+// whatever opts say. The step's outcome, error included, is recorded by
+// DBOS, so a recovered workflow gets what the first run got. A write that
+// finds the claim of a run of its step whose process died waits for it
+// until the scheduled Resume (RegisterResume, ScheduleResume) settles it.
+func Write[R any](ctx dbos.Context, write func(ctx context.Context, key string) (R, error), opts ...dbos.StepOption) (R, error) {
 	o, err := dbos.RunAsStep(ctx, func(ctx context.Context) (outcome[R], error) {
 		key, err := Key(ctx)
 		if err != nil {
 			return outcome[R]{}, err
 		}
-		stop := resumeloop.While(ctx, c, every)
 		v, err := write(ctx, key)
 		for errors.Is(err, runtime.ErrInProgress) && ctx.Err() == nil {
-			// Another run of this step holds the claim: wait for it to
-			// settle, or for Resume to take it over.
+			// Another run of this step holds the claim and the wait for it
+			// ended: wait again.
 			select {
 			case <-ctx.Done():
-			case <-time.After(every):
+			case <-time.After(time.Second):
 			}
 			v, err = write(ctx, key)
 		}
-		stop()
 		if err != nil {
 			return outcome[R]{Err: newError(err)}, nil
 		}

@@ -154,6 +154,9 @@ func seededRun(t *testing.T, pg bool) {
 		fig := &figures[i]
 		for _, order := range f.cfg.Orders {
 			r := res[order]
+			if r.Err != "" && !r.Uncertain && writegen {
+				t.Logf("order %s: %s", order, r.Err)
+			}
 			fig.Count(f.provider.Effects("/payments", order), r.Err == "" && r.ID != "", r.Uncertain)
 		}
 		fig.Kills, fig.Lost = f.killed(), f.provider.Lost()

@@ -6,6 +6,10 @@
 //
 //	go run ./example -provider http://127.0.0.1:8090 -order 42
 //
+// It registers writegen's Resume workflow and keeps the DBOS schedule that
+// runs it every minute, in DBOS's system database: a claim left by a
+// process that died mid-write, and an uncertain write due to be asked
+// again, are driven on by whichever process of the application is up.
 // main_test.go runs it against a provider that loses answers.
 package main
 
@@ -56,7 +60,7 @@ func run(ctx context.Context, out io.Writer, provider, dir, order string) error 
 	}
 	pay := func(ctx dbos.Context, order string) (string, error) {
 		// One step, retries off: writegen decides what is sent again.
-		r, err := wgdbos.Write(ctx, c, 20*time.Second, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
+		r, err := wgdbos.Write(ctx, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
 			return c.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 1999})
 		})
 		if err != nil {
@@ -65,6 +69,10 @@ func run(ctx context.Context, out io.Writer, provider, dir, order string) error 
 		return r.ID, nil
 	}
 	dbos.RegisterWorkflow(dctx, pay, dbos.WithWorkflowName("pay"))
+	wgdbos.RegisterResume(dctx, c)
+	if err := wgdbos.ScheduleResume(dctx, "0 * * * * *"); err != nil { // every minute
+		return err
+	}
 	if err := dbos.Launch(dctx); err != nil { // recovers the workflows a dead process left pending
 		return err
 	}
