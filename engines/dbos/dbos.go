@@ -39,7 +39,11 @@
 // an *Error that matches runtime.ErrUncertain, ErrRejected, ErrNotApplied,
 // ErrKeyConflict, ErrCompensated or ErrEmptyKey with errors.Is and carries
 // the ledger row of an uncertain write. (DBOS records a step's error as its
-// text alone.) ErrInProgress is never recorded: the step waits on the claim
+// text alone.) A workflow that returns that *Error keeps its type too when
+// its result is read from the database (a workflow handle in another
+// process, after a restart): DBOS encodes workflow errors with
+// encoding/gob, and this package registers Error with it. ErrInProgress is
+// never recorded: the step waits on the claim
 // until it settles, or until the workflow is cancelled, which DBOS does not
 // checkpoint. A write that ended not applied made no effect: the workflow
 // may call Write again (a new step, so a new key; nothing happened under the
@@ -61,6 +65,7 @@ package wgdbos
 
 import (
 	"context"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"strconv"
@@ -106,6 +111,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// DBOS gob-encodes a workflow's error: registered, an *Error returned by a
+// workflow is read back as one.
+func init() { gob.Register(&Error{}) }
 
 // Is matches the runtime's sentinel of e's kind.
 func (e *Error) Is(target error) bool {

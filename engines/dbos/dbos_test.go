@@ -123,6 +123,11 @@ func TestUncertainStep(t *testing.T) {
 	if err != nil || len(rows) != 1 {
 		t.Errorf("uncertain rows %v, %v: want 1", rows, err)
 	}
+	// Another process reads the workflow's result from the database: the
+	// same typed error.
+	if again := f.run()["0"]; !again.Uncertain || again.Row != r.Row {
+		t.Errorf("read again: %+v, want uncertain with row %d", again, r.Row)
+	}
 }
 
 // The seeded run: workflows that each pay one order, against a provider
