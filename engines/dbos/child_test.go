@@ -45,6 +45,7 @@ type childConfig struct {
 	Orders   []string // the orders to pay, in turn
 	Writegen bool     // pay with writegen; else with one POST, as a DBOS step by default
 	Settle   bool     // then wait until the scheduled Resume settled every row of the ledger
+	Payouts  bool     // request a payout for each order instead, and wait for its webhook
 }
 
 // childResult is a line a child prints for each order it paid.
@@ -54,6 +55,7 @@ type childResult struct {
 	Err       string
 	Uncertain bool
 	Row       int64
+	Event     string // the webhook event that settled a payout
 }
 
 func TestMain(m *testing.M) {
@@ -118,11 +120,25 @@ func child(cfgJSON string) error {
 		}
 		return r.ID, nil
 	}
+	acks, err := wgdbos.NewAcks(ctx, l)
+	if err != nil {
+		return err
+	}
+	payout := func(ctx dbos.Context, order string) (wgdbos.Settled, error) {
+		ack, err := wgdbos.Write(ctx, func(ctx context.Context, key string) (*runtime.Ack[payments.RequestPayoutResponse], error) {
+			return c.RequestPayout(ctx, payments.RequestPayoutKey{Ref: key}, payments.NewPayment{Order: order, Cents: 500})
+		})
+		if err != nil {
+			return wgdbos.Settled{}, err
+		}
+		return acks.Await(ctx, ack.ProviderKey, time.Minute)
+	}
 	plain := func(ctx dbos.Context, order string) (string, error) {
 		return dbos.RunAsStep(ctx, func(ctx context.Context) (string, error) { return postPayment(ctx, cfg.Provider, order) })
 	}
 	dbos.RegisterWorkflow(dctx, pay, dbos.WithWorkflowName("pay"))
 	dbos.RegisterWorkflow(dctx, plain, dbos.WithWorkflowName("pay-plain"))
+	dbos.RegisterWorkflow(dctx, payout, dbos.WithWorkflowName("payout"))
 	// DBOS runs Resume every second: a recovered step that waits on the
 	// claim of the killed process gets its outcome once the claim's lease
 	// ended and Resume drove it on.
@@ -137,6 +153,20 @@ func child(cfgJSON string) error {
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	for _, order := range cfg.Orders {
+		if cfg.Payouts {
+			h, err := dbos.RunWorkflow(dctx, payout, order, dbos.WithWorkflowID("payout-"+order))
+			if err != nil {
+				return err
+			}
+			s, err := h.GetResult()
+			r := childResult{Order: order, ID: s.ProviderKey, Event: string(s.Event)}
+			if err != nil {
+				r.Err = err.Error()
+			}
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(out, "%s\n", b)
+			continue
+		}
 		var h dbos.WorkflowHandle[string]
 		if cfg.Writegen {
 			h, err = dbos.RunWorkflow(dctx, pay, order, dbos.WithWorkflowID("order-"+order))
