@@ -15,7 +15,7 @@ import (
 
 // lookupSignature is the signature every lookup of op has:
 //
-//	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
+//	createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 func lookupSignature(op *spec.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
