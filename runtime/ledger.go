@@ -123,6 +123,10 @@ type Ledger interface {
 	// claims a not_applied row of the same identity again. won reports
 	// whether this caller holds the claim; the Record is the row as stored
 	// (with its Fence when won). The caller compares Digest when !won.
+	// An error means that no claim of this call stands, nor will (the
+	// caller is told ErrNotApplied), except one matching ErrInProgress: the
+	// ledger cannot tell whether the claim was recorded, and one that was is
+	// taken over once its lease ends (promise 52).
 	Claim(ctx context.Context, rec Record, h Holder, lease time.Duration) (row Record, won bool, err error)
 	// Renew makes the lease of row id held with fence end lease from now.
 	// It fails with ErrLeaseLost when the row is no longer claimed with
