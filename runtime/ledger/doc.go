@@ -76,6 +76,14 @@
 //	             re-drivable, the next TakeOver hands it out again
 //	compensated  the effect was undone
 //
+// A claim's answer is final: Claim returns an error only once no claim of
+// the call stands, nor ever will (it was never begun, or, recorded after
+// the caller's context ended, it was settled not_applied before Claim
+// returned), so that a caller told "not applied" is never followed by its
+// request sent by someone's Resume; when the database failed so that this
+// cannot be known, the error matches runtime.ErrInProgress instead, which
+// promises nothing.
+//
 // Settle refuses a row that is not claimed, so a claimed row is never
 // turned into permission to create a second effect. Only not_applied rows
 // are claimed again, and besides expired claims TakeOver hands out only
@@ -143,6 +151,9 @@
 // (redrive_at, by the database's clock); Settle sets a settled row's lease
 // end to the moment of its settle. Rows of version 4 are due at once and
 // have no redrives.
+// Version 6 keeps, with a claim until it is settled, a token of the call
+// that made it: a caller whose claim's commit lost its answer claims again
+// and recognises its own claim by it.
 // Times are stored as microseconds since the Unix epoch, UTC; lease ends
 // by the database's clock, the others by the process's.
 //

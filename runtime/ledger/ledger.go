@@ -3,6 +3,8 @@ package ledger
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -190,52 +192,119 @@ func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
 // returned is the row as stored: the caller's, with its id, fence and
 // lease's end, or the one already there, whose Digest the caller compares
 // with its own.
+//
+// An error means that no claim of this call stands, and none will: the
+// claim was never made, or, made after ctx ended, it was settled
+// not_applied before Claim returned (the key is free, as it was). The one
+// exception matches runtime.ErrInProgress: the database failed while the
+// claim was being made (a commit whose answer was lost), and claiming
+// again failed too, so nobody can tell whether it was recorded; a claim
+// that was is taken over once its lease ends, and driven on.
 func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	id := rec.Identity
 	if id.Operation == "" || id.BusinessKey == "" {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs an operation and a business key (got %q, %q)", id.Operation, id.BusinessKey)
 	}
-	now := l.clock.Now()
-	var rowID, fence, created, until int64
-	var found bool
-	var existing Row
-	err := l.group.do(ctx, func(ctx context.Context, q Querier) error {
-		var err error
-		found, err = queryRow(ctx, q, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
-			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-			h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-		if err == nil && !found {
-			// Taken: by a row that may be claimed again only if nothing was applied.
-			found, err = queryRow(ctx, q, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
-				rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-				bytes(nil), h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-		}
-		if err == nil && !found {
-			// Read in the same transaction: the row may be a claim of this group.
-			existing, err = one(ctx, q, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
-			if errors.Is(err, ErrNotFound) {
-				return nil // settled and gone between the two statements: reported as it was
-			}
-		}
-		return err
-	})
-	if err != nil {
+	c := &claim{l: l, rec: rec, h: h, lease: lease, now: l.clock.Now(), token: newToken()}
+	err := l.group.do(ctx, c.run)
+	switch {
+	case errors.Is(err, errNotBegun):
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w", describe(id), err)
+	case err != nil:
+		// The statements may have committed, and their answer been lost
+		// with the connection: claim again, on a context of this claim's
+		// own, which recognises the first claim by its token, or waits for
+		// it to end if it is still running, and then makes the claim.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+		again := l.group.do(actx, c.run)
+		cancel()
+		if again != nil {
+			return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w: the ledger cannot tell whether the claim was recorded "+
+				"(%v; claiming again: %v); a claim recorded is taken over and driven on once its lease ends", describe(id),
+				runtime.ErrInProgress, err, again)
+		}
 	}
-	if !found {
-		if existing.ID == 0 {
+	if c.won && ctx.Err() != nil {
+		// The caller has left: the claim it will not use is released
+		// before anyone can take it over and send the request.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+		defer cancel()
+		s := runtime.Settlement{LastError: "the caller left before its claim was recorded: " + ctx.Err().Error()}
+		if err := l.Settle(sctx, c.rowID, c.fence, runtime.StateNotApplied, s); err != nil {
+			return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w: the claim was recorded after the caller left (%v), "+
+				"and could not be released (%v); it is taken over and driven on once its lease ends", describe(id),
+				runtime.ErrInProgress, ctx.Err(), err)
+		}
+		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: the claim was recorded after the caller left, and released: %w",
+			describe(id), ctx.Err())
+	}
+	if !c.won {
+		if c.existing.ID == 0 {
 			return runtime.Record{}, false, fmt.Errorf("%w: %s", ErrNotFound, describe(id))
 		}
-		return existing.Record, false, nil
+		return c.existing.Record, false, nil
 	}
 	won := runtime.Record{
-		ID: rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
+		ID: c.rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
 		Reference: rec.Reference, Owner: rec.Owner, State: runtime.StateClaimed,
-		Request: rec.Request, Digest: rec.Digest, Fence: fence, LeaseOwner: h.Owner, LeaseInstance: h.Instance,
-		LeaseIncarnation: h.Incarnation, LeaseUntil: fromMicros(until), CreatedAt: fromMicros(created),
-		UpdatedAt: fromMicros(micros(now)),
+		Request: rec.Request, Digest: rec.Digest, Fence: c.fence, LeaseOwner: h.Owner, LeaseInstance: h.Instance,
+		LeaseIncarnation: h.Incarnation, LeaseUntil: fromMicros(c.until), CreatedAt: fromMicros(c.created),
+		UpdatedAt: fromMicros(micros(c.now)),
 	}
 	return won, true, nil
+}
+
+// claim is one call of Claim: its statements, run by a group, and what
+// they found.
+type claim struct {
+	l     *Ledger
+	rec   runtime.Record
+	h     runtime.Holder
+	lease time.Duration
+	now   time.Time
+	token string // stored with the claim until it is settled: this call's
+
+	won                          bool
+	rowID, fence, created, until int64
+	existing                     Row // the row that holds the identity, when !won
+}
+
+// run makes the claim on q: it inserts the row, or claims again a
+// not_applied one, or reads the row that holds the identity, which is
+// this call's own claim when it carries the call's token (a claim made
+// before, whose answer was lost).
+func (c *claim) run(ctx context.Context, q Querier) error {
+	l, id, rec, h := c.l, c.rec.Identity, c.rec, c.h
+	c.won, c.existing = false, Row{}
+	var err error
+	c.won, err = queryRow(ctx, q, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+		h.Owner, c.lease.Microseconds(), micros(c.now), l.leaseNow(), h.Instance, h.Incarnation, c.token)(&c.rowID, &c.fence, &c.created, &c.until)
+	if err == nil && !c.won {
+		// Taken: by a row that may be claimed again only if nothing was applied.
+		c.won, err = queryRow(ctx, q, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+			bytes(nil), h.Owner, c.lease.Microseconds(), micros(c.now), l.leaseNow(), h.Instance, h.Incarnation, c.token)(&c.rowID, &c.fence, &c.created, &c.until)
+	}
+	if err == nil && !c.won {
+		// Read in the same transaction: the row may be a claim of this group.
+		c.existing, err = one(ctx, q, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
+		if errors.Is(err, ErrNotFound) {
+			return nil // settled and gone between the two statements: reported as it was
+		}
+		if e := c.existing; err == nil && e.State == runtime.StateClaimed && e.token == c.token {
+			c.won, c.existing = true, Row{}
+			c.rowID, c.fence, c.created, c.until = e.ID, e.Fence, micros(e.CreatedAt), micros(e.LeaseUntil)
+		}
+	}
+	return err
+}
+
+// newToken returns a claim's token: random, never repeated in practice.
+func newToken() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Renew makes the lease of row id, held with fence, end lease from now by
@@ -487,6 +556,8 @@ type Row struct {
 	Redrive      bool
 	RedriveUntil time.Time
 	RedriveAt    time.Time
+
+	token string // the token of the call that claimed it, until it is settled
 }
 
 // Get returns row id, or an error matching ErrNotFound.
@@ -640,7 +711,7 @@ func scanRow(s scanner) (Row, error) {
 	err := s.Scan(&r.ID, &r.Scope, &r.Tenant, &r.Operation, &r.BusinessKey, &r.OperationID, &r.ProviderKey,
 		&r.Reference, &r.Owner, &state, &r.ProviderID, &r.Status, &r.Body, &r.Request, &r.Digest, &r.Attempts,
 		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated,
-		&r.LeaseInstance, &r.LeaseIncarnation, &leaseLeft, &redrives, &redriveAt)
+		&r.LeaseInstance, &r.LeaseIncarnation, &leaseLeft, &redrives, &redriveAt, &r.token)
 	r.State, r.CreatedAt, r.UpdatedAt = runtime.State(state), fromMicros(created), fromMicros(updated)
 	r.LeaseLeft, r.Redrives = time.Duration(leaseLeft)*time.Microsecond, int(redrives)
 	if redriveAt != 0 {

@@ -26,7 +26,7 @@ const (
 	recordColumns = `id, scope, tenant, operation, business_key, operation_id, provider_key, reference,
 	owner, state, provider_id, status, body, request, digest, attempts, last_error, fence,
 	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at,
-	lease_instance, lease_incarnation, lease_left, redrives, redrive_at`
+	lease_instance, lease_incarnation, lease_left, redrives, redrive_at, claim_token`
 
 	// Leases are set and compared by the ledger's clock, {now $n}: the
 	// database's, unless a test gave the ledger one (WithClock), whose time
@@ -35,8 +35,8 @@ const (
 	claimInsert = `INSERT INTO writegen_claims
 	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
 	request, digest, fence, lease_owner, lease_until, lease_instance, lease_incarnation, claim,
-	created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, {now $14} + $12, $15, $16, TRUE, $13, $13)
+	created_at, updated_at, claim_token)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, {now $14} + $12, $15, $16, TRUE, $13, $13, $17)
 ON CONFLICT (scope, tenant, operation, business_key) WHERE claim DO NOTHING
 RETURNING id, fence, created_at, lease_until`
 
@@ -47,7 +47,7 @@ SET state = 'claimed', operation_id = $5, provider_key = $6, reference = $7, own
 	request = $9, digest = $10, provider_id = '', status = 0, body = $11, attempts = 0,
 	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = {now $15} + $13,
 	lease_instance = $16, lease_incarnation = $17, redrive = FALSE, redrive_until = 0, updated_at = $14,
-	lease_left = 0, redrives = 0, redrive_at = 0
+	lease_left = 0, redrives = 0, redrive_at = 0, claim_token = $18
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim
 	AND state = 'not_applied'
 RETURNING id, fence, created_at, lease_until`
@@ -73,7 +73,7 @@ WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 	claimSettle = `UPDATE writegen_claims
 SET state = $3, provider_id = $4, status = $5, body = $6, attempts = $7, last_error = $8,
 	redrive = $9, redrive_until = $10, updated_at = $11, lease_until = {now $12},
-	redrive_at = {now $12} + $13
+	redrive_at = {now $12} + $13, claim_token = ''
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
 	// takeOverSet is what a takeover sets: the new holder, the next fence,
@@ -85,7 +85,7 @@ WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 	takeOverSet = `state = 'claimed', fence = fence + 1, lease_owner = $O, lease_until = {now $N} + $L,
 	lease_instance = $I, lease_incarnation = $C, redrive = FALSE, updated_at = $U,
 	lease_left = lease_until - {now $N},
-	redrives = redrives + CASE WHEN state = 'uncertain' THEN 1 ELSE 0 END`
+	redrives = redrives + CASE WHEN state = 'uncertain' THEN 1 ELSE 0 END, claim_token = ''`
 
 	// claimsTakeOver hands rows that need driving on to one caller: claims
 	// whose lease has ended by the ledger's clock, or whose holder was an
