@@ -48,7 +48,11 @@
 // database does. On SQLite the clock is SQLite's, that of the machine that
 // runs the process: every process that opens one SQLite file is assumed
 // to run on that machine (a file shared over a network is not safe for
-// SQLite's locks either). WithClock, for tests, replaces that clock too.
+// SQLite's locks either). The leases of outbox and inbox workers, and when
+// an item or an event is due, are set and judged by the same clock. The
+// process's own clock only stamps rows and verifies signatures. WithClock,
+// for tests, replaces both clocks; WithProcessClock the process's alone,
+// as a machine that runs ahead or behind.
 //
 // # Holders and restarts
 //
@@ -154,8 +158,9 @@
 // Version 6 keeps, with a claim until it is settled, a token of the call
 // that made it: a caller whose claim's commit lost its answer claims again
 // and recognises its own claim by it.
-// Times are stored as microseconds since the Unix epoch, UTC; lease ends
-// by the database's clock, the others by the process's.
+// Times are stored as microseconds since the Unix epoch, UTC; lease ends,
+// due times and an event's arrival by the database's clock, the others by
+// the process's.
 //
 // # Statements
 //

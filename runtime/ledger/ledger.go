@@ -46,11 +46,11 @@ type Ledger struct {
 	conn    Conn
 	dialect Dialect
 	q       queries
-	clock   runtime.Clock
-	leases  bool   // clock judges leases too: a test gave it (WithClock)
-	driver  []any  // what WithDriver passed; read by the database packages
-	changed signal // broadcast when a claim leaves state claimed in this process
-	group   *group // commits the claims and settlements made together
+	clock   runtime.Clock // the process's: stamps rows
+	db      runtime.Clock // stands for the database's clock, when a test gave one (WithClock); nil: the database's own
+	driver  []any         // what WithDriver passed; read by the database packages
+	changed signal        // broadcast when a claim leaves state claimed in this process
+	group   *group        // commits the claims and settlements made together
 
 	mu           sync.Mutex       // guards incarnations
 	incarnations map[string]int64 // the run of each instance that Incarnate numbered
@@ -61,20 +61,42 @@ var _ runtime.Ledger = (*Ledger)(nil)
 // Option configures a Ledger.
 type Option func(*Ledger)
 
-// WithClock sets the clock that stamps rows and decides when outbox items
-// and inbox events are due. Tests inject one so that no test sleeps; it
-// then sets and judges the leases of claims too, which are otherwise set
-// and judged by the database's clock alone.
-func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock, l.leases = c, true } }
+// WithClock replaces both clocks of the ledger: the process's, which
+// stamps rows (WithProcessClock), and the database's, which sets and judges
+// the leases of claims, outbox items and inbox events and says when items
+// and events are due. Tests give one so that no test sleeps.
+func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock, l.db = c, c } }
+
+// WithProcessClock sets the clock of this process alone, as the clock of a
+// machine that runs ahead or behind: it stamps rows (created_at,
+// updated_at), verifies webhook signatures and dates what the ledger
+// commands show, while every lease and due time is still set and judged by
+// the database's clock. Tests give a replica one to show that a process's
+// clock never decides a lease.
+func WithProcessClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock = c } }
+
+// Clock returns the clock of this process (WithProcessClock), which
+// stamps rows.
+func (l *Ledger) Clock() runtime.Clock { return l.clock }
 
 // leaseNow is the time that stands for the database's clock in the
-// statements that set and compare leases: 0, the database's own, unless a
-// test gave the ledger a clock.
+// statements that set and compare leases and due times ({now $n}): 0, the
+// database's own, unless a test gave the ledger a clock (WithClock).
 func (l *Ledger) leaseNow() int64 {
-	if l.leases {
-		return micros(l.clock.Now())
+	if l.db != nil {
+		return micros(l.db.Now())
 	}
 	return 0
+}
+
+// Now returns the time by the ledger's clock, the database's, which sets
+// and judges every lease and due time.
+func (l *Ledger) Now(ctx context.Context) (time.Time, error) {
+	var us int64
+	if _, err := queryRow(ctx, l.conn, l.q.databaseNow, l.leaseNow())(&us); err != nil {
+		return time.Time{}, fmt.Errorf("ledger: read the database's clock: %w", err)
+	}
+	return fromMicros(us), nil
 }
 
 // WithDriver passes v to the database package that opens the ledger,

@@ -172,16 +172,22 @@ const (
 	outboxColumns = `id, scope, tenant, operation, dedupe_key, payload, state, attempts, last_error,
 	provider_id, status, body, created_at, updated_at`
 
+	// An outbox item's due time (next_at) and its worker's lease are set
+	// and compared by the ledger's clock, {now $n}, as a claim's lease is:
+	// a worker whose machine runs ahead never takes an item another
+	// worker holds.
+
 	outboxInsert = `INSERT INTO writegen_outbox
 	(scope, tenant, operation, dedupe_key, payload, next_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+VALUES ($1, $2, $3, $4, $5, {now $7}, $6, $6)
 ON CONFLICT (scope, tenant, operation, dedupe_key) DO NOTHING`
 
+	// outboxLease leases a due item to worker $1 for $2 microseconds.
 	outboxLease = `UPDATE writegen_outbox
-SET lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+SET lease_owner = $1, lease_until = {now $4} + $2, attempts = attempts + 1, updated_at = $3
 WHERE id = (
 	SELECT id FROM writegen_outbox
-	WHERE state = 'pending' AND next_at <= $3 AND lease_until <= $3
+	WHERE state = 'pending' AND next_at <= {now $4} AND lease_until <= {now $4}
 	ORDER BY next_at, id
 	LIMIT 1 /*skip locked*/)
 RETURNING ` + outboxColumns
@@ -193,8 +199,9 @@ SET state = $2, provider_id = $3, status = $4, body = $5, last_error = $6,
 	lease_owner = '', lease_until = 0, updated_at = $7
 WHERE id = $1 AND state = 'pending'`
 
+	// outboxRetry makes the item due again $4 microseconds from now.
 	outboxRetry = `UPDATE writegen_outbox
-SET last_error = $3, next_at = $4, lease_owner = '', lease_until = 0, updated_at = $5
+SET last_error = $3, next_at = {now $6} + $4, lease_owner = '', lease_until = 0, updated_at = $5
 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
 	outboxByState = `SELECT ` + outboxColumns + ` FROM writegen_outbox WHERE state = $1 ORDER BY id`
@@ -203,7 +210,7 @@ WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
 	// outboxRedrive makes an uncertain item pending again, due at once.
 	outboxRedrive = `UPDATE writegen_outbox
-SET state = 'pending', last_error = $2, next_at = $3, lease_owner = '', lease_until = 0, updated_at = $3
+SET state = 'pending', last_error = $2, next_at = {now $4}, lease_owner = '', lease_until = 0, updated_at = $3
 WHERE id = $1 AND state = 'uncertain'`
 )
 
@@ -212,18 +219,22 @@ const (
 	eventColumns = `id, source, event_id, order_key, seq, body, state, attempts, last_error,
 	received_at`
 
+	// An event's arrival, due time and its worker's lease are set and
+	// compared by the ledger's clock, as an outbox item's are.
+
 	inboxInsert = `INSERT INTO writegen_inbox
 	(source, event_id, order_key, seq, body, next_at, received_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+VALUES ($1, $2, $3, $4, $5, {now $7}, {now $7}, $6)
 ON CONFLICT (source, event_id) DO NOTHING`
 
-	// inboxLease picks a due event; of the pending events that share an
-	// ordering key, only the one with the lowest sequence is due.
+	// inboxLease leases a due event to worker $2 for $3 microseconds; of
+	// the pending events that share an ordering key, only the one with the
+	// lowest sequence is due.
 	inboxLease = `UPDATE writegen_inbox
-SET lease_owner = $2, lease_until = $3, attempts = attempts + 1, updated_at = $4
+SET lease_owner = $2, lease_until = {now $5} + $3, attempts = attempts + 1, updated_at = $4
 WHERE id = (
 	SELECT e.id FROM writegen_inbox e
-	WHERE e.source = $1 AND e.state = 'pending' AND e.next_at <= $4 AND e.lease_until <= $4
+	WHERE e.source = $1 AND e.state = 'pending' AND e.next_at <= {now $5} AND e.lease_until <= {now $5}
 		AND NOT EXISTS (
 			SELECT 1 FROM writegen_inbox o
 			WHERE e.order_key <> '' AND o.source = e.source AND o.order_key = e.order_key
@@ -242,14 +253,14 @@ SET state = $2, last_error = $3, lease_owner = '', lease_until = 0, updated_at =
 WHERE id = $1 AND state = 'pending'`
 
 	inboxRetry = `UPDATE writegen_inbox
-SET last_error = $3, next_at = $4, lease_owner = '', lease_until = 0, updated_at = $5
+SET last_error = $3, next_at = {now $6} + $4, lease_owner = '', lease_until = 0, updated_at = $5
 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
-	// inboxPrune forgets handled events received before a time, except the
-	// newest handled event of each ordering key, which later events of
-	// that key are compared with.
+	// inboxPrune forgets handled events received longer than $2
+	// microseconds ago, except the newest handled event of each ordering
+	// key, which later events of that key are compared with.
 	inboxPrune = `DELETE FROM writegen_inbox
-WHERE source = $1 AND received_at < $2 AND state IN ('done', 'skipped')
+WHERE source = $1 AND received_at < {now $3} - $2 AND state IN ('done', 'skipped')
 	AND NOT (order_key <> '' AND state = 'done' AND seq = (
 		SELECT MAX(m.seq) FROM writegen_inbox m
 		WHERE m.source = writegen_inbox.source AND m.order_key = writegen_inbox.order_key
@@ -261,10 +272,15 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 	inboxSources = `SELECT DISTINCT source FROM writegen_inbox ORDER BY source`
 )
 
+// databaseNow reads the ledger's clock.
+const databaseNow = `SELECT {now $1}`
+
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
 	outboxLease, inboxLease, claimsTakeOver                                                string
 	claimInsert, claimRetake, claimRenew, claimSettle, claimTakeOverRow, instanceIncarnate string
+	outboxInsert, outboxRetry, outboxRedrive, inboxInsert, inboxRetry, inboxPrune          string
+	databaseNow                                                                            string
 }
 
 var (
@@ -285,8 +301,11 @@ func newQueries(d Dialect) queries {
 	}
 	pick := func(q string) string { return strings.Replace(q, " /*skip locked*/", d.SkipLocked, 1) }
 	return queries{
-		outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: clock(pick(claimsTakeOver)),
+		outboxLease: clock(pick(outboxLease)), inboxLease: clock(pick(inboxLease)), claimsTakeOver: clock(pick(claimsTakeOver)),
 		claimInsert: clock(claimInsert), claimRetake: clock(claimRetake), claimRenew: clock(claimRenew),
 		claimSettle: clock(claimSettle), claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
+		outboxInsert: clock(outboxInsert), outboxRetry: clock(outboxRetry), outboxRedrive: clock(outboxRedrive),
+		inboxInsert: clock(inboxInsert), inboxRetry: clock(inboxRetry), inboxPrune: clock(inboxPrune),
+		databaseNow: clock(databaseNow),
 	}
 }

@@ -123,6 +123,13 @@ var errUsage = errors.New("usage")
 // "writegen-ledger" or "writegen ledger") and returns the exit status: 0
 // on success, 1 on a failure, 2 on a usage error.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunWith(ctx, args, stdout, stderr)
+}
+
+// RunWith is Run, opening the ledger with opts: a test gives the command
+// the clock of a machine that runs ahead (ledger.WithProcessClock).
+func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...ledger.Option) int {
+	ctx = context.WithValue(ctx, optionsKey{}, opts)
 	var err error
 	cmd := ""
 	if len(args) > 0 {
@@ -221,7 +228,10 @@ func (o *optional) Set(s string) error {
 	return nil
 }
 
-// open opens an existing ledger.
+// optionsKey keys the ledger options RunWith was given in its context.
+type optionsKey struct{}
+
+// open opens an existing ledger, with the options RunWith was given.
 func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("%w: -db or $%s is required", errUsage, EnvLedger)
@@ -231,7 +241,8 @@ func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("sqlite ledger: %w", err)
 		}
 	}
-	return Open(ctx, dsn)
+	opts, _ := ctx.Value(optionsKey{}).([]ledger.Option)
+	return Open(ctx, dsn, opts...)
 }
 
 // claimRow is how a claim is printed with -json.
@@ -375,7 +386,11 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
+	dbNow, err := l.Now(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		out := make([]claimRow, 0, len(rows))
 		for _, r := range rows {
@@ -406,7 +421,7 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, orDash(r.Scope, "(unscoped)"),
 			orDash(r.Tenant, "-"), r.Operation, r.BusinessKey, r.ProviderKey, orDash(r.Reference, "-"), stateOf(r),
-			lease(r, now), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
+			lease(r, dbNow), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
 	}
 	return tw.Flush()
 }
@@ -438,7 +453,7 @@ func listOutbox(ctx context.Context, l *ledger.Ledger, state, operation string, 
 		_, err := fmt.Fprintln(stdout, none(state, "outbox items"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tTENANT\tOPERATION\tDEDUPE KEY\tSTATE\tATTEMPTS\tPROVIDER ID\tAGE\tLAST ERROR")
 	for _, it := range items {
@@ -480,7 +495,7 @@ func listInbox(ctx context.Context, l *ledger.Ledger, state, source string, asJS
 		_, err := fmt.Fprintln(stdout, none(state, "inbox events"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tEVENT ID\tORDER KEY\tSEQ\tSTATE\tATTEMPTS\tAGE\tLAST ERROR")
 	for _, e := range events {
@@ -512,8 +527,8 @@ func stateOf(r ledger.Row) string {
 
 // lease describes the lease of a claimed row: "owner until 15:04:05Z"
 // ("owner of instance pod-7, run 2 until ..." when the holder named its
-// instance) with "(expired)" when it has passed by this machine's clock
-// (the ledger judges it by the database's); "-" for a settled row.
+// instance) with "(expired)" when it has passed at now, the database's
+// time, which judges it; "-" for a settled row.
 func lease(r ledger.Row, now time.Time) string {
 	if r.State != runtime.StateClaimed {
 		return "-"

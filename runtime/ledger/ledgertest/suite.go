@@ -131,6 +131,7 @@ func Run(t *testing.T, b Backend) {
 		{"InboxOrder", testInboxOrder},
 		{"InboxRetention", testInboxRetention},
 		{"InboxNodes", testInboxNodes},
+		{"Promise53_WorkerLeasesByDatabaseClock", testWorkerLeasesByDatabaseClock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, b) })
