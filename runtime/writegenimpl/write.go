@@ -107,6 +107,14 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 			return x.driveTaken(ctx, row, now.Add(c.s.Lease))
 		}
 	}
+	if !won && row.State == runtime.StateClaimed {
+		// Another caller holds the key: wait for its outcome, or, once its
+		// lease has ended, drive its row on (promise 54).
+		var until time.Time
+		if row, until, won = x.awaitOrTake(ctx, row, h); won {
+			return x.driveTaken(ctx, row, until)
+		}
+	}
 	if !won {
 		o, err := x.fromLedger(ctx, row)
 		x.finish(ctx, o, err, stateOf(err), false)

@@ -112,6 +112,7 @@ func Run(t *testing.T, b Backend) {
 		{"Promise52_ClaimCommitLost", testClaimCommitLost},
 		{"ConcurrentCallers", testConcurrentCallers},
 		{"Crash", testCrash},
+		{"Promise54_WaiterTakesDeadClaim", testWaiterTakesDeadClaim},
 		{"Commands", testCommands},
 		{"CommandsAdopt", testCommandsAdopt},
 		{"OutboxTransaction", testOutboxTransaction},
