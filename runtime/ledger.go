@@ -184,3 +184,17 @@ type Incarnations interface {
 	// same number.
 	Incarnate(ctx context.Context, instance string) (int64, error)
 }
+
+// Pruner is a Ledger that forgets settled business keys past a retention
+// (promise 55). Resume prunes the rows of an operation that states one
+// (its generated code sets writegenimpl.Operation.Retention). The ledgers
+// of runtime/ledger are Pruners.
+type Pruner interface {
+	// Prune removes at most limit (0: every) rows of scope, tenant and
+	// operation settled for good (active, rejected, not_applied,
+	// compensated) more than keep ago by the ledger's clock, and returns how
+	// many it removed. Uncertain and claimed rows are never removed. A
+	// business key whose row was removed may be claimed anew: a repeat of
+	// its write after keep is a new write.
+	Prune(ctx context.Context, scope, tenant, operation string, keep time.Duration, limit int) (int64, error)
+}

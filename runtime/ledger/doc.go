@@ -158,6 +158,19 @@
 // Version 6 keeps, with a claim until it is settled, a token of the call
 // that made it: a caller whose claim's commit lost its answer claims again
 // and recognises its own claim by it.
+// Version 7 ends the state index with the moment a row was settled
+// (lease_until), so that Prune finds the rows past a retention without
+// reading the others.
+//
+// # Retention
+//
+// A row is kept for good unless its operation states a retention: how
+// long a business key is remembered once its write is settled for good.
+// Prune (and Resume, for an operation whose Retention is set, and
+// "writegen ledger prune") removes the active, rejected, not_applied and
+// compensated claims settled longer ago than that by the database's clock;
+// a repeat of such a write is then a new write. Uncertain and claimed rows
+// are never pruned: they stay until they are settled.
 // Times are stored as microseconds since the Unix epoch, UTC; lease ends,
 // due times and an event's arrival by the database's clock, the others by
 // the process's.

@@ -627,7 +627,8 @@ type Filter struct {
 // runtime.StateUncertain, Scope: "support-desk", AnyTenant: true}) is what
 // a person reconciles for one provider.
 func (l *Ledger) List(ctx context.Context, f Filter) ([]Row, error) {
-	rows, err := l.conn.Query(ctx, claimsList, string(f.State), f.AnyScope, f.Scope, f.AnyTenant, f.Tenant, f.Operation)
+	query, args := claimsList(f)
+	rows, err := l.conn.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: list: %w", err)
 	}
@@ -664,7 +665,7 @@ func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
 	if r.Committed {
 		note = "resolved by a person as committed: " + r.Reason
 	}
-	return l.person(ctx, "resolve", id, to, claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()))
+	return l.person(ctx, "resolve", id, to, l.q.claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()), l.leaseNow())
 }
 
 // Redrive marks the uncertain claim id re-drivable, with a person's
@@ -704,8 +705,8 @@ func (l *Ledger) Compensate(ctx context.Context, id int64, reason string) error 
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("ledger: compensate row %d: a reason is required", id)
 	}
-	return l.person(ctx, "compensate", id, runtime.StateCompensated, claimCompensate, id,
-		"compensated by a person: "+reason, micros(l.clock.Now()))
+	return l.person(ctx, "compensate", id, runtime.StateCompensated, l.q.claimCompensate, id,
+		"compensated by a person: "+reason, micros(l.clock.Now()), l.leaseNow())
 }
 
 // person runs a person's conditional update of row id, explaining a
@@ -775,4 +776,45 @@ func (s *signal) broadcast() {
 		close(s.ch)
 		s.ch = nil
 	}
+}
+
+var _ runtime.Pruner = (*Ledger)(nil)
+
+// pruneBatch is the most rows one statement of Prune removes, so that its
+// locks are held for a bounded time.
+const pruneBatch = 1000
+
+// Prune forgets the business keys of scope, tenant and operation settled
+// for good (active, rejected, not_applied, compensated) more than keep
+// ago, by the database's clock: it removes at most limit of their rows
+// (0: all), oldest first, in statements of at most 1,000 rows, and
+// returns how many it removed. Uncertain and claimed rows are never
+// removed, nor rows written by Record. A key whose row was removed may be
+// claimed anew: a repeat of its write is a new write. keep is the
+// operation's retention, which a person states (never shorter than the
+// horizon within which a repeat must be caught); it must be positive.
+func (l *Ledger) Prune(ctx context.Context, scope, tenant, operation string, keep time.Duration, limit int) (int64, error) {
+	what := describe(runtime.Identity{Scope: scope, Tenant: tenant, Operation: operation})
+	switch {
+	case operation == "":
+		return 0, errors.New("ledger: prune needs an operation")
+	case keep <= 0:
+		return 0, fmt.Errorf("ledger: prune %s: the retention %s is not positive", what, keep)
+	}
+	var n int64
+	for limit <= 0 || n < int64(limit) {
+		batch := pruneBatch
+		if limit > 0 {
+			batch = min(batch, limit-int(n))
+		}
+		m, err := l.conn.Exec(ctx, l.q.claimsPrune, scope, tenant, operation, keep.Microseconds(), batch, l.leaseNow())
+		n += m
+		if err != nil {
+			return n, fmt.Errorf("ledger: prune %s: %w", what, err)
+		}
+		if m < int64(batch) {
+			break
+		}
+	}
+	return n, nil
 }

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -56,13 +57,6 @@ RETURNING id, fence, created_at, lease_until`
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim`
 
 	claimByID = `SELECT ` + recordColumns + ` FROM writegen_claims WHERE id = $1`
-
-	// claimsList selects by Filter: $1 state or '', $2 any scope or $3,
-	// $4 any tenant or $5, $6 operation or ''.
-	claimsList = `SELECT ` + recordColumns + ` FROM writegen_claims
-WHERE ($1 = '' OR state = $1) AND ($2 OR scope = $3) AND ($4 OR tenant = $5)
-	AND ($6 = '' OR operation = $6)
-ORDER BY id`
 
 	claimRenew = `UPDATE writegen_claims SET lease_until = {now $5} + $3, updated_at = $4
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
@@ -132,9 +126,11 @@ RETURNING incarnation`
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, FALSE, $17, $17)
 RETURNING id`
 
+	// A person's answer settles the row anew: its lease ends then, by the
+	// ledger's clock, as Settle ends it (retention counts from it).
 	claimResolve = `UPDATE writegen_claims
 SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4,
-	redrive = FALSE, updated_at = $5
+	redrive = FALSE, updated_at = $5, lease_until = {now $6}
 WHERE id = $1 AND state = 'uncertain'`
 
 	// claimRedrive marks an uncertain claim re-drivable, with no window,
@@ -145,8 +141,24 @@ SET redrive = TRUE, redrive_until = 0, redrive_at = 0, redrives = 0, last_error 
 WHERE id = $1 AND state = 'uncertain' AND claim`
 
 	claimCompensate = `UPDATE writegen_claims
-SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3
+SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3, lease_until = {now $4}
 WHERE id = $1 AND state IN ('uncertain', 'active')`
+
+	// claimsPrune removes at most $5 claims of scope $1, tenant $2 and
+	// operation $3 settled for good (active, rejected, not_applied,
+	// compensated) more than $4 microseconds ago by the ledger's clock, the
+	// moment their lease ended (the settle; for a row settled before
+	// version 5, its last lease's end, which is later) and, for rows
+	// written before leases, by the time they were last changed. Uncertain
+	// and claimed rows are never removed; rows written by Record, which are
+	// not claims, neither.
+	claimsPrune = `DELETE FROM writegen_claims
+WHERE id IN (
+	SELECT id FROM writegen_claims
+	WHERE state IN ('active', 'rejected', 'not_applied', 'compensated')
+		AND scope = $1 AND tenant = $2 AND operation = $3
+		AND lease_until < {now $6} - $4 AND updated_at < {now $6} - $4 AND claim
+	LIMIT $5)`
 
 	// claimsUnscopedOperations lists the operations of the rows written
 	// before scopes.
@@ -272,6 +284,37 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 	inboxSources = `SELECT DISTINCT source FROM writegen_inbox ORDER BY source`
 )
 
+// claimsList returns the statement that lists the claims f selects,
+// oldest first, with its arguments: a condition for each field f sets,
+// and none for the others, so that the database reads the rows of the
+// state asked for through its index (writegen_claims_state), not every
+// row the ledger keeps.
+func claimsList(f Filter) (string, []any) {
+	var where []string
+	var args []any
+	cond := func(column string, v any) {
+		args = append(args, v)
+		where = append(where, column+" = $"+strconv.Itoa(len(args)))
+	}
+	if f.State != "" {
+		cond("state", string(f.State))
+	}
+	if !f.AnyScope {
+		cond("scope", f.Scope)
+	}
+	if !f.AnyTenant {
+		cond("tenant", f.Tenant)
+	}
+	if f.Operation != "" {
+		cond("operation", f.Operation)
+	}
+	q := `SELECT ` + recordColumns + ` FROM writegen_claims`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	return q + ` ORDER BY id`, args
+}
+
 // databaseNow reads the ledger's clock.
 const databaseNow = `SELECT {now $1}`
 
@@ -280,7 +323,7 @@ type queries struct {
 	outboxLease, inboxLease, claimsTakeOver                                                string
 	claimInsert, claimRetake, claimRenew, claimSettle, claimTakeOverRow, instanceIncarnate string
 	outboxInsert, outboxRetry, outboxRedrive, inboxInsert, inboxRetry, inboxPrune          string
-	databaseNow                                                                            string
+	databaseNow, claimResolve, claimCompensate, claimsPrune                                string
 }
 
 var (
@@ -306,6 +349,7 @@ func newQueries(d Dialect) queries {
 		claimSettle: clock(claimSettle), claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
 		outboxInsert: clock(outboxInsert), outboxRetry: clock(outboxRetry), outboxRedrive: clock(outboxRedrive),
 		inboxInsert: clock(inboxInsert), inboxRetry: clock(inboxRetry), inboxPrune: clock(inboxPrune),
-		databaseNow: clock(databaseNow),
+		databaseNow: clock(databaseNow), claimResolve: clock(claimResolve), claimCompensate: clock(claimCompensate),
+		claimsPrune: clock(claimsPrune),
 	}
 }

@@ -38,7 +38,16 @@ type Operation struct {
 	// attempt ended. 0: "not found" from an eventual lookup never does, and
 	// a strong lookup settles by the client's LookupSettle.
 	LookupLag time.Duration
-	Dedupe    bool   // claim the business key in the ledger before calling
+	Dedupe    bool // claim the business key in the ledger before calling
+	// Retention is how long the ledger remembers a business key of a
+	// Dedupe operation once its write is settled for good (active,
+	// rejected, not applied, compensated), by the ledger's clock: a repeat
+	// with the key within it gets the first outcome, after it the key may
+	// be forgotten and a repeat is a new write. The annotation states it,
+	// never shorter than the operation's dedupe horizon; Resume prunes the
+	// rows past it (runtime.Pruner). Uncertain and claimed rows are kept
+	// until they are settled. 0 keeps every key for good.
+	Retention time.Duration
 	Owner     string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in
 	// flight valid, so a 401 or 403 is a plain auth failure even while the

@@ -9,6 +9,7 @@
 //	writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
 //	writegen ledger compensate [-db DSN] -id N -reason TEXT
 //	writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+//	writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 //
 // DSN is sqlite:PATH or a postgres:// (postgresql://) URL; without -db the
 // environment variable WRITEGEN_LEDGER names the ledger.
@@ -43,6 +44,15 @@
 // tenant (WithTenant), and for each operationId the key scope
 // (key.scope; by default the operationId lower-cased, each run of other
 // characters than a-z, 0-9, '.', '_' and '-' replaced by '-').
+//
+// prune forgets the business keys of one operation (its key scope) of a
+// scope and tenant settled for good (active, rejected, not applied,
+// compensated) longer than -keep ago by the database's clock: their rows
+// are removed, and a repeat of such a write is a new write. -keep is the
+// operation's retention (720h or 30d), never shorter than the time within
+// which a repeat must be caught; uncertain and claimed rows are never
+// removed. A client's Resume prunes as well when the operation states its
+// retention in the annotation file.
 package ledgercli
 
 import (
@@ -111,6 +121,7 @@ const usage = `usage:
   writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
   writegen ledger compensate [-db DSN] -id N -reason TEXT
   writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+  writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 
 DSN is sqlite:PATH or a postgres:// URL; the default is $` + EnvLedger + `.
 "writegen ledger help" prints what each command does.
@@ -148,6 +159,8 @@ func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer, opts 
 		err = compensate(ctx, args[1:], stdout, stderr)
 	case "adopt":
 		err = adopt(ctx, args[1:], stdout, stderr)
+	case "prune":
+		err = prune(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage, "\n", manual)
 		return 0
@@ -192,6 +205,12 @@ adopt assigns the rows written before ledgers had scopes to the client that
 writes them now: its scope, its tenant, and the key scope of each operationId
 (default: the operationId lower-cased, other characters than a-z, 0-9, '.', '_'
 and '-' replaced by '-'). -dry-run shows what it would do.
+
+prune forgets the business keys of one operation settled for good (active,
+rejected, not applied, compensated) longer than -keep ago by the database's
+clock (720h, 30d): a repeat of such a write is then a new write. Give the
+operation's retention, never shorter than the time within which a repeat must
+be caught. Uncertain and claimed rows are never removed.
 `
 
 // flags returns a flag set with -db, whose parse errors are usage errors.
@@ -737,6 +756,62 @@ func adopt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+func prune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, db := flags("prune", stderr)
+	scope := fs.String("scope", "", "the provider scope (required)")
+	tenant := fs.String("tenant", "", "the tenant, \"\" for clients of one tenant")
+	operation := fs.String("operation", "", "the operation's key scope, as list shows it (required)")
+	keepFlag := fs.String("keep", "", "the retention: how long after its settle a key is remembered, e.g. 720h or 30d (required)")
+	limit := fs.Int("limit", 0, "remove at most this many rows (0: all)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	keep, err := parseKeep(*keepFlag)
+	switch {
+	case *scope == "":
+		return fmt.Errorf("%w: -scope is required", errUsage)
+	case *operation == "":
+		return fmt.Errorf("%w: -operation is required", errUsage)
+	case *keepFlag == "":
+		return fmt.Errorf("%w: -keep is required", errUsage)
+	case err != nil:
+		return fmt.Errorf("%w: -keep: %v", errUsage, err)
+	case *limit < 0:
+		return fmt.Errorf("%w: -limit must not be negative", errUsage)
+	}
+	l, err := open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	n, err := l.Prune(ctx, *scope, *tenant, *operation, keep, *limit)
+	if err != nil {
+		return err
+	}
+	target := *scope
+	if *tenant != "" {
+		target += " tenant " + strconv.Quote(*tenant)
+	}
+	_, err = fmt.Fprintf(stdout, "pruned %d rows of %s operation %s settled more than %s ago\n", n, target, *operation, *keepFlag)
+	return err
+}
+
+// parseKeep reads a retention: a duration (720h) or a number of days (30d).
+func parseKeep(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q is not a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = fmt.Errorf("%q is not positive", s)
+	}
+	return d, err
 }
 
 // age formats a duration for people: 45s, 12m, 5h3m, 3d4h.

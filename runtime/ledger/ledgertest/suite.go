@@ -98,6 +98,8 @@ func Run(t *testing.T, b Backend) {
 		{"Await", testAwait},
 		{"Resolve", testResolve},
 		{"Compensate", testCompensate},
+		{"Promise55_PruneKeepsHorizon", testPruneKeepsHorizon},
+		{"Promise55_ResumePrunes", testResumePrunes},
 		{"LeaseAcrossProcesses", testLeaseAcrossProcesses},
 		{"Promise37_LeaseByDatabaseClock", testLeaseByDatabaseClock},
 		{"Promise37_MinimumLease", testMinimumLease},
@@ -186,7 +188,7 @@ func providerKey(id runtime.Identity) string {
 }
 
 // schemaVersion is the newest version of the ledger's schema.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // lease is the suite's lease.
 const lease = time.Minute
