@@ -802,18 +802,20 @@ func (l *Ledger) Prune(ctx context.Context, scope, tenant, operation string, kee
 		return 0, fmt.Errorf("ledger: prune %s: the retention %s is not positive", what, keep)
 	}
 	var n int64
-	for limit <= 0 || n < int64(limit) {
-		batch := pruneBatch
-		if limit > 0 {
-			batch = min(batch, limit-int(n))
-		}
-		m, err := l.conn.Exec(ctx, l.q.claimsPrune, scope, tenant, operation, keep.Microseconds(), batch, l.leaseNow())
-		n += m
-		if err != nil {
-			return n, fmt.Errorf("ledger: prune %s: %w", what, err)
-		}
-		if m < int64(batch) {
-			break
+	for _, state := range []runtime.State{runtime.StateActive, runtime.StateRejected, runtime.StateNotApplied, runtime.StateCompensated} {
+		for limit <= 0 || n < int64(limit) {
+			batch := pruneBatch
+			if limit > 0 {
+				batch = min(batch, limit-int(n))
+			}
+			m, err := l.conn.Exec(ctx, l.q.claimsPrune, scope, tenant, operation, keep.Microseconds(), batch, l.leaseNow(), string(state))
+			n += m
+			if err != nil {
+				return n, fmt.Errorf("ledger: prune %s: %w", what, err)
+			}
+			if m < int64(batch) {
+				break
+			}
 		}
 	}
 	return n, nil

@@ -145,19 +145,23 @@ SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3, le
 WHERE id = $1 AND state IN ('uncertain', 'active')`
 
 	// claimsPrune removes at most $5 claims of scope $1, tenant $2 and
-	// operation $3 settled for good (active, rejected, not_applied,
-	// compensated) more than $4 microseconds ago by the ledger's clock, the
-	// moment their lease ended (the settle; for a row settled before
-	// version 5, its last lease's end, which is later) and, for rows
-	// written before leases, by the time they were last changed. Uncertain
-	// and claimed rows are never removed; rows written by Record, which are
-	// not claims, neither.
+	// operation $3 in state $7, one of those settled for good (active,
+	// rejected, not_applied, compensated), settled more than $4
+	// microseconds ago by the ledger's clock: the moment their lease ended
+	// (the settle; for a row settled before version 5, its last lease's
+	// end, which is later) and, for rows written before leases, by the time
+	// they were last changed. Uncertain and claimed rows are never removed;
+	// rows written by Record, which are not claims, neither. One state at a
+	// time, oldest first, and the cutoff read once in a subquery, the
+	// database seeks to the rows in the state index and reads no other:
+	// compared as it is, PostgreSQL's clock_timestamp() changes from row to
+	// row, and four states at once are not in the index's order.
 	claimsPrune = `DELETE FROM writegen_claims
 WHERE id IN (
 	SELECT id FROM writegen_claims
-	WHERE state IN ('active', 'rejected', 'not_applied', 'compensated')
-		AND scope = $1 AND tenant = $2 AND operation = $3
-		AND lease_until < {now $6} - $4 AND updated_at < {now $6} - $4 AND claim
+	WHERE state = $7 AND scope = $1 AND tenant = $2 AND operation = $3
+		AND lease_until < (SELECT {now $6} - $4) AND updated_at < (SELECT {now $6} - $4) AND claim
+	ORDER BY lease_until
 	LIMIT $5)`
 
 	// claimsUnscopedOperations lists the operations of the rows written
