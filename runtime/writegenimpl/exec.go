@@ -3,6 +3,7 @@ package writegenimpl
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -148,8 +149,12 @@ func Do(ctx context.Context, c *Client, op *Operation, req *Request, into any) e
 // provider key: re-sent while the key is inside its window, else looked
 // up, else settled uncertain. call.Request and call.Build are unused: the
 // stored request is sent. A client without a ledger has nothing to resume.
+//
+// An operation with a Retention has its rows settled longer ago than it
+// pruned as well (see Operation.Retention).
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(call))
+	rep, err := c.resume(ctx, op, codecOf(call))
+	return rep, errors.Join(err, c.prune(ctx, op))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx

@@ -47,8 +47,17 @@ type Operation struct {
 	// Joined says the reference is stored joined with the values its
 	// lookup needs (JoinReference).
 	Joined bool
-	Dedupe bool   // claim the business key in the ledger before calling
-	Owner  string // who is told when an outcome is uncertain
+	Dedupe bool // claim the business key in the ledger before calling
+	// Retention is how long the ledger remembers a business key of a
+	// Dedupe operation once its write is settled for good (active,
+	// rejected, not applied, compensated), by the ledger's clock: a repeat
+	// with the key within it gets the first outcome, after it the key may
+	// be forgotten and a repeat is a new write. The annotation states it,
+	// never shorter than the operation's dedupe horizon; Resume prunes the
+	// rows past it (runtime.Pruner). Uncertain and claimed rows are kept
+	// until they are settled. 0 keeps every key for good.
+	Retention time.Duration
+	Owner     string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in
 	// flight valid, so a 401 or 403 is a plain auth failure even while the
 	// token rotates. By default such an auth failure is ambiguous then.

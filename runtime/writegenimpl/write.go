@@ -94,8 +94,8 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		}, h, c.s.Lease)
 	}
 	if err != nil {
-		err = x.notApplied("the ledger could not claim the key", err)
-		x.finish(ctx, outcome{}, err, runtime.StateNotApplied, false)
+		err = x.claimFailed(err)
+		x.finish(ctx, outcome{}, err, stateOf(err), false)
 		return outcome{}, err
 	}
 	if !won && (row.State == runtime.StateUncertain || row.State == runtime.StateClaimed && h.Instance != "" &&
@@ -105,6 +105,14 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		// would, by whoever takes it over first.
 		if row, won = x.takeRow(ctx, row, h); won {
 			return x.driveTaken(ctx, row, now.Add(c.s.Lease))
+		}
+	}
+	if !won && row.State == runtime.StateClaimed {
+		// Another caller holds the key: wait for its outcome, or, once its
+		// lease has ended, drive its row on (promise 54).
+		var until time.Time
+		if row, until, won = x.awaitOrTake(ctx, row, h); won {
+			return x.driveTaken(ctx, row, until)
 		}
 	}
 	if !won {
@@ -373,6 +381,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 	serr = fmt.Errorf("writegen: operation %q%s: record the %s outcome in ledger row %d (kept, to record before the client's next claim or Resume): %w",
 		x.op.ID, keyOf(x.info.Identity), to, x.rowID, serr)
 	x.ledgerFailed(ctx, serr)
+	err = x.unsettled(to, err, serr)
 	x.finish(ctx, o, err, to, true)
 	return o, "", err
 }

@@ -9,6 +9,7 @@
 //	writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
 //	writegen ledger compensate [-db DSN] -id N -reason TEXT
 //	writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+//	writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 //
 // DSN is sqlite:PATH or a postgres:// (postgresql://) URL; without -db the
 // environment variable WRITEGEN_LEDGER names the ledger.
@@ -43,6 +44,15 @@
 // tenant (WithTenant), and for each operationId the key scope
 // (key.scope; by default the operationId lower-cased, each run of other
 // characters than a-z, 0-9, '.', '_' and '-' replaced by '-').
+//
+// prune forgets the business keys of one operation (its key scope) of a
+// scope and tenant settled for good (active, rejected, not applied,
+// compensated) longer than -keep ago by the database's clock: their rows
+// are removed, and a repeat of such a write is a new write. -keep is the
+// operation's retention (720h or 30d), never shorter than the time within
+// which a repeat must be caught; uncertain and claimed rows are never
+// removed. A client's Resume prunes as well when the operation states its
+// retention in the annotation file.
 package ledgercli
 
 import (
@@ -111,6 +121,7 @@ const usage = `usage:
   writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
   writegen ledger compensate [-db DSN] -id N -reason TEXT
   writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+  writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 
 DSN is sqlite:PATH or a postgres:// URL; the default is $` + EnvLedger + `.
 "writegen ledger help" prints what each command does.
@@ -123,6 +134,13 @@ var errUsage = errors.New("usage")
 // "writegen-ledger" or "writegen ledger") and returns the exit status: 0
 // on success, 1 on a failure, 2 on a usage error.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunWith(ctx, args, stdout, stderr)
+}
+
+// RunWith is Run, opening the ledger with opts: a test gives the command
+// the clock of a machine that runs ahead (ledger.WithProcessClock).
+func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...ledger.Option) int {
+	ctx = context.WithValue(ctx, optionsKey{}, opts)
 	var err error
 	cmd := ""
 	if len(args) > 0 {
@@ -141,6 +159,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = compensate(ctx, args[1:], stdout, stderr)
 	case "adopt":
 		err = adopt(ctx, args[1:], stdout, stderr)
+	case "prune":
+		err = prune(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage, "\n", manual)
 		return 0
@@ -185,6 +205,12 @@ adopt assigns the rows written before ledgers had scopes to the client that
 writes them now: its scope, its tenant, and the key scope of each operationId
 (default: the operationId lower-cased, other characters than a-z, 0-9, '.', '_'
 and '-' replaced by '-'). -dry-run shows what it would do.
+
+prune forgets the business keys of one operation settled for good (active,
+rejected, not applied, compensated) longer than -keep ago by the database's
+clock (720h, 30d): a repeat of such a write is then a new write. Give the
+operation's retention, never shorter than the time within which a repeat must
+be caught. Uncertain and claimed rows are never removed.
 `
 
 // flags returns a flag set with -db, whose parse errors are usage errors.
@@ -221,7 +247,10 @@ func (o *optional) Set(s string) error {
 	return nil
 }
 
-// open opens an existing ledger.
+// optionsKey keys the ledger options RunWith was given in its context.
+type optionsKey struct{}
+
+// open opens an existing ledger, with the options RunWith was given.
 func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("%w: -db or $%s is required", errUsage, EnvLedger)
@@ -231,7 +260,8 @@ func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("sqlite ledger: %w", err)
 		}
 	}
-	return Open(ctx, dsn)
+	opts, _ := ctx.Value(optionsKey{}).([]ledger.Option)
+	return Open(ctx, dsn, opts...)
 }
 
 // claimRow is how a claim is printed with -json.
@@ -375,7 +405,11 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
+	dbNow, err := l.Now(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		out := make([]claimRow, 0, len(rows))
 		for _, r := range rows {
@@ -406,7 +440,7 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, orDash(r.Scope, "(unscoped)"),
 			orDash(r.Tenant, "-"), r.Operation, r.BusinessKey, r.ProviderKey, orDash(r.Reference, "-"), stateOf(r),
-			lease(r, now), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
+			lease(r, dbNow), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
 	}
 	return tw.Flush()
 }
@@ -438,7 +472,7 @@ func listOutbox(ctx context.Context, l *ledger.Ledger, state, operation string, 
 		_, err := fmt.Fprintln(stdout, none(state, "outbox items"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tTENANT\tOPERATION\tDEDUPE KEY\tSTATE\tATTEMPTS\tPROVIDER ID\tAGE\tLAST ERROR")
 	for _, it := range items {
@@ -480,7 +514,7 @@ func listInbox(ctx context.Context, l *ledger.Ledger, state, source string, asJS
 		_, err := fmt.Fprintln(stdout, none(state, "inbox events"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tEVENT ID\tORDER KEY\tSEQ\tSTATE\tATTEMPTS\tAGE\tLAST ERROR")
 	for _, e := range events {
@@ -512,8 +546,8 @@ func stateOf(r ledger.Row) string {
 
 // lease describes the lease of a claimed row: "owner until 15:04:05Z"
 // ("owner of instance pod-7, run 2 until ..." when the holder named its
-// instance) with "(expired)" when it has passed by this machine's clock
-// (the ledger judges it by the database's); "-" for a settled row.
+// instance) with "(expired)" when it has passed at now, the database's
+// time, which judges it; "-" for a settled row.
 func lease(r ledger.Row, now time.Time) string {
 	if r.State != runtime.StateClaimed {
 		return "-"
@@ -722,6 +756,62 @@ func adopt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+func prune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, db := flags("prune", stderr)
+	scope := fs.String("scope", "", "the provider scope (required)")
+	tenant := fs.String("tenant", "", "the tenant, \"\" for clients of one tenant")
+	operation := fs.String("operation", "", "the operation's key scope, as list shows it (required)")
+	keepFlag := fs.String("keep", "", "the retention: how long after its settle a key is remembered, e.g. 720h or 30d (required)")
+	limit := fs.Int("limit", 0, "remove at most this many rows (0: all)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	keep, err := parseKeep(*keepFlag)
+	switch {
+	case *scope == "":
+		return fmt.Errorf("%w: -scope is required", errUsage)
+	case *operation == "":
+		return fmt.Errorf("%w: -operation is required", errUsage)
+	case *keepFlag == "":
+		return fmt.Errorf("%w: -keep is required", errUsage)
+	case err != nil:
+		return fmt.Errorf("%w: -keep: %v", errUsage, err)
+	case *limit < 0:
+		return fmt.Errorf("%w: -limit must not be negative", errUsage)
+	}
+	l, err := open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	n, err := l.Prune(ctx, *scope, *tenant, *operation, keep, *limit)
+	if err != nil {
+		return err
+	}
+	target := *scope
+	if *tenant != "" {
+		target += " tenant " + strconv.Quote(*tenant)
+	}
+	_, err = fmt.Fprintf(stdout, "pruned %d rows of %s operation %s settled more than %s ago\n", n, target, *operation, *keepFlag)
+	return err
+}
+
+// parseKeep reads a retention: a duration (720h) or a number of days (30d).
+func parseKeep(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q is not a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = fmt.Errorf("%q is not positive", s)
+	}
+	return d, err
 }
 
 // age formats a duration for people: 45s, 12m, 5h3m, 3d4h.
