@@ -184,3 +184,49 @@ func TestEventualLag(t *testing.T) {
 		}
 	})
 }
+
+// TestLagCountsFromTheRead: "not found" counts only from a read the
+// provider made once the lag had passed since the last attempt could run
+// (promise 49), not from an answer that came back after it. The first
+// lookup reads the provider's list before the write's slow commit lands,
+// and its answer arrives a minute later, past the lag: trusting it would
+// send the write again, a second effect. The runtime asks again, finds the
+// write and adopts it.
+func TestLagCountsFromTheRead(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   *Operation
+	}{
+		{"eventual", lagOp(30 * time.Second)},
+		{"strong", func() *Operation { op := thingOp(withLookup); op.LookupLag = 30 * time.Second; return op }()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, step{loss: slowCommit})
+			clk := newTestClock()
+			c := newTestClient(t, p.URL, clk)
+			call := thingCall(c, tc.op, "x")
+			look, asks := lookupThings(c, false), 0
+			call.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
+				asks++
+				fs, err := look(ctx, ref)
+				if asks == 1 {
+					// The list was read before the commit; the answer comes back late.
+					p.finishSlowCommit()
+					<-p.committed
+					clk.advance(time.Minute)
+				}
+				return fs, err
+			}
+			r, err := Write(context.Background(), c, tc.op, thingKey{"1"}, call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 1 || r.Source != runtime.AdoptedLookup {
+				t.Errorf("%d effects from %d writes, receipt %+v; want the slow commit adopted, one write", n, w, r)
+			}
+			if asks != 2 || len(clk.slept()) != 0 {
+				t.Errorf("%d lookups, slept %v; want a second lookup at once (the lag had passed), no wait", asks, clk.slept())
+			}
+		})
+	}
+}

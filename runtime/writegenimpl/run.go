@@ -276,6 +276,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 // uncertain outcome, with x.reask set when asking again later may settle
 // it (promise 50).
 func (x *logical) ask(ctx context.Context, f failure) (found bool, err error) {
+	asked := x.c.s.Clock.Now() // the provider reads no sooner than this
 	found, err = x.look(ctx)
 	if err == nil && !found {
 		proof, what := x.proof()
@@ -283,13 +284,16 @@ func (x *logical) ask(ctx context.Context, f failure) (found bool, err error) {
 			x.reask = x.reaskEvery()
 			return false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		}
-		if d := x.quiet().Add(proof).Sub(x.c.s.Clock.Now()); d > 0 {
-			// "Not found" counts only once proof has passed since the last moment an
-			// attempt could still run: wait for it, within the context and the
+		if due := x.quiet().Add(proof); asked.Before(due) {
+			// "Not found" counts only from a read the provider made once proof had
+			// passed since the last moment an attempt could still run, however late
+			// its answer came back: wait for that moment, within the context and the
 			// attempt budget, and ask again.
-			if reason := x.settleWait(ctx, d, what); reason != "" {
-				x.reask = max(x.quiet().Add(proof).Sub(x.c.s.Clock.Now()), time.Millisecond)
-				return false, x.uncertain(reason, f.cause)
+			if d := due.Sub(x.c.s.Clock.Now()); d > 0 {
+				if reason := x.settleWait(ctx, d, what); reason != "" {
+					x.reask = max(due.Sub(x.c.s.Clock.Now()), time.Millisecond)
+					return false, x.uncertain(reason, f.cause)
+				}
 			}
 			found, err = x.look(ctx)
 		}
