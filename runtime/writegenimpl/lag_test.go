@@ -230,3 +230,60 @@ func TestLagCountsFromTheRead(t *testing.T) {
 		})
 	}
 }
+
+// TestPromise50_CutShortAskedAgain: a write with a lookup whose call ends
+// after its request was sent, before the lookup could settle it (its
+// context ends: here while the provider holds the request), is left
+// uncertain for Resume to ask again once the settle time or lag has passed,
+// as a strong lookup's rows were before Resume asked on a schedule; then
+// Resume's lookup proves the request never committed and sends it again:
+// one effect, no person asked. Without a lookup the row is left to a person.
+func TestPromise50_CutShortAskedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lookup runtime.Consistency
+		lag    time.Duration
+	}{
+		{"strong", runtime.Strong, 2 * time.Second},
+		{"eventual", runtime.Eventual, 30 * time.Second},
+		{"none", runtime.NoLookup, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, step{loss: hang}, step{})
+			s := withLookup
+			if tc.lookup == runtime.NoLookup {
+				s = ledgerOnly
+			}
+			op := thingOp(s)
+			op.Dedupe, op.Lookup, op.LookupLag = true, tc.lookup, tc.lag
+			clk := newTestClock()
+			l := newMemLedgerOn(clk)
+			c := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
+			call := thingCall(c, op, "x")
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { <-p.read; cancel() }()
+			_, err := Write(ctx, c, op, thingKey{"1"}, call)
+			if why := uncertainReason(t, err); why != "context ended after send" {
+				t.Fatalf("reason %q", why)
+			}
+			row := l.row(1)
+			if row.State != runtime.StateUncertain || row.redrive != (tc.lookup != runtime.NoLookup) {
+				t.Fatalf("row %s, redrive %v; want uncertain, asked again by Resume only with a lookup", row.State, row.redrive)
+			}
+			if !row.redrive {
+				return
+			}
+			if wait := row.redriveAt.Sub(clk.Now()); wait <= 0 || wait > tc.lag {
+				t.Errorf("asked again %v from now, want once the lag or settle time (%v) has passed", wait, tc.lag)
+			}
+			clk.advance(tc.lag)
+			rep, err := Resume(context.Background(), c, op, call)
+			if err != nil || rep.Taken != 1 || rep.Reasked != 1 || rep.Active != 1 {
+				t.Fatalf("report %+v, err %v; want the row asked again and settled active", rep, err)
+			}
+			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 2 {
+				t.Errorf("%d effects from %d writes; want one, from the second", n, w)
+			}
+		})
+	}
+}

@@ -60,6 +60,7 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 			// NewClient checks) is the slack for the renewal's round trip.
 			if err := x.lease.ensure(ctx, x.c.s.AttemptTimeout); err != nil {
 				if x.sent {
+					x.reaskLater()
 					return result{}, x.uncertain(reasonLease, err)
 				}
 				return result{}, x.notApplied(reasonLease, err)
@@ -345,6 +346,21 @@ func (x *logical) quiet() time.Time {
 	return x.lastEnd
 }
 
+// reaskLater has a later Resume ask the lookup, which the call stops
+// before asking (its context ended, its lease could not be renewed): once
+// the settle time or lag has passed since the last attempt could still run,
+// on the schedule of WithReask (promise 50). A write without a lookup is
+// left as it is.
+func (x *logical) reaskLater() {
+	if !x.lookups {
+		return
+	}
+	x.reask = x.reaskEvery()
+	if proof, _ := x.proof(); proof > 0 {
+		x.reask = max(x.quiet().Add(proof).Sub(x.c.s.Clock.Now()), time.Millisecond)
+	}
+}
+
 // reaskEvery is the first step of the schedule on which Resume asks an
 // uncertain write's lookup again: its settle time or lag, else the
 // client's WithReask.
@@ -536,6 +552,7 @@ func (x *logical) inWindow() bool {
 func (x *logical) ended(err error) error {
 	switch {
 	case x.sent && x.mode != modeRead:
+		x.reaskLater()
 		return x.uncertain("context ended after send", err)
 	case x.sent:
 		return fmt.Errorf("writegen: operation %q: %w", x.op.ID, err)
