@@ -50,6 +50,8 @@ type Options struct {
 	Replicas int
 	// Logger receives the relays' errors; default none.
 	Logger *slog.Logger
+
+	gate *pauseGate // pauses the clients; nil: nothing does
 }
 
 // The secrets the simulators and the relay share.
@@ -85,8 +87,9 @@ type Env struct {
 	relays    relays
 	desk      *simulator.Support
 	chat      *simulator.Chat
-	clock     *Clock // the clients', the ledger's and the simulators'
-	tokens    *Clock // the refresher's
+	clock     *Clock     // the clients', the ledger's and the simulators'
+	gate      *pauseGate // pauses the relay's clients in this process (see Env.fault)
+	tokens    *Clock     // the refresher's
 	refresher *runtime.Refresher
 	tokenLife time.Duration // of the desk's access tokens
 	prefix    string        // of the conversation ids, unique to the Env (a ledger may be reused)
@@ -130,6 +133,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	e := &Env{
 		opts:       o,
 		lastStruck: -1,
+		gate:       &pauseGate{next: http.DefaultTransport},
 		clock:      NewClock(o.Instant),
 		tokens:     NewClock(false),
 		prefix:     "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
@@ -191,6 +195,10 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 		runtime.WithBackoff(time.Millisecond, 20*time.Millisecond),
 		runtime.WithRetryBudget(1, 1000),
 		runtime.WithNotifier(n),
+	}
+	if o.gate != nil {
+		opts = append(opts, runtime.WithHTTPClient(&http.Client{Transport: o.gate}),
+			runtime.WithHooks(runtime.Hooks{AttemptStart: o.gate.attemptStart}))
 	}
 	if o.Lease > 0 {
 		opts = append(opts, runtime.WithLease(o.Lease))
@@ -278,7 +286,9 @@ type local struct {
 }
 
 func startLocal(ctx context.Context, e *Env) (*local, error) {
-	r, err := newRelay(ctx, e.opts, e.ledger, e.desk.URL(), e.chat.URL(), e.clock, e.refresher, e)
+	o := e.opts
+	o.gate = e.gate
+	r, err := newRelay(ctx, o, e.ledger, e.desk.URL(), e.chat.URL(), e.clock, e.refresher, e)
 	if err != nil {
 		return nil, err
 	}
@@ -345,15 +355,15 @@ func (e *Env) schedule() Schedule {
 }
 
 // fault decides the fault of a write request; a pause moves the clients' clock past the key's
-// window while the request is held, then loses its response. Replicas are not paused (they do
-// not share a clock that jumps).
+// window while the request is held, then loses its response: the relay's clients pause as a
+// whole (see pauseGate). Replicas are not paused (they do not share a clock that jumps).
 func (e *Env) fault(op, key string, n int) simulator.Fault {
 	s := e.schedule()
 	if s.paused(op, key, n) && e.opts.Replicas <= 1 {
 		e.mu.Lock()
 		e.paused++
 		e.mu.Unlock()
-		e.clock.Jump(pauseLength)
+		e.gate.pause(func() { e.clock.Jump(pauseLength) })
 		return simulator.LoseResponse
 	}
 	return s.fault(op, key, n)
