@@ -42,6 +42,12 @@ type Options struct {
 	// (runtime.WithLookupSettle): 0 keeps the runtime's default, a negative value trusts the
 	// first "not found", so that a request lost on its way proves nothing.
 	LookupSettle time.Duration
+	// ReaskEvery and ReaskTimes are the schedule on which Resume asks again the lookup of a
+	// write left uncertain because it could not answer yet (runtime.WithReask): 0 keeps the
+	// runtime's defaults; ReaskTimes below 0 has Resume ask none again, leaving every such
+	// write to a person at once, as the runtime did before it asked again.
+	ReaskEvery time.Duration
+	ReaskTimes int
 	// Replicas, when 2 or more, runs the relay in that many processes of its own, sharing the
 	// ledger (a PostgreSQL one, usually), each with its own webhook server, workers and
 	// periodic Resume; the simulators deliver each webhook to one of them. The processes
@@ -103,6 +109,8 @@ type Env struct {
 	uncertain  []*runtime.UncertainError // every outcome told to the notifier
 	token      runtime.Token             // as persisted by the refresher
 	checked    Checks                    // what the checks counted
+	all        []string                  // the conversations of every run
+	end        Checks                    // what the check of every run's escalations counted, at Settle
 	replica    ReplicaFigures            // what happened to the relay processes
 	struck     map[int]bool              // the replicas killed or stopped in this run or the one before
 	lastStruck int                       // the replica killed or stopped in this run, -1 if none
@@ -208,6 +216,15 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 	}
 	if o.LookupSettle != 0 {
 		opts = append(opts, runtime.WithLookupSettle(max(o.LookupSettle, 0)))
+	}
+	switch {
+	case o.ReaskTimes < 0:
+		opts = append(opts, runtime.WithReask(0, 0))
+	case o.ReaskTimes > 0:
+		opts = append(opts, runtime.WithReask(o.ReaskEvery, o.ReaskTimes))
+	case o.ReaskEvery > 0:
+		every := o.ReaskEvery // the runtime's number of asks, on another time scale
+		opts = append(opts, func(s *runtime.Settings) { s.ReaskEvery = every })
 	}
 	return opts
 }
