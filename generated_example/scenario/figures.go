@@ -359,9 +359,10 @@ type NoteFigure struct {
 	// waiting; the others are left to a person, for the reasons in Reasons.
 	Uncertain, Pending int
 	Reasons            map[string]int
-	// Duplicates and Lost are those of every write, checked once more after Settle.
-	Duplicates, Lost int
-	Wall             time.Duration
+	// Duplicates and Lost are those of every write, checked once more after Settle; Failed
+	// counts the checks that did not hold, after each schedule and after Settle.
+	Duplicates, Lost, Failed int
+	Wall                     time.Duration
 }
 
 // NoteFigureOf returns the line of a soak's figures.
@@ -384,12 +385,12 @@ func (n NoteFigure) PerTenThousand() float64 {
 // uncertain under it.
 func WriteNoteFigures(w io.Writer, rows []NoteFigure) {
 	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
-	p("| soak | Resume asks again | seeds | schedules | notes | met a fault | uncertain when checked (to be asked again) | uncertain after Resume (still to be asked) | per 10,000 | duplicates | lost | wall |")
-	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	p("| soak | Resume asks again | seeds | schedules | notes | met a fault | uncertain when checked (to be asked again) | uncertain after Resume (still to be asked) | per 10,000 | duplicates | lost | checks failed | wall |")
+	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, n := range rows {
-		p("| %s | %s | %d-%d | %d | %d | %d | %d (%d) | %d (%d) | %.1f | %d | %d | %s |", n.Soak, n.Resume, n.Seed, n.Seed+uint64(max(n.Runs-1, 0)),
+		p("| %s | %s | %d-%d | %d | %d | %d | %d (%d) | %d (%d) | %.1f | %d | %d | %d | %s |", n.Soak, n.Resume, n.Seed, n.Seed+uint64(max(n.Runs-1, 0)),
 			n.Runs, n.Notes, n.Faulted, n.AtChecks, n.Scheduled, n.Uncertain, n.Pending, n.PerTenThousand(),
-			n.Duplicates, n.Lost, n.Wall.Round(time.Second))
+			n.Duplicates, n.Lost, n.Failed, n.Wall.Round(time.Second))
 	}
 	for _, n := range rows {
 		if len(n.Reasons) == 0 {

@@ -116,7 +116,7 @@ func soak(t *testing.T, o Options, n int, schedule func(seed uint64, escalations
 	t.Logf("soak: %d schedules from seed %d (replay: go test ./generated_example/scenario -run '^%s$' -seed %d %s %d)",
 		n, seed, t.Name(), seed, count, n)
 	start := time.Now()
-	f, env := runSoak(t, o, seed, soakPlan{schedules: n, count: count, replay: fmt.Sprintf("%s %d", count, n), settle: settleLimit(o)}, schedule)
+	f, env, _ := runSoak(t, o, seed, soakPlan{schedules: n, count: count, replay: fmt.Sprintf("%s %d", count, n), settle: settleLimit(o)}, schedule)
 	var b strings.Builder
 	f.Write(&b)
 	mode := env.Ledger().Dialect() + ", one relay process"
@@ -165,13 +165,16 @@ type soakPlan struct {
 	replay    string        // the flags that replay the soak, after -seed
 	count     string        // the flag that sets schedules, to replay one alone ("" if none)
 	settle    time.Duration // how long Settle may wait at the end
+	// keepGoing, for a measurement, reports a schedule's checks that did not hold and goes on
+	// with the next schedule (the test fails at its end), instead of stopping at the first.
+	keepGoing bool
 }
 
 // runSoak runs the schedules of p from seed, one after another, on one Env, and fails on the
 // first schedule after which something that must hold did not; then it settles the Env (see
 // Env.Settle) and checks every run's escalations again. It returns the figures and the Env,
 // closed when the test ends.
-func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(seed uint64, escalations int) Schedule) (Figures, *Env) {
+func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(seed uint64, escalations int) Schedule) (f Figures, env *Env, failed int) {
 	// WRITEGEN_SOAK_VERBOSE logs every schedule with its wall time, and has the relay processes
 	// log their errors (shown when one exits unexpectedly).
 	verbose := os.Getenv("WRITEGEN_SOAK_VERBOSE") != ""
@@ -179,6 +182,10 @@ func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(see
 	env, err := NewEnv(ctx, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	report := t.Fatalf
+	if p.keepGoing {
+		report = t.Errorf
 	}
 	t.Cleanup(func() {
 		if err := env.Close(); err != nil {
@@ -202,7 +209,8 @@ func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(see
 			if p.count != "" {
 				alone = fmt.Sprintf(" (or -seed %d %s 1 for this schedule alone)", s.Seed, p.count)
 			}
-			t.Fatalf("schedule %d (%v): %d checks did not hold:\n  %s\nreplay: -seed %d %s%s",
+			failed += len(violations)
+			report("schedule %d (%v): %d checks did not hold:\n  %s\nreplay: -seed %d %s%s",
 				i, s, len(violations), strings.Join(violations, "\n  "), seed, p.replay, alone)
 		}
 		if p.notes > 0 && env.Figures().Checked.Notes >= p.notes {
@@ -216,6 +224,7 @@ func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(see
 		t.Fatalf("settling after the schedules: %v\nreplay: -seed %d", err, seed)
 	}
 	if len(violations) > 0 {
+		failed += len(violations)
 		t.Errorf("after Resume asked again, %d checks of the runs' escalations did not hold:\n  %s\nreplay: -seed %d %s",
 			len(violations), strings.Join(violations, "\n  "), seed, p.replay)
 	}
@@ -226,7 +235,7 @@ func runSoak(t *testing.T, o Options, seed uint64, p soakPlan, schedule func(see
 	if len(lost) > 0 {
 		t.Errorf("%d webhook events sent but not handled (seed %d): %v", len(lost), seed, lost)
 	}
-	return env.Figures(), env
+	return env.Figures(), env, failed
 }
 
 // TestNoteFigure measures how many of the notes the relay adds end uncertain, and so are left to
@@ -291,9 +300,10 @@ func TestNoteFigure(t *testing.T) {
 					o := sk.opts(t)
 					o.ReaskTimes = resume.times
 					start := time.Now()
-					f, _ := runSoak(t, o, seed, soakPlan{schedules: 1 << 30, notes: notes, settle: 10 * time.Minute,
-						replay: fmt.Sprintf("-run '^%s$' -notes %d", t.Name(), notes)}, sk.schedule)
+					f, _, failed := runSoak(t, o, seed, soakPlan{schedules: 1 << 30, notes: notes, settle: 10 * time.Minute,
+						replay: fmt.Sprintf("-run '^%s$' -notes %d", t.Name(), notes), keepGoing: true}, sk.schedule)
 					row := NoteFigureOf(sk.soak, resume.name, seed, f, time.Since(start))
+					row.Failed = failed
 					rows = append(rows, row)
 					var b strings.Builder
 					WriteNoteFigures(&b, []NoteFigure{row})
