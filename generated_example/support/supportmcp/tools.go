@@ -354,7 +354,7 @@ func serveGetThread(c *support.Client) mcp.ToolHandler {
 var listNotesTool = &mcp.Tool{
 	Name:        "listNotes",
 	Title:       "List a thread's notes, newest first unless asked otherwise, a page at a time",
-	Description: "List a thread's notes, newest first unless asked otherwise, a page at a time. It only reads: calling it changes nothing.",
+	Description: "List a thread's notes, newest first unless asked otherwise, a page at a time. Eventually consistent: the list is served from a replica, and a note shows in it within 300 ms of being added (usually sooner); until then it is missing from every page. A note whose request lost its connection may still be added up to 50 ms after the connection broke, and shows within 300 ms of that. It only reads: calling it changes nothing.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    true,
 		DestructiveHint: new(false),
