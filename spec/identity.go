@@ -453,14 +453,6 @@ func durationText(d time.Duration) string {
 	return d.String()
 }
 
-// shorter reports whether the duration now is shorter than was, both as durationText writes
-// them.
-func shorter(now, was string) bool {
-	n, _ := parseDuration(now)
-	w, _ := parseDuration(was)
-	return n < w
-}
-
 // proofOf returns how long after a write's last attempt the lookup's "not found" counts, as w
 // records it, and false when it never counts (no lookup, or an eventual one without a lag). A
 // strong lookup recorded without a settle time (WRITE_SAFETY.json version 2) waited the client's,

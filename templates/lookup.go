@@ -129,11 +129,11 @@ func queryField(v *spec.LookupValue) (string, *jen.Statement, string) {
 func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
-	stmts, args, vals := g.lookupArgs(op)
+	stmts, args, raw := g.lookupArgs(op)
 	steps := pathSteps(l.Found)
 	what := "the " + op.ID + " whose reference is reference"
 	if eachStep(steps) < len(steps) {
-		stmts = append(stmts, g.walk(op, args, vals)...)
+		stmts = append(stmts, g.walk(op, args, raw)...)
 		what = "every " + op.ID + " " + walkText(op)
 	} else {
 		stmts = append(stmts, g.single(op, args)...)
@@ -145,15 +145,18 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 
 // lookupArgs returns the statements that make the arguments of a lookup's read (its params and
 // search body, with the reference and the values of the write in them), the arguments, and the
-// locals that hold the values of the write.
-func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, vals map[*spec.LookupValue]jen.Code) {
+// locals that hold the values of the write as they are (not escaped for the query language:
+// the read that adopts takes them as parameters of its own).
+func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw map[*spec.LookupValue]jen.Code) {
 	l := op.Safety.Lookup
 	read := l.Operation
 	hole := jen.Id("reference")
+	var vals map[*spec.LookupValue]jen.Code
 	if len(l.Values) > 0 {
 		stmts, vals = lookupValues(l, usesHole(l))
 		hole = jen.Id("ref")
 	}
+	raw = vals
 	if l.Escape != "" {
 		var pre []jen.Code
 		pre, hole, vals = escapes(l, hole, vals)
@@ -176,7 +179,7 @@ func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, vals
 		}
 		args = append(args, jen.Id("search"))
 	}
-	return stmts, args, vals
+	return stmts, args, raw
 }
 
 // usesHole reports whether a lookup's params or body use the reference.
@@ -217,7 +220,7 @@ func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
 	}
 	r := reach(res, rootPtr, pathSteps(l.Found))
 	elem := func() *jen.Statement { return addr(r) }
-	if len(r.missing) > 0 || r.ptr == false && len(pathSteps(l.Found)) > 0 {
+	if len(r.missing) > 0 || !r.ptr && len(pathSteps(l.Found)) > 0 {
 		stmts = append(stmts, jen.Id("elem").Op(":=").Add(addr(r)))
 		elem = func() *jen.Statement { return jen.Id("elem") }
 		if len(r.missing) > 0 {
@@ -404,7 +407,11 @@ func pageNumber(p *spec.Pages) []jen.Code {
 //		if err != nil {
 //			return nil, err
 //		}
-//		out = append(out, runtime.Found[*Issue]{Body: res, ID: createIssueID(res), Ref: f.Ref, Created: f.Created})
+//		adopted := runtime.Found[*Issue]{Body: res, Created: f.Created, ID: createIssueID(res)}
+//		if res.Body != nil {
+//			adopted.Ref = *res.Body // the object read carries the reference, or is not adopted
+//		}
+//		out = append(out, adopted)
 //	}
 //	return out, nil
 func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
@@ -426,12 +433,22 @@ func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.Lo
 		call = append(call, jen.Id("search"))
 	}
 	d := foundDict(op, jen.Id("res"))
-	d[jen.Id("Ref")] = jen.Id("f").Dot("Ref")
 	d[jen.Id("Created")] = jen.Id("f").Dot("Created")
 	loop = append(loop,
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(call...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("out").Op("=").Append(jen.Id("out"), rt("Found").Types(resultPtr(op)).Values(d)))
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	// Ref is the object's own: the runtime compares what is adopted, not what was found
+	m := reach(func() *jen.Statement { return jen.Id("res") }, !nilable(read.Response.Type), a.Match.Steps)
+	foundT := rt("Found").Types(resultPtr(op))
+	if len(m.present) == 0 {
+		d[jen.Id("Ref")] = stringOf(a.Match.Type, value(m))
+		loop = append(loop, jen.Id("out").Op("=").Append(jen.Id("out"), foundT.Values(d)))
+	} else {
+		loop = append(loop,
+			jen.Id("adopted").Op(":=").Add(foundT.Values(d)),
+			jen.If(join(m.present, "&&")).Block(jen.Id("adopted").Dot("Ref").Op("=").Add(stringOf(a.Match.Type, value(m)))),
+			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("adopted")))
+	}
 	return []jen.Code{
 		jen.List(jen.Id("found"), jen.Err()).Op(":=").Add(walk),
 		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("found")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -513,6 +530,7 @@ func adoptNote(l *spec.Lookup) string {
 var escapeFuncs = map[spec.Escape]string{
 	spec.EscapeStripeSearch:  "StripeSearchString",
 	spec.EscapeZendeskSearch: "ZendeskSearchValue",
+	spec.EscapeGitHubSearch:  "GitHubSearchValue",
 	spec.EscapeJQL:           "JQLString",
 	spec.EscapeLucene:        "LuceneTerm",
 }
