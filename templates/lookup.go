@@ -458,6 +458,53 @@ func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.Lo
 	}
 }
 
+// readName is the name of the method that reads a write's object by its durable id.
+func readName(op *spec.Operation) string { return op.Local + "Read" }
+
+// readByID emits the method that reads a write's object by its durable id, with the read its
+// lookup adopts by (lookup.adopt): a receipt a person recorded in the ledger holds the id alone,
+// and the runtime reads the object with it (writegenimpl.Call.Read). The values of the write
+// travel in reference, as a lookup is given them:
+//
+//	func (c *Client) createIssueRead(ctx context.Context, reference, durableID string) (*Issue, error) {
+//		_, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
+//		...
+//		id, err := writegenimpl.SplitInt("id", durableID)
+//		...
+//		return c.IssuesGet(ctx, IssuesGetParams{IssueNumber: id, Owner: values[0], Repo: values[1]})
+//	}
+func (g *generator) readByID(f *jen.File, op *spec.Operation) {
+	l := op.Safety.Lookup
+	a := l.Adopt
+	read := a.Operation
+	var stmts []jen.Code
+	var vals map[*spec.LookupValue]jen.Code
+	if len(l.Values) > 0 {
+		stmts, vals = lookupValues(l, false)
+	}
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	if intHole(a.Params) {
+		stmts = append(stmts, jen.List(jen.Id("id"), jen.Err()).Op(":=").Add(impl("SplitInt")).Call(jen.Lit("id"), jen.Id("durableID")), fail)
+	}
+	values, pre := templateParams(a.Params, jen.Id("durableID"), vals)
+	stmts = append(stmts, pre...)
+	call := []jen.Code{jen.Id("ctx")}
+	if read.ParamsName != "" {
+		call = append(call, jen.Id(read.ParamsName).Custom(multiLine, values...))
+	}
+	if read.Body != nil {
+		stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
+		call = append(call, jen.Id("search"))
+	}
+	stmts = append(stmts, jen.Return(jen.Id("c").Dot(read.GoName).Call(call...)))
+	f.Line()
+	f.Comment(comment(readName(op) + " reads the object of " + op.ID + " whose durable id is durableID, with " + read.GoName +
+		": a receipt a person recorded in the ledger holds the id alone, and the runtime reads the object with it. reference carries the values of the write, as the lookup is given them."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(readName(op)).
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.List(jen.Id("reference"), jen.Id("durableID")).String()).
+		Params(resultPtr(op), jen.Error()).Block(stmts...)
+}
+
 // stringOf is v, a value of type t that converts from a string, as a string.
 func stringOf(t *spec.TypeRef, v jen.Code) jen.Code {
 	if under(t).Kind != spec.RefBuiltin {
