@@ -90,6 +90,7 @@ func (c *Client) IssuesCreate(ctx context.Context, key IssuesCreateKey, params I
 		LookupValues: []string{"owner", params.Owner, "repo", params.Repo},
 		ID:           issuesCreateID,
 		Lookup:       c.issuesCreateLookup,
+		Read:         c.issuesCreateRead,
 	})
 }
 
@@ -175,6 +176,25 @@ func (c *Client) issuesCreateLookup(ctx context.Context, reference string) ([]ru
 		out = append(out, adopted)
 	}
 	return out, nil
+}
+
+// issuesCreateRead reads the object of issues/create whose durable id is durableID, with
+// IssuesGet: a receipt a person recorded in the ledger holds the id alone, and the runtime reads
+// the object with it. reference carries the values of the write, as the lookup is given them.
+func (c *Client) issuesCreateRead(ctx context.Context, reference, durableID string) (*Issue, error) {
+	_, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
+	if err != nil {
+		return nil, err
+	}
+	id, err := writegenimpl.SplitInt("id", durableID)
+	if err != nil {
+		return nil, err
+	}
+	return c.IssuesGet(ctx, IssuesGetParams{
+		IssueNumber: id,
+		Owner:       values[0],
+		Repo:        values[1],
+	})
 }
 
 // IssuesCreateCommentParams holds the parameters of IssuesCreateComment.
