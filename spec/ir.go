@@ -615,8 +615,13 @@ type AdoptRead struct {
 	// the write, as in Lookup.Params.
 	Params []*Template
 	// ID is the found element's id, in the found element: the write's response.id pointer.
-	ID  *Path
-	Pos Pos
+	ID *Path
+	// Match is the string of the read's answer that carries the write's reference: the lookup's
+	// match pointer, in the object read (under response.object). The runtime compares the
+	// object read, not only the element found: a search that matched an element elsewhere
+	// (another repository's issue of the same number) never has another object adopted.
+	Match *Path
+	Pos   Pos
 }
 
 // Escape names a query language whose literals a lookup's substitutions are written as.
@@ -625,12 +630,13 @@ type Escape string
 const (
 	EscapeStripeSearch  Escape = "stripe_search"  // Stripe's search query language: 'value'
 	EscapeZendeskSearch Escape = "zendesk_search" // Zendesk's search syntax: value or "a phrase"
+	EscapeGitHubSearch  Escape = "github_search"  // GitHub's issue search syntax: value or "a phrase"
 	EscapeJQL           Escape = "jql"            // Jira's JQL: "value"
 	EscapeLucene        Escape = "lucene"         // the Lucene query syntax: a backslash-escaped term
 )
 
 // Escapes are the query languages, in the order messages list them.
-var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeJQL, EscapeLucene}
+var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeGitHubSearch, EscapeJQL, EscapeLucene}
 
 // Pages is the bound of a lookup that walks the pages of a list: at most Max pages, each next
 // one asked for by passing the response's Cursor as the read's parameter Param. The walk ends

@@ -171,6 +171,9 @@ func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 	if c := s.Compensate; c != nil {
 		items = append(items, jen.Id("Compensate").Op(":").Id("c").Dot(c.Name))
 	}
+	if l := s.Lookup; request != nil && l != nil && l.Adopt != nil {
+		items = append(items, jen.Id("Read").Op(":").Id("c").Dot(readName(op)))
+	}
 	return items
 }
 

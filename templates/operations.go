@@ -46,6 +46,9 @@ func (g *generator) operations(f *jen.File) {
 		if l := s.Lookup; l != nil {
 			if l.Operation != nil {
 				g.generatedLookup(f, op)
+				if l.Adopt != nil {
+					g.readByID(f, op)
+				}
 			} else {
 				g.funcLookup(f, op)
 			}

@@ -310,6 +310,7 @@ func lookupAnswer(s *spec.Safety) string {
 var escapeWords = map[spec.Escape]string{
 	spec.EscapeStripeSearch:  "in single quotes, ' and \\ escaped with a backslash",
 	spec.EscapeZendeskSearch: "a plain word as it is, else a phrase in double quotes; a value with \" or * is refused",
+	spec.EscapeGitHubSearch:  "a plain word as it is, else a phrase in double quotes; a value with \" is refused",
 	spec.EscapeJQL:           "a string in double quotes, quotes and \\ escaped with a backslash, line breaks as \\n",
 	spec.EscapeLucene:        "a term with each of + - & | ! ( ) { } [ ] ^ \" ~ * ? : \\ / and each space escaped with a backslash",
 }

@@ -43,6 +43,12 @@ type Call[P any] struct {
 	// Compensate undoes one duplicate effect (found by Lookup beyond the
 	// first); nil when the operation declares no compensation.
 	Compensate func(ctx context.Context, duplicate runtime.Found[P]) error
+	// Read reads the receipt's object by its durable id, with the values
+	// of the write reference carries (as Lookup is given them); nil when
+	// the write declares no read by id (lookup.adopt with a read). A
+	// receipt a person recorded in the ledger (writegen ledger resolve
+	// -committed) holds the id alone: the object is read with it.
+	Read func(ctx context.Context, reference, id string) (P, error)
 }
 
 // What the entry points of generated code cost the compiler per response
@@ -114,6 +120,13 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 	if err != nil {
 		return err
 	}
+	if receipt && o.body == nil && o.id != "" && o.source == runtime.AdoptedLedger && cd.read != nil {
+		// A receipt a person recorded: the ledger holds its id alone. The write is
+		// settled whatever the read answers; the body is nil when it fails.
+		if body, err := cd.read(ctx, JoinReference("", values...), o.id); err == nil {
+			o.body = body
+		}
+	}
 	fill(r, f, o)
 	return nil
 }
@@ -168,6 +181,7 @@ type codec struct {
 	idOf func(body any) string                                        // nil without an id accessor
 	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
 	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
+	read func(ctx context.Context, reference, id string) (any, error) // nil without a read by id
 }
 
 // found is a runtime.Found with its type erased.
@@ -245,6 +259,15 @@ func codecOf[P any](call Call[P]) codec {
 				out[i] = found{id: f.ID, body: f.Body, ref: f.Ref}
 			}
 			return out, nil
+		}
+	}
+	if read := call.Read; read != nil {
+		cd.read = func(ctx context.Context, reference, id string) (any, error) {
+			body, err := read(ctx, reference, id)
+			if err != nil || reflect.ValueOf(body).IsNil() {
+				return nil, err
+			}
+			return body, nil
 		}
 	}
 	if compensate := call.Compensate; compensate != nil {

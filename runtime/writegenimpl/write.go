@@ -459,14 +459,18 @@ func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
 	recorded := "ledger row " + strconv.FormatInt(row.ID, 10)
 	switch row.State {
 	case runtime.StateActive:
-		body, err := x.codec.decode(row.Body)
-		if err != nil {
-			ue := x.uncertainRow(row, "the stored receipt could not be decoded", err)
-			return o, ue
+		if len(row.Body) > 0 {
+			// A row a person resolved committed holds the provider's id alone: no body,
+			// never a zero one (keyedInto reads it by the id where the write has a read).
+			body, err := x.codec.decode(row.Body)
+			if err != nil {
+				ue := x.uncertainRow(row, "the stored receipt could not be decoded", err)
+				return o, ue
+			}
+			o.body = body
 		}
-		o.body = body
 		if o.id == "" {
-			o.id = x.codec.id(body)
+			o.id = x.codec.id(o.body)
 		}
 		if x.receipt && o.id == "" {
 			return o, x.uncertainRow(row, "the stored receipt has no id", nil)

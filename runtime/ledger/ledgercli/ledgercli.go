@@ -4,7 +4,7 @@
 //
 //	writegen ledger list       [-db DSN] [-what claims|outbox|inbox] [-state S|all]
 //	                           [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
-//	writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
+//	writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID [-safety WRITE_SAFETY.json] -reason TEXT
 //	writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
 //	writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
 //	writegen ledger compensate [-db DSN] -id N -reason TEXT
@@ -24,7 +24,12 @@
 // provider: -committed with the provider's id of the effect (the row
 // becomes active, and later calls get its receipt), or -not-applied (the
 // row becomes not_applied: the next call with its business key makes the
-// write again).
+// write again). -safety names the generated package's WRITE_SAFETY.json,
+// which records where each write's receipt has its durable id: resolve
+// then says which id -provider-id is ("the durable id at /number of the
+// Issue"), and refuses one that cannot be it. The receipt a later call
+// gets holds the id alone; its Body is read by the id where the write
+// declares a read (lookup.adopt), and is nil otherwise.
 //
 // redrive marks an uncertain claim that can still be settled: the next
 // Resume of its client takes it over and drives it on by the operation's
@@ -116,7 +121,7 @@ func redact(dsn string) string {
 const usage = `usage:
   writegen ledger list       [-db DSN] [-what claims|outbox|inbox] [-state S|all]
                              [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
-  writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
+  writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID [-safety WRITE_SAFETY.json] -reason TEXT
   writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
   writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
   writegen ledger compensate [-db DSN] -id N -reason TEXT
@@ -191,6 +196,9 @@ ones); -state all shows every state.
 resolve settles an uncertain row with what you found out at the provider:
 -committed with the provider's id of the effect (later calls get its receipt),
 or -not-applied (the next call with the business key makes the write again).
+-safety (or $` + EnvSafety + `), the generated package's WRITE_SAFETY.json, names
+the id the provider wants ("the durable id at /number of the Issue") and
+refuses one that cannot be it.
 
 redrive marks an uncertain claim that can still be settled: the next Resume of
 its client drives it on (the same provider key inside its window, or a lookup).
@@ -599,6 +607,7 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	committed := fs.Bool("committed", false, "the effect exists at the provider (needs -provider-id)")
 	notApplied := fs.Bool("not-applied", false, "the effect was not applied: the business key may be used again")
 	providerID := fs.String("provider-id", "", "the provider's id of the committed effect")
+	safety := fs.String("safety", os.Getenv(EnvSafety), "the generated package's WRITE_SAFETY.json, which says which id -provider-id is (default $"+EnvSafety+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -607,8 +616,12 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: -id is required", errUsage)
 	case *committed == *notApplied:
 		return fmt.Errorf("%w: give one of -committed and -not-applied", errUsage)
+	case *committed && *safety != "":
+		if err := namedID(ctx, *db, *id, *safety, *providerID, stdout); err != nil {
+			return err
+		}
 	case *committed && *providerID == "":
-		return fmt.Errorf("%w: -committed needs -provider-id", errUsage)
+		return fmt.Errorf("%w: -committed needs -provider-id: the durable id of the effect, where the write's receipt has it (give -safety with the generated package's WRITE_SAFETY.json to have it named)", errUsage)
 	case *notApplied && *providerID != "":
 		return fmt.Errorf("%w: -not-applied takes no -provider-id", errUsage)
 	case strings.TrimSpace(*reason) == "":
@@ -617,6 +630,30 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return change(ctx, *db, *id, stdout, func(l *ledger.Ledger) error {
 		return l.Resolve(ctx, *id, ledger.Resolution{Committed: *committed, ProviderID: *providerID, Reason: *reason})
 	})
+}
+
+// namedID checks, before a row is resolved committed, the provider id given
+// against where the write's receipt has its durable id (the WRITE_SAFETY.json
+// at safety), and says which id it is.
+func namedID(ctx context.Context, db string, id int64, safety, providerID string, stdout io.Writer) error {
+	l, err := open(ctx, db)
+	if err != nil {
+		return err
+	}
+	row, err := l.Get(ctx, id)
+	l.Close()
+	if err != nil {
+		return err
+	}
+	r, err := receiptOf(safety, row.Record)
+	if err != nil {
+		return err
+	}
+	if err := r.checkProviderID(providerID); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "row %d is %s %q: %s is %s\n", row.ID, r.Operation, row.BusinessKey, providerID, r.what())
+	return err
 }
 
 func redrive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
