@@ -51,6 +51,7 @@ var addNoteOp = &writegenimpl.Operation{
 	Retry:     addNoteRetry,
 	Attempts:  4,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 2 * time.Second,
 	Dedupe:    true,
@@ -183,6 +184,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	Dedupe:       true,
 	Owner:        "support-ops",
@@ -387,6 +389,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }

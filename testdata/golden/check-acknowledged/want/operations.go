@@ -48,6 +48,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	Dedupe:       true,
 	Owner:        "support-ops",
@@ -199,6 +200,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }

@@ -41,17 +41,18 @@ const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtim
 
 // createThreadOp describes CreateThread to the runtime.
 var createThreadOp = &writegenimpl.Operation{
-	ID:       "createThread",
-	Scope:    "create-thread",
-	Method:   "POST",
-	Path:     "/threads",
-	Effect:   runtime.EffectCompensatable,
-	Retry:    createThreadRetry,
-	Attempts: 4,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
-	Owner:    "support-ops",
+	ID:        "createThread",
+	Scope:     "create-thread",
+	Method:    "POST",
+	Path:      "/threads",
+	Effect:    runtime.EffectCompensatable,
+	Retry:     createThreadRetry,
+	Attempts:  4,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
+	Owner:     "support-ops",
 }
 
 // CreateThread calls POST /threads: Open a thread.

@@ -43,17 +43,18 @@ const chatPostMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // chatPostMessageOp describes ChatPostMessage to the runtime.
 var chatPostMessageOp = &writegenimpl.Operation{
-	ID:       "chatPostMessage",
-	Scope:    "chatpostmessage",
-	Method:   "POST",
-	Path:     "/chat.postMessage",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    chatPostMessageRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
-	Refused:  chatPostMessageRefused,
+	ID:        "chatPostMessage",
+	Scope:     "chatpostmessage",
+	Method:    "POST",
+	Path:      "/chat.postMessage",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     chatPostMessageRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/message/ts",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
+	Refused:   chatPostMessageRefused,
 }
 
 // ChatPostMessage calls POST /chat.postMessage.

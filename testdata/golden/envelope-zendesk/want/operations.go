@@ -44,15 +44,16 @@ const createFollowUpRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createFollowUpOp describes CreateFollowUp to the runtime.
 var createFollowUpOp = &writegenimpl.Operation{
-	ID:       "CreateFollowUp",
-	Scope:    "createfollowup",
-	Method:   "POST",
-	Path:     "/api/v2/tickets/{ticket_id}/follow_ups",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createFollowUpRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
+	ID:        "CreateFollowUp",
+	Scope:     "createfollowup",
+	Method:    "POST",
+	Path:      "/api/v2/tickets/{ticket_id}/follow_ups",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createFollowUpRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/ticket/id",
+	Lookup:    runtime.Strong,
 }
 
 // CreateFollowUp calls POST /api/v2/tickets/{ticket_id}/follow_ups.
@@ -133,16 +134,17 @@ const createTicketRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createTicketOp describes CreateTicket to the runtime.
 var createTicketOp = &writegenimpl.Operation{
-	ID:       "CreateTicket",
-	Scope:    "createticket",
-	Method:   "POST",
-	Path:     "/api/v2/tickets",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createTicketRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "CreateTicket",
+	Scope:     "createticket",
+	Method:    "POST",
+	Path:      "/api/v2/tickets",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createTicketRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/ticket/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
 }
 
 // CreateTicket calls POST /api/v2/tickets.

@@ -46,16 +46,17 @@ const issuesCreateCommentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // issuesCreateCommentOp describes IssuesCreateComment to the runtime.
 var issuesCreateCommentOp = &writegenimpl.Operation{
-	ID:       "issues/create-comment",
-	Scope:    "issues-create-comment",
-	Method:   "POST",
-	Path:     "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    issuesCreateCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "issues/create-comment",
+	Scope:     "issues-create-comment",
+	Method:    "POST",
+	Path:      "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     issuesCreateCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
 }
 
 // IssuesCreateComment calls POST /repos/{owner}/{repo}/issues/{issue_number}/comments.

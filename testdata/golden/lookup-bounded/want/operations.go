@@ -43,16 +43,17 @@ const addTicketCommentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // addTicketCommentOp describes AddTicketComment to the runtime.
 var addTicketCommentOp = &writegenimpl.Operation{
-	ID:       "addTicketComment",
-	Scope:    "addticketcomment",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addTicketCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "addTicketComment",
+	Scope:     "addticketcomment",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addTicketCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
 }
 
 // AddTicketComment calls POST /tickets/{ticket_id}/comments.
@@ -190,15 +191,16 @@ const addTicketNoteRetry = runtime.RetryNotSent
 
 // addTicketNoteOp describes AddTicketNote to the runtime.
 var addTicketNoteOp = &writegenimpl.Operation{
-	ID:       "addTicketNote",
-	Scope:    "addticketnote",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/notes",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addTicketNoteRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
+	ID:        "addTicketNote",
+	Scope:     "addticketnote",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/notes",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addTicketNoteRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
 }
 
 // AddTicketNote calls POST /tickets/{ticket_id}/notes.

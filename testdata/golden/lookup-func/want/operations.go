@@ -41,16 +41,17 @@ const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createThreadOp describes CreateThread to the runtime.
 var createThreadOp = &writegenimpl.Operation{
-	ID:       "createThread",
-	Scope:    "createthread",
-	Method:   "POST",
-	Path:     "/threads",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createThreadRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Owner:    "support-ops",
+	ID:        "createThread",
+	Scope:     "createthread",
+	Method:    "POST",
+	Path:      "/threads",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createThreadRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
+	Owner:     "support-ops",
 }
 
 // CreateThread calls POST /threads.

@@ -51,6 +51,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Eventual,
 }
 
@@ -217,15 +218,16 @@ const postMessageRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // postMessageOp describes PostMessage to the runtime.
 var postMessageOp = &writegenimpl.Operation{
-	ID:       "postMessage",
-	Scope:    "postmessage",
-	Method:   "POST",
-	Path:     "/threads/{id}/messages",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    postMessageRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
+	ID:        "postMessage",
+	Scope:     "postmessage",
+	Method:    "POST",
+	Path:      "/threads/{id}/messages",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     postMessageRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
 }
 
 // PostMessage calls POST /threads/{id}/messages.

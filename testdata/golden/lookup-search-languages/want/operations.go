@@ -37,16 +37,17 @@ const createIssueRetry = runtime.RetryNotSent
 
 // createIssueOp describes CreateIssue to the runtime.
 var createIssueOp = &writegenimpl.Operation{
-	ID:       "createIssue",
-	Scope:    "createissue",
-	Method:   "POST",
-	Path:     "/rest/api/3/issue",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createIssueRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Dedupe:   true,
+	ID:        "createIssue",
+	Scope:     "createissue",
+	Method:    "POST",
+	Path:      "/rest/api/3/issue",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createIssueRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Dedupe:    true,
 }
 
 // CreateIssue calls POST /rest/api/3/issue.
@@ -140,6 +141,7 @@ var createTicketOp = &writegenimpl.Operation{
 	Retry:     createTicketRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 30 * time.Second,
 	Dedupe:    true,
@@ -264,16 +266,17 @@ const indexDocumentRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // indexDocumentOp describes IndexDocument to the runtime.
 var indexDocumentOp = &writegenimpl.Operation{
-	ID:       "indexDocument",
-	Scope:    "indexdocument",
-	Method:   "POST",
-	Path:     "/indexes/docs/documents",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    indexDocumentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "indexDocument",
+	Scope:     "indexdocument",
+	Method:    "POST",
+	Path:      "/indexes/docs/documents",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     indexDocumentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
 }
 
 // IndexDocument calls POST /indexes/docs/documents.
@@ -396,6 +399,7 @@ var postCustomersOp = &writegenimpl.Operation{
 	Retry:     postCustomersRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 1 * time.Minute,
 	Dedupe:    true,

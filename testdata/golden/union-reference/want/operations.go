@@ -35,16 +35,17 @@ const createUserRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // createUserOp describes CreateUser to the runtime.
 var createUserOp = &writegenimpl.Operation{
-	ID:       "CreateUser",
-	Scope:    "createuser",
-	Method:   "POST",
-	Path:     "/api/v2/users",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createUserRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Strong,
-	Dedupe:   true,
+	ID:        "CreateUser",
+	Scope:     "createuser",
+	Method:    "POST",
+	Path:      "/api/v2/users",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createUserRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/user/id",
+	Lookup:    runtime.Strong,
+	Dedupe:    true,
 }
 
 // CreateUser calls POST /api/v2/users.

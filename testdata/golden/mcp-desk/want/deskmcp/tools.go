@@ -104,6 +104,10 @@ var addNoteTool = &mcp.Tool{
 			},
 			"required": ["id"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -193,6 +197,10 @@ var createThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "subject"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -482,7 +490,8 @@ var startExportTool = &mcp.Tool{
 			"type": "object",
 			"properties": {
 				"day": {
-					"type": "string"
+					"type": "string",
+					"format": "date"
 				}
 			},
 			"required": ["day"]
@@ -520,6 +529,10 @@ var startExportTool = &mcp.Tool{
 				}
 			},
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["accepted", "note"]
@@ -607,6 +620,10 @@ var updateThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "subject"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
