@@ -3,6 +3,8 @@ package writegenimpl
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
@@ -94,5 +96,33 @@ func TestRawID(t *testing.T) {
 		if got := RawID([]byte(tc.body), tc.ptr); got != tc.want {
 			t.Errorf("RawID(%s, %q) = %q, want %q", tc.body, tc.ptr, got, tc.want)
 		}
+	}
+}
+
+// TestPromise57_NoBodyNoFraming: a write without a body is sent without one: neither a
+// Content-Length nor a chunked body of length zero, which a server may read as an empty body
+// given (Prism does, and refuses it where the spec's optional body is an object).
+func TestPromise57_NoBodyNoFraming(t *testing.T) {
+	type seen struct {
+		te     []string
+		length string
+		body   int
+	}
+	got := make(chan seen, 1)
+	p := newProviderWith(t, func(p *provider) {
+		p.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			got <- seen{r.TransferEncoding, r.Header.Get("Content-Length"), len(b)}
+			io.WriteString(w, `{"id": "th_1"}`)
+		})
+	})
+	c := newTestClient(t, p.URL, newTestClock())
+	op := thingOp(withKey)
+	call := Call[*thing]{Request: NewRequest("POST", "/things"), ID: thingID}
+	if _, err := Write(context.Background(), c, op, thingKey{"1"}, call); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; len(s.te) != 0 || s.length != "" || s.body != 0 {
+		t.Errorf("the server saw Transfer-Encoding %v, Content-Length %q and %d bytes; want no body and no framing", s.te, s.length, s.body)
 	}
 }
