@@ -726,11 +726,13 @@ func before(a, b Pos) bool {
 	return a.Line != 0 && (b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
 }
 
-// prop is one property collected for a struct, with the site it is defined at.
+// prop is one property collected for a struct, with the site it is defined at; or, in
+// collector.undeclared, a member of a oneOf or anyOf and the names it requires.
 type prop struct {
-	name string
-	sr   *openapi3.SchemaRef
-	at   site
+	name  string
+	sr    *openapi3.SchemaRef
+	at    site
+	names []string
 }
 
 // collector gathers the properties of an object and of its allOf members.
@@ -744,6 +746,31 @@ type collector struct {
 	// under oneOf), nil when it has none or a member requires nothing.
 	alts      [][]string
 	altsOneOf bool
+	// undeclared are the members of the object's oneOf and anyOf, each with the names it
+	// requires (prop.names), for the required properties no schema declares.
+	undeclared []prop
+}
+
+// anyProp is the schema of a property required but declared nowhere: any value.
+var anyProp = &openapi3.SchemaRef{Value: &openapi3.Schema{}}
+
+// requireDeclared adds to c, as properties of any value, the properties the object or a member
+// of its oneOf or anyOf requires that no schema declares: a value must carry them, so the
+// struct has a field for each (required when the object requires it).
+func (b *builder) requireDeclared(c *collector, at site) {
+	var own []string
+	for name := range c.required {
+		own = append(own, name)
+	}
+	slices.Sort(own)
+	for _, u := range append([]prop{{at: at, names: own}}, c.undeclared...) {
+		for _, name := range u.names {
+			if !c.have[name] {
+				c.have[name] = true
+				c.props = append(c.props, prop{name: name, sr: anyProp, at: b.sub(u.at, "required", u.at.name+goName(name))})
+			}
+		}
+	}
 }
 
 // object converts an object schema: a struct of its properties (allOf members flattened in,
@@ -751,6 +778,7 @@ type collector struct {
 func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
 	b.collect(c, s, at)
+	b.requireDeclared(c, at)
 	if len(c.props) == 0 {
 		if c.extra == nil {
 			return refAnyMap
@@ -842,6 +870,9 @@ func (b *builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bo
 			c.have[name] = true
 			c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+goName(name))})
 		}
+	}
+	if branch {
+		c.undeclared = append(c.undeclared, prop{at: at, names: s.Required})
 	}
 	if branch || isUnion(s) {
 		return

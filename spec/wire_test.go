@@ -42,7 +42,7 @@ components:
         mixed: {allOf: [{type: string}, {type: integer}]}
     Attribute:
       type: object
-      required: [name]
+      required: [name, label]
       properties:
         name: {type: string, minLength: 1, maxLength: 10}
         kind: {type: string, enum: [list, text]}
@@ -55,7 +55,7 @@ components:
         - required: [options]
           properties:
             options: {type: array, items: {type: string}}
-        - required: [regex]
+        - required: [regex, flags]
           properties:
             regex: {type: string}
 `
@@ -118,7 +118,8 @@ func TestPromise56_ScalarAllOf(t *testing.T) {
 
 // TestPromise57_RequiredInBranches: a property declared and required only inside the oneOf
 // branches of an object is a field (optional in Go, as only one branch requires it), and the
-// branches' requirements are kept for the tools.
+// branches' requirements are kept for the tools; a property required and declared nowhere is a
+// field too.
 func TestPromise57_RequiredInBranches(t *testing.T) {
 	at := typeNamed(t, loadWire(t), "Attribute")
 	for _, name := range []string{"options", "regex"} {
@@ -126,8 +127,14 @@ func TestPromise57_RequiredInBranches(t *testing.T) {
 			t.Errorf("%s is required of every value", name)
 		}
 	}
-	if want := [][]string{{"options"}, {"regex"}}; !slices.EqualFunc(at.Requires, want, slices.Equal) || !at.RequiresOneOf {
+	if want := [][]string{{"options"}, {"flags", "regex"}}; !slices.EqualFunc(at.Requires, want, slices.Equal) || !at.RequiresOneOf {
 		t.Errorf("requires %v (oneOf %v), want %v under oneOf", at.Requires, at.RequiresOneOf, want)
+	}
+	// Required, and declared nowhere: a field of any value, required as the schema says.
+	for name, required := range map[string]bool{"label": true, "flags": false} {
+		if f := fieldNamed(t, at, name); f.Type.String() != "any" || f.Required != required {
+			t.Errorf("%s: %s, required %v; want any, required %v", name, f.Type, f.Required, required)
+		}
 	}
 }
 
