@@ -401,7 +401,7 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 			if op.Body.Encoding == spec.BodyRaw {
 				s.set("contentMediaType", op.Body.ContentType)
 			}
-			if op.Body.Required {
+			if !optionalBody(op) { // required by the spec, or carrying the write's key
 				required = append(required, a.Name)
 			}
 		}

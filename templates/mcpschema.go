@@ -361,7 +361,7 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		if t.AdditionalProperties != nil {
 			o.set("additionalProperties", g.ref(t.AdditionalProperties))
 		}
-		if g.input && len(t.Requires) > 0 {
+		if g.input && len(t.Requires) > 0 && !requiresFilled(t, over) {
 			alts := make([]any, len(t.Requires))
 			for i, names := range t.Requires {
 				alts[i] = obj().set("required", strs(names))
@@ -380,6 +380,13 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		variants := make([]any, len(t.Variants))
 		for i, v := range t.Variants {
 			variants[i] = g.ref(v.Type)
+			if g.input && t.Discriminator != "" && len(v.Tags) > 0 {
+				// The discriminator chooses the variant, as the spec's does: the variants' own
+				// schemas often admit every tag.
+				variants[i] = obj().set("allOf", []any{variants[i], obj().
+					set("properties", obj().set(t.Discriminator, obj().set("enum", strs(v.Tags)))).
+					set("required", strs([]string{t.Discriminator}))})
+			}
 		}
 		// An output schema says anyOf: variants that are objects open to more properties
 		// often match the same value, which oneOf would refuse, and what a provider answers is
@@ -396,6 +403,18 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		o.describe(t.Doc)
 	}
 	return o
+}
+
+// requiresFilled reports whether one of the alternatives of struct t's required properties
+// names a field the tool fills in (over): the arguments need not give it, so the alternatives
+// are left to the provider.
+func requiresFilled(t *spec.Type, over sets) bool {
+	for f, sub := range over {
+		if len(sub) == 0 && slices.ContainsFunc(t.Requires, func(names []string) bool { return slices.Contains(names, f.Name) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // nullable returns the schema of s or null.
