@@ -2,7 +2,10 @@
 
 package wire
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // AddNoteRequest is an inline object.
 type AddNoteRequest struct {
@@ -18,6 +21,7 @@ type Attribute struct {
 	Weight   *float64 `json:"weight,omitempty"`
 	Options  []string `json:"options,omitempty"`
 	Regex    *string  `json:"regex,omitempty"`
+	Flags    any      `json:"flags,omitempty"`
 }
 
 // Event is the "Event" object.
@@ -30,8 +34,18 @@ type Event struct {
 	Count      *int64  `json:"count,omitempty"`
 }
 
+// Kind is one of the values below.
+type Kind string
+
+// The values of Kind.
+const (
+	KindURL   Kind = "url"
+	KindQueue Kind = "queue"
+)
+
 // Queue is the "Queue" object.
 type Queue struct {
+	Kind  Kind   `json:"kind"`
 	Queue string `json:"queue"`
 }
 
@@ -79,9 +93,36 @@ func (u *Target) FromQueue(v Queue) error {
 	return unionSet(&u.RawMessage, v)
 }
 
+// Discriminator returns the "kind" property of the JSON the union holds.
+func (u *Target) Discriminator() (string, error) {
+	var v struct {
+		Tag string `json:"kind"`
+	}
+	if err := json.Unmarshal(u.RawMessage, &v); err != nil {
+		return "", err
+	}
+	return v.Tag, nil
+}
+
+// Value decodes the union as the variant its "kind" property names: *URL, *Queue.
+func (u *Target) Value() (any, error) {
+	tag, err := u.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch tag {
+	case "url":
+		return u.AsURL()
+	case "queue":
+		return u.AsQueue()
+	}
+	return nil, fmt.Errorf("%s: unknown %s %q", "Target", "kind", tag)
+}
+
 // URL is the "Url" object.
 type URL struct {
-	URL string `json:"url"`
+	Kind Kind   `json:"kind"`
+	URL  string `json:"url"`
 }
 
 // UploadRequest is an inline object.

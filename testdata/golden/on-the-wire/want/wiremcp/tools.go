@@ -190,7 +190,8 @@ var createAttributeTool = &mcp.Tool{
 				},
 				"regex": {
 					"type": "string"
-				}
+				},
+				"flags": {}
 			},
 			"required": ["name"],
 			"oneOf": [
@@ -198,7 +199,7 @@ var createAttributeTool = &mcp.Tool{
 					"required": ["options"]
 				},
 				{
-					"required": ["regex"]
+					"required": ["flags", "regex"]
 				}
 			]
 		}
@@ -372,24 +373,56 @@ var putTargetTool = &mcp.Tool{
 		"body": {
 			"oneOf": [
 				{
-					"type": "object",
-					"properties": {
-						"url": {
-							"type": "string",
-							"format": "uri"
+					"allOf": [
+						{
+							"type": "object",
+							"properties": {
+								"kind": {
+									"type": "string",
+									"enum": ["url", "queue"]
+								},
+								"url": {
+									"type": "string",
+									"format": "uri"
+								}
+							},
+							"required": ["kind", "url"]
+						},
+						{
+							"properties": {
+								"kind": {
+									"enum": ["url"]
+								}
+							},
+							"required": ["kind"]
 						}
-					},
-					"required": ["url"]
+					]
 				},
 				{
-					"type": "object",
-					"properties": {
-						"queue": {
-							"type": "string",
-							"pattern": "^q-[0-9]+$"
+					"allOf": [
+						{
+							"type": "object",
+							"properties": {
+								"kind": {
+									"type": "string",
+									"enum": ["url", "queue"]
+								},
+								"queue": {
+									"type": "string",
+									"pattern": "^q-[0-9]+$"
+								}
+							},
+							"required": ["kind", "queue"]
+						},
+						{
+							"properties": {
+								"kind": {
+									"enum": ["queue"]
+								}
+							},
+							"required": ["kind"]
 						}
-					},
-					"required": ["queue"]
+					]
 				}
 			]
 		}
