@@ -251,11 +251,11 @@ func scalarAllOf(s *openapi3.Schema) bool {
 		case len(types) > 1:
 			return false
 		case len(types) == 1:
-			if t := types[0]; t == "object" || t == "array" || typ != "" && typ != t {
+			t := types[0]
+			if t == "object" || t == "array" || typ != "" && typ != t {
 				return false
-			} else {
-				typ = t
 			}
+			typ = t
 		}
 		for _, m := range s.AllOf {
 			if !walk(m.Value) {
@@ -269,7 +269,8 @@ func scalarAllOf(s *openapi3.Schema) bool {
 
 // scalar converts a scalar written as an allOf (scalarAllOf): the one member that carries a
 // type, a format or an enum, when s and the other members only add constraints to it or
-// restate its type (so that a named enum stays itself), else the merged schema: its type, the first format and enum met, s's own first.
+// restate its type (so that a named enum stays itself), with the bounds of them all; else the
+// merged schema: its type, the first format and enum met, s's own first.
 func (b *builder) scalar(s *openapi3.Schema, at site) *TypeRef {
 	if s.Format == "" && len(s.Enum) == 0 {
 		carrier := -1
@@ -283,7 +284,6 @@ func (b *builder) scalar(s *openapi3.Schema, at site) *TypeRef {
 			}
 		}
 		if carrier >= 0 {
-			// The bounds of every member hold: a builtin takes them all.
 			return checked(b.schemaRef(s.AllOf[carrier], b.item(at, "allOf", carrier, at.name)), mergeScalar(s))
 		}
 	}

@@ -112,15 +112,20 @@ func optionalBody(op *spec.Operation) bool {
 	return true
 }
 
-// bodyArgType is the type of op's body argument: behind a pointer when it is optional and its
-// type has no nil of its own.
+// bodyByPointer reports whether op's method takes its body through a pointer: it is optional
+// and its type has no nil of its own.
+func bodyByPointer(op *spec.Operation) bool {
+	return optionalBody(op) && !nilable(op.Body.Type)
+}
+
+// bodyArgType is the type of op's body argument.
 func bodyArgType(op *spec.Operation) *jen.Statement {
-	return heldType(op.Body.Type, optionalBody(op) && !nilable(op.Body.Type))
+	return heldType(op.Body.Type, bodyByPointer(op))
 }
 
 // bodyArg is the value e, of op's body type, as op's method takes it.
 func bodyArg(op *spec.Operation, e *jen.Statement) *jen.Statement {
-	if optionalBody(op) && !nilable(op.Body.Type) {
+	if bodyByPointer(op) {
 		return jen.Op("&").Add(e)
 	}
 	return e

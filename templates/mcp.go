@@ -229,7 +229,7 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 	}
 	if op.Body != nil {
 		typ := m.typ(op.Body.Type)
-		if optionalBody(op) && !nilable(op.Body.Type) {
+		if bodyByPointer(op) {
 			typ = jen.Op("*").Add(typ) // absent unless given
 		}
 		stmts = append(stmts, jen.Var().Id("body").Add(typ))
