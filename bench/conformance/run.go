@@ -262,6 +262,8 @@ func drivePrism(ctx context.Context, o Options, driver, specFile, spec, mode str
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, o.Prism, append(args, served)...)
+	// Square's spec, dereferenced, needs more than Node's default heap.
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=--max-old-space-size=4096")
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -297,6 +299,12 @@ func drivePrism(ctx context.Context, o Options, driver, specFile, spec, mode str
 	_, out, err := child.Run(ctx, "", nil, driver, dargs...)
 	if err != nil {
 		return nil, err
+	}
+	select {
+	case werr := <-ended:
+		ended <- werr // for the deferred wait
+		return nil, fmt.Errorf("prism ended while the tools were called, for %s: %v\n%s", spec, werr, child.Tail(logs.Bytes(), 2000))
+	default:
 	}
 	var recs []drive.Record
 	lines := bufio.NewScanner(bytes.NewReader(out))

@@ -99,7 +99,7 @@ func run(t Target, specFile, url, mode string, calls int, only string, out io.Wr
 	}
 	defer l.Close()
 	s := mcp.NewServer(&mcp.Implementation{Name: "conformance", Version: "1"}, nil)
-	if err := t.Add(s, url, l, runtime.WithHTTPClient(&http.Client{Transport: rec}), runtime.WithAttemptTimeout(30*time.Second),
+	if err := t.Add(s, url, l, runtime.WithHTTPClient(&http.Client{Transport: rec}), runtime.WithAttemptTimeout(90*time.Second), runtime.WithLease(3*time.Minute),
 		runtime.WithBackoff(10*time.Millisecond, 50*time.Millisecond)); err != nil { // the mock answers at once
 		return err
 	}
@@ -137,7 +137,7 @@ func run(t Target, specFile, url, mode string, calls int, only string, out io.Wr
 				args := Fill(&schema, set, seed(t.Spec, mode, tool.Name, set.String(), call))
 				r := Record{Spec: t.Spec, Mode: mode, Tool: tool.Name, Set: set.String(), Call: call}
 				rec.reset()
-				cctx, cancel := context.WithTimeout(ctx, time.Minute)
+				cctx, cancel := context.WithTimeout(ctx, 5*time.Minute) // Prism makes up some answers slowly
 				res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
 				cancel()
 				violations, answer, status := rec.taken()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"regexp/syntax"
@@ -81,6 +80,8 @@ type filler struct {
 	// not among them where it can, and an optional property that leads back to one is left
 	// out, so that a schema reached from itself ends.
 	filling []*jsonschema.Schema
+	// maxRep is the most repetitions a * or + of a pattern makes, from the string's lengths.
+	maxRep int
 }
 
 // recursive reports whether s leads back to a schema being filled: it is one, or an array of
@@ -340,20 +341,23 @@ func (f *filler) text(s *jsonschema.Schema) string {
 	if s.ContentEncoding == "base64" {
 		return base64.StdEncoding.EncodeToString([]byte(f.word(8)))
 	}
-	if gen, ok := formats[s.Format]; ok && s.Pattern == "" {
-		if v := gen(f.rnd); fits(v) {
+	re, _ := regexp.Compile(s.Pattern) // nil without a pattern Go reads
+	if gen, ok := formats[s.Format]; ok {
+		if v := gen(f.rnd); fits(v) && (re == nil || re.MatchString(v)) {
 			return v
 		}
 	}
-	if s.Pattern != "" {
-		if re, err := regexp.Compile(s.Pattern); err == nil {
-			if tree, err := syntax.Parse(s.Pattern, syntax.Perl); err == nil {
-				for range 50 {
-					var b strings.Builder
-					f.pattern(&b, tree.Simplify())
-					if v := b.String(); re.MatchString(v) && fits(v) && formatOK(s.Format, v) {
-						return v
-					}
+	if re != nil && s.Pattern != "" {
+		f.maxRep = max(3, lo)
+		if hi >= 0 {
+			f.maxRep = min(f.maxRep, max(hi, 1))
+		}
+		if tree, err := syntax.Parse(s.Pattern, syntax.Perl); err == nil {
+			for range 100 {
+				var b strings.Builder
+				f.pattern(&b, tree.Simplify())
+				if v := b.String(); re.MatchString(v) && fits(v) && formatOK(s.Format, v) {
+					return v
 				}
 			}
 		}
@@ -382,7 +386,7 @@ func (f *filler) word(n int) string {
 func (f *filler) pattern(b *strings.Builder, re *syntax.Regexp) {
 	repeat := func(lo, hi int) {
 		if hi < 0 {
-			hi = lo + 2
+			hi = lo + f.maxRep
 		}
 		n := lo
 		if hi > lo {
@@ -421,9 +425,9 @@ func (f *filler) pattern(b *strings.Builder, re *syntax.Regexp) {
 	case syntax.OpCapture:
 		f.pattern(b, re.Sub[0])
 	case syntax.OpStar:
-		repeat(0, 3)
+		repeat(0, f.maxRep)
 	case syntax.OpPlus:
-		repeat(1, 3)
+		repeat(1, max(1, f.maxRep))
 	case syntax.OpQuest:
 		repeat(0, 1)
 	case syntax.OpRepeat:
@@ -442,10 +446,9 @@ func formatOK(format, v string) bool {
 	switch format {
 	case "uri", "url":
 		u, err := url.Parse(v)
-		return err == nil && u.IsAbs() && !strings.ContainsAny(v, " \t\n\f\r\v")
+		return err == nil && u.IsAbs() && uriChars.MatchString(v)
 	case "email":
-		a, err := mail.ParseAddress(v)
-		return err == nil && a.Address == v
+		return emailChars.MatchString(v)
 	case "date":
 		_, err := time.Parse(time.DateOnly, v)
 		return err == nil
@@ -455,3 +458,10 @@ func formatOK(format, v string) bool {
 	}
 	return true
 }
+
+// uriChars are the characters RFC 3986 lets a URI have; emailChars an address as plain as
+// validators of format email take.
+var (
+	uriChars   = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]*$`)
+	emailChars = regexp.MustCompile(`^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$`)
+)
