@@ -198,8 +198,10 @@ func classify(res *mcp.CallToolResult, violations []string) (string, string) {
 
 // decodeFailure reports whether a tool's text says a 2xx answer did not decode.
 func decodeFailure(s string) bool {
-	return strings.Contains(s, "could not be decoded") || strings.Contains(s, "decode response") ||
-		strings.Contains(s, `"decoded":false`)
+	// The runtime's words: a read's *runtime.DecodeError, an undecoded receipt, an uncertain
+	// write; and those of writegen before runtime.ErrDecode.
+	return strings.Contains(s, "did not decode") || strings.Contains(s, `"undecoded":`) ||
+		strings.Contains(s, "could not be decoded") || strings.Contains(s, "decode response")
 }
 
 func clip(s string, n int) string {
