@@ -177,7 +177,7 @@ func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw 
 		} else {
 			stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
 		}
-		args = append(args, jen.Id("search"))
+		args = append(args, bodyArg(read, jen.Id("search")))
 	}
 	return stmts, args, raw
 }
@@ -906,7 +906,10 @@ func (g *generator) compensation(f *jen.File, op *spec.Operation) {
 		stmts = append(stmts, pre...)
 		args = append(args, jen.Id(target.ParamsName).Custom(multiLine, values...))
 	}
-	if target.Body != nil {
+	switch {
+	case optionalBody(target):
+		args = append(args, jen.Nil()) // no body: the compensation sends none
+	case target.Body != nil:
 		stmts = append(stmts, jen.Var().Id("body").Add(goType(target.Body.Type)))
 		args = append(args, jen.Id("body"))
 	}

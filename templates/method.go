@@ -80,7 +80,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		args = append(args, jen.Id("params").Id(op.ParamsName))
 	}
 	if op.Body != nil {
-		args = append(args, jen.Id("body").Add(goType(op.Body.Type)))
+		args = append(args, jen.Id("body").Add(bodyArgType(op)))
 	}
 
 	var results []jen.Code

@@ -50,6 +50,7 @@ var addNoteOp = &writegenimpl.Operation{
 	Retry:     addNoteRetry,
 	Attempts:  4,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 1 * time.Second,
 	Marker:    " [ref:{ref}]",
@@ -165,6 +166,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    2 * time.Second,
 	Dedupe:       true,
@@ -388,6 +390,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }

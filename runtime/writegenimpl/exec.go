@@ -1,11 +1,13 @@
 package writegenimpl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -72,26 +74,32 @@ type Call[P any] struct {
 // make a second effect (the key is in its window, or a strongly consistent
 // lookup found nothing); a lookup that finds the effect is adopted; what
 // cannot be settled ends in a *runtime.UncertainError, recorded and
-// notified. A 2xx that does not decode or carries no id is uncertain too.
+// notified. A 2xx that carries no id is uncertain too; one that does not
+// decode returns into, its id read from the raw body, with a
+// *runtime.DecodeError (errors.Is(err, runtime.ErrDecode)), or is uncertain
+// when the id cannot be read.
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true); err != nil {
+	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true))
+}
+
+// keyedResult returns what a keyed write returns: into alone, or with a
+// *runtime.DecodeError (a 2xx that took effect and did not decode), or
+// err alone.
+func keyedResult[R any](into R, err error) (R, error) {
+	if err != nil && !errors.Is(err, runtime.ErrDecode) {
 		var none R
 		return none, err
 	}
-	return into, nil
+	return into, err
 }
 
 // SubmitInto runs one logical write whose 2xx is only an acknowledgement,
 // by the rules of WriteInto, and fills and returns into, a new
 // *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
 func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false); err != nil {
-		var none R
-		return none, err
-	}
-	return into, nil
+	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false))
 }
 
 // Write is WriteInto for code written by hand.
@@ -117,7 +125,7 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
 	}
 	o, err := c.keyed(ctx, op, key, req, build, reference, values, cd, receipt)
-	if err != nil {
+	if err != nil && !errors.Is(err, runtime.ErrDecode) {
 		return err
 	}
 	if receipt && o.body == nil && o.id != "" && o.source == runtime.AdoptedLedger && cd.read != nil {
@@ -128,7 +136,7 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 		}
 	}
 	fill(r, f, o)
-	return nil
+	return err
 }
 
 // Read runs a read, following redirects, retried within op.Retry
@@ -367,4 +375,41 @@ func (cd codec) decode(b []byte) (any, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// RawID reads the durable id at the JSON pointer ptr in a body that did not
+// decode into its type: a string, or a number as written; "" when ptr is
+// "", the body is not JSON, or nothing usable is there.
+func RawID(body []byte, ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return ""
+	}
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			v = x[i]
+		default:
+			return ""
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
 }

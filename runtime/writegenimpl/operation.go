@@ -31,7 +31,12 @@ type Operation struct {
 	KeyMaxLength int            // longest key the provider accepts; 0 = no limit
 	KeyWindow    time.Duration  // how long the provider remembers a key; KeyForever; 0 = unknown (see KeyForever)
 	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
-	Lookup       runtime.Consistency
+	// IDPointer is the JSON pointer of a receipt's durable id in the 2xx
+	// body ("/id", "/ticket/id"): a body that does not decode still gives
+	// its id through it, and the write is settled done. "" leaves such a
+	// body uncertain.
+	IDPointer string
+	Lookup    runtime.Consistency
 	// LookupLag is how long after a write the lookup is sure to see it (an
 	// eventual lookup's lag, a strong one's settle time): "not found"
 	// counts only once it has passed since the last moment an attempt

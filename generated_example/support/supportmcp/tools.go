@@ -109,6 +109,10 @@ var addNoteTool = &mcp.Tool{
 			},
 			"required": ["id", "thread_id", "text", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -159,6 +163,7 @@ var createThreadTool = &mcp.Tool{
 			"properties": {
 				"external_reference": {
 					"type": "string",
+					"maxLength": 64,
 					"description": "Filled in by the tool (the write's provider key or reference): leave it out."
 				},
 				"conversation_id": {
@@ -209,6 +214,10 @@ var createThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "external_reference", "conversation_id", "subject", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -372,7 +381,9 @@ var listNotesTool = &mcp.Tool{
 			"description": "The next_cursor of the previous page."
 		},
 		"limit": {
-			"type": "integer"
+			"type": "integer",
+			"minimum": 1,
+			"maximum": 100
 		},
 		"order": {
 			"type": "string",
@@ -510,6 +521,10 @@ var postMessageTool = &mcp.Tool{
 			},
 			"required": ["id", "thread_id", "author", "text", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]

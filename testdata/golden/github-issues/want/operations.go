@@ -48,19 +48,20 @@ const issuesCreateRetry = runtime.RetryNotSent
 
 // issuesCreateOp describes IssuesCreate to the runtime.
 var issuesCreateOp = &writegenimpl.Operation{
-	ID:       "issues/create",
-	Scope:    "issues-create",
-	Method:   "POST",
-	Path:     "/repos/{owner}/{repo}/issues",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    issuesCreateRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Marker:   "\n\n<!-- ref:{ref} -->",
-	Joined:   true,
-	Dedupe:   true,
-	Owner:    "docs-team",
+	ID:        "issues/create",
+	Scope:     "issues-create",
+	Method:    "POST",
+	Path:      "/repos/{owner}/{repo}/issues",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     issuesCreateRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/number",
+	Lookup:    runtime.Eventual,
+	Marker:    "\n\n<!-- ref:{ref} -->",
+	Joined:    true,
+	Dedupe:    true,
+	Owner:     "docs-team",
 }
 
 // IssuesCreate calls POST /repos/{owner}/{repo}/issues: Create an issue.
@@ -238,19 +239,20 @@ const issuesCreateCommentRetry = runtime.RetryNotSent
 
 // issuesCreateCommentOp describes IssuesCreateComment to the runtime.
 var issuesCreateCommentOp = &writegenimpl.Operation{
-	ID:       "issues/create-comment",
-	Scope:    "issues-create-comment",
-	Method:   "POST",
-	Path:     "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    issuesCreateCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Marker:   "\n\n<!-- ref:{ref} -->",
-	Joined:   true,
-	Dedupe:   true,
-	Owner:    "docs-team",
+	ID:        "issues/create-comment",
+	Scope:     "issues-create-comment",
+	Method:    "POST",
+	Path:      "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     issuesCreateCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Marker:    "\n\n<!-- ref:{ref} -->",
+	Joined:    true,
+	Dedupe:    true,
+	Owner:     "docs-team",
 }
 
 // IssuesCreateComment calls POST /repos/{owner}/{repo}/issues/{issue_number}/comments: Create an
