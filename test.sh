@@ -14,6 +14,13 @@ if ! command -v stripe-mock >/dev/null; then
   go install github.com/stripe/stripe-mock@v0.203.0
 fi
 
+# Prism, for the conformance suite (bench/conformance), where .ci/run installs it; the suite
+# skips, saying so, when prism is not on PATH (outside CI).
+prism_dir=${XDG_CACHE_HOME:-$HOME/.cache}/writegen/prism-5.14.2
+if [ -x "$prism_dir/node_modules/.bin/prism" ]; then
+  export PATH="$PATH:$prism_dir/node_modules/.bin"
+fi
+
 if [ -z "${WRITEGEN_PG_DSN:-}" ]; then
   eval "$(.ci/pg start)"
   trap '.ci/pg stop' EXIT

@@ -91,8 +91,11 @@
 //
 // A receipt write returns a *Receipt, the proof of a durable effect with
 // its id; an acknowledgement write returns an *Ack. A 2xx that does not
-// decode, or a receipt without an id, is uncertain, with the raw body kept.
-// Every other outcome matches exactly one sentinel with errors.Is:
+// decode took effect: the write returns its receipt (the id read from the
+// raw body) or acknowledgement with a *DecodeError, matching ErrDecode, and
+// is settled done. A receipt whose id cannot be read, from a body that
+// decodes or not, is uncertain, with the raw body kept. Every other outcome
+// matches exactly one sentinel with errors.Is:
 //
 //   - ErrUncertain: it may have happened; recorded (UncertainError.Recorded
 //     says where) and told to the Notifier;

@@ -10,6 +10,7 @@ import (
 // acknowledgement. Each error a write returns, and each outcome replayed
 // from the ledger, matches exactly one of them (or ErrEmptyKey, or is a
 // plain error about something that happened before anything was sent).
+// ErrDecode is the one that comes with a receipt or an acknowledgement.
 var (
 	// ErrUncertain is matched by every *UncertainError: the write may or
 	// may not have taken effect.
@@ -35,7 +36,39 @@ var (
 	// ErrCompensated is matched when the ledger row of the business key
 	// records an effect that was compensated (undone): the key is settled.
 	ErrCompensated = errors.New("writegen: effect compensated")
+	// ErrDecode is matched by every *DecodeError: a 2xx answer whose body
+	// did not decode into the response type. A write so answered took
+	// effect: it returns its receipt (or acknowledgement) with the error,
+	// the id read from the raw body, and its ledger row is settled done; it
+	// is never sent again. A receipt whose id cannot be read from the body
+	// ends uncertain instead.
+	ErrDecode = errors.New("writegen: response body did not decode")
 )
+
+// DecodeError reports a 2xx answer whose body did not decode into the
+// operation's response type: the provider answered outside its spec. The
+// receipt returned with it has the id read from Body and a nil Body field
+// of its own: Raw holds what came.
+type DecodeError struct {
+	Operation string // operationId
+	Status    int
+	Body      []byte // the body as received
+	Cause     error  // what encoding/json said
+}
+
+func (e *DecodeError) Error() string {
+	s := "writegen: operation " + quote(e.Operation) + ": the " + strconv.Itoa(e.Status) + " response body did not decode"
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
+}
+
+// Is reports whether target is ErrDecode.
+func (e *DecodeError) Is(target error) bool { return target == ErrDecode }
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Cause }
 
 // UncertainError reports a write whose outcome cannot be settled: it may or
 // may not have taken effect. It is recorded for a person to reconcile

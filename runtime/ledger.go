@@ -123,6 +123,10 @@ type Ledger interface {
 	// claims a not_applied row of the same identity again. won reports
 	// whether this caller holds the claim; the Record is the row as stored
 	// (with its Fence when won). The caller compares Digest when !won.
+	// An error means that no claim of this call stands, nor will (the
+	// caller is told ErrNotApplied), except one matching ErrInProgress: the
+	// ledger cannot tell whether the claim was recorded, and one that was is
+	// taken over once its lease ends (promise 52).
 	Claim(ctx context.Context, rec Record, h Holder, lease time.Duration) (row Record, won bool, err error)
 	// Renew makes the lease of row id held with fence end lease from now.
 	// It fails with ErrLeaseLost when the row is no longer claimed with
@@ -179,4 +183,18 @@ type Incarnations interface {
 	// than every run of the instance before, and later calls return the
 	// same number.
 	Incarnate(ctx context.Context, instance string) (int64, error)
+}
+
+// Pruner is a Ledger that forgets settled business keys past a retention
+// (promise 55). Resume prunes the rows of an operation that states one
+// (its generated code sets writegenimpl.Operation.Retention). The ledgers
+// of runtime/ledger are Pruners.
+type Pruner interface {
+	// Prune removes at most limit (0: every) rows of scope, tenant and
+	// operation settled for good (active, rejected, not_applied,
+	// compensated) more than keep ago by the ledger's clock, and returns how
+	// many it removed. Uncertain and claimed rows are never removed. A
+	// business key whose row was removed may be claimed anew: a repeat of
+	// its write after keep is a new write.
+	Prune(ctx context.Context, scope, tenant, operation string, keep time.Duration, limit int) (int64, error)
 }

@@ -32,10 +32,16 @@ func (s Source) String() string {
 func (s Source) Adopted() bool { return s != Created }
 
 // Receipt is the provider's proof of a durable effect.
+//
+// Body may be nil for a receipt a person recorded (writegen ledger resolve
+// -committed, Source AdoptedLedger): the ledger holds the effect's id
+// alone. Where the write declares a read by id (lookup.adopt with a read),
+// the object is read with the id, and Body is nil only when that read
+// failed. Never use a field of a nil Body: the ID is the receipt.
 type Receipt[T any] struct {
 	ID          string // the durable id of the effect, never ""
-	Body        *T
-	Raw         []byte // the 2xx body as received, or as stored in the ledger
+	Body        *T     // nil for a receipt a person recorded that could not be read
+	Raw         []byte // the 2xx body as received, or as stored in the ledger; nil for a receipt a person recorded
 	Source      Source
 	Attempts    int // attempts the write took (those of the earlier call, when adopted from the ledger)
 	ProviderKey string

@@ -399,9 +399,29 @@ func (p *annotParser) walkTodos(n *yaml.Node, out *ErrorList) {
 	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
 		*out = append(*out, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a placeholder left by writegen init: answer it", n.Value)})
 	}
+	for _, c := range []string{n.HeadComment, n.LineComment, n.FootComment} {
+		if q := confirmQuestion(c); q != "" {
+			*out = append(*out, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a question writegen init left: check it (and the answer it is written on), then remove the TODO", q)})
+		}
+	}
 	for _, c := range n.Content {
 		p.walkTodos(c, out)
 	}
+}
+
+// confirmQuestion returns the "TODO: confirm ..." that a comment holds, cut to a line, or "":
+// writegen init proposes an answer (a lookup, a reference, a receipt's id) with a question that
+// only a person who read the provider's docs can answer, and the answer stands only once asked.
+func confirmQuestion(comment string) string {
+	i := strings.Index(comment, "TODO: confirm")
+	if i < 0 {
+		return ""
+	}
+	q, _, _ := strings.Cut(comment[i:], "\n")
+	if r := []rune(q); len(r) > 90 {
+		q = string(r[:90]) + "..."
+	}
+	return q
 }
 
 // hasTODO reports whether a scalar, or any scalar below a node, is a placeholder.

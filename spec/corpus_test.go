@@ -251,7 +251,7 @@ func TestScaffoldCorpus(t *testing.T) {
 				if _, reaches := squareReaching[e.Operation]; name == "square.json" && e.Pos.File == name && reaches {
 					continue // its defect, which these operations reach
 				}
-				if !strings.Contains(e.Msg, "placeholder left by writegen init") {
+				if !strings.Contains(e.Msg, "placeholder left by writegen init") && !strings.Contains(e.Msg, "a question writegen init left") {
 					t.Errorf("untouched scaffold refused for another reason: %v", e)
 				}
 				todo[e.Operation] = true

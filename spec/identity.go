@@ -62,11 +62,19 @@ type IdentityWrite struct {
 	Envelope    string `json:"envelope,omitempty"`
 	Source      string `json:"source,omitempty"`
 	Dedupe      string `json:"dedupe"` // ledger or none
+	// Where a receipt's durable id is in the write's 2xx answer ("/number", "/ticket/id"), its
+	// JSON type (string or integer) and the schema of the object it names ("Issue"): what
+	// `writegen ledger resolve -committed -provider-id` takes, which the command names and
+	// checks when given this file.
+	ReceiptID     string `json:"receipt_id,omitempty"`
+	ReceiptIDType string `json:"receipt_id_type,omitempty"`
+	ReceiptOf     string `json:"receipt_of,omitempty"`
 }
 
 // identityVersion is the version of WRITE_SAFETY.json writegen writes; versions 1 (without lag
-// and reference) and 2 (without how the lookup asks) are read as well.
-const identityVersion = 3
+// and reference), 2 (without how the lookup asks) and 3 (without the receipt's id) are read as
+// well.
+const identityVersion = 4
 
 // Identity returns the record of api's writes, sorted by key scope, then method and path.
 func Identity(api *API) IdentityRecord {
@@ -137,6 +145,15 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	}
 	if s.Object != nil {
 		w.Envelope = s.Object.Pointer
+	}
+	if s.ID != nil {
+		w.ReceiptID, w.ReceiptIDType, w.ReceiptOf = s.ID.Pointer, "string", describeRef(op.Response.Type)
+		if s.Object != nil {
+			w.ReceiptOf = describeRef(s.Object.Type)
+		}
+		if isIntegerType(s.ID.Type) {
+			w.ReceiptIDType = "integer"
+		}
 	}
 	if r := s.Reference; r != nil && s.Lookup != nil {
 		w.Reference = referenceText(r)

@@ -94,6 +94,12 @@ type Type struct {
 	SchemaName string
 
 	Fields []*Field // KindStruct, in spec order of properties, allOf members flattened first-to-last
+	// Requires are, for a struct whose oneOf or anyOf members only constrain it, the properties
+	// each member requires (sorted): one of them must be given (exactly one with RequiresOneOf).
+	// Their properties are fields, optional in Go. Nil when the schema has no such members or a
+	// member requires nothing.
+	Requires      [][]string
+	RequiresOneOf bool
 
 	// AdditionalProperties is set on a struct that also allows extra keys, kept in the map field
 	// ExtraName. The struct then has MarshalJSON and UnmarshalJSON methods, as it has when a
@@ -106,6 +112,9 @@ type Type struct {
 
 	Variants      []*Variant // KindUnion, in spec order
 	Discriminator string     // KindUnion: the property name, "" when the union is not discriminated
+	// OneOf is set on a union written as a oneOf: a value must match exactly one variant (of an
+	// anyOf, at least one).
+	OneOf bool
 
 	Elem *TypeRef // KindAlias
 
@@ -183,6 +192,24 @@ type TypeRef struct {
 	// "json.RawMessage" (free-form that must keep its bytes).
 	Builtin string
 	Elem    *TypeRef
+	// Check is what the schema of this use allows of a builtin or an array beyond its Go type
+	// (a format, bounds, a pattern), nil when nothing: the agent tools' input schemas say it.
+	Check *Check
+}
+
+// Check is what a schema allows of a scalar or an array beyond its type. Bounds not given are
+// nil.
+type Check struct {
+	Format string // as the spec writes it: date, date-time, uri, email, uuid, ...
+	// Pattern is the spec's pattern, kept only when Go's regexp accepts it (a pattern written for
+	// another engine, with a look-ahead, is left out).
+	Pattern              string
+	MinLength, MaxLength *uint64
+	Minimum, Maximum     *float64
+	// ExclusiveMinimum and ExclusiveMaximum make Minimum and Maximum exclusive.
+	ExclusiveMinimum, ExclusiveMaximum bool
+	MultipleOf                         *float64
+	MinItems, MaxItems                 *uint64
 }
 
 // ParamIn is where a parameter travels.
@@ -615,8 +642,13 @@ type AdoptRead struct {
 	// the write, as in Lookup.Params.
 	Params []*Template
 	// ID is the found element's id, in the found element: the write's response.id pointer.
-	ID  *Path
-	Pos Pos
+	ID *Path
+	// Match is the string of the read's answer that carries the write's reference: the lookup's
+	// match pointer, in the object read (under response.object). The runtime compares the
+	// object read, not only the element found: a search that matched an element elsewhere
+	// (another repository's issue of the same number) never has another object adopted.
+	Match *Path
+	Pos   Pos
 }
 
 // Escape names a query language whose literals a lookup's substitutions are written as.
@@ -625,12 +657,13 @@ type Escape string
 const (
 	EscapeStripeSearch  Escape = "stripe_search"  // Stripe's search query language: 'value'
 	EscapeZendeskSearch Escape = "zendesk_search" // Zendesk's search syntax: value or "a phrase"
+	EscapeGitHubSearch  Escape = "github_search"  // GitHub's issue search syntax: value or "a phrase"
 	EscapeJQL           Escape = "jql"            // Jira's JQL: "value"
 	EscapeLucene        Escape = "lucene"         // the Lucene query syntax: a backslash-escaped term
 )
 
 // Escapes are the query languages, in the order messages list them.
-var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeJQL, EscapeLucene}
+var Escapes = []Escape{EscapeStripeSearch, EscapeZendeskSearch, EscapeGitHubSearch, EscapeJQL, EscapeLucene}
 
 // Pages is the bound of a lookup that walks the pages of a list: at most Max pages, each next
 // one asked for by passing the response's Cursor as the read's parameter Param. The walk ends

@@ -64,11 +64,18 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *Lookup) bool {
 	id, read := so.op.ID, out.Operation
 	if l.newestNode == nil {
-		if out.Since != nil {
-			r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first: give newest_first: with the params of %s that ask for that order (like {sort: created, direction: desc}); writegen checks them against the spec and the runtime checks the order of every page", l.since, read.ID)
+		if out.Since == nil {
+			return true
+		}
+		if !slices.ContainsFunc(read.Params, func(q *Param) bool {
+			u := under(q.Type)
+			return q.In == InQuery && u.Kind == RefNamed && u.Named.Kind == KindEnum
+		}) {
+			r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first, and %s has no query parameter whose values the spec lists to ask for that order: it cannot be walked back to the write's time; walk a read that can be asked for newest first (newest_first), walk this one to its end without since (pages), or write the lookup by hand (lookup.func)", l.since, read.ID)
 			return false
 		}
-		return true
+		r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first: give newest_first: with the params of %s that ask for that order (like {sort: created, direction: desc}); writegen checks them against the spec and the runtime checks the order of every page", l.since, read.ID)
+		return false
 	}
 	if out.Since == nil {
 		r.errorf(l.newestNode, id, "lookup newest_first asks for the list newest first, which only a walk bounded by the write's time needs: add since: with when each element was created, or leave newest_first out")
@@ -140,6 +147,20 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 		r.errorf(a.opNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, describeRef(read.Response.Type), id, describeRef(want))
 		return false
 	}
+	// The object read must show the reference too, where the found element shows it.
+	matchPtr := out.Match.Pointer
+	if s.Object != nil {
+		matchPtr = s.Object.Pointer + matchPtr
+	}
+	match, why := resolvePath(read.Response.Type, matchPtr, readPath)
+	if why != "" || len(match.Steps) == 0 || !isStringType(match.Type) || slices.ContainsFunc(match.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+		if why == "" {
+			why = "it is no string field of it"
+		}
+		r.errorf(a.opNode, id, "lookup adopt %s must answer with the reference where the found element holds it (%s), so that the object adopted is checked, not only the element found: %s", read.ID, matchPtr, why)
+		return false
+	}
+	match.Pos = r.pos(a.node)
 	before := len(r.errs)
 	ts, _, holds := r.lookupTemplates(so, s, read, a.params, a.opNode, "id")
 	if len(r.errs) != before {
@@ -150,14 +171,20 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 		return false
 	}
 	for _, t := range ts {
-		for _, p := range t.Parts {
-			if p.Value != nil && !slices.Contains(out.Values, p.Value) {
+		for i, p := range t.Parts {
+			if p.Value == nil {
+				continue
+			}
+			// a value the lookup's params take too travels once with the reference
+			if j := slices.IndexFunc(out.Values, func(v *LookupValue) bool { return v.Name == p.Value.Name }); j >= 0 {
+				t.Parts[i].Value = out.Values[j]
+			} else {
 				out.Values = append(out.Values, p.Value)
 			}
 		}
 	}
 	slices.SortFunc(out.Values, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
-	out.Adopt = &AdoptRead{Operation: read, Params: ts, ID: idPath, Pos: r.pos(a.node)}
+	out.Adopt = &AdoptRead{Operation: read, Params: ts, ID: idPath, Match: match, Pos: r.pos(a.node)}
 	out.Object, out.Extends, out.Copies = false, false, false
 	return true
 }

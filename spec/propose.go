@@ -16,15 +16,20 @@ import (
 //   - body: a search sent as POST whose body can say "this field equals the reference"
 //     (Intercom's {query: {field, operator, value}}, Square's {query: {filter: {F: {exact}}}});
 //   - query: a GET with a search parameter (query, q, jql), in the provider's query language
-//     where writegen knows it (Stripe's metadata['k']:'v');
-//   - walk: a GET list without a filter, a page at a time, matched on the client.
+//     where writegen knows it (Stripe's metadata['k']:'v', GitHub's in:body {ref});
+//   - walk: a GET list without a filter, a page at a time, matched on the client, newest first
+//     back to the write's time where the spec lists the values that ask for that order.
 //
-// Only a create (a POST to a collection) is proposed a lookup, and only a read of that
-// collection: the list at the write's path, or a search below it. A read is proposed only when
-// the write can call it (every parameter it requires is one the write knows) and what it finds
-// is what the write answers, or the same object inside an envelope ({ticket: {...}} and
-// {tickets: [...]}). Every proposal is eventual: that a read shows a write at once is for the
-// provider's docs to say, and a person to write.
+// A write whose body has no field for a reference but a free-text one (a comment's body) is
+// proposed a marker appended to it, matched on the client. Only a create (a POST to a
+// collection) is proposed a lookup, and only a read of that collection (the list at the write's
+// path, or a search below it) or a search of the whole API whose items look like what the write
+// answers. A read is proposed only when the write can call it (every parameter it requires is
+// one the write knows) and what it finds is what the write answers, the same object inside an
+// envelope ({ticket: {...}} and {tickets: [...]}), or a look-alike that a read of the write's
+// collection reads again by its id (adopt). Every proposal is eventual, with a question: that a
+// read shows a write within a bound, or at once, is for the provider's docs to say, and a person
+// to write.
 
 // refField is a place in a write's body that may hold the write's reference.
 type refField struct {
@@ -32,6 +37,23 @@ type refField struct {
 	name    string // the property a read finds it by: external_id, reference_id, writegen_ref
 	meta    bool   // a key the write adds to a metadata map
 	key     bool   // the idempotency key's own field: the provider key is the reference
+	// marker is the text the write appends to a free-text field (a comment's body) that has no
+	// field for a reference: reference.marker, matched on the client
+	marker string
+}
+
+// textName matches the free-text fields of a write a marker can be appended to, best first:
+// GitHub's issue and comment body, Zendesk's /ticket/comment/body, Slack's text.
+var textNames = []string{"body", "text", "comment", "content", "message", "description", "note"}
+
+// markerFor is the marker init proposes for a text field: an HTML comment where the text is
+// Markdown (it stays out of what the provider renders, not out of the text), else a bracket
+// after a space.
+func markerFor(f *Field, markdown bool) string {
+	if markdown || strings.Contains(strings.ToLower(f.Doc), "markdown") {
+		return "\n\n<!-- ref:{ref} -->"
+	}
+	return " [ref:{ref}]"
 }
 
 // upsert matches the name or summary of a write that creates or updates: its reference may
@@ -49,7 +71,7 @@ var referenceName = regexp.MustCompile(`(?i)^((external|client|merchant|customer
 // a reference, at the top level or one object down (Square's /card/reference_id, Zendesk's
 // /ticket/external_id), a key of a top-level metadata map, and a body field that carries the
 // idempotency key (the key field, whose name is given).
-func referenceFields(so *specOp, keyField string) []refField {
+func referenceFields(so *specOp, keyField string, markdown bool) []refField {
 	body := so.op.Body
 	if body == nil || body.Encoding == BodyRaw || body.Encoding == BodyMultipart || body.Type == nil {
 		return nil
@@ -78,7 +100,34 @@ func referenceFields(so *specOp, keyField string) []refField {
 			}
 		}
 	}
+	if len(out) == 0 {
+		// No field for a reference: a marker in the write's text, at the top level or up to two
+		// objects down (Zendesk's /ticket/comment/body).
+		if ptr, f := textField(st, "", 0); f != nil {
+			out = append(out, refField{pointer: ptr, name: f.Name, marker: markerFor(f, markdown)})
+		}
+	}
 	return out
+}
+
+// textField returns the free-text string field of st a marker can be appended to, and its
+// pointer under prefix, or nil.
+func textField(st *Type, prefix string, depth int) (string, *Field) {
+	for _, name := range textNames {
+		if i := slices.IndexFunc(st.Fields, func(f *Field) bool { return f.Name == name && isStringType(f.Type) && under(f.Type).Kind == RefBuiltin }); i >= 0 {
+			return prefix + "/" + name, st.Fields[i]
+		}
+	}
+	if depth < 2 {
+		for _, f := range st.Fields {
+			if inner := structOf(f.Type); inner != nil {
+				if ptr, g := textField(inner, prefix+"/"+f.Name, depth+1); g != nil {
+					return ptr, g
+				}
+			}
+		}
+	}
+	return "", nil
 }
 
 // structOf returns the struct r names, or nil.
@@ -102,10 +151,14 @@ type proposal struct {
 	escape Escape      // the query language of a search's {ref}, or ""
 	found  string
 	match  string
-	pages  string // YAML flow of pages, or ""
-	object string // response.object: the receipt's object inside the write's response, or ""
-	id     string // the receipt's id, relative to object
-	check  string // what the person confirms about the lookup
+	pages  string      // YAML flow of pages, or ""
+	newest [][2]string // newest_first: the params that ask for the list newest first, values of the spec
+	since  string      // since: when an element was created, for a walk newest first
+	adopt  *specOp     // a read of one object by the found element's id (lookup.adopt), or nil
+	adoptP [][2]string // its params, {id} among them
+	object string      // response.object: the receipt's object inside the write's response, or ""
+	id     string      // the receipt's id, relative to object
+	check  string      // what the person confirms about the lookup
 	// complete is set when the read finds what the write answers (or its object, inside an
 	// envelope) and the receipt has an id: the proposal can be written out. An incomplete one
 	// is only named among the candidates.
@@ -120,7 +173,7 @@ var formRank = map[string]int{"filter": 0, "body": 1, "query": 2, "walk": 3}
 
 // proposeLookups returns the lookups init can propose for a write, the complete ones first, each
 // part best first. keyField is the body field that carries the write's idempotency key, or "".
-func proposeLookups(so *specOp, reads []*specOp, keyField string) []*proposal {
+func proposeLookups(so *specOp, reads, items []*specOp, keyField string, github bool) []*proposal {
 	// Only a create: a write that changes what exists is found by a lookup whether it
 	// happened or not.
 	path := so.op.Path
@@ -128,21 +181,26 @@ func proposeLookups(so *specOp, reads []*specOp, keyField string) []*proposal {
 		upsert.MatchString(so.op.ID+" "+so.op.Summary) {
 		return nil
 	}
-	refs := referenceFields(so, keyField)
+	refs := referenceFields(so, keyField, github)
 	if len(refs) == 0 {
 		return nil
 	}
 	var out []*proposal
 	for _, c := range reads {
 		// The list at the write's path, or a search below it: what an action on an existing
-		// object (/charges/{charge}/capture) reaches is there before the action.
+		// object (/charges/{charge}/capture) reaches is there before the action. Or a search of
+		// the whole API with a text query, whose elements look like what the write makes.
 		rest, below := strings.CutPrefix(c.op.Path, path+"/")
-		if c.op.Path != path && !(below && !strings.Contains(rest, "{") && (isSearch(c.op) || searchWord.MatchString(c.op.ID+" "+rest))) {
+		anywhere := c.op.Method == "GET" && searchElem(so.op, c.op) != nil
+		if q, _ := searchParam(c.op, github); q == nil {
+			anywhere = false
+		}
+		if c.op.Path != path && !(below && !strings.Contains(rest, "{") && (isSearch(c.op) || searchWord.MatchString(c.op.ID+" "+rest))) && !anywhere {
 			continue
 		}
 		for _, rf := range refs {
-			for _, p := range formsOf(so, c, rf) {
-				p.complete = p.typed(so)
+			for _, p := range formsOf(so, c, rf, github) {
+				p.complete = p.typed(so, items)
 				out = append(out, p)
 			}
 		}
@@ -165,7 +223,7 @@ func proposeLookups(so *specOp, reads []*specOp, keyField string) []*proposal {
 
 // formsOf returns what read c can propose for the reference field rf of write so, without the
 // found and response parts.
-func formsOf(so, c *specOp, rf refField) []*proposal {
+func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 	read := c.op
 	if len(c.errs) > 0 {
 		return nil
@@ -181,27 +239,38 @@ func formsOf(so, c *specOp, rf refField) []*proposal {
 		if name != "" {
 			required = append(required, [2]string{name, value})
 		}
-		p.read, p.ref, p.params = c, rf, required
+		p.read, p.ref, p.params = c, rf, append(required, p.params...)
 		out = append(out, p)
 	}
 	if read.Method == "GET" {
 		for _, q := range read.Params {
 			list := under(q.Type).Kind == RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
-			if q.In == InQuery && (isStringType(q.Type) || list) && !rf.meta && sameName(q.Name, rf.name) {
+			if q.In == InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && sameName(q.Name, rf.name) {
 				add(&proposal{form: "filter",
-					check: fmt.Sprintf("%s filters by %s exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})", read.ID, q.Name)}, q.Name, "{ref}")
+					check: fmt.Sprintf("%s filters by %s exactly", read.ID, q.Name)}, q.Name, "{ref}")
 			}
 		}
-		if q, lang := searchParam(read); q != nil {
-			if t, esc := queryTemplate(lang, rf); t != "" {
-				add(&proposal{form: "query", escape: esc,
-					check: fmt.Sprintf("the query %s finds %s by its exact value in %s's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)", t, rf.name, read.ID)}, q.Name, t)
+		if q, lang := searchParam(read, github); q != nil {
+			if t, esc := queryTemplate(lang, rf, so.op); t != "" {
+				check := fmt.Sprintf("the query %s finds %s by its exact value in %s's query language (the client keeps only what holds it)", t, rf.name, read.ID)
+				if rf.marker != "" {
+					check = fmt.Sprintf("the query %s finds the text that holds the marker in %s's query language (the client keeps only what holds the marker whole)", t, read.ID)
+				}
+				p := &proposal{form: "query", escape: esc, check: check}
+				p.params = append(p.params, perPage(read)...)
+				add(p, q.Name, t)
 			}
 		}
 		if len(out) == 0 && !slices.ContainsFunc(read.Params, func(q *Param) bool { return q.In == InQuery && searchWord.MatchString(q.Name) }) {
 			if pages := pagesOf(read); pages != "" {
-				add(&proposal{form: "walk", pages: pages,
-					check: fmt.Sprintf("%s lists what the write made, newest first (then add since: with when it was made), and that 5 pages reach back to a write's first attempt", read.ID)}, "", "")
+				p := &proposal{form: "walk", pages: pages}
+				p.newest = newestFirst(read)
+				p.params = append(p.params, perPage(read)...)
+				p.check = fmt.Sprintf("%s lists what the write made, and that 5 pages reach back to a write's first attempt; it cannot be asked for newest first, so not found counts only when the walk reaches the end of the list", read.ID)
+				if len(p.newest) > 0 {
+					p.check = fmt.Sprintf("%s lists what the write made newest first when asked with %s, and that 5 pages reach back to a write's first attempt", read.ID, queryText(p.newest))
+				}
+				add(p, "", "")
 			}
 		}
 		return out
@@ -209,7 +278,7 @@ func formsOf(so, c *specOp, rf refField) []*proposal {
 	if isSearch(read) && read.Body != nil && read.Body.Encoding == BodyJSON && !rf.meta {
 		if body := searchBody(read.Body.Type, rf.name, 0); body != "" {
 			add(&proposal{form: "body", body: body,
-				check: fmt.Sprintf("the search %s finds %s by its exact value, and how soon a write shows in it (not found proves nothing while it is eventual)", read.ID, rf.name)}, "", "")
+				check: fmt.Sprintf("the search %s finds %s by its exact value (the client keeps only what holds it)", read.ID, rf.name)}, "", "")
 		}
 	}
 	return out
@@ -235,18 +304,25 @@ func requiredParams(so *specOp, read *Operation, skip string) ([][2]string, bool
 }
 
 // searchParam returns a GET's search parameter and its query language: stripe (Stripe's search
-// query language), jql, or "" for one writegen does not know.
-func searchParam(read *Operation) (*Param, string) {
+// query language), jql, github (GitHub's search syntax, in an API that is GitHub's), zendesk
+// (Zendesk's search), or "" for one writegen does not know.
+func searchParam(read *Operation, github bool) (*Param, string) {
 	for _, q := range read.Params {
 		if q.In != InQuery || !isStringType(q.Type) {
 			continue
 		}
+		doc := strings.ToLower(q.Doc)
 		switch strings.ToLower(q.Name) {
 		case "jql":
 			return q, "jql"
 		case "query", "q":
-			if strings.Contains(strings.ToLower(q.Doc), "search query language") && strings.Contains(q.Doc, "stripe.com") {
+			switch {
+			case strings.Contains(doc, "search query language") && strings.Contains(doc, "stripe.com"):
 				return q, "stripe"
+			case q.Name == "q" && (github || strings.Contains(doc, "docs.github.com")) && strings.HasPrefix(read.Path, "/search/"):
+				return q, "github"
+			case q.Name == "query" && strings.Contains(doc, "zendesk") && strings.HasSuffix(strings.TrimSuffix(read.Path, ".json"), "/search"):
+				return q, "zendesk"
 			}
 			if searchWord.MatchString(read.ID + " " + read.Path) {
 				return q, ""
@@ -256,12 +332,111 @@ func searchParam(read *Operation) (*Param, string) {
 	return nil, ""
 }
 
+// perPage returns the page size param of a list that pages, at the largest its description
+// states ("max N": GitHub's per_page, "max 100"), or none.
+func perPage(read *Operation) [][2]string {
+	for _, q := range read.Params {
+		switch strings.ToLower(q.Name) {
+		case "per_page", "page_size", "pagesize", "limit":
+		default:
+			continue
+		}
+		if q.In != InQuery || q.Required || !isIntegerType(q.Type) {
+			continue
+		}
+		if m := maxPerPage.FindStringSubmatch(q.Doc); m != nil {
+			return [][2]string{{q.Name, m[1]}}
+		}
+	}
+	return nil
+}
+
+// maxPerPage finds the largest page size a parameter's description states: "(max 100)",
+// "maximum 100", "Max: 100".
+var maxPerPage = regexp.MustCompile(`(?i)\bmax(?:imum)?\b[:\s]*(?:of\s+|is\s+)?(\d{1,4})\b`)
+
+// newestFirst returns the params of a list read that ask for it newest first by creation, with
+// values the spec lists for them (GitHub's sort=created and direction=desc, Zendesk's
+// sort_order=desc), or none.
+func newestFirst(read *Operation) [][2]string {
+	value := func(q *Param, want ...string) string {
+		u := under(q.Type)
+		if q.In != InQuery || u.Kind != RefNamed || u.Named.Kind != KindEnum {
+			return ""
+		}
+		for _, w := range want {
+			if slices.ContainsFunc(u.Named.Enum, func(v EnumValue) bool { return fmt.Sprint(v.Value) == w }) {
+				return w
+			}
+		}
+		return ""
+	}
+	var sort, dir [2]string
+	for _, q := range read.Params {
+		switch n := strings.ToLower(q.Name); {
+		case n == "sort" || n == "sort_by" || n == "order_by":
+			if v := value(q, "created", "created_at", "createdAt", "creation"); v != "" {
+				sort = [2]string{q.Name, v}
+			}
+		case n == "direction" || n == "sort_order" || n == "order" || n == "sort_direction" || n == "dir":
+			if v := value(q, "desc", "DESC", "descending"); v != "" {
+				dir = [2]string{q.Name, v}
+			}
+		}
+	}
+	switch {
+	case dir[0] == "":
+		return nil
+	case sort[0] == "":
+		// a direction alone orders by the list's own order: by creation only when nothing else
+		// can sort it
+		if slices.ContainsFunc(read.Params, func(q *Param) bool {
+			n := strings.ToLower(q.Name)
+			return n == "sort" || n == "sort_by" || n == "order_by"
+		}) {
+			return nil
+		}
+		return [][2]string{dir}
+	}
+	out := [][2]string{sort, dir}
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	return out
+}
+
+// queryText writes params as a query: sort=created&direction=desc.
+func queryText(params [][2]string) string {
+	parts := make([]string, len(params))
+	for i, kv := range params {
+		parts[i] = kv[0] + "=" + kv[1]
+	}
+	return strings.Join(parts, "&")
+}
+
 // queryTemplate is the search query that finds rf by the reference in language lang, or "",
 // and the escape (lookup.escape) its {ref} is written in: the template writes the placeholder
 // bare, and the runtime writes the value as one whole literal of the language. For a language
 // writegen does not know, the value is quoted as it is: the reference is the provider key,
 // which holds no quote, space or backslash.
-func queryTemplate(lang string, rf refField) (query string, escape Escape) {
+func queryTemplate(lang string, rf refField, w *Operation) (query string, escape Escape) {
+	if rf.marker != "" {
+		// a marker in a text: a search for the reference's words, matched whole on the client
+		switch lang {
+		case "github":
+			q := "in:" + rf.name + " {ref}"
+			if strings.HasSuffix(w.Path, "/issues") {
+				q = "is:issue " + q
+			}
+			if strings.Contains(w.Path, "{owner}") && strings.Contains(w.Path, "{repo}") {
+				q = "repo:{owner}/{repo} " + q
+			}
+			return q, EscapeGitHubSearch
+		case "zendesk":
+			return "{ref}", EscapeZendeskSearch
+		case "":
+			return `"{ref}"`, ""
+		}
+		return "", ""
+	}
 	switch {
 	case lang == "stripe" && rf.meta:
 		return "metadata['" + rf.name + "']:{ref}", EscapeStripeSearch
@@ -271,6 +446,10 @@ func queryTemplate(lang string, rf refField) (query string, escape Escape) {
 		return "", "" // a metadata key in a query language writegen does not know
 	case lang == "jql":
 		return rf.name + " = {ref}", EscapeJQL
+	case lang == "zendesk":
+		return rf.name + ":{ref}", EscapeZendeskSearch
+	case lang == "github":
+		return "", "" // GitHub's search finds words of a text, not a field's value
 	}
 	return rf.name + `:"{ref}"`, ""
 }
@@ -361,6 +540,12 @@ func pagesOf(read *Operation) string {
 			return fmt.Sprintf("{max: 5, cursor: %s, param: %s}", ptr, yamlKey(pair.param))
 		}
 	}
+	// pages by number: GitHub's page=1, 2, ...
+	for _, q := range read.Params {
+		if q.In == InQuery && !q.Required && (q.Name == "page" || q.Name == "page_number") && isIntegerType(q.Type) {
+			return fmt.Sprintf("{max: 5, param: %s}", yamlKey(q.Name))
+		}
+	}
 	return ""
 }
 
@@ -385,9 +570,10 @@ func findString(t *TypeRef, names []string, depth int) string {
 }
 
 // typed fills in found, object, id and match: what the read finds must be what the write answers,
-// or the write answers it inside an envelope, and the receipt must have an id. It reports
-// whether the proposal is complete.
-func (p *proposal) typed(so *specOp) bool {
+// or the write answers it inside an envelope, or the read finds what looks like it and one of
+// items reads it by its id (adopt), and the receipt must have an id. It reports whether the
+// proposal is complete.
+func (p *proposal) typed(so *specOp, items []*specOp) bool {
 	w := so.op.Response.Type
 	if w == nil || isBytes(w) || so.op.Response.Status == 202 {
 		return false
@@ -407,6 +593,15 @@ func (p *proposal) typed(so *specOp) bool {
 				break
 			}
 		}
+		if elem == nil && p.form == "query" {
+			// a search whose items look like what the write answers, read again by their id
+			for _, f := range structOf(rr).Fields {
+				if a := under(f.Type); a.Kind == RefArray && searchElem(so.op, p.read.op) == a.Elem {
+					p.found, elem = "/"+f.Name+"/0", a.Elem
+					break
+				}
+			}
+		}
 	}
 	if elem == nil {
 		return false
@@ -415,6 +610,9 @@ func (p *proposal) typed(so *specOp) bool {
 		p.object = envelopeOf(w, elem)
 	}
 	p.id = idOf(elem)
+	if !sameType(elem, w) && p.object == "" && !p.adoptBy(so, elem, items) {
+		return false
+	}
 	if p.id == "" {
 		return false
 	}
@@ -430,7 +628,68 @@ func (p *proposal) typed(so *specOp) bool {
 			break
 		}
 	}
+	if p.ref.marker != "" && p.match == "" {
+		return false // a marker is matched on the client, or not at all
+	}
+	if p.adopt != nil {
+		// the object read must show the reference where the element does
+		if m, why := resolvePath(w, p.match, readPath); p.match == "" || why != "" || !isStringType(m.Type) {
+			return false
+		}
+	}
+	if len(p.newest) > 0 {
+		p.since = createdOf(elem)
+		if p.since == "" {
+			p.newest = nil
+		}
+	}
 	return p.form != "walk" || p.match != ""
+}
+
+// adoptBy finds, among items, the read of one object by the found element's id, where the
+// element looks like what the write answers: the read's last path parameter names a property of
+// both the element and the write's answer (issue_number is number, ticket_id is id), a string or
+// an integer, which becomes the receipt's id.
+func (p *proposal) adoptBy(so *specOp, elem *TypeRef, items []*specOp) bool {
+	if !lookalike(so.op.Response.Type, elem) {
+		return false
+	}
+	for _, c := range items {
+		ms := pathParam.FindAllStringSubmatch(c.op.Path, -1)
+		name := ms[len(ms)-1][1]
+		var ptrs []string
+		if i := strings.LastIndexAny(name, "_-"); i >= 0 {
+			ptrs = append(ptrs, "/"+name[i+1:])
+		}
+		ptrs = append(ptrs, "/"+name)
+		for _, ptr := range ptrs {
+			e, why1 := resolvePath(elem, ptr, readPath)
+			r, why2 := resolvePath(so.op.Response.Type, ptr, readPath)
+			if why1 != "" || why2 != "" || !(isStringType(e.Type) || isIntegerType(e.Type)) || !(isStringType(r.Type) || isIntegerType(r.Type)) {
+				continue
+			}
+			params, ok := requiredParams(so, c.op, name)
+			if !ok {
+				continue
+			}
+			p.adopt, p.adoptP, p.id = c, append(params, [2]string{name, "{id}"}), ptr
+			return true
+		}
+	}
+	return false
+}
+
+// createdOf returns the pointer of when an element was created: a date-time or an integer
+// property named created_at, created, createdAt or creation_date, or "".
+func createdOf(t *TypeRef) string {
+	for _, ptr := range []string{"/created_at", "/createdAt", "/created", "/creation_date", "/date_created"} {
+		if p, why := resolvePath(t, ptr, readPath); why == "" {
+			if u := under(p.Type); u.Kind == RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "int64") || isStringType(p.Type) {
+				return ptr
+			}
+		}
+	}
+	return ""
 }
 
 // envelopeOf returns the pointer of the property of the write's response w that holds an object
@@ -462,7 +721,11 @@ func idOf(t *TypeRef) string {
 func flowParams(params [][2]string) string {
 	parts := make([]string, len(params))
 	for i, kv := range params {
-		parts[i] = yamlKey(kv[0]) + ": " + yamlString(kv[1])
+		v := yamlString(kv[1])
+		if kv[1] != "" && strings.Trim(kv[1], "0123456789") == "" {
+			v = kv[1] // a constant of an integer param: per_page: 100
+		}
+		parts[i] = yamlKey(kv[0]) + ": " + v
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -472,8 +735,11 @@ func yamlString(s string) string {
 	if plainYAML.MatchString(s) {
 		return s
 	}
-	b, _ := json.Marshal(s) // JSON strings are YAML double-quoted scalars
-	return string(b)
+	var b strings.Builder
+	e := json.NewEncoder(&b) // JSON strings are YAML double-quoted scalars
+	e.SetEscapeHTML(false)
+	e.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // describe names the proposal's read for the list of candidates.
@@ -504,8 +770,16 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 	if p.object != "" {
 		object = ", object: " + p.object
 	}
-	fmt.Fprintf(w, "%sresponse: {is: receipt%s, id: %s} # TODO: confirm %s%s is the durable id of what the write made: the lookup adopts it\n", lead, object, p.id, p.object, p.id)
-	if !p.ref.key {
+	adopts := "the lookup adopts it"
+	if p.adopt != nil {
+		adopts = p.adopt.op.ID + " reads what the lookup found by it"
+	}
+	fmt.Fprintf(w, "%sresponse: {is: receipt%s, id: %s} # TODO: confirm %s%s is the durable id of what the write made: %s\n", lead, object, p.id, p.object, p.id, adopts)
+	switch {
+	case p.ref.marker != "":
+		fmt.Fprintf(w, "%sreference: {body: %s, marker: %s} # TODO: confirm the write may append the marker to %s: the provider's users see it, and the business key in it unless the client sets runtime.WithKeySecret; and the provider keeps the text as sent\n",
+			lead, p.ref.pointer, yamlString(p.ref.marker), p.ref.pointer)
+	case !p.ref.key:
 		what := fmt.Sprintf("the provider keeps %s as sent: the write stores its reference there, the provider key, or a value of yours with value: \"{field}\"", p.ref.pointer)
 		if p.ref.meta {
 			what = fmt.Sprintf("the write may add the key %s to the metadata, which the provider's users see", p.ref.name)
@@ -530,7 +804,15 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 	if p.pages != "" {
 		fmt.Fprintf(w, "%s  pages: %s\n", lead, p.pages)
 	}
-	fmt.Fprintf(w, "%s  consistency: eventual # strong only where the provider documents that the read shows a write at once\n", lead)
+	if p.since != "" {
+		fmt.Fprintf(w, "%s  newest_first: %s\n", lead, flowParams(p.newest))
+		fmt.Fprintf(w, "%s  since: %s\n", lead, p.since)
+	}
+	if p.adopt != nil {
+		fmt.Fprintf(w, "%s  adopt: {operation: %s, params: %s}\n", lead, yamlKey(p.adopt.op.ID), flowParams(p.adoptP))
+	}
+	fmt.Fprintf(w, "%s  consistency: eventual # TODO: confirm how soon %s shows a write, as the provider documents it: {eventual: LAG, source: URL} where it bounds the lag, {strong: SETTLE, source: URL} where it shows a write at once (SETTLE: how long it may still commit a request whose answer was lost); plain eventual leaves each lost answer to Resume, then a person\n",
+		lead, p.read.op.ID)
 }
 
 // envelopesKnown reports whether this writegen reads response.object, the receipt's object

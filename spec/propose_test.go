@@ -26,6 +26,7 @@ func answerTODOs(scaffold []byte) []byte {
 		{`response: \{is: TODO, id: /id\} #.*`, "response: {is: receipt, id: /id}"},
 		{`response: \{is: TODO\} #.*`, "response: {is: acknowledgement}"},
 		{`response: \{is: receipt, id: TODO\} #.*`, "response: {is: acknowledgement}"},
+		{`# TODO: confirm `, "# confirmed: "},
 	} {
 		out = regexp.MustCompile(r.from).ReplaceAllString(out, r.to)
 	}
@@ -44,11 +45,11 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 	ticket := `    response: {is: receipt, object: /ticket, id: /id} # TODO: confirm /ticket/id is the durable id of what the write made: the lookup adopts it
     reference: {body: /ticket/external_id} # TODO: confirm the provider keeps /ticket/external_id as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
-    lookup: # TODO: confirm listTickets filters by external_id exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})
+    lookup: # TODO: confirm listTickets filters by external_id exactly
       operation: listTickets
       params: {external_id: "{ref}"}
       found: /tickets/0
-      consistency: eventual # strong only where the provider documents that the read shows a write at once
+      consistency: eventual # TODO: confirm how soon listTickets shows a write, as the provider documents it: {eventual: LAG, source: URL} where it bounds the lag, {strong: SETTLE, source: URL} where it shows a write at once (SETTLE: how long it may still commit a request whose answer was lost); plain eventual leaves each lost answer to Resume, then a person
 `
 	if !envelopesKnown() { // proposed as comments until writegen reads response.object
 		ticket = "    response: {is: receipt, id: TODO} # 201 Created: where is the id of what was created?\n" +
@@ -64,17 +65,17 @@ func TestScaffoldProposals(t *testing.T) {
     # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one
     response: {is: receipt, id: /id} # TODO: confirm /id is the durable id of what the write made: the lookup adopts it
     reference: {body: /externalId} # TODO: confirm the provider keeps /externalId as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
-    lookup: # TODO: confirm the search searchContacts finds externalId by its exact value, and how soon a write shows in it (not found proves nothing while it is eventual)
+    lookup: # TODO: confirm the search searchContacts finds externalId by its exact value (the client keeps only what holds it)
       operation: searchContacts
       body: {query: {field: externalId, operator: "=", value: "{ref}"}}
       found: /data/0
       match: /externalId
-      consistency: eventual # strong only where the provider documents that the read shows a write at once
+      consistency: eventual # TODO: confirm how soon searchContacts shows a write, as the provider documents it: {eventual: LAG, source: URL} where it bounds the lag, {strong: SETTLE, source: URL} where it shows a write at once (SETTLE: how long it may still commit a request whose answer was lost); plain eventual leaves each lost answer to Resume, then a person
     retry: {on: [not_sent], attempts: 3}
 `,
 		`
     reference: {body: /metadata/writegen_ref} # TODO: confirm the write may add the key writegen_ref to the metadata, which the provider's users see
-    lookup: # TODO: confirm the query metadata['writegen_ref']:{ref} finds writegen_ref by its exact value in searchCharges's query language, and how soon a write shows in the search (not found proves nothing while it is eventual)
+    lookup: # TODO: confirm the query metadata['writegen_ref']:{ref} finds writegen_ref by its exact value in searchCharges's query language (the client keeps only what holds it)
       operation: searchCharges
       params: {query: "metadata['writegen_ref']:{ref}"}
       escape: stripe_search
@@ -83,7 +84,7 @@ func TestScaffoldProposals(t *testing.T) {
       consistency: eventual #`,
 		`
     reference: {body: /reference} # TODO: confirm the provider keeps /reference as sent: the write stores its reference there, the provider key, or a value of yours with value: "{field}"
-    lookup: # TODO: confirm listNotes lists what the write made, newest first (then add since: with when it was made), and that 5 pages reach back to a write's first attempt
+    lookup: # TODO: confirm listNotes lists what the write made, and that 5 pages reach back to a write's first attempt; it cannot be asked for newest first, so not found counts only when the walk reaches the end of the list
       operation: listNotes
       params: {ticket_id: "{ticket_id}"}
       found: /notes/0
@@ -95,7 +96,7 @@ func TestScaffoldProposals(t *testing.T) {
 		`
     idempotency: {body: /client_msg_id, max_length: 36, window: TODO} # TODO: confirm the provider deduplicates writes by /client_msg_id, and answer window: how long it remembers one (a nonce is often kept minutes, not forever)
     response: {is: receipt, id: /id} # TODO: confirm /id is the durable id of what the write made: the lookup adopts it
-    lookup: # TODO: confirm listChatMessages filters by client_msg_id exactly, and whether its docs say it shows a write as soon as the write is answered (then consistency: {strong: SETTLE, source: URL})
+    lookup: # TODO: confirm listChatMessages filters by client_msg_id exactly
       operation: listChatMessages
       params: {client_msg_id: "{ref}"}
       found: /messages/0
@@ -290,8 +291,151 @@ func TestQueryTemplate(t *testing.T) {
 		{"", field, `external_id:"{ref}"`, ""},
 		{"", meta, "", ""},
 	} {
-		if got, esc := queryTemplate(tt.lang, tt.rf); got != tt.want || esc != tt.escape {
+		if got, esc := queryTemplate(tt.lang, tt.rf, &Operation{Path: "/tickets"}); got != tt.want || esc != tt.escape {
 			t.Errorf("queryTemplate(%q, %s) = %q, %q; want %q, %q", tt.lang, tt.rf.pointer, got, esc, tt.want, tt.escape)
+		}
+	}
+}
+
+// TestScaffoldProposesGitHubLookups checks what init proposes for GitHub's issues and comments,
+// which have no field for a reference and no idempotency key: a marker in the issue's Markdown
+// body, found by the issue search (GitHub's query language, escaped), 100 a page, and read again
+// by its number with issues/get, whose number becomes the receipt's id; a comment found in its
+// issue's comments, a walk by page number to the end of the list (the list cannot be asked for
+// newest first, so no since is proposed). Every proposal is eventual with a question, and a
+// file whose questions are left is refused; answered, it loads with those lookups.
+func TestScaffoldProposesGitHubLookups(t *testing.T) {
+	const github = "../testdata/golden/github-issues/openapi.yaml"
+	out, err := Scaffold(github, ScaffoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	consistency := func(read string) string {
+		return "      consistency: eventual # TODO: confirm how soon " + read + " shows a write, as the provider documents it: {eventual: LAG, source: URL} where it bounds the lag, {strong: SETTLE, source: URL} where it shows a write at once (SETTLE: how long it may still commit a request whose answer was lost); plain eventual leaves each lost answer to Resume, then a person\n"
+	}
+	for _, want := range []string{`
+    response: {is: receipt, id: /number} # TODO: confirm /number is the durable id of what the write made: issues/get reads what the lookup found by it
+    reference: {body: /body, marker: "\n\n<!-- ref:{ref} -->"} # TODO: confirm the write may append the marker to /body: the provider's users see it, and the business key in it unless the client sets runtime.WithKeySecret; and the provider keeps the text as sent
+    lookup: # TODO: confirm the query repo:{owner}/{repo} is:issue in:body {ref} finds the text that holds the marker in search/issues-and-pull-requests's query language (the client keeps only what holds the marker whole)
+      operation: "search/issues-and-pull-requests"
+      params: {q: "repo:{owner}/{repo} is:issue in:body {ref}", per_page: 100}
+      escape: github_search
+      found: /items/0
+      match: /body
+      adopt: {operation: "issues/get", params: {owner: "{owner}", repo: "{repo}", issue_number: "{id}"}}
+` + consistency("search/issues-and-pull-requests"), `
+    lookup: # TODO: confirm issues/list-comments lists what the write made, and that 5 pages reach back to a write's first attempt; it cannot be asked for newest first, so not found counts only when the walk reaches the end of the list
+      operation: "issues/list-comments"
+      params: {owner: "{owner}", repo: "{repo}", issue_number: "{issue_number}", per_page: 100}
+      found: /0
+      match: /body
+      pages: {max: 5, param: page}
+` + consistency("issues/list-comments"),
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("scaffold lacks\n%s\n\nscaffold:\n%s", want, out)
+		}
+	}
+	if bytes.Contains(out, []byte("strong:")) && !bytes.Contains(out, []byte("{strong: SETTLE, source: URL}")) || bytes.Contains(out, []byte("since:")) {
+		t.Errorf("init proposes strong or a walk by time over a list it cannot order:\n%s", out)
+	}
+	data, err := os.ReadFile(github)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Answered but for the questions: refused at each.
+	answered := bytes.ReplaceAll(answerTODOs(out), []byte("# confirmed: "), []byte("# TODO: confirm "))
+	_, err = LoadBytes("openapi.yaml", data, "ws.yaml", answered, Options{})
+	if err == nil || strings.Count(err.Error(), "is a question writegen init left") != 8 {
+		t.Fatalf("questions left: err %v, want each of the 8 refused", err)
+	}
+	api, err := LoadBytes("openapi.yaml", data, "ws.yaml", answerTODOs(out), Options{})
+	if err != nil {
+		t.Fatalf("answered: %v", err)
+	}
+	checked := 0
+	for _, op := range api.Operations {
+		if !op.Write || op.Safety == nil {
+			continue
+		}
+		checked++
+		switch l := op.Safety.Lookup; {
+		case l == nil:
+			t.Errorf("%s: no lookup", op.ID)
+		case op.ID == "issues/create" && (l.Escape != EscapeGitHubSearch || l.Adopt == nil || l.Adopt.Operation.ID != "issues/get" || op.Safety.Reference.Marker == nil):
+			t.Errorf("issues/create: lookup %+v", l)
+		case op.ID == "issues/create-comment" && (l.Pages == nil || l.Since != nil || l.Consistency == Strong):
+			t.Errorf("issues/create-comment: lookup %+v", l)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("%d writes checked, want 2", checked)
+	}
+}
+
+// TestScaffoldProposesNewestFirst checks a walk init proposes over a list the spec lets it
+// order: newest_first with the value the spec lists (sort_order=desc), since with when an element
+// was created, pages by number and the largest page its description states; over a list whose
+// order parameter lists no descending value, no walk by time. The marker of a text that is not
+// Markdown is a bracket.
+func TestScaffoldProposesNewestFirst(t *testing.T) {
+	spec := func(order string) string {
+		return `openapi: 3.0.3
+info: {title: Desk, version: "1"}
+paths:
+  /tickets/{ticket_id}/comments:
+    parameters: [{name: ticket_id, in: path, required: true, schema: {type: integer}}]
+    post:
+      operationId: addComment
+      requestBody: {content: {application/json: {schema: {type: object, required: [body], properties: {body: {type: string}}}}}}
+      responses: {"201": {description: ok, content: {application/json: {schema: {$ref: "#/components/schemas/Comment"}}}}}
+    get:
+      operationId: listComments
+      parameters:
+        - {name: sort_order, in: query, schema: {type: string, enum: [` + order + `]}}
+        - {name: per_page, in: query, description: "Page size (max 100).", schema: {type: integer}}
+        - {name: page, in: query, schema: {type: integer}}
+      responses: {"200": {description: ok, content: {application/json: {schema: {type: object, properties: {comments: {type: array, items: {$ref: "#/components/schemas/Comment"}}}}}}}}
+components:
+  schemas:
+    Comment: {type: object, required: [id], properties: {id: {type: integer}, body: {type: string}, created_at: {type: string, format: date-time}}}
+`
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		order string
+		want  string
+	}{
+		{"asc, desc", `
+    reference: {body: /body, marker: " [ref:{ref}]"} # TODO: confirm the write may append the marker to /body: the provider's users see it, and the business key in it unless the client sets runtime.WithKeySecret; and the provider keeps the text as sent
+    lookup: # TODO: confirm listComments lists what the write made newest first when asked with sort_order=desc, and that 5 pages reach back to a write's first attempt
+      operation: listComments
+      params: {ticket_id: "{ticket_id}", per_page: 100}
+      found: /comments/0
+      match: /body
+      pages: {max: 5, param: page}
+      newest_first: {sort_order: desc}
+      since: /created_at
+`},
+		{"asc", `
+      found: /comments/0
+      match: /body
+      pages: {max: 5, param: page}
+      consistency: eventual`},
+	} {
+		path := filepath.Join(dir, "desk.yaml")
+		if err := os.WriteFile(path, []byte(spec(tc.order)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := Scaffold(path, ScaffoldOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out, []byte(tc.want)) {
+			t.Errorf("order [%s]: scaffold lacks\n%s\n\nscaffold:\n%s", tc.order, tc.want, out)
+		}
+		if _, err := LoadBytes("desk.yaml", []byte(spec(tc.order)), "ws.yaml", answerTODOs(out), Options{}); err != nil {
+			t.Errorf("order [%s]: answered: %v", tc.order, err)
 		}
 	}
 }

@@ -875,8 +875,11 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 	if s.Object != nil {
 		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
 	}
-	if l.adopt == "fields" {
+	switch {
+	case l.adopt == "fields":
 		return r.copies(so, l, s, found, out, want, what)
+	case l.adoptRead != nil:
+		return true // the receipt is read by the found element's id: adoptBy checks that read
 	}
 	switch {
 	case sameType(found.Type, resp.Type): // the write's whole answer, envelope and all
@@ -1027,7 +1030,7 @@ func okIn(t *TypeRef, ptr string) *Path {
 // quotes the template writes itself (the escaped value is a whole literal, quotes included).
 func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
 	id := so.op.ID
-	quote := map[Escape]string{EscapeStripeSearch: "'", EscapeZendeskSearch: `"`, EscapeJQL: `"`}[l.escape]
+	quote := map[Escape]string{EscapeStripeSearch: "'", EscapeZendeskSearch: `"`, EscapeGitHubSearch: `"`, EscapeJQL: `"`}[l.escape]
 	n := 0
 	ok := true
 	check := func(parts []TemplatePart, text string, at *yaml.Node) {

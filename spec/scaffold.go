@@ -91,6 +91,10 @@ operations:
 `)
 	writes := 0
 	envelopes := envelopesKnown()
+	gh := strings.Contains(d.api.Info.Title, "GitHub")
+	for _, sv := range d.api.Servers {
+		gh = gh || strings.Contains(sv.URL, "github")
+	}
 	for _, so := range ops {
 		if !so.op.Write || !inc.selects(so.op) {
 			continue
@@ -102,7 +106,7 @@ operations:
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
-		scaffoldEntry(&w, b, so, ops, envelopes)
+		scaffoldEntry(&w, b, so, ops, envelopes, gh)
 	}
 	if writes == 0 {
 		w.WriteString("  {}\n")
@@ -184,7 +188,7 @@ func isSearch(op *Operation) bool {
 }
 
 // scaffoldEntry writes the entry of one write operation.
-func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes bool) {
+func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes, github bool) {
 	op := so.op
 	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.SpecPath)
 	if op.Summary != "" {
@@ -220,7 +224,7 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	} else {
 		w.WriteString("    # idempotency: the spec declares no idempotency key; add {header: Name} if the provider honours one\n")
 	}
-	props := proposeLookups(so, lookupReads(b, so, ops), keyField)
+	props := proposeLookups(so, lookupReads(b, so, ops), itemReads(b, so, ops), keyField, github)
 	best := slices.IndexFunc(props, func(p *proposal) bool { return p.complete && (envelopes || !p.envelope()) })
 	var e strings.Builder
 	if best >= 0 {
@@ -372,6 +376,13 @@ func lookupReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 			continue
 		case p == so.op.Path, under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1):
 		case under && searchWord.MatchString(c.op.ID+" "+rest):
+		case searchOp.MatchString(c.op.ID) || strings.HasPrefix(p, "/search"):
+			// a search of the whole API (GitHub's /search/issues), when it lists what looks like
+			// what the write makes
+			b.convert(c)
+			if searchElem(so.op, c.op) == nil {
+				continue
+			}
 		default:
 			continue
 		}
@@ -379,6 +390,78 @@ func lookupReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(x, y *specOp) int { return strings.Compare(x.op.ID, y.op.ID) })
+	return out
+}
+
+// searchElem returns the type of the elements a read lists that look like what the write w
+// answers (its object, or an object that looks like it: GitHub's issue search answers items
+// that differ from an issue in their labels), or nil.
+func searchElem(w, read *Operation) *TypeRef {
+	if w.Response.Type == nil || read.Response.Type == nil {
+		return nil
+	}
+	var lists []*TypeRef
+	switch u := under(read.Response.Type); {
+	case u.Kind == RefArray:
+		lists = append(lists, u.Elem)
+	case structOf(read.Response.Type) != nil:
+		for _, f := range structOf(read.Response.Type).Fields {
+			if a := under(f.Type); a.Kind == RefArray {
+				lists = append(lists, a.Elem)
+			}
+		}
+	}
+	for _, e := range lists {
+		if sameType(e, w.Response.Type) || envelopeOf(w.Response.Type, e) != "" || lookalike(w.Response.Type, e) {
+			return e
+		}
+	}
+	return nil
+}
+
+// lookalike reports whether the object e looks like the object w: it has every property w
+// requires (w requires some), and the two share at least three in four of their properties by
+// name. GitHub's issue and issue search item do; an issue and a comment do not.
+func lookalike(w, e *TypeRef) bool {
+	ws, es := structOf(w), structOf(e)
+	if ws == nil || es == nil || !slices.ContainsFunc(ws.Fields, func(f *Field) bool { return f.Required }) {
+		return false
+	}
+	has := func(st *Type, name string) bool {
+		return slices.ContainsFunc(st.Fields, func(g *Field) bool { return g.Name == name })
+	}
+	shared := 0
+	for _, f := range ws.Fields {
+		switch {
+		case has(es, f.Name):
+			shared++
+		case f.Required:
+			return false
+		}
+	}
+	return 4*shared >= 3*(len(ws.Fields)+len(es.Fields)-shared)
+}
+
+// itemReads returns the GETs of one object of the write's collection (its path and one
+// parameter more, like GitHub's issues/get for issues/create) that answer what the write answers:
+// the reads that may adopt, by its id, what a search found in another schema (lookup.adopt).
+func itemReads(b *builder, so *specOp, ops []*specOp) []*specOp {
+	known := map[string]bool{}
+	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+		known[m[1]] = true
+	}
+	var out []*specOp
+	for _, c := range ops {
+		rest, under := strings.CutPrefix(c.op.Path, so.op.Path+"/")
+		if c.op.Method != "GET" || !under || !pathParam.MatchString(rest) || strings.Contains(rest, "/") {
+			continue
+		}
+		b.convert(c)
+		if len(c.errs) > 0 || so.op.Response.Type == nil || c.op.Response.Type == nil || !sameType(c.op.Response.Type, so.op.Response.Type) {
+			continue
+		}
+		out = append(out, c)
+	}
 	return out
 }
 

@@ -209,6 +209,8 @@ func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
 	switch {
 	case len(s.AllOf) == 1 && len(s.Properties) == 0 && typeless(s) && len(s.Enum) == 0 && !hasExtra(s):
 		return b.schemaRef(s.AllOf[0], b.item(at, "allOf", 0, at.name))
+	case len(s.AllOf) > 0 && scalarAllOf(s):
+		return b.scalar(s, at)
 	case isUnion(s):
 		return b.union(s, at, component)
 	case hasEnum(s):
@@ -217,11 +219,134 @@ func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
 		return b.object(s, at, component)
 	case typeIs(s, "array") || typeless(s) && s.Items != nil:
 		ref := &TypeRef{Kind: RefArray}
+		ref.Check = checkOf(s, true)
 		named := b.alias(s, at, ref, component)
 		ref.Elem = b.schemaRef(s.Items, b.sub(at, "items", at.name+"Item"))
 		return named
 	}
-	return primitive(s)
+	return checked(primitive(s), s)
+}
+
+// scalarAllOf reports whether s is one scalar written as an allOf: s has no properties, items
+// or additional properties, nor does any member, and every member is a scalar schema (or a
+// reference to one), or only adds constraints ({nullable: false}, {maxLength: 3}), with no two
+// of them of different types. Specs write a string so: allOf [{type: string}, {nullable:
+// false}], or type: string beside allOf [$ref to a string schema].
+func scalarAllOf(s *openapi3.Schema) bool {
+	seen := map[*openapi3.Schema]bool{}
+	typ := ""
+	var walk func(s *openapi3.Schema) bool
+	walk = func(s *openapi3.Schema) bool {
+		if s == nil {
+			return false
+		}
+		if seen[s] {
+			return true
+		}
+		seen[s] = true
+		if len(s.Properties) > 0 || hasExtra(s) || s.Items != nil || len(s.OneOf) > 0 || len(s.AnyOf) > 0 || s.Not != nil {
+			return false
+		}
+		switch types := nonNullTypes(s); {
+		case len(types) > 1:
+			return false
+		case len(types) == 1:
+			t := types[0]
+			if t == "object" || t == "array" || typ != "" && typ != t {
+				return false
+			}
+			typ = t
+		}
+		for _, m := range s.AllOf {
+			if !walk(m.Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return walk(s) && typ != ""
+}
+
+// scalar converts a scalar written as an allOf (scalarAllOf): the one member that carries a
+// type, a format or an enum, when s and the other members only add constraints to it or
+// restate its type (so that a named enum stays itself), with the bounds of them all; else the
+// merged schema: its type, the first format and enum met, s's own first.
+func (b *builder) scalar(s *openapi3.Schema, at site) *TypeRef {
+	if s.Format == "" && len(s.Enum) == 0 {
+		carrier := -1
+		for i, m := range s.AllOf {
+			if v := m.Value; !typeless(v) || len(v.Enum) > 0 || len(v.AllOf) > 0 || v.Format != "" {
+				if carrier >= 0 {
+					carrier = -2
+					break
+				}
+				carrier = i
+			}
+		}
+		if carrier >= 0 {
+			return checked(b.schemaRef(s.AllOf[carrier], b.item(at, "allOf", carrier, at.name)), mergeScalar(s))
+		}
+	}
+	m := mergeScalar(s)
+	if hasEnum(m) {
+		return b.enum(m, at)
+	}
+	return checked(primitive(m), m)
+}
+
+// mergeScalar merges a scalar written as an allOf into one schema without allOf.
+func mergeScalar(s *openapi3.Schema) *openapi3.Schema {
+	m := *s
+	m.AllOf = nil
+	seen := map[*openapi3.Schema]bool{s: true}
+	var merge func(s *openapi3.Schema)
+	merge = func(s *openapi3.Schema) {
+		for _, sr := range s.AllOf {
+			v := sr.Value
+			if v == nil || seen[v] {
+				continue
+			}
+			seen[v] = true
+			if typeless(&m) {
+				m.Type = v.Type
+			}
+			if m.Format == "" {
+				m.Format = v.Format
+			}
+			if len(m.Enum) == 0 {
+				m.Enum = v.Enum
+			}
+			if m.Description == "" {
+				m.Description = v.Description
+			}
+			mergeConstraints(&m, v)
+			merge(v)
+		}
+	}
+	merge(s)
+	return &m
+}
+
+// mergeConstraints adds to m the bounds of v it does not have.
+func mergeConstraints(m, v *openapi3.Schema) {
+	if m.Pattern == "" {
+		m.Pattern = v.Pattern
+	}
+	if m.MinLength == 0 {
+		m.MinLength = v.MinLength
+	}
+	if m.MaxLength == nil {
+		m.MaxLength = v.MaxLength
+	}
+	if m.Min == nil {
+		m.Min, m.ExclusiveMin = v.Min, v.ExclusiveMin
+	}
+	if m.Max == nil {
+		m.Max, m.ExclusiveMax = v.Max, v.ExclusiveMax
+	}
+	if m.MultipleOf == nil {
+		m.MultipleOf = v.MultipleOf
+	}
 }
 
 // primitive maps a schema of a single scalar type, with its format, to a Go builtin.
@@ -509,6 +634,7 @@ func (b *builder) union(s *openapi3.Schema, at site, component bool) *TypeRef {
 }
 
 func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
+	t.OneOf = kw == "oneOf"
 	if s.Discriminator != nil {
 		t.Discriminator = s.Discriminator.PropertyName
 	}
@@ -600,11 +726,13 @@ func before(a, b Pos) bool {
 	return a.Line != 0 && (b.Line == 0 || a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
 }
 
-// prop is one property collected for a struct, with the site it is defined at.
+// prop is one property collected for a struct, with the site it is defined at; or, in
+// collector.undeclared, a member of a oneOf or anyOf and the names it requires.
 type prop struct {
-	name string
-	sr   *openapi3.SchemaRef
-	at   site
+	name  string
+	sr    *openapi3.SchemaRef
+	at    site
+	names []string
 }
 
 // collector gathers the properties of an object and of its allOf members.
@@ -614,6 +742,35 @@ type collector struct {
 	required map[string]bool
 	extra    *prop // the first additionalProperties schema met
 	seen     map[*openapi3.Schema]bool
+	// alts are the properties each member of the object's oneOf or anyOf requires (altsOneOf:
+	// under oneOf), nil when it has none or a member requires nothing.
+	alts      [][]string
+	altsOneOf bool
+	// undeclared are the members of the object's oneOf and anyOf, each with the names it
+	// requires (prop.names), for the required properties no schema declares.
+	undeclared []prop
+}
+
+// anyProp is the schema of a property required but declared nowhere: any value.
+var anyProp = &openapi3.SchemaRef{Value: &openapi3.Schema{}}
+
+// requireDeclared adds to c, as properties of any value, the properties the object or a member
+// of its oneOf or anyOf requires that no schema declares: a value must carry them, so the
+// struct has a field for each (required when the object requires it).
+func (b *builder) requireDeclared(c *collector, at site) {
+	var own []string
+	for name := range c.required {
+		own = append(own, name)
+	}
+	slices.Sort(own)
+	for _, u := range append([]prop{{at: at, names: own}}, c.undeclared...) {
+		for _, name := range u.names {
+			if !c.have[name] {
+				c.have[name] = true
+				c.props = append(c.props, prop{name: name, sr: anyProp, at: b.sub(u.at, "required", u.at.name+goName(name))})
+			}
+		}
+	}
 }
 
 // object converts an object schema: a struct of its properties (allOf members flattened in,
@@ -621,6 +778,7 @@ type collector struct {
 func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
 	b.collect(c, s, at)
+	b.requireDeclared(c, at)
 	if len(c.props) == 0 {
 		if c.extra == nil {
 			return refAnyMap
@@ -631,6 +789,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 		return named
 	}
 	t, ref := b.newType(s, at, KindStruct)
+	t.Requires, t.RequiresOneOf = c.alts, c.altsOneOf
 	if c.extra != nil {
 		t.AdditionalProperties = b.schemaRef(c.extra.sr, c.extra.at)
 	}
@@ -663,8 +822,17 @@ func fieldClaim(name string, got *string) *nameClaim {
 }
 
 // collect gathers the properties of s and of its allOf members, first to last and then its own,
-// each property once (where it first appears), in document order.
+// each property once (where it first appears), in document order; then those its oneOf and
+// anyOf members declare, which only constrain the object (isUnion is false): a property one
+// member requires is optional in the struct, but never dropped, and each member's required
+// properties are kept as an alternative (Type.Requires).
 func (b *builder) collect(c *collector, s *openapi3.Schema, at site) {
+	b.collectIn(c, s, at, false)
+}
+
+// collectIn is collect; branch says s is a member of a oneOf or anyOf, whose required
+// properties are not required of the object.
+func (b *builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bool) {
 	if s == nil || c.seen[s] {
 		return
 	}
@@ -674,34 +842,79 @@ func (b *builder) collect(c *collector, s *openapi3.Schema, at site) {
 		if m.Ref != "" {
 			mAt = b.refSite(b.canonical(m.Ref))
 		}
-		b.collect(c, m.Value, mAt)
+		b.collectIn(c, m.Value, mAt, branch)
 	}
-	for _, name := range s.Required {
-		c.required[name] = true
+	if !branch {
+		for _, name := range s.Required {
+			c.required[name] = true
+		}
 	}
 	if c.extra == nil && hasExtra(s) {
 		c.extra = &prop{sr: s.AdditionalProperties.Schema, at: b.sub(at, "additionalProperties", at.name+"Value")}
 	}
-	if len(s.Properties) == 0 {
+	if len(s.Properties) > 0 {
+		psite := b.sub(at, "properties", at.name)
+		names := keys(psite.node)
+		if len(names) != len(s.Properties) { // the tree does not show this schema: fall back to sorted
+			names = make([]string, 0, len(s.Properties))
+			for name := range s.Properties {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+		}
+		for _, name := range names {
+			sr, ok := s.Properties[name]
+			if !ok || c.have[name] {
+				continue
+			}
+			c.have[name] = true
+			c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+goName(name))})
+		}
+	}
+	if branch {
+		c.undeclared = append(c.undeclared, prop{at: at, names: s.Required})
+	}
+	if branch || isUnion(s) {
 		return
 	}
-	psite := b.sub(at, "properties", at.name)
-	names := keys(psite.node)
-	if len(names) != len(s.Properties) { // the tree does not show this schema: fall back to sorted
-		names = make([]string, 0, len(s.Properties))
-		for name := range s.Properties {
-			names = append(names, name)
-		}
-		slices.Sort(names)
+	ms, kw := members(s)
+	if len(ms) < 2 {
+		return
 	}
-	for _, name := range names {
-		sr, ok := s.Properties[name]
-		if !ok || c.have[name] {
-			continue
+	var alts [][]string
+	for i, m := range ms {
+		if m.Value == nil {
+			return
 		}
-		c.have[name] = true
-		c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+goName(name))})
+		mAt := b.item(at, kw, i, at.name)
+		if m.Ref != "" {
+			mAt = b.refSite(b.canonical(m.Ref))
+		}
+		b.collectIn(c, m.Value, mAt, true)
+		alts = append(alts, requiredOf(m.Value))
 	}
+	if c.alts == nil && !slices.ContainsFunc(alts, func(a []string) bool { return len(a) == 0 }) {
+		c.alts, c.altsOneOf = alts, kw == "oneOf"
+	}
+}
+
+// requiredOf is what a oneOf or anyOf member of an object requires: its required properties and
+// those of its allOf members, sorted.
+func requiredOf(s *openapi3.Schema) []string {
+	var out []string
+	var walk func(s *openapi3.Schema, depth int)
+	walk = func(s *openapi3.Schema, depth int) {
+		if s == nil || depth > 16 {
+			return
+		}
+		out = append(out, s.Required...)
+		for _, m := range s.AllOf {
+			walk(m.Value, depth+1)
+		}
+	}
+	walk(s, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // String renders a type reference as Go source, for messages and tests.

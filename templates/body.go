@@ -94,6 +94,43 @@ func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
 	return goType(r).Call(jen.Id(v))
 }
 
+// optionalBody reports whether op's body may be left out: the spec does not require it, and
+// the generated code stores nothing in it (a body that carries the write's key or reference
+// is taken as required: the key must travel). The method then takes it as nil for absent: a
+// pointer (bodyArgType), or the slice, map or []byte itself.
+func optionalBody(op *spec.Operation) bool {
+	if op.Body == nil || op.Body.Required {
+		return false
+	}
+	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+		for _, set := range op.Safety.Sets {
+			if set.Body != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// bodyByPointer reports whether op's method takes its body through a pointer: it is optional
+// and its type has no nil of its own.
+func bodyByPointer(op *spec.Operation) bool {
+	return optionalBody(op) && !nilable(op.Body.Type)
+}
+
+// bodyArgType is the type of op's body argument.
+func bodyArgType(op *spec.Operation) *jen.Statement {
+	return heldType(op.Body.Type, bodyByPointer(op))
+}
+
+// bodyArg is the value e, of op's body type, as op's method takes it.
+func bodyArg(op *spec.Operation, e *jen.Statement) *jen.Statement {
+	if bodyByPointer(op) {
+		return jen.Op("&").Add(e)
+	}
+	return e
+}
+
 // encodeBody returns the statements that encode body into req:
 //
 //	if err := req.JSON(body); err != nil {
@@ -103,7 +140,24 @@ func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
 // or, for a body of another media type, sent as it is:
 //
 //	req.Body, req.ContentType = body, "application/pdf"
+//
+// An optional body is encoded only when given:
+//
+//	if body != nil {
+//		if err := req.JSON(body); err != nil {
+//			return nil, err
+//		}
+//	}
 func (g *generator) encodeBody(op *spec.Operation, fail func() jen.Code) []jen.Code {
+	stmts := g.encodeGiven(op, fail)
+	if !optionalBody(op) {
+		return stmts
+	}
+	return []jen.Code{jen.If(jen.Id("body").Op("!=").Nil()).Block(stmts...)}
+}
+
+// encodeGiven returns the statements of encodeBody that encode a body given.
+func (g *generator) encodeGiven(op *spec.Operation, fail func() jen.Code) []jen.Code {
 	var method string
 	switch op.Body.Encoding {
 	case spec.BodyJSON:

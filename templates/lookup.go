@@ -15,7 +15,7 @@ import (
 
 // lookupSignature is the signature every lookup of op has:
 //
-//	findThreadByReference(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
+//	createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
 func lookupSignature(op *spec.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
@@ -129,11 +129,11 @@ func queryField(v *spec.LookupValue) (string, *jen.Statement, string) {
 func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
-	stmts, args, vals := g.lookupArgs(op)
+	stmts, args, raw := g.lookupArgs(op)
 	steps := pathSteps(l.Found)
 	what := "the " + op.ID + " whose reference is reference"
 	if eachStep(steps) < len(steps) {
-		stmts = append(stmts, g.walk(op, args, vals)...)
+		stmts = append(stmts, g.walk(op, args, raw)...)
 		what = "every " + op.ID + " " + walkText(op)
 	} else {
 		stmts = append(stmts, g.single(op, args)...)
@@ -145,15 +145,18 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 
 // lookupArgs returns the statements that make the arguments of a lookup's read (its params and
 // search body, with the reference and the values of the write in them), the arguments, and the
-// locals that hold the values of the write.
-func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, vals map[*spec.LookupValue]jen.Code) {
+// locals that hold the values of the write as they are (not escaped for the query language:
+// the read that adopts takes them as parameters of its own).
+func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw map[*spec.LookupValue]jen.Code) {
 	l := op.Safety.Lookup
 	read := l.Operation
 	hole := jen.Id("reference")
+	var vals map[*spec.LookupValue]jen.Code
 	if len(l.Values) > 0 {
 		stmts, vals = lookupValues(l, usesHole(l))
 		hole = jen.Id("ref")
 	}
+	raw = vals
 	if l.Escape != "" {
 		var pre []jen.Code
 		pre, hole, vals = escapes(l, hole, vals)
@@ -174,9 +177,9 @@ func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, vals
 		} else {
 			stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
 		}
-		args = append(args, jen.Id("search"))
+		args = append(args, bodyArg(read, jen.Id("search")))
 	}
-	return stmts, args, vals
+	return stmts, args, raw
 }
 
 // usesHole reports whether a lookup's params or body use the reference.
@@ -220,6 +223,11 @@ func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
 		stmts = append(stmts, jen.If(join(r.missing, "||")).Block(jen.Return(jen.Nil(), jen.Nil())))
 	}
 	elem := func() *jen.Statement { return addr(r) }
+	if len(r.missing) > 0 || !r.ptr && len(pathSteps(l.Found)) > 0 {
+		// the element, named once for the match and the body
+		stmts = append(stmts, jen.Id("elem").Op(":=").Add(addr(r)))
+		elem = func() *jen.Statement { return jen.Id("elem") }
+	}
 	m := reach(elem, true, l.Match.Steps)
 	if len(m.missing) > 0 {
 		// without the field that carries the reference, it is not the write's
@@ -400,7 +408,11 @@ func pageNumber(p *spec.Pages) []jen.Code {
 //		if err != nil {
 //			return nil, err
 //		}
-//		out = append(out, runtime.Found[*Issue]{Body: res, ID: createIssueID(res), Ref: f.Ref, Created: f.Created})
+//		adopted := runtime.Found[*Issue]{Body: res, Created: f.Created, ID: createIssueID(res)}
+//		if res.Body != nil {
+//			adopted.Ref = *res.Body // the object read carries the reference, or is not adopted
+//		}
+//		out = append(out, adopted)
 //	}
 //	return out, nil
 func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
@@ -422,12 +434,22 @@ func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.Lo
 		call = append(call, jen.Id("search"))
 	}
 	d := foundDict(op, jen.Id("res"))
-	d[jen.Id("Ref")] = jen.Id("f").Dot("Ref")
 	d[jen.Id("Created")] = jen.Id("f").Dot("Created")
 	loop = append(loop,
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(call...),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.Id("out").Op("=").Append(jen.Id("out"), rt("Found").Types(resultPtr(op)).Values(d)))
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
+	// Ref is the object's own: the runtime compares what is adopted, not what was found
+	m := reach(func() *jen.Statement { return jen.Id("res") }, !nilable(read.Response.Type), a.Match.Steps)
+	foundT := rt("Found").Types(resultPtr(op))
+	if len(m.present) == 0 {
+		d[jen.Id("Ref")] = stringOf(a.Match.Type, value(m))
+		loop = append(loop, jen.Id("out").Op("=").Append(jen.Id("out"), foundT.Values(d)))
+	} else {
+		loop = append(loop,
+			jen.Id("adopted").Op(":=").Add(foundT.Values(d)),
+			jen.If(join(m.present, "&&")).Block(jen.Id("adopted").Dot("Ref").Op("=").Add(stringOf(a.Match.Type, value(m)))),
+			jen.Id("out").Op("=").Append(jen.Id("out"), jen.Id("adopted")))
+	}
 	return []jen.Code{
 		jen.List(jen.Id("found"), jen.Err()).Op(":=").Add(walk),
 		jen.If(jen.Err().Op("!=").Nil().Op("||").Len(jen.Id("found")).Op("==").Lit(0)).Block(jen.Return(jen.Nil(), jen.Err())),
@@ -435,6 +457,53 @@ func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.Lo
 		jen.For(jen.List(jen.Id("_"), jen.Id("f")).Op(":=").Range().Id("found")).Block(loop...),
 		jen.Return(jen.Id("out"), jen.Nil()),
 	}
+}
+
+// readName is the name of the method that reads a write's object by its durable id.
+func readName(op *spec.Operation) string { return op.Local + "Read" }
+
+// readByID emits the method that reads a write's object by its durable id, with the read its
+// lookup adopts by (lookup.adopt): a receipt a person recorded in the ledger holds the id alone,
+// and the runtime reads the object with it (writegenimpl.Call.Read). The values of the write
+// travel in reference, as a lookup is given them:
+//
+//	func (c *Client) createIssueRead(ctx context.Context, reference, durableID string) (*Issue, error) {
+//		_, values, err := writegenimpl.SplitReference(reference, "owner", "repo")
+//		...
+//		id, err := writegenimpl.SplitInt("id", durableID)
+//		...
+//		return c.IssuesGet(ctx, IssuesGetParams{IssueNumber: id, Owner: values[0], Repo: values[1]})
+//	}
+func (g *generator) readByID(f *jen.File, op *spec.Operation) {
+	l := op.Safety.Lookup
+	a := l.Adopt
+	read := a.Operation
+	var stmts []jen.Code
+	var vals map[*spec.LookupValue]jen.Code
+	if len(l.Values) > 0 {
+		stmts, vals = lookupValues(l, false)
+	}
+	fail := jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err()))
+	if intHole(a.Params) {
+		stmts = append(stmts, jen.List(jen.Id("id"), jen.Err()).Op(":=").Add(impl("SplitInt")).Call(jen.Lit("id"), jen.Id("durableID")), fail)
+	}
+	values, pre := templateParams(a.Params, jen.Id("durableID"), vals)
+	stmts = append(stmts, pre...)
+	call := []jen.Code{jen.Id("ctx")}
+	if read.ParamsName != "" {
+		call = append(call, jen.Id(read.ParamsName).Custom(multiLine, values...))
+	}
+	if read.Body != nil {
+		stmts = append(stmts, jen.Var().Id("search").Add(goType(read.Body.Type)))
+		call = append(call, jen.Id("search"))
+	}
+	stmts = append(stmts, jen.Return(jen.Id("c").Dot(read.GoName).Call(call...)))
+	f.Line()
+	f.Comment(comment(readName(op) + " reads the object of " + op.ID + " whose durable id is durableID, with " + read.GoName +
+		": a receipt a person recorded in the ledger holds the id alone, and the runtime reads the object with it. reference carries the values of the write, as the lookup is given them."))
+	f.Func().Params(jen.Id("c").Op("*").Id("Client")).Id(readName(op)).
+		Params(jen.Id("ctx").Qual("context", "Context"), jen.List(jen.Id("reference"), jen.Id("durableID")).String()).
+		Params(resultPtr(op), jen.Error()).Block(stmts...)
 }
 
 // stringOf is v, a value of type t that converts from a string, as a string.
@@ -509,6 +578,7 @@ func adoptNote(l *spec.Lookup) string {
 var escapeFuncs = map[spec.Escape]string{
 	spec.EscapeStripeSearch:  "StripeSearchString",
 	spec.EscapeZendeskSearch: "ZendeskSearchValue",
+	spec.EscapeGitHubSearch:  "GitHubSearchValue",
 	spec.EscapeJQL:           "JQLString",
 	spec.EscapeLucene:        "LuceneTerm",
 }
@@ -836,7 +906,10 @@ func (g *generator) compensation(f *jen.File, op *spec.Operation) {
 		stmts = append(stmts, pre...)
 		args = append(args, jen.Id(target.ParamsName).Custom(multiLine, values...))
 	}
-	if target.Body != nil {
+	switch {
+	case optionalBody(target):
+		args = append(args, jen.Nil()) // no body: the compensation sends none
+	case target.Body != nil:
 		stmts = append(stmts, jen.Var().Id("body").Add(goType(target.Body.Type)))
 		args = append(args, jen.Id("body"))
 	}

@@ -228,7 +228,11 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 		call = append(call, jen.Id("params"))
 	}
 	if op.Body != nil {
-		stmts = append(stmts, jen.Var().Id("body").Add(m.typ(op.Body.Type)))
+		typ := m.typ(op.Body.Type)
+		if bodyByPointer(op) {
+			typ = jen.Op("*").Add(typ) // absent unless given
+		}
+		stmts = append(stmts, jen.Var().Id("body").Add(typ))
 		call = append(call, jen.Id("body"))
 	}
 	decode = append(decode, jen.Id("req"))
@@ -397,7 +401,7 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 			if op.Body.Encoding == spec.BodyRaw {
 				s.set("contentMediaType", op.Body.ContentType)
 			}
-			if op.Body.Required {
+			if !optionalBody(op) { // required by the spec, or carrying the write's key
 				required = append(required, a.Name)
 			}
 		}
@@ -512,11 +516,18 @@ func output(op *spec.Operation, g *schemaGen) *jobj {
 			prop("body", g.ref(res).describe("The provider's answer."+note), false)
 		}
 	}
+	undecoded := func() {
+		if res != nil {
+			prop("undecoded", obj().set("type", "string").set("description",
+				"Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."), false)
+		}
+	}
 	switch op.Call {
 	case spec.CallWrite:
 		prop("id", obj().set("type", "string").set("description", "The durable id of the effect."), true)
 		prop("source", sourceSchema(), true)
 		bodyProp()
+		undecoded()
 	case spec.CallSubmit, spec.CallDo:
 		prop("accepted", obj().set("type", "boolean").set("const", true), true)
 		if op.Call == spec.CallSubmit {
@@ -525,6 +536,9 @@ func output(op *spec.Operation, g *schemaGen) *jobj {
 		}
 		prop("note", obj().set("type", "string").set("description", "What the answer means: whether the effect has happened or may come later."), true)
 		bodyProp()
+		if op.Call == spec.CallSubmit {
+			undecoded()
+		}
 	default:
 		switch {
 		case res == nil:

@@ -255,25 +255,59 @@ func (g *schemaGen) ref(r *spec.TypeRef) *jobj {
 		}
 		return g.named(r.Named, nil)
 	case spec.RefArray:
-		return obj().set("type", "array").set("items", g.ref(r.Elem))
+		return g.check(obj().set("type", "array").set("items", g.ref(r.Elem)), r.Check)
 	case spec.RefMap:
 		return obj().set("type", "object").set("additionalProperties", g.ref(r.Elem))
 	}
 	switch r.Builtin {
 	case "string":
-		return obj().set("type", "string")
+		return g.check(obj().set("type", "string"), r.Check)
 	case "int64", "int32":
-		return obj().set("type", "integer")
+		return g.check(obj().set("type", "integer"), r.Check)
 	case "float64", "float32":
-		return obj().set("type", "number")
+		return g.check(obj().set("type", "number"), r.Check)
 	case "bool":
 		return obj().set("type", "boolean")
 	case "time.Time":
-		return obj().set("type", "string").set("format", "date-time")
+		return g.check(obj().set("type", "string").set("format", "date-time"), r.Check)
 	case "[]byte":
 		return obj().set("type", "string").set("contentEncoding", "base64")
 	}
 	return obj() // any, json.RawMessage: every value
+}
+
+// check adds to the schema o of a tool's input what the spec allows of the value beyond its
+// type (c): its format, bounds and pattern, so that an agent that follows the schema sends what
+// the provider takes, and the tool refuses what it would not. Output schemas say only types:
+// what a provider answers is the provider's.
+func (g *schemaGen) check(o *jobj, c *spec.Check) *jobj {
+	if c == nil || !g.input {
+		return o
+	}
+	if c.Format != "" && o.get("format") == nil {
+		o.set("format", c.Format)
+	}
+	if c.Pattern != "" {
+		o.set("pattern", c.Pattern)
+	}
+	for _, b := range []struct {
+		name string
+		v    *uint64
+	}{{"minLength", c.MinLength}, {"maxLength", c.MaxLength}, {"minItems", c.MinItems}, {"maxItems", c.MaxItems}} {
+		if b.v != nil {
+			o.set(b.name, *b.v)
+		}
+	}
+	if c.Minimum != nil {
+		o.set(map[bool]string{false: "minimum", true: "exclusiveMinimum"}[c.ExclusiveMinimum], *c.Minimum)
+	}
+	if c.Maximum != nil {
+		o.set(map[bool]string{false: "maximum", true: "exclusiveMaximum"}[c.ExclusiveMaximum], *c.Maximum)
+	}
+	if c.MultipleOf != nil {
+		o.set("multipleOf", *c.MultipleOf)
+	}
+	return o
 }
 
 // sets is the tree of the body fields the generated code fills in (the provider key, the
@@ -327,6 +361,13 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		if t.AdditionalProperties != nil {
 			o.set("additionalProperties", g.ref(t.AdditionalProperties))
 		}
+		if g.input && len(t.Requires) > 0 && !requiresFilled(t, over) {
+			alts := make([]any, len(t.Requires))
+			for i, names := range t.Requires {
+				alts[i] = obj().set("required", strs(names))
+			}
+			o.set(map[bool]string{false: "anyOf", true: "oneOf"}[t.RequiresOneOf], alts)
+		}
 	case spec.KindEnum:
 		typ := map[string]string{"string": "string", "int64": "integer", "float64": "number"}[t.Base]
 		values := make([]any, len(t.Enum))
@@ -339,17 +380,41 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		variants := make([]any, len(t.Variants))
 		for i, v := range t.Variants {
 			variants[i] = g.ref(v.Type)
+			if g.input && t.Discriminator != "" && len(v.Tags) > 0 {
+				// The discriminator chooses the variant, as the spec's does: the variants' own
+				// schemas often admit every tag.
+				variants[i] = obj().set("allOf", []any{variants[i], obj().
+					set("properties", obj().set(t.Discriminator, obj().set("enum", strs(v.Tags)))).
+					set("required", strs([]string{t.Discriminator}))})
+			}
 		}
-		// anyOf, not oneOf: variants that are objects open to more properties often match
-		// the same value, which oneOf would refuse.
+		// An output schema says anyOf: variants that are objects open to more properties
+		// often match the same value, which oneOf would refuse, and what a provider answers is
+		// the provider's. A tool's input is held to the spec's oneOf.
 		o = obj()
 		o.describe(t.Doc)
-		o.set("anyOf", variants)
+		if g.input && t.OneOf {
+			o.set("oneOf", variants)
+		} else {
+			o.set("anyOf", variants)
+		}
 	default: // KindAlias
 		o = g.ref(t.Elem)
 		o.describe(t.Doc)
 	}
 	return o
+}
+
+// requiresFilled reports whether one of the alternatives of struct t's required properties
+// names a field the tool fills in (over): the arguments need not give it, so the alternatives
+// are left to the provider.
+func requiresFilled(t *spec.Type, over sets) bool {
+	for f, sub := range over {
+		if len(sub) == 0 && slices.ContainsFunc(t.Requires, func(names []string) bool { return slices.Contains(names, f.Name) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // nullable returns the schema of s or null.

@@ -80,7 +80,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		args = append(args, jen.Id("params").Id(op.ParamsName))
 	}
 	if op.Body != nil {
-		args = append(args, jen.Id("body").Add(goType(op.Body.Type)))
+		args = append(args, jen.Id("body").Add(bodyArgType(op)))
 	}
 
 	var results []jen.Code
@@ -170,6 +170,9 @@ func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 	}
 	if c := s.Compensate; c != nil {
 		items = append(items, jen.Id("Compensate").Op(":").Id("c").Dot(c.Name))
+	}
+	if l := s.Lookup; request != nil && l != nil && l.Adopt != nil {
+		items = append(items, jen.Id("Read").Op(":").Id("c").Dot(readName(op)))
 	}
 	return items
 }

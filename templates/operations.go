@@ -46,6 +46,9 @@ func (g *generator) operations(f *jen.File) {
 		if l := s.Lookup; l != nil {
 			if l.Operation != nil {
 				g.generatedLookup(f, op)
+				if l.Adopt != nil {
+					g.readByID(f, op)
+				}
 			} else {
 				g.funcLookup(f, op)
 			}
@@ -266,6 +269,9 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		}
 		if s.Receipt {
 			fields = append(fields, field{"Receipt", jen.True()})
+			if s.ID != nil {
+				fields = append(fields, field{"IDPointer", jen.Lit(s.ID.Pointer)})
+			}
 		}
 		if l := s.Lookup; l != nil {
 			c := "Strong"

@@ -21,6 +21,11 @@
 // The PostgreSQL DSN defaults to $WRITEGEN_PG_DSN; without one, PostgreSQL is left out, with a
 // message. SQLite syncs as it does by default (synchronous=FULL); -sqlite-normal measures
 // synchronous=NORMAL.
+//
+// With -growth it measures instead how the ledger's costs grow with the rows it keeps (see
+// growth.go):
+//
+//	go run ./bench/ledger -growth 1e5,1e6,1e7 -dir DIR [-pg DSN] [-claims 400] [-rounds 5] [-keep 72h]
 package main
 
 import (
@@ -74,6 +79,9 @@ type cell struct {
 func (c cell) perSecond() float64 { return float64(c.writes) / c.elapsed.Seconds() }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(strings.TrimLeft(a, "-"), "growth") }) {
+		return runGrowth(ctx, args, out)
+	}
 	fs := flag.NewFlagSet("ledger", flag.ContinueOnError)
 	latency := fs.Duration("latency", 20*time.Millisecond, "how long the provider takes to answer a create")
 	length := fs.Duration("cell", 2*time.Second, "how long each cell runs, each round")

@@ -108,7 +108,7 @@ func resources(ops int, seed uint64) []*resource {
 		r.dedupeCreate = rng.IntN(2) == 0
 		r.dedupeAction = rng.IntN(3) == 0
 		r.compensate = rng.IntN(4) == 0
-		r.consistency = "strong"
+		r.consistency = "{strong: 5s, source: a synthetic provider commits before it answers}"
 		if rng.IntN(3) == 0 {
 			r.consistency = "eventual"
 		}

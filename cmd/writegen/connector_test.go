@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,12 +91,15 @@ func TestNewConnector(t *testing.T) {
 			"idempotency: {header: Idempotency-Key, max_length: 255, window: 24h}\n    dedupe: ledger"},
 		{"retry: {on: [not_sent], attempts: 3}", "retry: {on: [not_sent, ambiguous, status_409, status_429], attempts: 4}"},
 		{"owner: TODO", "owner: crm-team"},
+		{"consistency: eventual #", `consistency: {eventual: 1m, source: "https://docs.stripe.com/search#data-freshness"} #`},
 	} {
 		if !strings.Contains(answered, r.old) {
 			t.Fatalf("the scaffold has no %q to answer:\n%s", r.old, scaffold)
 		}
 		answered = strings.Replace(answered, r.old, r.new, 1)
 	}
+	// The person checked each proposal init marked "TODO: confirm" and removes the mark.
+	answered = regexp.MustCompile(` # TODO: confirm[^\n]*`).ReplaceAllString(answered, "")
 	write("writesafety.yaml", answered)
 	write("gen.go", "package main\n\n//go:generate go tool writegen generate\n")
 	must("go", "generate", "./...")

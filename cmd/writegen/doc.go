@@ -143,12 +143,18 @@
 // wherever a person must answer. Generate refuses the file while a TODO is left.
 //
 // For a create whose body has a field that can hold its reference (external_id, reference_id,
-// a metadata key), init proposes a lookup complete: the reference, the lookup (a list filtered
-// by that field, a search by it, or a walk of the list matched on the client) and the receipt,
-// each with a "# TODO: confirm" comment that says what to check against the provider's docs.
-// It proposes only reads the write can call and whose answer holds what the write returns, and
-// always consistency eventual. A body field the provider deduplicates by without calling it an
-// idempotency key (a nonce) is proposed as the idempotency key, with its window left TODO.
+// a metadata key), or else a free-text field a marker can be appended to (GitHub's /body),
+// init proposes a lookup complete: the reference, the lookup (a list filtered by that field, a
+// search by it in the provider's query language, escaped where writegen knows the language, or
+// a walk of the list matched on the client, newest first back to the write's time where the
+// spec lists the values that ask for that order) and the receipt, each with a "# TODO: confirm"
+// comment that says what to check against the provider's docs. A search whose items differ from
+// what the write answers is proposed with the read that adopts each by its id (GitHub's issue
+// search, read again with issues/get). It proposes only reads the write can call and whose
+// answer holds what the write returns, and always consistency eventual, saying what a person
+// checks to declare a lag or a settle time. Generate refuses the file while a "TODO: confirm"
+// is left. A body field the provider deduplicates by without calling it an idempotency key (a
+// nonce) is proposed as the idempotency key, with its window left TODO.
 //
 // # ledger
 //

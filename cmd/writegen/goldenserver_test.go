@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,13 @@ func TestGoldenServers(t *testing.T) {
 		want := readTree(t, filepath.Join(root, name, "want"))
 		if len(want) == 0 {
 			t.Fatalf("%s: a server test without want/", name)
+		}
+		for name := range want {
+			if strings.Contains(name, "/") {
+				// The tools package (-mcp) imports the client by the golden cases' own module
+				// path: the test runs the client alone.
+				delete(want, name)
+			}
 		}
 		want["server_test.go"] = test
 		if lookups, err := os.ReadFile(filepath.Join(root, name, "lookups.go.txt")); err == nil {

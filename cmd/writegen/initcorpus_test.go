@@ -51,8 +51,9 @@ func initProposals(out []byte) []initProposal {
 }
 
 // answerInit answers what init leaves to a person the same way for every write and leaves
-// every line it proposes as it is, with the include block naming the writes given: the writes
-// are ambiguous and keyed by a request id, a nonce is remembered five minutes.
+// every line it proposes as it is, its questions answered yes, with the include block naming
+// the writes given: the writes are ambiguous and keyed by a request id, a nonce is remembered
+// five minutes.
 func answerInit(out []byte, include []string) []byte {
 	s := string(out)
 	for _, r := range []struct{ from, to string }{
@@ -61,6 +62,7 @@ func answerInit(out []byte, include []string) []byte {
 		{`fields: \{TODO: string\}, format: "\{TODO\}"\}`, `fields: {request_id: string}, format: "{request_id}"}`},
 		{`owner: TODO #.*`, "owner: corpus"},
 		{`window: TODO\}`, "window: 5m}"},
+		{`# TODO: confirm `, "# confirmed: "},
 	} {
 		s = regexp.MustCompile(r.from).ReplaceAllString(s, r.to)
 	}

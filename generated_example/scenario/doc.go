@@ -21,6 +21,11 @@
 //     notifier, and every outcome told to the notifier is recorded in the ledger;
 //   - every webhook event was stored and handled, and every obligation sent or left uncertain.
 //
+// Settle, after the last schedule, lets the relays' Resume ask again the lookups of the notes
+// that could not answer yet (their lag had not passed when the call ended), then checks every
+// escalation of every schedule once more; Figures.End counts what it found, and NoteFigure
+// how many of the notes stayed uncertain.
+//
 // The demo (../cmd/demo) runs one large schedule; the soak tests run a thousand small ones with
 // the relay in this process, and, on PostgreSQL, a hundred (or a thousand) with two replicas.
 package scenario

@@ -38,10 +38,15 @@ type Options struct {
 	// the deadline of each attempt; defaults: the runtime's in this process, 300ms and 200ms
 	// with Replicas.
 	Lease, AttemptTimeout time.Duration
-	// LookupSettle is the settle time of the desk's strong lookups that declare none
-	// (runtime.WithLookupSettle): 0 keeps the runtime's default, a negative value trusts the
-	// first "not found", so that a request lost on its way proves nothing.
+	// LookupSettle is the client's floor under its lookups' settle times and lags
+	// (runtime.WithLookupSettle); 0 or less keeps what the annotations declare.
 	LookupSettle time.Duration
+	// ReaskEvery and ReaskTimes are the schedule on which Resume asks again the lookup of a
+	// write left uncertain because it could not answer yet (runtime.WithReask): 0 keeps the
+	// runtime's defaults; ReaskTimes below 0 has Resume ask none again, leaving every such
+	// write to a person at once, as the runtime did before it asked again.
+	ReaskEvery time.Duration
+	ReaskTimes int
 	// Replicas, when 2 or more, runs the relay in that many processes of its own, sharing the
 	// ledger (a PostgreSQL one, usually), each with its own webhook server, workers and
 	// periodic Resume; the simulators deliver each webhook to one of them. The processes
@@ -50,6 +55,8 @@ type Options struct {
 	Replicas int
 	// Logger receives the relays' errors; default none.
 	Logger *slog.Logger
+
+	gate *pauseGate // pauses the clients; nil: nothing does
 }
 
 // The secrets the simulators and the relay share.
@@ -85,8 +92,9 @@ type Env struct {
 	relays    relays
 	desk      *simulator.Support
 	chat      *simulator.Chat
-	clock     *Clock // the clients', the ledger's and the simulators'
-	tokens    *Clock // the refresher's
+	clock     *Clock     // the clients', the ledger's and the simulators'
+	gate      *pauseGate // pauses the relay's clients in this process (see Env.fault)
+	tokens    *Clock     // the refresher's
 	refresher *runtime.Refresher
 	tokenLife time.Duration // of the desk's access tokens
 	prefix    string        // of the conversation ids, unique to the Env (a ledger may be reused)
@@ -100,6 +108,8 @@ type Env struct {
 	uncertain  []*runtime.UncertainError // every outcome told to the notifier
 	token      runtime.Token             // as persisted by the refresher
 	checked    Checks                    // what the checks counted
+	all        []string                  // the conversations of every run
+	end        Checks                    // what the check of every run's escalations counted, at Settle
 	replica    ReplicaFigures            // what happened to the relay processes
 	struck     map[int]bool              // the replicas killed or stopped in this run or the one before
 	lastStruck int                       // the replica killed or stopped in this run, -1 if none
@@ -130,6 +140,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 	e := &Env{
 		opts:       o,
 		lastStruck: -1,
+		gate:       &pauseGate{next: http.DefaultTransport},
 		clock:      NewClock(o.Instant),
 		tokens:     NewClock(false),
 		prefix:     "conv-" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + "-",
@@ -156,6 +167,7 @@ func NewEnv(ctx context.Context, o Options) (env *Env, err error) {
 		WebhookSecret: supportSecret,
 		Deliveries:    func(id string) simulator.Delivery { return e.schedule().delivery(id) },
 		Clock:         e.clock.Now,
+		SearchDown:    func() bool { return e.schedule().SearchDown },
 	})
 	e.chat = simulator.NewChat(simulator.ChatConfig{
 		Faults:        e.fault,
@@ -192,6 +204,10 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 		runtime.WithRetryBudget(1, 1000),
 		runtime.WithNotifier(n),
 	}
+	if o.gate != nil {
+		opts = append(opts, runtime.WithHTTPClient(&http.Client{Transport: o.gate}),
+			runtime.WithHooks(runtime.Hooks{AttemptStart: o.gate.attemptStart}))
+	}
 	if o.Lease > 0 {
 		opts = append(opts, runtime.WithLease(o.Lease))
 	}
@@ -200,6 +216,15 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 	}
 	if o.LookupSettle != 0 {
 		opts = append(opts, runtime.WithLookupSettle(max(o.LookupSettle, 0)))
+	}
+	switch {
+	case o.ReaskTimes < 0:
+		opts = append(opts, runtime.WithReask(0, 0))
+	case o.ReaskTimes > 0:
+		opts = append(opts, runtime.WithReask(o.ReaskEvery, o.ReaskTimes))
+	case o.ReaskEvery > 0:
+		every := o.ReaskEvery // the runtime's number of asks, on another time scale
+		opts = append(opts, func(s *runtime.Settings) { s.ReaskEvery = every })
 	}
 	return opts
 }
@@ -278,7 +303,9 @@ type local struct {
 }
 
 func startLocal(ctx context.Context, e *Env) (*local, error) {
-	r, err := newRelay(ctx, e.opts, e.ledger, e.desk.URL(), e.chat.URL(), e.clock, e.refresher, e)
+	o := e.opts
+	o.gate = e.gate
+	r, err := newRelay(ctx, o, e.ledger, e.desk.URL(), e.chat.URL(), e.clock, e.refresher, e)
 	if err != nil {
 		return nil, err
 	}
@@ -345,15 +372,15 @@ func (e *Env) schedule() Schedule {
 }
 
 // fault decides the fault of a write request; a pause moves the clients' clock past the key's
-// window while the request is held, then loses its response. Replicas are not paused (they do
-// not share a clock that jumps).
+// window while the request is held, then loses its response: the relay's clients pause as a
+// whole (see pauseGate). Replicas are not paused (they do not share a clock that jumps).
 func (e *Env) fault(op, key string, n int) simulator.Fault {
 	s := e.schedule()
 	if s.paused(op, key, n) && e.opts.Replicas <= 1 {
 		e.mu.Lock()
 		e.paused++
 		e.mu.Unlock()
-		e.clock.Jump(pauseLength)
+		e.gate.pause(func() { e.clock.Jump(pauseLength) })
 		return simulator.LoseResponse
 	}
 	return s.fault(op, key, n)

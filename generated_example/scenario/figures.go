@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/writegen/writegen/generated_example/simulator"
 	"github.com/writegen/writegen/runtime"
@@ -58,6 +59,7 @@ type Figures struct {
 	Resumed runtime.ResumeReport // what they did; Taken counts the rows taken over
 
 	Checked Checks         // what the checks after each run found
+	End     Checks         // what the check of every run's escalations at Settle found
 	Replica ReplicaFigures // what happened to the relay processes, with Replicas
 
 	// Notices are the uncertain outcomes the owner was told about, in order.
@@ -87,6 +89,24 @@ type Checks struct {
 	// StaleOutbox is, at the last check, how many outbox items were uncertain although a Resume
 	// had since driven their write on to its receipt (see Env.staleOutbox).
 	StaleOutbox int
+
+	// Notes counts the notes of where a thread came from that the relay had to add (one per
+	// escalation with its thread): AddNote, the write without a key whose lookup, a walk of the
+	// desk's notes, is eventually consistent. NotesUncertain counts those whose ledger row was
+	// uncertain when checked, NotesScheduled those of them that a later Resume asks again
+	// (runtime.WithReask; the others are left to a person), and NoteDuplicates and NotesLost
+	// the second notes and the notes missing without an uncertain row (both must be 0).
+	Notes, NotesUncertain, NotesScheduled, NoteDuplicates, NotesLost int
+	// NoteReasons counts NotesUncertain by the reason their rows carry.
+	NoteReasons map[string]int
+}
+
+// noteReason counts an uncertain note under reason.
+func (c *Checks) noteReason(r string) {
+	if c.NoteReasons == nil {
+		c.NoteReasons = make(map[string]int)
+	}
+	c.NoteReasons[r]++
 }
 
 // reason counts a listed write under reason.
@@ -105,6 +125,17 @@ func (c *Checks) add(o Checks) {
 	c.Unnotified += o.Unnotified
 	c.Notices += o.Notices
 	c.CaughtUp += o.CaughtUp
+	c.Notes += o.Notes
+	c.NotesUncertain += o.NotesUncertain
+	c.NotesScheduled += o.NotesScheduled
+	c.NoteDuplicates += o.NoteDuplicates
+	c.NotesLost += o.NotesLost
+	for r, n := range o.NoteReasons {
+		if c.NoteReasons == nil {
+			c.NoteReasons = make(map[string]int)
+		}
+		c.NoteReasons[r] += n
+	}
 	for r, n := range o.Reasons {
 		if c.Reasons == nil {
 			c.Reasons = make(map[string]int)
@@ -167,6 +198,10 @@ func (e *Env) Figures() Figures {
 		Replica:       e.replica,
 	}
 	f.Checked.Reasons = maps.Clone(e.checked.Reasons)
+	f.Checked.NoteReasons = maps.Clone(e.checked.NoteReasons)
+	f.End = e.end
+	f.End.Reasons = maps.Clone(e.end.Reasons)
+	f.End.NoteReasons = maps.Clone(e.end.NoteReasons)
 	f.Replica.orphans = nil
 	e.mu.Unlock()
 	if e.opts.Replicas > 1 {
@@ -228,6 +263,10 @@ func (f Figures) Write(w io.Writer) {
 	p("Requests relayed   %5d user requests posted into their threads", f.Openings)
 	p("Notes added        %5d to threads (no key at the desk); %d met a fault, looked up in %d pages of notes",
 		f.Notes, f.NotesFaulted, f.NoteLists)
+	if c := f.Checked; c.Notes > 0 {
+		p("  notes to add, checked after their run      %5d: %d uncertain then (%d to be asked again by Resume, %d left to a person)",
+			c.Notes, c.NotesUncertain, c.NotesScheduled, c.NotesUncertain-c.NotesScheduled)
+	}
 	p("Faults injected    %5d", f.FaultsInjected())
 	for _, k := range AllFaults {
 		if n := f.Faults[k]; n > 0 {
@@ -243,8 +282,8 @@ func (f Figures) Write(w io.Writer) {
 		p("  %-40s   %5d", "relay process stopped for 1-2 leases", r.Stalls)
 	}
 	p("Token rotations    %5d (refreshes, one at a time, each persisted before use)", f.Rotations)
-	p("Resume             %5d passes took over %d rows (expired leases, uncertain rows driven on): %d active, %d uncertain again, %d not applied, %d rejected",
-		f.Resumes, f.Resumed.Taken, f.Resumed.Active, f.Resumed.Uncertain, f.Resumed.NotApplied, f.Resumed.Rejected)
+	p("Resume             %5d passes took over %d rows (expired leases, uncertain rows driven on, %d of them asked again): %d active, %d uncertain again (%d to be asked again later), %d not applied, %d rejected",
+		f.Resumes, f.Resumed.Taken, f.Resumed.Reasked, f.Resumed.Active, f.Resumed.Uncertain, f.Resumed.Scheduled, f.Resumed.NotApplied, f.Resumed.Rejected)
 	if r := f.Replica; r.Replicas > 1 {
 		p("Replicas           %5d relay processes on one ledger; %d claims held by a process killed or stopped, %d of them taken over by another",
 			r.Replicas, r.Orphaned, r.TakenOver)
@@ -295,5 +334,73 @@ func (f Figures) Write(w io.Writer) {
 	}
 	if f.Checked.CaughtUp > 0 {
 		p("  (%d escalations caught up with a thread that Resume settled at the reconcile before a check)", f.Checked.CaughtUp)
+	}
+	if e := f.End; e.Escalations > 0 {
+		p("Settled            %5d escalations checked again once Resume had asked again: %d duplicates, %d outcomes lost; %d writes uncertain, %d of %d notes (%d still to be asked again)",
+			e.Escalations, e.Duplicates, e.Lost, e.Listed, e.NotesUncertain, e.Notes, e.NotesScheduled)
+	}
+}
+
+// NoteFigure is one line of the notes' figure: how many of the notes a soak's relay added ended
+// uncertain, AddNote being the write without a key whose lookup (a walk of the desk's notes,
+// newest first) is eventually consistent, with a declared lag.
+type NoteFigure struct {
+	Soak   string // the ledger and the relay processes
+	Resume string // how Resume asks again: "none" (runtime.WithReask(0, 0)) or "default"
+	Seed   uint64 // the first seed; the schedules' are Seed, Seed+1, ...
+	Runs   int    // schedules
+	Notes  int    // notes the relay had to add
+	// Faulted counts the notes that met at least one fault at the desk; AtChecks those whose row
+	// was uncertain when their schedule was checked, and Scheduled those of them a later Resume
+	// was to ask again.
+	Faulted, AtChecks, Scheduled int
+	// Uncertain counts the notes whose row was uncertain once Resume had asked again what it
+	// was to ask (Env.Settle), and Pending those of them it was still to ask when Settle gave up
+	// waiting; the others are left to a person, for the reasons in Reasons.
+	Uncertain, Pending int
+	Reasons            map[string]int
+	// Duplicates and Lost are those of every write, checked once more after Settle; Failed
+	// counts the checks that did not hold, after each schedule and after Settle.
+	Duplicates, Lost, Failed int
+	Wall                     time.Duration
+}
+
+// NoteFigureOf returns the line of a soak's figures.
+func NoteFigureOf(soak, resume string, seed uint64, f Figures, wall time.Duration) NoteFigure {
+	return NoteFigure{Soak: soak, Resume: resume, Seed: seed, Runs: f.Runs, Notes: f.End.Notes, Faulted: f.NotesFaulted,
+		AtChecks: f.Checked.NotesUncertain, Scheduled: f.Checked.NotesScheduled, Uncertain: f.End.NotesUncertain,
+		Pending: f.End.NotesScheduled, Reasons: maps.Clone(f.End.NoteReasons), Duplicates: f.End.Duplicates,
+		Lost: f.End.Lost, Wall: wall}
+}
+
+// PerTenThousand is how many of every 10,000 notes ended uncertain.
+func (n NoteFigure) PerTenThousand() float64 {
+	if n.Notes == 0 {
+		return 0
+	}
+	return float64(n.Uncertain) * 10000 / float64(n.Notes)
+}
+
+// WriteNoteFigures prints the notes' figure as a table, with the reasons of what stayed
+// uncertain under it.
+func WriteNoteFigures(w io.Writer, rows []NoteFigure) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+	p("| soak | Resume asks again | seeds | schedules | notes | met a fault | uncertain when checked (to be asked again) | uncertain after Resume (still to be asked) | per 10,000 | duplicates | lost | checks failed | wall |")
+	p("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, n := range rows {
+		p("| %s | %s | %d-%d | %d | %d | %d | %d (%d) | %d (%d) | %.1f | %d | %d | %d | %s |", n.Soak, n.Resume, n.Seed, n.Seed+uint64(max(n.Runs-1, 0)),
+			n.Runs, n.Notes, n.Faulted, n.AtChecks, n.Scheduled, n.Uncertain, n.Pending, n.PerTenThousand(),
+			n.Duplicates, n.Lost, n.Failed, n.Wall.Round(time.Second))
+	}
+	for _, n := range rows {
+		if len(n.Reasons) == 0 {
+			continue
+		}
+		p("%s, Resume asks again %s: the notes uncertain after Resume, by the reason their rows carry:", n.Soak, n.Resume)
+		reasons := slices.Sorted(maps.Keys(n.Reasons))
+		slices.SortStableFunc(reasons, func(a, b string) int { return n.Reasons[b] - n.Reasons[a] })
+		for _, r := range reasons {
+			p("  %5d  %s", n.Reasons[r], r)
+		}
 	}
 }

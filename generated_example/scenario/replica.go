@@ -61,6 +61,8 @@ type replicaSpec struct {
 	Lease          time.Duration
 	AttemptTimeout time.Duration
 	LookupSettle   time.Duration
+	ReaskEvery     time.Duration
+	ReaskTimes     int
 	Verbose        bool // log the relay's errors on stderr
 }
 
@@ -149,7 +151,7 @@ func runReplica(spec string) error {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
 	o := Options{Workers: s.Workers, ResumeEvery: s.ResumeEvery, Lease: s.Lease, AttemptTimeout: s.AttemptTimeout,
-		LookupSettle: s.LookupSettle, Replicas: 2, Logger: logger}
+		LookupSettle: s.LookupSettle, ReaskEvery: s.ReaskEvery, ReaskTimes: s.ReaskTimes, Replicas: 2, Logger: logger}
 	tokens := &remoteTokens{url: s.TokensURL, client: &http.Client{Timeout: 5 * time.Second}}
 	r, err := newRelay(ctx, o, l, s.DeskURL, s.ChatURL, NewClock(false), tokens, out)
 	if err != nil {
@@ -241,7 +243,8 @@ func startReplicas(ctx context.Context, e *Env) (*replicas, error) {
 	rs := &replicas{e: e, tokens: tokens, spec: replicaSpec{
 		Ledger: e.opts.Ledger, DeskURL: e.desk.URL(), ChatURL: e.chat.URL(), TokensURL: tokensURL,
 		Workers: e.opts.Workers, ResumeEvery: e.opts.ResumeEvery, Lease: e.opts.Lease,
-		AttemptTimeout: e.opts.AttemptTimeout, LookupSettle: e.opts.LookupSettle, Verbose: os.Getenv("WRITEGEN_SOAK_VERBOSE") != "",
+		AttemptTimeout: e.opts.AttemptTimeout, LookupSettle: e.opts.LookupSettle, ReaskEvery: e.opts.ReaskEvery,
+		ReaskTimes: e.opts.ReaskTimes, Verbose: os.Getenv("WRITEGEN_SOAK_VERBOSE") != "",
 	}}
 	rs.procs = make([]*replicaProc, e.opts.Replicas)
 	for i := range rs.procs {

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,6 +52,9 @@ func (e *Env) Run(ctx context.Context, s Schedule) (violations []string, err err
 		}
 		c := e.prefix + strconv.Itoa(run) + "-" + strconv.Itoa(i+1)
 		convs[i] = c
+		e.mu.Lock()
+		e.all = append(e.all, c)
+		e.mu.Unlock()
 		e.chat.RequestEscalation(c, "I would like to talk to a person about order "+strconv.Itoa(1000+i)+".")
 		n := 1
 		if s.asksTwice(c) {
@@ -72,6 +76,71 @@ func (e *Env) Run(ctx context.Context, s Schedule) (violations []string, err err
 	}
 	defer release()
 	return e.check(ctx, convs)
+}
+
+// Settle lets the relays' periodic Resume ask again, on its schedule (runtime.WithReask), the
+// lookup of every note whose lookup could not answer yet when its call ended, for at most limit
+// of real time; then it checks the escalations of every run so far again, as Run checks those
+// of one (Figures.End counts what it found), so that what Resume settled after a run was
+// checked is checked too, and what stays uncertain is left to a person. With an instant clock,
+// the clock jumps to the next ask whenever the relays are at rest.
+func (e *Env) Settle(ctx context.Context, limit time.Duration) ([]string, error) {
+	stop := time.Now().Add(limit)
+	for {
+		release, err := e.quiet(ctx)
+		if err != nil {
+			return nil, err
+		}
+		next, n, err := e.nextReask(ctx)
+		if err != nil || n == 0 || !time.Now().Before(stop) {
+			var v []string
+			if err == nil {
+				e.mu.Lock()
+				all := slices.Clone(e.all)
+				e.mu.Unlock()
+				var c Checks
+				if c, v, err = e.checkEscalations(ctx, all); err == nil {
+					// The relays' reconcile sends again what the outbox gave up on and
+					// Resume settled since.
+					if c.StaleOutbox, err = e.staleOutbox(ctx); c.StaleOutbox > 0 {
+						v = append(v, fmt.Sprintf("%d outbox items are uncertain although their write is active", c.StaleOutbox))
+					}
+					e.mu.Lock()
+					e.end = c
+					e.mu.Unlock()
+				}
+			}
+			release()
+			return v, err
+		}
+		wait := e.opts.ResumeEvery // for the next periodic Resume
+		if d := next.Sub(e.clock.Now()); d > 0 {
+			if e.opts.Instant {
+				e.clock.Jump(d) // nothing runs: the relays are at rest, their Resume held
+			} else {
+				wait += d
+			}
+		}
+		release()
+		if err := sleepUntil(ctx, time.Now().Add(wait)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// nextReask returns how many notes' rows a later Resume asks again, and when the first of them
+// is due, by the ledger's clock.
+func (e *Env) nextReask(ctx context.Context) (next time.Time, n int, err error) {
+	rows, err := e.ledger.List(ctx, ledger.Filter{State: runtime.StateUncertain, Scope: "support-desk", Operation: "add-note", AnyTenant: true})
+	for _, r := range rows {
+		if r.Redrive {
+			if n == 0 || r.RedriveAt.Before(next) {
+				next = r.RedriveAt
+			}
+			n++
+		}
+	}
+	return next, n, err
 }
 
 // strike crashes or stalls a replica as rf says: as soon after rf.at as the replica holds a
@@ -170,6 +239,10 @@ func (e *Env) eventsSent() int {
 	return e.desk.Stats().Webhook.Events + e.chat.Stats().Webhook.Events
 }
 
+// moreWait matches the part of a reason that says how much longer a call had to wait, different
+// for each row: "(880.4ms more) ".
+var moreWait = regexp.MustCompile(`\([0-9.]+[a-zµ]*s more\) `)
+
 // The identities of an escalation's writes, as "scope/key-scope business-key".
 func threadWrite(id string) string  { return "support-desk/create-thread escalation:" + id }
 func openingWrite(id string) string { return "support-desk/post-message escalation-opening:" + id }
@@ -195,114 +268,14 @@ func (e *Env) claimOf(ctx context.Context, write string) string {
 // check returns what does not hold for the conversations of a run, and for the ledger as a
 // whole, and counts it.
 func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
-	var v []string
-	fail := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
-	var c Checks
-
-	threads := make(map[string][]simulator.Thread)
-	for _, t := range e.desk.Threads() {
-		threads[t.ConversationID] = append(threads[t.ConversationID], t)
-	}
-	listed := make(map[string]ledger.Row) // the uncertain rows, by write
-	rows, err := e.ledger.List(ctx, ledger.Filter{State: runtime.StateUncertain, AnyScope: true, AnyTenant: true})
+	c, v, err := e.checkEscalations(ctx, convs)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
-		listed[writeOf(r.Identity)] = r
-	}
+	fail := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
 	e.mu.Lock()
 	notices := slices.Clone(e.uncertain)
 	e.mu.Unlock()
-	told := make(map[string]bool)
-	for _, n := range notices {
-		told[writeOf(n.Identity)] = true
-	}
-	// uncertain checks that a write of the run that ended uncertain is listed and was told.
-	uncertain := func(c *Checks, conv, write string) bool {
-		r, ok := listed[write]
-		if !ok {
-			return false
-		}
-		c.Listed++
-		reason, _, _ := strings.Cut(r.LastError, ": ")
-		c.reason(r.OperationID + ": " + reason)
-		if !told[write] {
-			c.Unnotified++
-			fail("%s: %s is uncertain in ledger row %d, but nobody was told", conv, write, r.ID)
-		}
-		return true
-	}
-
-	for _, conv := range convs {
-		es, found, err := relay.ReadEscalation(ctx, e.ledger, conv)
-		if err != nil {
-			return nil, err
-		}
-		ts := threads[conv]
-		if len(ts) > 1 {
-			c.Duplicates += len(ts) - 1
-			fail("%s: %d threads at the desk (%s and %s)", conv, len(ts), ts[0].ID, ts[1].ID)
-		}
-		if !found {
-			c.Lost++
-			fail("%s: asked for a person, but the relay has no escalation", conv)
-			continue
-		}
-		c.Escalations++
-		id := strconv.FormatInt(es.ID, 10)
-		switch {
-		case es.ThreadID != "":
-			if len(ts) != 1 || ts[0].ID != es.ThreadID {
-				fail("%s: the relay recorded thread %s, the desk has %d threads", conv, es.ThreadID, len(ts))
-				break
-			}
-			switch n := count(ts[0].Messages, func(m simulator.Message) bool { return m.Author == "customer" }); {
-			case n > 1:
-				c.Duplicates += n - 1
-				fail("%s: the user's request was posted into the thread %d times", conv, n)
-			case n == 0 && !uncertain(&c, conv, openingWrite(id)):
-				c.Lost++
-				fail("%s: the user's request was never posted into the thread, and is not listed uncertain; %s", conv, e.claimOf(ctx, openingWrite(id)))
-			}
-			switch n := len(ts[0].Notes); {
-			case n > 1:
-				c.Duplicates += n - 1
-				fail("%s: %d notes of where the thread came from (%s and %s)", conv, n, ts[0].Notes[0].ID, ts[0].Notes[1].ID)
-			case n == 0 && !uncertain(&c, conv, noteWrite(id)):
-				c.Lost++
-				fail("%s: the thread has no note of where it came from, and it is not listed uncertain; %s", conv, e.claimOf(ctx, noteWrite(id)))
-			}
-		case es.Status == "uncertain":
-			if !uncertain(&c, conv, threadWrite(id)) {
-				c.Lost++
-				fail("%s: escalation %s is uncertain but not listed for reconciliation; %s", conv, id, e.claimOf(ctx, threadWrite(id)))
-			}
-		default:
-			c.Lost++
-			fail("%s: escalation %s ended %s without a thread or an uncertain record (%s); %s", conv, id, es.Status, es.LastError, e.claimOf(ctx, threadWrite(id)))
-		}
-
-		answers := e.chat.Messages(conv)
-		agentReplies := 0
-		for _, t := range ts {
-			agentReplies += count(t.Messages, func(m simulator.Message) bool { return m.Author != "customer" })
-		}
-		switch {
-		case len(answers) > 1:
-			c.Duplicates += len(answers) - 1
-			fail("%s: %d replies delivered into the conversation", conv, len(answers))
-		case agentReplies > 0 && es.FirstReplyID == "":
-			c.Lost++
-			fail("%s: %d agent replies, none handled", conv, agentReplies)
-		case es.FirstReplyID == "":
-		case len(answers) == 1 && answers[0].InReplyTo != es.FirstReplyID:
-			fail("%s: delivered reply %s, but the first was %s", conv, answers[0].InReplyTo, es.FirstReplyID)
-		case len(answers) == 0 && !uncertain(&c, conv, answerWrite(id)):
-			c.Lost++
-			fail("%s: first reply %s never delivered, and not listed uncertain; %s", conv, es.FirstReplyID, e.claimOf(ctx, answerWrite(id)))
-		}
-	}
 	for _, n := range notices[e.checked.Notices:] {
 		if !strings.HasPrefix(n.Recorded, "ledger row ") {
 			fail("%s %s ended uncertain, recorded in %q, not in the ledger", n.OperationID, n.BusinessKey, n.Recorded)
@@ -370,6 +343,133 @@ func (e *Env) check(ctx context.Context, convs []string) ([]string, error) {
 	e.replica.TakenOver += takenOver
 	e.mu.Unlock()
 	return v, nil
+}
+
+// checkEscalations returns what does not hold for the escalations of the conversations convs,
+// and counts it: their threads, the requests posted and notes added to them, and the replies
+// delivered; each effect once, or its write uncertain, listed and told.
+func (e *Env) checkEscalations(ctx context.Context, convs []string) (Checks, []string, error) {
+	var v []string
+	fail := func(format string, args ...any) { v = append(v, fmt.Sprintf(format, args...)) }
+	var c Checks
+
+	threads := make(map[string][]simulator.Thread)
+	for _, t := range e.desk.Threads() {
+		threads[t.ConversationID] = append(threads[t.ConversationID], t)
+	}
+	listed := make(map[string]ledger.Row) // the uncertain rows, by write
+	rows, err := e.ledger.List(ctx, ledger.Filter{State: runtime.StateUncertain, AnyScope: true, AnyTenant: true})
+	if err != nil {
+		return c, nil, err
+	}
+	for _, r := range rows {
+		listed[writeOf(r.Identity)] = r
+	}
+	e.mu.Lock()
+	notices := slices.Clone(e.uncertain)
+	e.mu.Unlock()
+	told := make(map[string]bool)
+	for _, n := range notices {
+		told[writeOf(n.Identity)] = true
+	}
+	// uncertain checks that a write of the run that ended uncertain is listed and was told.
+	uncertain := func(c *Checks, conv, write string) bool {
+		r, ok := listed[write]
+		if !ok {
+			return false
+		}
+		c.Listed++
+		reason, _, _ := strings.Cut(r.LastError, ": ")
+		c.reason(r.OperationID + ": " + reason)
+		if !told[write] {
+			c.Unnotified++
+			fail("%s: %s is uncertain in ledger row %d, but nobody was told", conv, write, r.ID)
+		}
+		return true
+	}
+
+	for _, conv := range convs {
+		es, found, err := relay.ReadEscalation(ctx, e.ledger, conv)
+		if err != nil {
+			return c, nil, err
+		}
+		ts := threads[conv]
+		if len(ts) > 1 {
+			c.Duplicates += len(ts) - 1
+			fail("%s: %d threads at the desk (%s and %s)", conv, len(ts), ts[0].ID, ts[1].ID)
+		}
+		if !found {
+			c.Lost++
+			fail("%s: asked for a person, but the relay has no escalation", conv)
+			continue
+		}
+		c.Escalations++
+		id := strconv.FormatInt(es.ID, 10)
+		switch {
+		case es.ThreadID != "":
+			if len(ts) != 1 || ts[0].ID != es.ThreadID {
+				fail("%s: the relay recorded thread %s, the desk has %d threads", conv, es.ThreadID, len(ts))
+				break
+			}
+			switch n := count(ts[0].Messages, func(m simulator.Message) bool { return m.Author == "customer" }); {
+			case n > 1:
+				c.Duplicates += n - 1
+				fail("%s: the user's request was posted into the thread %d times", conv, n)
+			case n == 0 && !uncertain(&c, conv, openingWrite(id)):
+				c.Lost++
+				fail("%s: the user's request was never posted into the thread, and is not listed uncertain; %s", conv, e.claimOf(ctx, openingWrite(id)))
+			}
+			// The note is the keyless write whose lookup is eventual: counted on its own.
+			c.Notes++
+			if r, ok := listed[noteWrite(id)]; ok {
+				c.NotesUncertain++
+				if r.Redrive {
+					c.NotesScheduled++
+				}
+				reason, _, _ := strings.Cut(r.LastError, ": ")
+				c.noteReason(moreWait.ReplaceAllString(reason, ""))
+			}
+			switch n := len(ts[0].Notes); {
+			case n > 1:
+				c.Duplicates += n - 1
+				c.NoteDuplicates += n - 1
+				fail("%s: %d notes of where the thread came from (%s and %s)", conv, n, ts[0].Notes[0].ID, ts[0].Notes[1].ID)
+			case n == 0 && !uncertain(&c, conv, noteWrite(id)):
+				c.Lost++
+				c.NotesLost++
+				fail("%s: the thread has no note of where it came from, and it is not listed uncertain; %s", conv, e.claimOf(ctx, noteWrite(id)))
+			}
+		case es.Status == "uncertain":
+			if !uncertain(&c, conv, threadWrite(id)) {
+				c.Lost++
+				fail("%s: escalation %s is uncertain but not listed for reconciliation; %s", conv, id, e.claimOf(ctx, threadWrite(id)))
+			}
+		default:
+			c.Lost++
+			fail("%s: escalation %s ended %s without a thread or an uncertain record (%s); %s", conv, id, es.Status, es.LastError, e.claimOf(ctx, threadWrite(id)))
+		}
+
+		answers := e.chat.Messages(conv)
+		agentReplies := 0
+		for _, t := range ts {
+			agentReplies += count(t.Messages, func(m simulator.Message) bool { return m.Author != "customer" })
+		}
+		switch {
+		case len(answers) > 1:
+			c.Duplicates += len(answers) - 1
+			fail("%s: %d replies delivered into the conversation", conv, len(answers))
+		case agentReplies > 0 && es.FirstReplyID == "":
+			c.Lost++
+			fail("%s: %d agent replies, none handled", conv, agentReplies)
+		case es.FirstReplyID == "":
+		case len(answers) == 1 && answers[0].InReplyTo != es.FirstReplyID:
+			fail("%s: delivered reply %s, but the first was %s", conv, answers[0].InReplyTo, es.FirstReplyID)
+		case len(answers) == 0 && !uncertain(&c, conv, answerWrite(id)):
+			c.Lost++
+			fail("%s: first reply %s never delivered, and not listed uncertain; %s", conv, es.FirstReplyID, e.claimOf(ctx, answerWrite(id)))
+		}
+	}
+	return c, v, nil
 }
 
 // staleOutbox counts the outbox items that ended uncertain although their write's claim is

@@ -78,13 +78,12 @@ func TestWithoutFaults(t *testing.T) {
 
 // A thread that cannot be settled is uncertain, told to its owner and listed by
 // "writegen ledger list"; nothing is created twice meanwhile, as Resume drives the rows on
-// (the desk's search can answer) and they end uncertain again. The clients trust the desk's
-// first "not found" (no settle time), so a request lost on its way, which may still be running
-// at the desk, proves nothing; with a settle time the same search proves it never arrived
-// (TestLostRequestsNotApplied).
+// and they end uncertain again. Every request is lost and the desk's search is down with it,
+// so nothing can tell whether a thread was made; with the search up, "not found" proves it
+// was not (TestLostRequestsNotApplied).
 func TestUncertainListed(t *testing.T) {
-	env, dsn := newEnvWith(t, Options{LookupSettle: -1})
-	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
+	env, dsn := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, SearchDown: true, Faults: []simulator.Fault{simulator.LoseRequest}})
 	f := env.Figures()
 	writes := make(map[string]bool)
 	for _, n := range f.Notices {
@@ -142,8 +141,8 @@ func TestLostRequestsNotApplied(t *testing.T) {
 // first), and recorded on their escalations: one thread each, and the user's request posted
 // into it.
 func TestUncertainReconciled(t *testing.T) {
-	env, _ := newEnvWith(t, Options{LookupSettle: -1})
-	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, Faults: []simulator.Fault{simulator.LoseRequest}})
+	env, _ := newEnv(t)
+	run(t, env, Schedule{Seed: 3, Escalations: 3, Stubborn: 1, SearchDown: true, Faults: []simulator.Fault{simulator.LoseRequest}})
 	if f := env.Figures(); f.Uncertain != 3 || f.Threads != 0 {
 		t.Fatalf("want 3 uncertain escalations first, got %+v", f)
 	}

@@ -28,6 +28,9 @@ type Schedule struct {
 	// StubbornFor is how many requests of a stubborn write fail, an outage of that write which
 	// outlasts a call's attempts and then heals; 0 means every request fails.
 	StubbornFor int
+	// SearchDown has the desk's thread search answer 503 while the schedule runs, so that a
+	// thread whose attempts all failed cannot be looked up: it ends uncertain.
+	SearchDown bool
 	// Pause is the chance that the connector is paused past the idempotency key's window
 	// (24 hours) while a createThread is in flight: the client must look up, not re-send.
 	Pause float64

@@ -83,7 +83,7 @@ func NewChat(cfg ChatConfig) *Chat {
 			return
 		}
 		id := r.PathValue("conversation_id")
-		c.writes.serve(w, r, "postChatMessage", func(body []byte) (int, any) { return c.post(id, body) })
+		c.writes.serve(w, r, "postChatMessage", func(body []byte, _ time.Time) (int, any) { return c.post(id, body) })
 	})
 	c.server = newServer(mux, newWrites(cfg.Faults, cfg.SlowCommit, nil), newWebhook(cfg.WebhookURL, cfg.Route, cfg.Clock, cfg.WebhookSecret, cfg.Deliveries))
 	return c

@@ -392,3 +392,61 @@ func TestWebhookRouteAndClock(t *testing.T) {
 		t.Errorf("signed at %d, want the clock's %d", ts, at.Unix())
 	}
 }
+
+// A note is committed at once but listed only once its lag has passed, by the desk's clock; a
+// slow commit of a note is listed by its commit time, not by when a request found it due.
+func TestSupportNoteLag(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	notes := 0
+	faults := func(op, _ string, _ int) Fault {
+		if op == "addNote" {
+			if notes++; notes == 2 {
+				return SlowCommit
+			}
+		}
+		return NoFault
+	}
+	s := NewSupport(SupportConfig{Clock: clock, NoteLag: 300 * time.Millisecond, Faults: faults})
+	defer s.Close()
+	if st, body, err := do(t, s, "POST", "/threads", "k1", threadBody); err != nil || st != http.StatusCreated {
+		t.Fatalf("create: %d %s %v", st, body, err)
+	}
+	thread := s.Threads()[0].ID
+	list := func() []string {
+		t.Helper()
+		st, body, err := do(t, s, "GET", "/threads/"+thread+"/notes", "", "")
+		var page struct{ Notes []Note }
+		if err != nil || st != http.StatusOK || json.Unmarshal([]byte(body), &page) != nil {
+			t.Fatalf("list: %d %s %v", st, body, err)
+		}
+		var texts []string
+		for _, n := range page.Notes {
+			texts = append(texts, n.Text)
+		}
+		return texts
+	}
+	if st, body, err := do(t, s, "POST", "/threads/"+thread+"/notes", "", `{"text":"one"}`); err != nil || st != http.StatusCreated {
+		t.Fatalf("add: %d %s %v", st, body, err)
+	}
+	if got := list(); len(got) != 0 || len(s.Threads()[0].Notes) != 1 {
+		t.Errorf("at once: listed %q, %d committed; want none listed, one committed", got, len(s.Threads()[0].Notes))
+	}
+	advance(300 * time.Millisecond)
+	if got := list(); len(got) != 1 {
+		t.Errorf("after the lag: listed %q, want the note", got)
+	}
+	// The second note's connection breaks; it commits 50ms later by the desk's clock.
+	if _, _, err := do(t, s, "POST", "/threads/"+thread+"/notes", "", `{"text":"two"}`); err == nil {
+		t.Fatal("slow commit answered")
+	}
+	advance(time.Hour) // the commit is found due by the list below, an hour later
+	if got := list(); len(got) != 2 || got[0] != "two" {
+		t.Errorf("an hour after a slow commit: listed %q, want both, newest first", got)
+	}
+	if n := s.Threads()[0].Notes[1]; n.CreatedAt.After(clock().Add(-59 * time.Minute)) {
+		t.Errorf("slow commit created at %v, the clock is at %v: want it created 50ms after its request, an hour before", n.CreatedAt, clock())
+	}
+}

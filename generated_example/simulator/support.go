@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -24,6 +26,9 @@ type SupportConfig struct {
 	// is held: it must make the client refresh its token now, through POST /oauth/token, as a
 	// concurrent request of the same client would. Nil ignores those faults.
 	Rotate func(ctx context.Context) error
+	// SearchDown, when set and true, has the thread search (GET /threads) answer 503, as a
+	// desk in an outage answers its reads too.
+	SearchDown func() bool
 	// TokenLifetime is the lifetime of the access tokens the desk issues (default one hour).
 	TokenLifetime time.Duration
 
@@ -39,7 +44,17 @@ type SupportConfig struct {
 	// Clock tells the desk's time, that of its webhook signatures and of the creation times it
 	// stores; nil means time.Now.
 	Clock func() time.Time
+	// NoteLag bounds how long a committed note takes to show in listNotes, as a real desk's
+	// replicated list lags its writes: each note is listed from a time drawn from [0, NoteLag)
+	// after its commit, by the desk's clock, and missing from every page until then (the note
+	// is committed all the same: Threads shows it at once). 0 means DefaultNoteLag; a negative
+	// value lists every note as soon as it commits.
+	NoteLag time.Duration
 }
+
+// DefaultNoteLag is the longest a note takes to show in listNotes unless SupportConfig.NoteLag
+// says otherwise; support.yaml documents it, and writesafety.yaml declares a lag that covers it.
+const DefaultNoteLag = 300 * time.Millisecond
 
 // Support is a running support desk. Its methods are safe for concurrent use.
 type Support struct {
@@ -47,6 +62,8 @@ type Support struct {
 	replies func(string) int
 	life    time.Duration
 	now     func() time.Time
+	noteLag time.Duration // the bound of a note's lag; 0: none
+	down    func() bool   // SupportConfig.SearchDown
 
 	mu       sync.Mutex
 	threads  []*Thread
@@ -78,6 +95,8 @@ type Note struct {
 	ThreadID  string    `json:"thread_id"`
 	Text      string    `json:"text"`
 	CreatedAt time.Time `json:"created_at"`
+	// Listed is when the note shows in listNotes, by the desk's clock: its commit plus its lag.
+	Listed time.Time `json:"-"`
 }
 
 // Message is a message in a thread.
@@ -120,6 +139,8 @@ func NewSupport(cfg SupportConfig) *Support {
 		replies: cfg.Replies,
 		life:    cfg.TokenLifetime,
 		now:     cfg.Clock,
+		noteLag: cfg.NoteLag,
+		down:    cfg.SearchDown,
 		byRef:   make(map[string][]*Thread),
 		byID:    make(map[string]*Thread),
 	}
@@ -128,6 +149,12 @@ func NewSupport(cfg SupportConfig) *Support {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	switch {
+	case s.noteLag == 0:
+		s.noteLag = DefaultNoteLag
+	case s.noteLag < 0:
+		s.noteLag = 0
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /threads", s.authed(func(w http.ResponseWriter, r *http.Request) {
@@ -138,11 +165,11 @@ func NewSupport(cfg SupportConfig) *Support {
 	mux.HandleFunc("DELETE /threads/{thread_id}", s.authed(s.deleteThread))
 	mux.HandleFunc("POST /threads/{thread_id}/messages", s.authed(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("thread_id")
-		s.writes.serve(w, r, "postMessage", func(body []byte) (int, any) { return s.postMessage(id, body) })
+		s.writes.serve(w, r, "postMessage", func(body []byte, at time.Time) (int, any) { return s.postMessage(id, body, at) })
 	}))
 	mux.HandleFunc("POST /threads/{thread_id}/notes", s.authed(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("thread_id")
-		s.writes.serve(w, r, "addNote", func(body []byte) (int, any) { return s.addNote(id, body) })
+		s.writes.serve(w, r, "addNote", func(body []byte, at time.Time) (int, any) { return s.addNote(id, body, at) })
 	}))
 	mux.HandleFunc("GET /threads/{thread_id}/notes", s.authed(s.listNotes))
 	mux.HandleFunc("POST /oauth/token", s.issueToken)
@@ -227,7 +254,7 @@ func (s *Support) issueToken(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(pair)
 }
 
-func (s *Support) createThread(body []byte) (int, any) {
+func (s *Support) createThread(body []byte, at time.Time) (int, any) {
 	var in struct {
 		ExternalReference string `json:"external_reference"`
 		ConversationID    string `json:"conversation_id"`
@@ -242,7 +269,7 @@ func (s *Support) createThread(body []byte) (int, any) {
 		ExternalReference: in.ExternalReference,
 		ConversationID:    in.ConversationID,
 		Subject:           in.Subject,
-		CreatedAt:         s.now().UTC(),
+		CreatedAt:         at.UTC(),
 	}
 	s.threads = append(s.threads, t)
 	s.byRef[t.ExternalReference] = append(s.byRef[t.ExternalReference], t)
@@ -255,7 +282,7 @@ func (s *Support) createThread(body []byte) (int, any) {
 	}
 	events := make([]ReplyEvent, n)
 	for i := range events {
-		m := s.addMessage(t, fmt.Sprintf("agent-%d", i+1), fmt.Sprintf("Hello, this is agent %d: how can I help?", i+1))
+		m := s.addMessage(t, fmt.Sprintf("agent-%d", i+1), fmt.Sprintf("Hello, this is agent %d: how can I help?", i+1), at)
 		s.stats.Replies++
 		s.events++
 		events[i] = ReplyEvent{
@@ -274,21 +301,21 @@ func (s *Support) createThread(body []byte) (int, any) {
 	return http.StatusCreated, created
 }
 
-// addMessage appends a message to t; s.mu must be held.
-func (s *Support) addMessage(t *Thread, author, text string) Message {
+// addMessage appends a message to t, committed at at; s.mu must be held.
+func (s *Support) addMessage(t *Thread, author, text string, at time.Time) Message {
 	s.messages++
 	m := Message{
 		ID:        fmt.Sprintf("msg_%06d", s.messages),
 		ThreadID:  t.ID,
 		Author:    author,
 		Text:      text,
-		CreatedAt: s.now().UTC(),
+		CreatedAt: at.UTC(),
 	}
 	t.Messages = append(t.Messages, m)
 	return m
 }
 
-func (s *Support) postMessage(threadID string, body []byte) (int, any) {
+func (s *Support) postMessage(threadID string, body []byte, at time.Time) (int, any) {
 	in, ok := readMessage(body)
 	if !ok || in.InReplyTo != "" {
 		return http.StatusBadRequest, problemBody("author and text are required, and nothing else")
@@ -300,10 +327,10 @@ func (s *Support) postMessage(threadID string, body []byte) (int, any) {
 		return http.StatusNotFound, problemBody("no such thread")
 	}
 	s.stats.Messages++
-	return http.StatusCreated, s.addMessage(t, in.Author, in.Text)
+	return http.StatusCreated, s.addMessage(t, in.Author, in.Text, at)
 }
 
-func (s *Support) addNote(threadID string, body []byte) (int, any) {
+func (s *Support) addNote(threadID string, body []byte, at time.Time) (int, any) {
 	var in struct {
 		Text string `json:"text"`
 	}
@@ -318,13 +345,34 @@ func (s *Support) addNote(threadID string, body []byte) (int, any) {
 	}
 	s.stats.Notes++
 	s.notes++
-	n := Note{ID: fmt.Sprintf("note_%06d", s.notes), ThreadID: t.ID, Text: in.Text, CreatedAt: s.now().UTC()}
-	t.Notes = append(t.Notes, n)
+	n := Note{ID: fmt.Sprintf("note_%06d", s.notes), ThreadID: t.ID, Text: in.Text, CreatedAt: at.UTC()}
+	n.Listed = n.CreatedAt.Add(s.lagOf(n))
+	// In the order of their commits: a slow commit carried out late committed at its time.
+	i := len(t.Notes)
+	for i > 0 && t.Notes[i-1].CreatedAt.After(n.CreatedAt) {
+		i--
+	}
+	t.Notes = slices.Insert(t.Notes, i, n)
 	return http.StatusCreated, n
 }
 
+// lagOf draws how long note n takes to show in listNotes, from [0, noteLag): fixed by the note's
+// id and text, so that the same writes meet the same lags.
+func (s *Support) lagOf(n Note) time.Duration {
+	if s.noteLag <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	io.WriteString(h, n.ID+"\x00"+n.Text)
+	x := h.Sum64()
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9 // FNV's high bits barely move with the last byte
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return time.Duration((x ^ x>>31) % uint64(s.noteLag))
+}
+
 // listNotes answers a page of a thread's notes, newest first (or oldest first with
-// order=oldest); the cursor is the id of the last note of the previous page.
+// order=oldest); the cursor is the id of the last note of the previous page. A note is listed
+// only once its lag has passed (SupportConfig.NoteLag).
 func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
 	s.writes.due()
 	q := r.URL.Query()
@@ -354,7 +402,13 @@ func (s *Support) listNotes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stats.NoteLists++
-	notes := slices.Clone(t.Notes) // oldest first
+	now := s.now()
+	var notes []Note // oldest first
+	for _, n := range t.Notes {
+		if !now.Before(n.Listed) {
+			notes = append(notes, n)
+		}
+	}
 	s.mu.Unlock()
 	if !oldest {
 		slices.Reverse(notes)
@@ -384,6 +438,11 @@ func (s *Support) searchThreads(w http.ResponseWriter, r *http.Request) {
 	ref := r.URL.Query().Get("external_reference")
 	s.mu.Lock()
 	s.stats.Lookups++
+	if s.down != nil && s.down() {
+		s.mu.Unlock()
+		problem(w, http.StatusServiceUnavailable, "search is unavailable")
+		return
+	}
 	items := []Thread{}
 	for _, t := range s.byRef[ref] {
 		if !t.Deleted {

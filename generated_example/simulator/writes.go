@@ -80,8 +80,9 @@ type WriteStats struct {
 // slowCommitCap bounds how long a slow commit waits for a retry before finishing on its own.
 const slowCommitCap = 50 * time.Millisecond
 
-// commitFunc carries out a write whose request body is body and returns its response.
-type commitFunc func(body []byte) (status int, resp any)
+// commitFunc carries out a write whose request body is body, committing at at by the server's
+// clock, and returns its response.
+type commitFunc func(body []byte, at time.Time) (status int, resp any)
 
 // writes runs the write requests of one server: idempotency keys, faults and counts.
 type writes struct {
@@ -133,6 +134,10 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		problem(w, http.StatusBadRequest, "unreadable body")
 		return
 	}
+	// A write the server carries out at once commits when it arrives, by the server's clock: a
+	// caller that moves the clock meanwhile (a connector paused while the request was on its
+	// way, see Fault) finds it committed before the move, as a server that is not paused would.
+	arrived := s.now()
 	key := r.Header.Get("Idempotency-Key")
 	sum := sha256.Sum256(body)
 	// A write without a key is told apart by its body, for its faults and arrivals only: the
@@ -197,7 +202,8 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 			// Without a key nothing tells the server that the caller asks again: the
 			// request runs on after its connection broke, and commits slowCommitCap later by
 			// the server's clock (which a caller's instant waits move on as well).
-			s.later(s.now().Add(slowCommitCap), func() { s.finish(id, k, commit, body) })
+			due := arrived.Add(slowCommitCap)
+			s.later(due, func() { s.finishAt(id, k, commit, body, due) })
 			drop(w, true)
 			return
 		}
@@ -212,7 +218,7 @@ func (s *writes) serve(w http.ResponseWriter, r *http.Request, op string, commit
 		drop(w, true)
 		return
 	}
-	status, resp := s.finish(id, k, commit, body)
+	status, resp := s.finishAt(id, k, commit, body, arrived)
 	switch fault {
 	case LoseResponse:
 		drop(w, true)
@@ -293,9 +299,15 @@ func (s *writes) repeat(w http.ResponseWriter, k *keyed, sum [sha256.Size]byte) 
 	}
 }
 
-// finish commits the write and stores its response under its key (k may be nil).
+// finish commits the write now and stores its response under its key (k may be nil).
 func (s *writes) finish(id string, k *keyed, commit commitFunc, body []byte) (int, []byte) {
-	status, resp := commit(body)
+	return s.finishAt(id, k, commit, body, s.now())
+}
+
+// finishAt is finish for a commit at at by the server's clock: a deferred commit that runs late
+// (when a request or a watcher finds it due) committed at its due time.
+func (s *writes) finishAt(id string, k *keyed, commit commitFunc, body []byte, at time.Time) (int, []byte) {
+	status, resp := commit(body, at)
 	b, err := json.Marshal(resp)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"title":"cannot encode the response"}`)

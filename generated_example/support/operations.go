@@ -50,8 +50,9 @@ var addNoteOp = &writegenimpl.Operation{
 	Retry:     addNoteRetry,
 	Attempts:  4,
 	Receipt:   true,
-	Lookup:    runtime.Strong,
-	LookupLag: 2 * time.Second,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	LookupLag: 1 * time.Second,
 	Marker:    " [ref:{ref}]",
 	Joined:    true,
 	Dedupe:    true,
@@ -63,7 +64,7 @@ var addNoteOp = &writegenimpl.Operation{
 //
 // Write safety (see WRITE_SAFETY.md): effect ambiguous, business key "{dedupe_key}" in key scope
 // "add-note", retried on not_sent, ambiguous, status_429, status_503 within 4 attempts, looked up
-// with listNotes (strong), deduplicated in the ledger; uncertain outcomes go to support-ops.
+// with listNotes (eventual), deduplicated in the ledger; uncertain outcomes go to support-ops.
 //
 // It appends the marker " [ref:{ref}]" to body field "/text", with the provider key for {ref}, for
 // the lookup to match.
@@ -165,6 +166,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    2 * time.Second,
 	Dedupe:       true,
@@ -322,6 +324,11 @@ var listNotesOp = &writegenimpl.Operation{
 
 // ListNotes calls GET /threads/{thread_id}/notes: List a thread's notes, newest first unless asked
 // otherwise, a page at a time.
+//
+// Eventually consistent: the list is served from a replica, and a note shows in it within 300 ms
+// of being added (usually sooner); until then it is missing from every page. A note whose request
+// lost its connection may still be added up to 50 ms after the connection broke, and shows within
+// 300 ms of that.
 func (c *Client) ListNotes(ctx context.Context, params ListNotesParams) (*NotePage, error) {
 	req := writegenimpl.NewRequest("GET", "/threads/"+writegenimpl.PathSegment(params.ThreadID)+"/notes")
 	if params.Cursor != nil {
@@ -383,6 +390,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }

@@ -48,7 +48,11 @@
 // database does. On SQLite the clock is SQLite's, that of the machine that
 // runs the process: every process that opens one SQLite file is assumed
 // to run on that machine (a file shared over a network is not safe for
-// SQLite's locks either). WithClock, for tests, replaces that clock too.
+// SQLite's locks either). The leases of outbox and inbox workers, and when
+// an item or an event is due, are set and judged by the same clock. The
+// process's own clock only stamps rows and verifies signatures. WithClock,
+// for tests, replaces both clocks; WithProcessClock the process's alone,
+// as a machine that runs ahead or behind.
 //
 // # Holders and restarts
 //
@@ -75,6 +79,14 @@
 //	uncertain    nobody can tell yet: a person reconciles it, or, marked
 //	             re-drivable, the next TakeOver hands it out again
 //	compensated  the effect was undone
+//
+// A claim's answer is final: Claim returns an error only once no claim of
+// the call stands, nor ever will (it was never begun, or, recorded after
+// the caller's context ended, it was settled not_applied before Claim
+// returned), so that a caller told "not applied" is never followed by its
+// request sent by someone's Resume; when the database failed so that this
+// cannot be known, the error matches runtime.ErrInProgress instead, which
+// promises nothing.
 //
 // Settle refuses a row that is not claimed, so a claimed row is never
 // turned into permission to create a second effect. Only not_applied rows
@@ -143,8 +155,25 @@
 // (redrive_at, by the database's clock); Settle sets a settled row's lease
 // end to the moment of its settle. Rows of version 4 are due at once and
 // have no redrives.
-// Times are stored as microseconds since the Unix epoch, UTC; lease ends
-// by the database's clock, the others by the process's.
+// Version 6 keeps, with a claim until it is settled, a token of the call
+// that made it: a caller whose claim's commit lost its answer claims again
+// and recognises its own claim by it.
+// Version 7 ends the state index with the moment a row was settled
+// (lease_until), so that Prune finds the rows past a retention without
+// reading the others.
+//
+// # Retention
+//
+// A row is kept for good unless its operation states a retention: how
+// long a business key is remembered once its write is settled for good.
+// Prune (and Resume, for an operation whose Retention is set, and
+// "writegen ledger prune") removes the active, rejected, not_applied and
+// compensated claims settled longer ago than that by the database's clock;
+// a repeat of such a write is then a new write. Uncertain and claimed rows
+// are never pruned: they stay until they are settled.
+// Times are stored as microseconds since the Unix epoch, UTC; lease ends,
+// due times and an event's arrival by the database's clock, the others by
+// the process's.
 //
 // # Statements
 //

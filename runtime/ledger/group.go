@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A group commit. One deduplicated write needs two durable commits: its
@@ -29,13 +30,38 @@ import (
 // write is run again alone, so that one write's failure is never another's.
 // When the commit itself fails, every write of the group gets the error, as
 // each would had its own commit failed: the commit may or may not have
-// happened, which is what a caller already handles (a claim whose holder
-// never settles it is taken over when its lease ends; a settlement is made
-// again).
+// happened, which the caller finds out (Claim claims again, recognising its
+// own claim by its token; a settlement is made again).
+//
+// A caller is told how its write ended, never only that it stopped
+// waiting. A write whose caller's context ends while it is queued is
+// dropped, and the caller learns that it was never begun (errNotBegun);
+// once a group has begun it, it runs to its end on a context of the
+// group's own, bounded by groupTimeout, whatever becomes of the caller's,
+// and the caller is answered with its outcome. So a claim is never
+// reported as not made while it commits behind the caller's back.
 
 // maxGroup bounds the writes of one transaction, so that its locks are
 // held for a bounded time.
 const maxGroup = 128
+
+// groupTimeout bounds a group's transaction, or a write run alone, once
+// begun: its caller waits for it even after its own context has ended.
+const groupTimeout = 30 * time.Second
+
+// The states of a groupJob.
+const (
+	jobQueued  int32 = iota
+	jobBegun         // a group runs it: it runs to its end
+	jobDropped       // its caller's context ended first: it is never run
+)
+
+// errNotBegun is matched by the error of a write whose caller's context
+// ended before a group began it: nothing of it was made, nor ever will be.
+var errNotBegun = errors.New("ledger: the write was not begun")
+
+// notBegun returns the error of a write dropped because of cause.
+func notBegun(cause error) error { return fmt.Errorf("%w: %w", errNotBegun, cause) }
 
 // groupJob is one claim or settlement waiting for the group.
 type groupJob struct {
@@ -43,8 +69,21 @@ type groupJob struct {
 	// run makes the write's statements on q and keeps what they return in
 	// the caller's variables: it is run again, alone, when its group
 	// fails, so it starts each run afresh.
-	run  func(ctx context.Context, q Querier) error
-	done chan error // buffered: the group never waits for its caller
+	run   func(ctx context.Context, q Querier) error
+	done  chan error   // buffered: the group never waits for its caller
+	state atomic.Int32 // jobQueued, then jobBegun (by the group) or jobDropped
+}
+
+// begin marks j begun, unless it was dropped or its caller's context has
+// ended: then it is dropped, its caller told, and begin returns false.
+func (j *groupJob) begin() bool {
+	if err := j.ctx.Err(); err != nil {
+		if j.state.CompareAndSwap(jobQueued, jobDropped) {
+			j.done <- notBegun(err)
+		}
+		return false
+	}
+	return j.state.CompareAndSwap(jobQueued, jobBegun)
 }
 
 // group runs the jobs of one ledger handle, in up to Dialect.Writers
@@ -79,26 +118,36 @@ func newGroup(c Conn, writers int) *group {
 // errClosed is returned to a write made after the ledger closed.
 var errClosed = errors.New("ledger: closed")
 
-// do runs fn in the next group and returns once it is committed (or failed).
-// A caller whose ctx ends first gets ctx's error; its write may still be
-// committed, as a statement cut off by its context may be.
+// do runs fn in the next group and returns once it is committed, or
+// failed. A caller whose ctx ends before a group began its write gets an
+// error matching errNotBegun: the write is never made. Once begun, the
+// write runs to its end, bounded by groupTimeout, and do returns its
+// outcome even though ctx has ended.
 func (g *group) do(ctx context.Context, fn func(ctx context.Context, q Querier) error) error {
 	j := &groupJob{ctx: ctx, run: fn, done: make(chan error, 1)}
 	select {
 	case g.jobs <- j:
 	case <-ctx.Done():
-		return ctx.Err()
+		return notBegun(ctx.Err())
 	case <-g.ctx.Done():
-		return errClosed
+		return notBegun(errClosed)
 	}
 	select {
 	case err := <-j.done:
 		return err
 	case <-ctx.Done():
-		return ctx.Err()
+		if j.state.CompareAndSwap(jobQueued, jobDropped) {
+			return notBegun(ctx.Err())
+		}
 	case <-g.ended:
-		return errClosed
+		if j.state.CompareAndSwap(jobQueued, jobDropped) {
+			return notBegun(errClosed)
+		}
 	}
+	// Begun (or dropped by the group, which told it): its outcome comes,
+	// the group's loops end only after they have answered every write
+	// they took.
+	return <-j.done
 }
 
 func (g *group) loop() {
@@ -129,11 +178,9 @@ func (g *group) loop() {
 func (g *group) commit(batch []*groupJob) {
 	live := batch[:0]
 	for _, j := range batch {
-		if err := j.ctx.Err(); err != nil {
-			j.done <- err // never begun
-			continue
+		if j.begin() {
+			live = append(live, j)
 		}
-		live = append(live, j)
 	}
 	if len(live) == 1 {
 		g.alone(live[0])
@@ -142,19 +189,21 @@ func (g *group) commit(batch []*groupJob) {
 	if len(live) == 0 {
 		return
 	}
-	tx, err := g.conn.BeginGroup(g.ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(g.ctx), groupTimeout)
+	defer cancel()
+	tx, err := g.conn.BeginGroup(ctx)
 	if err != nil {
 		g.each(live)
 		return
 	}
 	for _, j := range live {
-		if err := j.run(g.ctx, tx); err != nil {
-			tx.Rollback(context.WithoutCancel(g.ctx))
+		if err := j.run(ctx, tx); err != nil {
+			tx.Rollback(context.WithoutCancel(ctx))
 			g.each(live)
 			return
 		}
 	}
-	if err := tx.Commit(g.ctx); err != nil {
+	if err := tx.Commit(ctx); err != nil {
 		err = fmt.Errorf("ledger: commit %d claims and settlements together: %w", len(live), err)
 		for _, j := range live {
 			j.done <- err
@@ -175,8 +224,12 @@ func (g *group) each(jobs []*groupJob) {
 	}
 }
 
+// alone runs one job that was begun as its own statements, on a context
+// of the group's: its caller learns how it ended.
 func (g *group) alone(j *groupJob) {
-	err := j.run(j.ctx, g.conn)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(j.ctx), groupTimeout)
+	defer cancel()
+	err := j.run(ctx, g.conn)
 	if err == nil {
 		g.commits.Add(1)
 		g.writes.Add(1)

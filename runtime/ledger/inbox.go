@@ -189,7 +189,7 @@ func (in *Inbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if _, err := in.l.conn.Exec(r.Context(), inboxInsert, in.cfg.Source, eventID, key, seq, body, micros(now)); err != nil {
+	if _, err := in.l.conn.Exec(r.Context(), in.l.q.inboxInsert, in.cfg.Source, eventID, key, seq, body, micros(now), in.l.leaseNow()); err != nil {
 		in.cfg.Logger.ErrorContext(r.Context(), "ledger inbox: store event", "source", in.cfg.Source, "event", eventID, "err", err)
 		http.Error(w, "cannot store the event", http.StatusServiceUnavailable)
 		return
@@ -231,7 +231,7 @@ func (in *Inbox) HandleDue(ctx context.Context) (int, error) { return drain(ctx,
 // retention ago (keeping the newest handled event of each ordering key) and
 // returns how many it removed.
 func (in *Inbox) Prune(ctx context.Context) (int64, error) {
-	n, err := in.l.conn.Exec(ctx, inboxPrune, in.cfg.Source, micros(in.l.clock.Now().Add(-in.cfg.Retention)))
+	n, err := in.l.conn.Exec(ctx, in.l.q.inboxPrune, in.cfg.Source, in.cfg.Retention.Microseconds(), in.l.leaseNow())
 	if err != nil {
 		return 0, fmt.Errorf("ledger: inbox %s: prune: %w", in.cfg.Source, err)
 	}
@@ -241,8 +241,7 @@ func (in *Inbox) Prune(ctx context.Context) (int64, error) {
 // handleOne leases one due event and handles it.
 func (in *Inbox) handleOne(ctx context.Context) (bool, error) {
 	l, o := in.l, in.cfg.WorkerOptions
-	now := l.clock.Now()
-	rows, err := l.conn.Query(ctx, l.q.inboxLease, in.cfg.Source, o.Name, micros(now.Add(o.Lease)), micros(now))
+	rows, err := l.conn.Query(ctx, l.q.inboxLease, in.cfg.Source, o.Name, o.Lease.Microseconds(), micros(l.clock.Now()), l.leaseNow())
 	if err != nil {
 		return false, fmt.Errorf("ledger: inbox %s: lease: %w", in.cfg.Source, err)
 	}
@@ -298,7 +297,7 @@ func (in *Inbox) finish(ctx context.Context, e Event, to EventState, handleErr e
 }
 
 func (in *Inbox) retry(ctx context.Context, e Event, handleErr error, after time.Duration) error {
-	if err := in.l.reschedule(ctx, inboxRetry, e.ID, in.cfg.Name, handleErr, after); err != nil {
+	if err := in.l.reschedule(ctx, in.l.q.inboxRetry, e.ID, in.cfg.Name, handleErr, after); err != nil {
 		return fmt.Errorf("ledger: inbox %s: reschedule event %q: %w", in.cfg.Source, e.EventID, err)
 	}
 	return nil

@@ -3,6 +3,8 @@ package ledger
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,11 +46,11 @@ type Ledger struct {
 	conn    Conn
 	dialect Dialect
 	q       queries
-	clock   runtime.Clock
-	leases  bool   // clock judges leases too: a test gave it (WithClock)
-	driver  []any  // what WithDriver passed; read by the database packages
-	changed signal // broadcast when a claim leaves state claimed in this process
-	group   *group // commits the claims and settlements made together
+	clock   runtime.Clock // the process's: stamps rows
+	db      runtime.Clock // stands for the database's clock, when a test gave one (WithClock); nil: the database's own
+	driver  []any         // what WithDriver passed; read by the database packages
+	changed signal        // broadcast when a claim leaves state claimed in this process
+	group   *group        // commits the claims and settlements made together
 
 	mu           sync.Mutex       // guards incarnations
 	incarnations map[string]int64 // the run of each instance that Incarnate numbered
@@ -59,20 +61,42 @@ var _ runtime.Ledger = (*Ledger)(nil)
 // Option configures a Ledger.
 type Option func(*Ledger)
 
-// WithClock sets the clock that stamps rows and decides when outbox items
-// and inbox events are due. Tests inject one so that no test sleeps; it
-// then sets and judges the leases of claims too, which are otherwise set
-// and judged by the database's clock alone.
-func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock, l.leases = c, true } }
+// WithClock replaces both clocks of the ledger: the process's, which
+// stamps rows (WithProcessClock), and the database's, which sets and judges
+// the leases of claims, outbox items and inbox events and says when items
+// and events are due. Tests give one so that no test sleeps.
+func WithClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock, l.db = c, c } }
+
+// WithProcessClock sets the clock of this process alone, as the clock of a
+// machine that runs ahead or behind: it stamps rows (created_at,
+// updated_at), verifies webhook signatures and dates what the ledger
+// commands show, while every lease and due time is still set and judged by
+// the database's clock. Tests give a replica one to show that a process's
+// clock never decides a lease.
+func WithProcessClock(c runtime.Clock) Option { return func(l *Ledger) { l.clock = c } }
+
+// Clock returns the clock of this process (WithProcessClock), which
+// stamps rows.
+func (l *Ledger) Clock() runtime.Clock { return l.clock }
 
 // leaseNow is the time that stands for the database's clock in the
-// statements that set and compare leases: 0, the database's own, unless a
-// test gave the ledger a clock.
+// statements that set and compare leases and due times ({now $n}): 0, the
+// database's own, unless a test gave the ledger a clock (WithClock).
 func (l *Ledger) leaseNow() int64 {
-	if l.leases {
-		return micros(l.clock.Now())
+	if l.db != nil {
+		return micros(l.db.Now())
 	}
 	return 0
+}
+
+// Now returns the time by the ledger's clock, the database's, which sets
+// and judges every lease and due time.
+func (l *Ledger) Now(ctx context.Context) (time.Time, error) {
+	var us int64
+	if _, err := queryRow(ctx, l.conn, l.q.databaseNow, l.leaseNow())(&us); err != nil {
+		return time.Time{}, fmt.Errorf("ledger: read the database's clock: %w", err)
+	}
+	return fromMicros(us), nil
 }
 
 // WithDriver passes v to the database package that opens the ledger,
@@ -190,52 +214,119 @@ func (l *Ledger) SchemaVersion(ctx context.Context) (int, error) {
 // returned is the row as stored: the caller's, with its id, fence and
 // lease's end, or the one already there, whose Digest the caller compares
 // with its own.
+//
+// An error means that no claim of this call stands, and none will: the
+// claim was never made, or, made after ctx ended, it was settled
+// not_applied before Claim returned (the key is free, as it was). The one
+// exception matches runtime.ErrInProgress: the database failed while the
+// claim was being made (a commit whose answer was lost), and claiming
+// again failed too, so nobody can tell whether it was recorded; a claim
+// that was is taken over once its lease ends, and driven on.
 func (l *Ledger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
 	id := rec.Identity
 	if id.Operation == "" || id.BusinessKey == "" {
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim needs an operation and a business key (got %q, %q)", id.Operation, id.BusinessKey)
 	}
-	now := l.clock.Now()
-	var rowID, fence, created, until int64
-	var found bool
-	var existing Row
-	err := l.group.do(ctx, func(ctx context.Context, q Querier) error {
-		var err error
-		found, err = queryRow(ctx, q, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
-			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-			h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-		if err == nil && !found {
-			// Taken: by a row that may be claimed again only if nothing was applied.
-			found, err = queryRow(ctx, q, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
-				rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
-				bytes(nil), h.Owner, lease.Microseconds(), micros(now), l.leaseNow(), h.Instance, h.Incarnation)(&rowID, &fence, &created, &until)
-		}
-		if err == nil && !found {
-			// Read in the same transaction: the row may be a claim of this group.
-			existing, err = one(ctx, q, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
-			if errors.Is(err, ErrNotFound) {
-				return nil // settled and gone between the two statements: reported as it was
-			}
-		}
-		return err
-	})
-	if err != nil {
+	c := &claim{l: l, rec: rec, h: h, lease: lease, now: l.clock.Now(), token: newToken()}
+	err := l.group.do(ctx, c.run)
+	switch {
+	case errors.Is(err, errNotBegun):
 		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w", describe(id), err)
+	case err != nil:
+		// The statements may have committed, and their answer been lost
+		// with the connection: claim again, on a context of this claim's
+		// own, which recognises the first claim by its token, or waits for
+		// it to end if it is still running, and then makes the claim.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+		again := l.group.do(actx, c.run)
+		cancel()
+		if again != nil {
+			return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w: the ledger cannot tell whether the claim was recorded "+
+				"(%v; claiming again: %v); a claim recorded is taken over and driven on once its lease ends", describe(id),
+				runtime.ErrInProgress, err, again)
+		}
 	}
-	if !found {
-		if existing.ID == 0 {
+	if c.won && ctx.Err() != nil {
+		// The caller has left: the claim it will not use is released
+		// before anyone can take it over and send the request.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
+		defer cancel()
+		s := runtime.Settlement{LastError: "the caller left before its claim was recorded: " + ctx.Err().Error()}
+		if err := l.Settle(sctx, c.rowID, c.fence, runtime.StateNotApplied, s); err != nil {
+			return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: %w: the claim was recorded after the caller left (%v), "+
+				"and could not be released (%v); it is taken over and driven on once its lease ends", describe(id),
+				runtime.ErrInProgress, ctx.Err(), err)
+		}
+		return runtime.Record{}, false, fmt.Errorf("ledger: claim %s: the claim was recorded after the caller left, and released: %w",
+			describe(id), ctx.Err())
+	}
+	if !c.won {
+		if c.existing.ID == 0 {
 			return runtime.Record{}, false, fmt.Errorf("%w: %s", ErrNotFound, describe(id))
 		}
-		return existing.Record, false, nil
+		return c.existing.Record, false, nil
 	}
 	won := runtime.Record{
-		ID: rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
+		ID: c.rowID, Identity: id, OperationID: rec.OperationID, ProviderKey: rec.ProviderKey,
 		Reference: rec.Reference, Owner: rec.Owner, State: runtime.StateClaimed,
-		Request: rec.Request, Digest: rec.Digest, Fence: fence, LeaseOwner: h.Owner, LeaseInstance: h.Instance,
-		LeaseIncarnation: h.Incarnation, LeaseUntil: fromMicros(until), CreatedAt: fromMicros(created),
-		UpdatedAt: fromMicros(micros(now)),
+		Request: rec.Request, Digest: rec.Digest, Fence: c.fence, LeaseOwner: h.Owner, LeaseInstance: h.Instance,
+		LeaseIncarnation: h.Incarnation, LeaseUntil: fromMicros(c.until), CreatedAt: fromMicros(c.created),
+		UpdatedAt: fromMicros(micros(c.now)),
 	}
 	return won, true, nil
+}
+
+// claim is one call of Claim: its statements, run by a group, and what
+// they found.
+type claim struct {
+	l     *Ledger
+	rec   runtime.Record
+	h     runtime.Holder
+	lease time.Duration
+	now   time.Time
+	token string // stored with the claim until it is settled: this call's
+
+	won                          bool
+	rowID, fence, created, until int64
+	existing                     Row // the row that holds the identity, when !won
+}
+
+// run makes the claim on q: it inserts the row, or claims again a
+// not_applied one, or reads the row that holds the identity, which is
+// this call's own claim when it carries the call's token (a claim made
+// before, whose answer was lost).
+func (c *claim) run(ctx context.Context, q Querier) error {
+	l, id, rec, h := c.l, c.rec.Identity, c.rec, c.h
+	c.won, c.existing = false, Row{}
+	var err error
+	c.won, err = queryRow(ctx, q, l.q.claimInsert, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+		rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+		h.Owner, c.lease.Microseconds(), micros(c.now), l.leaseNow(), h.Instance, h.Incarnation, c.token)(&c.rowID, &c.fence, &c.created, &c.until)
+	if err == nil && !c.won {
+		// Taken: by a row that may be claimed again only if nothing was applied.
+		c.won, err = queryRow(ctx, q, l.q.claimRetake, id.Scope, id.Tenant, id.Operation, id.BusinessKey,
+			rec.OperationID, rec.ProviderKey, rec.Reference, rec.Owner, bytes(rec.Request), bytes(rec.Digest),
+			bytes(nil), h.Owner, c.lease.Microseconds(), micros(c.now), l.leaseNow(), h.Instance, h.Incarnation, c.token)(&c.rowID, &c.fence, &c.created, &c.until)
+	}
+	if err == nil && !c.won {
+		// Read in the same transaction: the row may be a claim of this group.
+		c.existing, err = one(ctx, q, describe(id), claimByIdentity, id.Scope, id.Tenant, id.Operation, id.BusinessKey)
+		if errors.Is(err, ErrNotFound) {
+			return nil // settled and gone between the two statements: reported as it was
+		}
+		if e := c.existing; err == nil && e.State == runtime.StateClaimed && e.token == c.token {
+			c.won, c.existing = true, Row{}
+			c.rowID, c.fence, c.created, c.until = e.ID, e.Fence, micros(e.CreatedAt), micros(e.LeaseUntil)
+		}
+	}
+	return err
+}
+
+// newToken returns a claim's token: random, never repeated in practice.
+func newToken() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Renew makes the lease of row id, held with fence, end lease from now by
@@ -487,6 +578,8 @@ type Row struct {
 	Redrive      bool
 	RedriveUntil time.Time
 	RedriveAt    time.Time
+
+	token string // the token of the call that claimed it, until it is settled
 }
 
 // Get returns row id, or an error matching ErrNotFound.
@@ -534,7 +627,8 @@ type Filter struct {
 // runtime.StateUncertain, Scope: "support-desk", AnyTenant: true}) is what
 // a person reconciles for one provider.
 func (l *Ledger) List(ctx context.Context, f Filter) ([]Row, error) {
-	rows, err := l.conn.Query(ctx, claimsList, string(f.State), f.AnyScope, f.Scope, f.AnyTenant, f.Tenant, f.Operation)
+	query, args := claimsList(f)
+	rows, err := l.conn.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: list: %w", err)
 	}
@@ -571,7 +665,7 @@ func (l *Ledger) Resolve(ctx context.Context, id int64, r Resolution) error {
 	if r.Committed {
 		note = "resolved by a person as committed: " + r.Reason
 	}
-	return l.person(ctx, "resolve", id, to, claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()))
+	return l.person(ctx, "resolve", id, to, l.q.claimResolve, id, string(to), r.ProviderID, note, micros(l.clock.Now()), l.leaseNow())
 }
 
 // Redrive marks the uncertain claim id re-drivable, with a person's
@@ -611,8 +705,8 @@ func (l *Ledger) Compensate(ctx context.Context, id int64, reason string) error 
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("ledger: compensate row %d: a reason is required", id)
 	}
-	return l.person(ctx, "compensate", id, runtime.StateCompensated, claimCompensate, id,
-		"compensated by a person: "+reason, micros(l.clock.Now()))
+	return l.person(ctx, "compensate", id, runtime.StateCompensated, l.q.claimCompensate, id,
+		"compensated by a person: "+reason, micros(l.clock.Now()), l.leaseNow())
 }
 
 // person runs a person's conditional update of row id, explaining a
@@ -640,7 +734,7 @@ func scanRow(s scanner) (Row, error) {
 	err := s.Scan(&r.ID, &r.Scope, &r.Tenant, &r.Operation, &r.BusinessKey, &r.OperationID, &r.ProviderKey,
 		&r.Reference, &r.Owner, &state, &r.ProviderID, &r.Status, &r.Body, &r.Request, &r.Digest, &r.Attempts,
 		&r.LastError, &r.Fence, &r.LeaseOwner, &leaseUntil, &r.Claim, &r.Redrive, &redriveUntil, &created, &updated,
-		&r.LeaseInstance, &r.LeaseIncarnation, &leaseLeft, &redrives, &redriveAt)
+		&r.LeaseInstance, &r.LeaseIncarnation, &leaseLeft, &redrives, &redriveAt, &r.token)
 	r.State, r.CreatedAt, r.UpdatedAt = runtime.State(state), fromMicros(created), fromMicros(updated)
 	r.LeaseLeft, r.Redrives = time.Duration(leaseLeft)*time.Microsecond, int(redrives)
 	if redriveAt != 0 {
@@ -682,4 +776,47 @@ func (s *signal) broadcast() {
 		close(s.ch)
 		s.ch = nil
 	}
+}
+
+var _ runtime.Pruner = (*Ledger)(nil)
+
+// pruneBatch is the most rows one statement of Prune removes, so that its
+// locks are held for a bounded time.
+const pruneBatch = 1000
+
+// Prune forgets the business keys of scope, tenant and operation settled
+// for good (active, rejected, not_applied, compensated) more than keep
+// ago, by the database's clock: it removes at most limit of their rows
+// (0: all), oldest first, in statements of at most 1,000 rows, and
+// returns how many it removed. Uncertain and claimed rows are never
+// removed, nor rows written by Record. A key whose row was removed may be
+// claimed anew: a repeat of its write is a new write. keep is the
+// operation's retention, which a person states (never shorter than the
+// horizon within which a repeat must be caught); it must be positive.
+func (l *Ledger) Prune(ctx context.Context, scope, tenant, operation string, keep time.Duration, limit int) (int64, error) {
+	what := describe(runtime.Identity{Scope: scope, Tenant: tenant, Operation: operation})
+	switch {
+	case operation == "":
+		return 0, errors.New("ledger: prune needs an operation")
+	case keep <= 0:
+		return 0, fmt.Errorf("ledger: prune %s: the retention %s is not positive", what, keep)
+	}
+	var n int64
+	for _, state := range []runtime.State{runtime.StateActive, runtime.StateRejected, runtime.StateNotApplied, runtime.StateCompensated} {
+		for limit <= 0 || n < int64(limit) {
+			batch := pruneBatch
+			if limit > 0 {
+				batch = min(batch, limit-int(n))
+			}
+			m, err := l.conn.Exec(ctx, l.q.claimsPrune, scope, tenant, operation, keep.Microseconds(), batch, l.leaseNow(), string(state))
+			n += m
+			if err != nil {
+				return n, fmt.Errorf("ledger: prune %s: %w", what, err)
+			}
+			if m < int64(batch) {
+				break
+			}
+		}
+	}
+	return n, nil
 }

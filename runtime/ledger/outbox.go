@@ -85,7 +85,7 @@ func (l *Ledger) EnqueueOn(ctx context.Context, q Querier, ob Obligation) error 
 	if ob.Operation == "" || ob.DedupeKey == "" {
 		return fmt.Errorf("ledger: enqueue needs an operation and a dedupe key (got %q, %q)", ob.Operation, ob.DedupeKey)
 	}
-	_, err := q.Exec(ctx, outboxInsert, ob.Scope, ob.Tenant, ob.Operation, ob.DedupeKey, bytes(ob.Payload), micros(l.clock.Now()))
+	_, err := q.Exec(ctx, l.q.outboxInsert, ob.Scope, ob.Tenant, ob.Operation, ob.DedupeKey, bytes(ob.Payload), micros(l.clock.Now()), l.leaseNow())
 	if err != nil {
 		return fmt.Errorf("ledger: enqueue %s %q: %w", ob.Operation, ob.DedupeKey, err)
 	}
@@ -115,8 +115,7 @@ func (ob *Outbox) SendDue(ctx context.Context) (int, error) { return drain(ctx, 
 // sendOne leases one due item and sends it.
 func (ob *Outbox) sendOne(ctx context.Context) (bool, error) {
 	l := ob.l
-	now := l.clock.Now()
-	rows, err := l.conn.Query(ctx, l.q.outboxLease, ob.o.Name, micros(now.Add(ob.o.Lease)), micros(now))
+	rows, err := l.conn.Query(ctx, l.q.outboxLease, ob.o.Name, ob.o.Lease.Microseconds(), micros(l.clock.Now()), l.leaseNow())
 	if err != nil {
 		return false, fmt.Errorf("ledger: outbox: lease: %w", err)
 	}
@@ -189,7 +188,7 @@ func later(status int) bool {
 }
 
 func (ob *Outbox) retry(ctx context.Context, it OutboxItem, sendErr error, after time.Duration) error {
-	if err := ob.l.reschedule(ctx, outboxRetry, it.ID, ob.o.Name, sendErr, after); err != nil {
+	if err := ob.l.reschedule(ctx, ob.l.q.outboxRetry, it.ID, ob.o.Name, sendErr, after); err != nil {
 		return fmt.Errorf("ledger: outbox: reschedule item %d: %w", it.ID, err)
 	}
 	return nil
@@ -236,7 +235,7 @@ func (l *Ledger) RedriveOutbox(ctx context.Context, id int64, reason string) err
 	if err != nil {
 		return err
 	}
-	n, err := l.conn.Exec(ctx, outboxRedrive, id, redriveNote("re-driven: "+reason, it.LastError), micros(l.clock.Now()))
+	n, err := l.conn.Exec(ctx, l.q.outboxRedrive, id, redriveNote("re-driven: "+reason, it.LastError), micros(l.clock.Now()), l.leaseNow())
 	if err != nil {
 		return fmt.Errorf("ledger: redrive outbox item %d: %w", id, err)
 	}

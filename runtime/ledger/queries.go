@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ const (
 	recordColumns = `id, scope, tenant, operation, business_key, operation_id, provider_key, reference,
 	owner, state, provider_id, status, body, request, digest, attempts, last_error, fence,
 	lease_owner, lease_until, claim, redrive, redrive_until, created_at, updated_at,
-	lease_instance, lease_incarnation, lease_left, redrives, redrive_at`
+	lease_instance, lease_incarnation, lease_left, redrives, redrive_at, claim_token`
 
 	// Leases are set and compared by the ledger's clock, {now $n}: the
 	// database's, unless a test gave the ledger one (WithClock), whose time
@@ -35,8 +36,8 @@ const (
 	claimInsert = `INSERT INTO writegen_claims
 	(scope, tenant, operation, business_key, operation_id, provider_key, reference, owner, state,
 	request, digest, fence, lease_owner, lease_until, lease_instance, lease_incarnation, claim,
-	created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, {now $14} + $12, $15, $16, TRUE, $13, $13)
+	created_at, updated_at, claim_token)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'claimed', $9, $10, 1, $11, {now $14} + $12, $15, $16, TRUE, $13, $13, $17)
 ON CONFLICT (scope, tenant, operation, business_key) WHERE claim DO NOTHING
 RETURNING id, fence, created_at, lease_until`
 
@@ -47,7 +48,7 @@ SET state = 'claimed', operation_id = $5, provider_key = $6, reference = $7, own
 	request = $9, digest = $10, provider_id = '', status = 0, body = $11, attempts = 0,
 	last_error = '', fence = fence + 1, lease_owner = $12, lease_until = {now $15} + $13,
 	lease_instance = $16, lease_incarnation = $17, redrive = FALSE, redrive_until = 0, updated_at = $14,
-	lease_left = 0, redrives = 0, redrive_at = 0
+	lease_left = 0, redrives = 0, redrive_at = 0, claim_token = $18
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim
 	AND state = 'not_applied'
 RETURNING id, fence, created_at, lease_until`
@@ -56,13 +57,6 @@ RETURNING id, fence, created_at, lease_until`
 WHERE scope = $1 AND tenant = $2 AND operation = $3 AND business_key = $4 AND claim`
 
 	claimByID = `SELECT ` + recordColumns + ` FROM writegen_claims WHERE id = $1`
-
-	// claimsList selects by Filter: $1 state or '', $2 any scope or $3,
-	// $4 any tenant or $5, $6 operation or ''.
-	claimsList = `SELECT ` + recordColumns + ` FROM writegen_claims
-WHERE ($1 = '' OR state = $1) AND ($2 OR scope = $3) AND ($4 OR tenant = $5)
-	AND ($6 = '' OR operation = $6)
-ORDER BY id`
 
 	claimRenew = `UPDATE writegen_claims SET lease_until = {now $5} + $3, updated_at = $4
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
@@ -73,7 +67,7 @@ WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 	claimSettle = `UPDATE writegen_claims
 SET state = $3, provider_id = $4, status = $5, body = $6, attempts = $7, last_error = $8,
 	redrive = $9, redrive_until = $10, updated_at = $11, lease_until = {now $12},
-	redrive_at = {now $12} + $13
+	redrive_at = {now $12} + $13, claim_token = ''
 WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 
 	// takeOverSet is what a takeover sets: the new holder, the next fence,
@@ -85,7 +79,7 @@ WHERE id = $1 AND fence = $2 AND state = 'claimed'`
 	takeOverSet = `state = 'claimed', fence = fence + 1, lease_owner = $O, lease_until = {now $N} + $L,
 	lease_instance = $I, lease_incarnation = $C, redrive = FALSE, updated_at = $U,
 	lease_left = lease_until - {now $N},
-	redrives = redrives + CASE WHEN state = 'uncertain' THEN 1 ELSE 0 END`
+	redrives = redrives + CASE WHEN state = 'uncertain' THEN 1 ELSE 0 END, claim_token = ''`
 
 	// claimsTakeOver hands rows that need driving on to one caller: claims
 	// whose lease has ended by the ledger's clock, or whose holder was an
@@ -132,9 +126,11 @@ RETURNING incarnation`
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, FALSE, $17, $17)
 RETURNING id`
 
+	// A person's answer settles the row anew: its lease ends then, by the
+	// ledger's clock, as Settle ends it (retention counts from it).
 	claimResolve = `UPDATE writegen_claims
 SET state = $2, provider_id = COALESCE(NULLIF($3, ''), provider_id), last_error = $4,
-	redrive = FALSE, updated_at = $5
+	redrive = FALSE, updated_at = $5, lease_until = {now $6}
 WHERE id = $1 AND state = 'uncertain'`
 
 	// claimRedrive marks an uncertain claim re-drivable, with no window,
@@ -145,8 +141,28 @@ SET redrive = TRUE, redrive_until = 0, redrive_at = 0, redrives = 0, last_error 
 WHERE id = $1 AND state = 'uncertain' AND claim`
 
 	claimCompensate = `UPDATE writegen_claims
-SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3
+SET state = 'compensated', last_error = $2, redrive = FALSE, updated_at = $3, lease_until = {now $4}
 WHERE id = $1 AND state IN ('uncertain', 'active')`
+
+	// claimsPrune removes at most $5 claims of scope $1, tenant $2 and
+	// operation $3 in state $7, one of those settled for good (active,
+	// rejected, not_applied, compensated), settled more than $4
+	// microseconds ago by the ledger's clock: the moment their lease ended
+	// (the settle; for a row settled before version 5, its last lease's
+	// end, which is later) and, for rows written before leases, by the time
+	// they were last changed. Uncertain and claimed rows are never removed;
+	// rows written by Record, which are not claims, neither. One state at a
+	// time, oldest first, and the cutoff read once in a subquery, the
+	// database seeks to the rows in the state index and reads no other:
+	// compared as it is, PostgreSQL's clock_timestamp() changes from row to
+	// row, and four states at once are not in the index's order.
+	claimsPrune = `DELETE FROM writegen_claims
+WHERE id IN (
+	SELECT id FROM writegen_claims
+	WHERE state = $7 AND scope = $1 AND tenant = $2 AND operation = $3
+		AND lease_until < (SELECT {now $6} - $4) AND updated_at < (SELECT {now $6} - $4) AND claim
+	ORDER BY lease_until
+	LIMIT $5)`
 
 	// claimsUnscopedOperations lists the operations of the rows written
 	// before scopes.
@@ -172,16 +188,22 @@ const (
 	outboxColumns = `id, scope, tenant, operation, dedupe_key, payload, state, attempts, last_error,
 	provider_id, status, body, created_at, updated_at`
 
+	// An outbox item's due time (next_at) and its worker's lease are set
+	// and compared by the ledger's clock, {now $n}, as a claim's lease is:
+	// a worker whose machine runs ahead never takes an item another
+	// worker holds.
+
 	outboxInsert = `INSERT INTO writegen_outbox
 	(scope, tenant, operation, dedupe_key, payload, next_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+VALUES ($1, $2, $3, $4, $5, {now $7}, $6, $6)
 ON CONFLICT (scope, tenant, operation, dedupe_key) DO NOTHING`
 
+	// outboxLease leases a due item to worker $1 for $2 microseconds.
 	outboxLease = `UPDATE writegen_outbox
-SET lease_owner = $1, lease_until = $2, attempts = attempts + 1, updated_at = $3
+SET lease_owner = $1, lease_until = {now $4} + $2, attempts = attempts + 1, updated_at = $3
 WHERE id = (
 	SELECT id FROM writegen_outbox
-	WHERE state = 'pending' AND next_at <= $3 AND lease_until <= $3
+	WHERE state = 'pending' AND next_at <= {now $4} AND lease_until <= {now $4}
 	ORDER BY next_at, id
 	LIMIT 1 /*skip locked*/)
 RETURNING ` + outboxColumns
@@ -193,8 +215,9 @@ SET state = $2, provider_id = $3, status = $4, body = $5, last_error = $6,
 	lease_owner = '', lease_until = 0, updated_at = $7
 WHERE id = $1 AND state = 'pending'`
 
+	// outboxRetry makes the item due again $4 microseconds from now.
 	outboxRetry = `UPDATE writegen_outbox
-SET last_error = $3, next_at = $4, lease_owner = '', lease_until = 0, updated_at = $5
+SET last_error = $3, next_at = {now $6} + $4, lease_owner = '', lease_until = 0, updated_at = $5
 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
 	outboxByState = `SELECT ` + outboxColumns + ` FROM writegen_outbox WHERE state = $1 ORDER BY id`
@@ -203,7 +226,7 @@ WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
 	// outboxRedrive makes an uncertain item pending again, due at once.
 	outboxRedrive = `UPDATE writegen_outbox
-SET state = 'pending', last_error = $2, next_at = $3, lease_owner = '', lease_until = 0, updated_at = $3
+SET state = 'pending', last_error = $2, next_at = {now $4}, lease_owner = '', lease_until = 0, updated_at = $3
 WHERE id = $1 AND state = 'uncertain'`
 )
 
@@ -212,18 +235,22 @@ const (
 	eventColumns = `id, source, event_id, order_key, seq, body, state, attempts, last_error,
 	received_at`
 
+	// An event's arrival, due time and its worker's lease are set and
+	// compared by the ledger's clock, as an outbox item's are.
+
 	inboxInsert = `INSERT INTO writegen_inbox
 	(source, event_id, order_key, seq, body, next_at, received_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6, $6)
+VALUES ($1, $2, $3, $4, $5, {now $7}, {now $7}, $6)
 ON CONFLICT (source, event_id) DO NOTHING`
 
-	// inboxLease picks a due event; of the pending events that share an
-	// ordering key, only the one with the lowest sequence is due.
+	// inboxLease leases a due event to worker $2 for $3 microseconds; of
+	// the pending events that share an ordering key, only the one with the
+	// lowest sequence is due.
 	inboxLease = `UPDATE writegen_inbox
-SET lease_owner = $2, lease_until = $3, attempts = attempts + 1, updated_at = $4
+SET lease_owner = $2, lease_until = {now $5} + $3, attempts = attempts + 1, updated_at = $4
 WHERE id = (
 	SELECT e.id FROM writegen_inbox e
-	WHERE e.source = $1 AND e.state = 'pending' AND e.next_at <= $4 AND e.lease_until <= $4
+	WHERE e.source = $1 AND e.state = 'pending' AND e.next_at <= {now $5} AND e.lease_until <= {now $5}
 		AND NOT EXISTS (
 			SELECT 1 FROM writegen_inbox o
 			WHERE e.order_key <> '' AND o.source = e.source AND o.order_key = e.order_key
@@ -242,14 +269,14 @@ SET state = $2, last_error = $3, lease_owner = '', lease_until = 0, updated_at =
 WHERE id = $1 AND state = 'pending'`
 
 	inboxRetry = `UPDATE writegen_inbox
-SET last_error = $3, next_at = $4, lease_owner = '', lease_until = 0, updated_at = $5
+SET last_error = $3, next_at = {now $6} + $4, lease_owner = '', lease_until = 0, updated_at = $5
 WHERE id = $1 AND state = 'pending' AND lease_owner = $2`
 
-	// inboxPrune forgets handled events received before a time, except the
-	// newest handled event of each ordering key, which later events of
-	// that key are compared with.
+	// inboxPrune forgets handled events received longer than $2
+	// microseconds ago, except the newest handled event of each ordering
+	// key, which later events of that key are compared with.
 	inboxPrune = `DELETE FROM writegen_inbox
-WHERE source = $1 AND received_at < $2 AND state IN ('done', 'skipped')
+WHERE source = $1 AND received_at < {now $3} - $2 AND state IN ('done', 'skipped')
 	AND NOT (order_key <> '' AND state = 'done' AND seq = (
 		SELECT MAX(m.seq) FROM writegen_inbox m
 		WHERE m.source = writegen_inbox.source AND m.order_key = writegen_inbox.order_key
@@ -261,10 +288,46 @@ WHERE source = $1 AND state = $2 ORDER BY id`
 	inboxSources = `SELECT DISTINCT source FROM writegen_inbox ORDER BY source`
 )
 
+// claimsList returns the statement that lists the claims f selects,
+// oldest first, with its arguments: a condition for each field f sets,
+// and none for the others, so that the database reads the rows of the
+// state asked for through its index (writegen_claims_state), not every
+// row the ledger keeps.
+func claimsList(f Filter) (string, []any) {
+	var where []string
+	var args []any
+	cond := func(column string, v any) {
+		args = append(args, v)
+		where = append(where, column+" = $"+strconv.Itoa(len(args)))
+	}
+	if f.State != "" {
+		cond("state", string(f.State))
+	}
+	if !f.AnyScope {
+		cond("scope", f.Scope)
+	}
+	if !f.AnyTenant {
+		cond("tenant", f.Tenant)
+	}
+	if f.Operation != "" {
+		cond("operation", f.Operation)
+	}
+	q := `SELECT ` + recordColumns + ` FROM writegen_claims`
+	if len(where) > 0 {
+		q += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	return q + ` ORDER BY id`, args
+}
+
+// databaseNow reads the ledger's clock.
+const databaseNow = `SELECT {now $1}`
+
 // queries holds the statements whose text depends on the dialect.
 type queries struct {
 	outboxLease, inboxLease, claimsTakeOver                                                string
 	claimInsert, claimRetake, claimRenew, claimSettle, claimTakeOverRow, instanceIncarnate string
+	outboxInsert, outboxRetry, outboxRedrive, inboxInsert, inboxRetry, inboxPrune          string
+	databaseNow, claimResolve, claimCompensate, claimsPrune                                string
 }
 
 var (
@@ -285,8 +348,12 @@ func newQueries(d Dialect) queries {
 	}
 	pick := func(q string) string { return strings.Replace(q, " /*skip locked*/", d.SkipLocked, 1) }
 	return queries{
-		outboxLease: pick(outboxLease), inboxLease: pick(inboxLease), claimsTakeOver: clock(pick(claimsTakeOver)),
+		outboxLease: clock(pick(outboxLease)), inboxLease: clock(pick(inboxLease)), claimsTakeOver: clock(pick(claimsTakeOver)),
 		claimInsert: clock(claimInsert), claimRetake: clock(claimRetake), claimRenew: clock(claimRenew),
 		claimSettle: clock(claimSettle), claimTakeOverRow: clock(claimTakeOverRow), instanceIncarnate: clock(instanceIncarnate),
+		outboxInsert: clock(outboxInsert), outboxRetry: clock(outboxRetry), outboxRedrive: clock(outboxRedrive),
+		inboxInsert: clock(inboxInsert), inboxRetry: clock(inboxRetry), inboxPrune: clock(inboxPrune),
+		databaseNow: clock(databaseNow), claimResolve: clock(claimResolve), claimCompensate: clock(claimCompensate),
+		claimsPrune: clock(claimsPrune),
 	}
 }

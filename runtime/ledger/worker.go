@@ -19,9 +19,11 @@ type WorkerOptions struct {
 	Name string
 	// Workers is how many items are handled at once by Run; default 1.
 	Workers int
-	// Lease is how long an item is held by the worker that took it; when a
-	// worker dies, another takes the item after this. The context of a
-	// send or a handler ends with it. Default 5 minutes.
+	// Lease is how long an item is held by the worker that took it, by the
+	// database's clock, so that a worker whose machine's clock is off never
+	// takes an item another one holds; when a worker dies, another takes the
+	// item after this. The context of a send or a handler ends with it.
+	// Default 5 minutes.
 	Lease time.Duration
 	// Poll is how long Run waits before it looks for due items again when
 	// there were none; default 1 second.
@@ -111,9 +113,9 @@ func drain(ctx context.Context, step func(context.Context) (bool, error)) (int, 
 
 // reschedule releases the lease that owner holds on an outbox item or an
 // inbox event (statement outboxRetry or inboxRetry) and makes it due again
-// after a wait, recording the cause of the failed attempt.
+// after a wait, by the database's clock, recording the cause of the failed
+// attempt.
 func (l *Ledger) reschedule(ctx context.Context, statement string, id int64, owner string, cause error, after time.Duration) error {
-	now := l.clock.Now()
-	_, err := l.conn.Exec(ctx, statement, id, owner, errorText(cause), micros(now.Add(after)), micros(now))
+	_, err := l.conn.Exec(ctx, statement, id, owner, errorText(cause), max(after, 0).Microseconds(), micros(l.clock.Now()), l.leaseNow())
 	return err
 }

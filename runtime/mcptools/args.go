@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/mail"
+	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -16,8 +20,10 @@ import (
 // one sentence per defect, each naming the argument (a path through objects and arrays:
 // "body.subject", "tags[2]") and what its schema wants: "argument escalation_id is null: want
 // an integer". It checks what an agent most often gets wrong (types, required and unknown
-// properties), following $ref into root's $defs; values under anyOf, oneOf or allOf are left
-// to the schema validator, whose message is used when this finds nothing.
+// properties) and the formats the schema validator leaves alone (date, date-time, uri, email,
+// uuid), following $ref into root's $defs; a value under anyOf or oneOf has defects only when
+// it has some against every member, and one under allOf is left to the schema validator, whose
+// message is used when this finds nothing.
 func argumentDefects(root *jsonschema.Schema, v map[string]any) []string {
 	var out []string
 	argDefects(root, root, v, "", &out)
@@ -33,8 +39,27 @@ func argDefects(root, s *jsonschema.Schema, v any, path string, out *[]string) {
 		}
 		s = root.Defs[name]
 	}
-	if s == nil || len(s.AnyOf) > 0 || len(s.OneOf) > 0 || len(s.AllOf) > 0 {
+	if s == nil || len(s.AllOf) > 0 {
 		return
+	}
+	if members := slices.Concat(s.AnyOf, s.OneOf); len(members) > 0 {
+		var first []string
+		for i, m := range members {
+			var d []string
+			argDefects(root, m, v, path, &d)
+			if len(d) == 0 {
+				first = nil
+				break
+			}
+			if i == 0 {
+				first = d
+			}
+		}
+		if len(first) > 0 {
+			*out = append(*out, fmt.Sprintf("argument %s matches none of the %d forms it may take; against the first: %s",
+				argName(path), len(members), strings.Join(first, "; ")))
+			return
+		}
 	}
 	types := s.Types
 	if s.Type != "" {
@@ -45,6 +70,10 @@ func argDefects(root, s *jsonschema.Schema, v any, path string, out *[]string) {
 		return
 	}
 	switch v := v.(type) {
+	case string:
+		if check, ok := formats[s.Format]; ok && !check(v) {
+			*out = append(*out, fmt.Sprintf("argument %s is %s: want %s", argName(path), describeValue(v), formatWords[s.Format]))
+		}
 	case map[string]any:
 		for _, name := range s.Required {
 			if _, ok := v[name]; !ok {
@@ -178,4 +207,36 @@ func validatorText(err error) error {
 	s := strings.TrimPrefix(err.Error(), "validating root: ")
 	s = strings.ReplaceAll(s, "<invalid reflect.Value>", "null")
 	return errors.New(s)
+}
+
+// formats check the string formats that specs use and the schema validator does not.
+var formats = map[string]func(string) bool{
+	"date": func(v string) bool {
+		_, err := time.Parse(time.DateOnly, v)
+		return err == nil
+	},
+	"date-time": func(v string) bool {
+		_, err := time.Parse(time.RFC3339, v)
+		return err == nil
+	},
+	"uri": func(v string) bool {
+		u, err := url.Parse(v)
+		return err == nil && u.IsAbs()
+	},
+	"email": func(v string) bool {
+		a, err := mail.ParseAddress(v)
+		return err == nil && a.Address == v
+	},
+	"uuid": uuidPattern.MatchString,
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// formatWords name what each format wants.
+var formatWords = map[string]string{
+	"date":      "a date (2006-01-02)",
+	"date-time": "a date and time (RFC 3339: 2006-01-02T15:04:05Z)",
+	"uri":       "an absolute URI (https://example.com/a)",
+	"email":     "an email address (name@example.com)",
+	"uuid":      "a UUID (123e4567-e89b-12d3-a456-426614174000)",
 }

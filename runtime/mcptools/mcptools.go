@@ -77,9 +77,9 @@ func resolve(schema any) (*jsonschema.Resolved, error) {
 	return s.Resolve(nil)
 }
 
-// validate checks the raw arguments of a call against the resolved input schema. Absent
-// arguments are an empty object. Its error names each wrong argument and what it must be
-// (argumentDefects), else says what the schema validator found.
+// validate checks the raw arguments of a call against the resolved input schema, and their
+// formats. Absent arguments are an empty object. Its error names each wrong argument and what
+// it must be (argumentDefects), else says what the schema validator found.
 func validate(rs *jsonschema.Resolved, args json.RawMessage) error {
 	v := map[string]any{}
 	if len(bytes.TrimSpace(args)) > 0 && !bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
@@ -88,11 +88,11 @@ func validate(rs *jsonschema.Resolved, args json.RawMessage) error {
 		}
 	}
 	err := rs.Validate(v)
-	if err == nil {
-		return nil
-	}
 	if defects := argumentDefects(rs.Schema(), v); len(defects) > 0 {
 		return errors.New(strings.Join(defects, "; "))
+	}
+	if err == nil {
+		return nil
 	}
 	return validatorText(err)
 }

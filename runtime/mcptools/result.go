@@ -25,21 +25,30 @@ type Check struct {
 	Ref  string
 }
 
-// receipt is the structured content of a receipt.
+// receipt is the structured content of a receipt. Undecoded is set when the provider's 2xx did
+// not match the spec: the write happened, its id was read from the body as it came.
 type receipt struct {
-	ID     string `json:"id"`
-	Source string `json:"source"`
-	Body   any    `json:"body,omitempty"`
+	ID        string `json:"id"`
+	Source    string `json:"source"`
+	Body      any    `json:"body,omitempty"`
+	Undecoded string `json:"undecoded,omitempty"`
 }
 
 // ack is the structured content of an acknowledgement, and of an idempotent write without a
 // business key.
 type ack struct {
-	Accepted bool   `json:"accepted"`
-	Status   int    `json:"status,omitempty"`
-	Source   string `json:"source,omitempty"`
-	Note     string `json:"note"`
-	Body     any    `json:"body,omitempty"`
+	Accepted  bool   `json:"accepted"`
+	Status    int    `json:"status,omitempty"`
+	Source    string `json:"source,omitempty"`
+	Note      string `json:"note"`
+	Body      any    `json:"body,omitempty"`
+	Undecoded string `json:"undecoded,omitempty"`
+}
+
+// undecoded is what a result says of a 2xx that took effect and did not decode (err matches
+// runtime.ErrDecode).
+func undecoded(err error) string {
+	return "the provider's answer does not match its spec, so it was not read; the write took effect (do not call again): " + clip(err.Error())
 }
 
 // ackNote is the note of an acknowledgement.
@@ -48,19 +57,29 @@ const ackNote = "The provider accepted the request: its effect may come later."
 // Receipt is the result of a write whose 2xx is a receipt: {"id", "source", "body"}, or the
 // tool error of err.
 func Receipt[T any](r *runtime.Receipt[T], err error, check Check) *mcp.CallToolResult {
-	if err != nil {
+	res := receipt{}
+	switch {
+	case r != nil && errors.Is(err, runtime.ErrDecode):
+		res.Undecoded = undecoded(err)
+	case err != nil:
 		return Error(err, check)
 	}
-	return structured(receipt{ID: r.ID, Source: r.Source.String(), Body: body(r.Raw, r.Body)})
+	res.ID, res.Source, res.Body = r.ID, r.Source.String(), body(r.Raw, r.Body)
+	return structured(res)
 }
 
 // Ack is the result of a write whose 2xx is an acknowledgement: {"accepted": true, "status",
 // "source", "note", "body"}, or the tool error of err.
 func Ack[T any](a *runtime.Ack[T], err error, check Check) *mcp.CallToolResult {
-	if err != nil {
+	res := ack{Accepted: true, Note: ackNote}
+	switch {
+	case a != nil && errors.Is(err, runtime.ErrDecode):
+		res.Undecoded = undecoded(err)
+	case err != nil:
 		return Error(err, check)
 	}
-	return structured(ack{Accepted: true, Status: a.Status, Source: a.Source.String(), Note: ackNote, Body: body(a.Raw, a.Body)})
+	res.Status, res.Source, res.Body = a.Status, a.Source.String(), body(a.Raw, a.Body)
+	return structured(res)
 }
 
 // Done is the result of an idempotent write without a business key: {"accepted": true, "note",

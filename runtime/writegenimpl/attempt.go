@@ -236,6 +236,12 @@ func (x *logical) send(ctx context.Context, n int) response {
 	switch {
 	case x.mode != modeRead:
 		r.Body = writeBody(x.body)
+		if len(x.body) == 0 {
+			// No body: HTTP/1.1 sends neither a Content-Length nor a chunked body of length
+			// zero, which servers may read as a body given (empty), so the request has no
+			// body, as RFC 9112 reads a request without either.
+			r.TransferEncoding = identity
+		}
 	case len(x.body) > 0:
 		r.Body = newBody(x.body)
 	}
@@ -284,6 +290,9 @@ func writeBody(b []byte) io.ReadCloser {
 	}
 	return newBody(b)
 }
+
+// identity is the Transfer-Encoding of a write without a body.
+var identity = []string{"identity"}
 
 // emptyBody is the body of a write without one: a reader at its end.
 type emptyBody struct{}

@@ -80,6 +80,43 @@ func ZendeskSearchValue(v string) (string, error) {
 	return `"` + v + `"`, nil
 }
 
+// GitHubSearchValue returns v as a term of GitHub's search syntax for
+// issues, pull requests and the other searches that are not code search:
+// as it is when it is a plain word, else in double quotes.
+//
+// GitHub, "Understanding the search syntax" (docs.github.com): a query is
+// terms and qualifiers (repo:owner/name, in:body, is:issue) separated by
+// spaces, "-" before a term or qualifier excludes it, AND, OR and NOT
+// combine terms, and a term holding a space is written in quotation marks.
+// The syntax has no escape character, and the search drops punctuation
+// (it matches words: the query for wiki:a/b also finds wiki:a/b/c, which
+// is why the client compares what it finds). A value holding a double
+// quote or a control character cannot be written as a term and is refused.
+func GitHubSearchValue(v string) (string, error) {
+	if err := printable("github_search", v); err != nil {
+		return "", err
+	}
+	if strings.Contains(v, `"`) {
+		return "", &EscapeError{Language: "github_search", Value: v, Why: `'"' has no escape in a GitHub search term`}
+	}
+	plain := v != ""
+	for i, r := range v {
+		if !(r < unicode.MaxASCII && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || i > 0 && r == '-')) {
+			plain = false
+			break
+		}
+	}
+	// A word the syntax reads as an operator is quoted too.
+	switch v {
+	case "AND", "OR", "NOT":
+		plain = false
+	}
+	if plain {
+		return v, nil
+	}
+	return `"` + v + `"`, nil
+}
+
 // JQLString returns v as a JQL string literal: in double quotes, with ",
 // ' and \ preceded by a backslash and line breaks and other control
 // characters written as \n, \r, \t or \uXXXX.
@@ -157,7 +194,7 @@ func LuceneTerm(v string) (string, error) {
 // EscapeError is a value a lookup's query language cannot hold as a
 // literal: the lookup cannot ask for it, and the call ends uncertain.
 type EscapeError struct {
-	Language string // the lookup's escape: stripe_search, zendesk_search, jql, lucene
+	Language string // the lookup's escape: stripe_search, zendesk_search, github_search, jql, lucene
 	Value    string
 	Why      string
 }

@@ -49,6 +49,25 @@ func parseZendesk(q string) (string, string, bool) {
 	return q[:end], q[end:], true
 }
 
+func parseGitHub(q string) (string, string, bool) {
+	if rest, ok := strings.CutPrefix(q, `"`); ok {
+		v, after, ok := strings.Cut(rest, `"`)
+		return v, after, ok
+	}
+	end := strings.IndexAny(q, " \t\n:\"()")
+	if end < 0 {
+		end = len(q)
+	}
+	if end == 0 || strings.HasPrefix(q, "-") {
+		return "", "", false
+	}
+	switch w := q[:end]; w {
+	case "AND", "OR", "NOT":
+		return "", "", false
+	}
+	return q[:end], q[end:], true
+}
+
 func parseJQL(q string) (string, string, bool) {
 	if !strings.HasPrefix(q, `"`) {
 		return "", "", false
@@ -125,6 +144,7 @@ var languages = []struct {
 }{
 	{"stripe_search", StripeSearchString, parseStripe},
 	{"zendesk_search", ZendeskSearchValue, parseZendesk},
+	{"github_search", GitHubSearchValue, parseGitHub},
 	{"jql", JQLString, parseJQL},
 	{"lucene", LuceneTerm, parseLucene},
 }
@@ -145,6 +165,15 @@ func TestEscape(t *testing.T) {
 		{"zendesk_search", "wild*", ""},
 		{"zendesk_search", "a\nb", ""},
 		{"zendesk_search", "", `""`},
+		{"github_search", "evt_1", "evt_1"},
+		{"github_search", "acme-web", "acme-web"},
+		{"github_search", "wiki:a/b", `"wiki:a/b"`},
+		{"github_search", "OR", `"OR"`},
+		{"github_search", "-evt", `"-evt"`},
+		{"github_search", "x in:title repo:other/repo", `"x in:title repo:other/repo"`},
+		{"github_search", "wild*", `"wild*"`},
+		{"github_search", `say "hi"`, ""},
+		{"github_search", "a\nb", ""},
 		{"jql", "ABC-1", `"ABC-1"`},
 		{"jql", `x" OR project = "Y`, `"x\" OR project = \"Y"`},
 		{"jql", "a\\b'c\nd\te\x00", `"a\\b\'c\nd\te\u0000"`},
@@ -219,8 +248,8 @@ func refusable(lang, v string) bool {
 		return true
 	}
 	switch lang {
-	case "stripe_search", "zendesk_search":
-		return printable(lang, v) != nil || lang == "zendesk_search" && strings.ContainsAny(v, `"*`)
+	case "stripe_search", "zendesk_search", "github_search":
+		return printable(lang, v) != nil || lang == "zendesk_search" && strings.ContainsAny(v, `"*`) || lang == "github_search" && strings.Contains(v, `"`)
 	case "jql":
 		return strings.ContainsFunc(v, func(r rune) bool { return r > 0xffff })
 	case "lucene":

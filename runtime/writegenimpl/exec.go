@@ -1,10 +1,13 @@
 package writegenimpl
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -42,6 +45,12 @@ type Call[P any] struct {
 	// Compensate undoes one duplicate effect (found by Lookup beyond the
 	// first); nil when the operation declares no compensation.
 	Compensate func(ctx context.Context, duplicate runtime.Found[P]) error
+	// Read reads the receipt's object by its durable id, with the values
+	// of the write reference carries (as Lookup is given them); nil when
+	// the write declares no read by id (lookup.adopt with a read). A
+	// receipt a person recorded in the ledger (writegen ledger resolve
+	// -committed) holds the id alone: the object is read with it.
+	Read func(ctx context.Context, reference, id string) (P, error)
 }
 
 // What the entry points of generated code cost the compiler per response
@@ -65,26 +74,32 @@ type Call[P any] struct {
 // make a second effect (the key is in its window, or a strongly consistent
 // lookup found nothing); a lookup that finds the effect is adopted; what
 // cannot be settled ends in a *runtime.UncertainError, recorded and
-// notified. A 2xx that does not decode or carries no id is uncertain too.
+// notified. A 2xx that carries no id is uncertain too; one that does not
+// decode returns into, its id read from the raw body, with a
+// *runtime.DecodeError (errors.Is(err, runtime.ErrDecode)), or is uncertain
+// when the id cannot be read.
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true); err != nil {
+	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true))
+}
+
+// keyedResult returns what a keyed write returns: into alone, or with a
+// *runtime.DecodeError (a 2xx that took effect and did not decode), or
+// err alone.
+func keyedResult[R any](into R, err error) (R, error) {
+	if err != nil && !errors.Is(err, runtime.ErrDecode) {
 		var none R
 		return none, err
 	}
-	return into, nil
+	return into, err
 }
 
 // SubmitInto runs one logical write whose 2xx is only an acknowledgement,
 // by the rules of WriteInto, and fills and returns into, a new
 // *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
 func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	if err := c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false); err != nil {
-		var none R
-		return none, err
-	}
-	return into, nil
+	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false))
 }
 
 // Write is WriteInto for code written by hand.
@@ -110,11 +125,18 @@ func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, 
 		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
 	}
 	o, err := c.keyed(ctx, op, key, req, build, reference, values, cd, receipt)
-	if err != nil {
+	if err != nil && !errors.Is(err, runtime.ErrDecode) {
 		return err
 	}
+	if receipt && o.body == nil && o.id != "" && o.source == runtime.AdoptedLedger && cd.read != nil {
+		// A receipt a person recorded: the ledger holds its id alone. The write is
+		// settled whatever the read answers; the body is nil when it fails.
+		if body, err := cd.read(ctx, JoinReference("", values...), o.id); err == nil {
+			o.body = body
+		}
+	}
 	fill(r, f, o)
-	return nil
+	return err
 }
 
 // Read runs a read, following redirects, retried within op.Retry
@@ -148,8 +170,12 @@ func Do(ctx context.Context, c *Client, op *Operation, req *Request, into any) e
 // provider key: re-sent while the key is inside its window, else looked
 // up, else settled uncertain. call.Request and call.Build are unused: the
 // stored request is sent. A client without a ledger has nothing to resume.
+//
+// An operation with a Retention has its rows settled longer ago than it
+// pruned as well (see Operation.Retention).
 func Resume[T any](ctx context.Context, c *Client, op *Operation, call Call[*T]) (runtime.ResumeReport, error) {
-	return c.resume(ctx, op, codecOf(call))
+	rep, err := c.resume(ctx, op, codecOf(call))
+	return rep, errors.Join(err, c.prune(ctx, op))
 }
 
 // codec is what the executor knows of a response type: how to decode a 2xx
@@ -163,6 +189,7 @@ type codec struct {
 	idOf func(body any) string                                        // nil without an id accessor
 	find func(ctx context.Context, reference string) ([]found, error) // nil without a lookup
 	undo func(ctx context.Context, duplicate found) error             // nil without a compensation
+	read func(ctx context.Context, reference, id string) (any, error) // nil without a read by id
 }
 
 // found is a runtime.Found with its type erased.
@@ -240,6 +267,15 @@ func codecOf[P any](call Call[P]) codec {
 				out[i] = found{id: f.ID, body: f.Body, ref: f.Ref}
 			}
 			return out, nil
+		}
+	}
+	if read := call.Read; read != nil {
+		cd.read = func(ctx context.Context, reference, id string) (any, error) {
+			body, err := read(ctx, reference, id)
+			if err != nil || reflect.ValueOf(body).IsNil() {
+				return nil, err
+			}
+			return body, nil
 		}
 	}
 	if compensate := call.Compensate; compensate != nil {
@@ -339,4 +375,41 @@ func (cd codec) decode(b []byte) (any, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// RawID reads the durable id at the JSON pointer ptr in a body that did not
+// decode into its type: a string, or a number as written; "" when ptr is
+// "", the body is not JSON, or nothing usable is there.
+func RawID(body []byte, ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return ""
+	}
+	for _, tok := range strings.Split(ptr, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return ""
+			}
+			v = x[i]
+		default:
+			return ""
+		}
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	}
+	return ""
 }

@@ -613,7 +613,7 @@ func (b *beats) beat() {
 func sentinels(err error) []error {
 	var out []error
 	for _, s := range []error{runtime.ErrUncertain, runtime.ErrRejected, runtime.ErrNotApplied, runtime.ErrInProgress,
-		runtime.ErrKeyConflict, runtime.ErrCompensated, runtime.ErrEmptyKey} {
+		runtime.ErrKeyConflict, runtime.ErrCompensated, runtime.ErrEmptyKey, runtime.ErrDecode} {
 		if errors.Is(err, s) {
 			out = append(out, s)
 		}

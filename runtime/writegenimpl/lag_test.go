@@ -184,3 +184,106 @@ func TestEventualLag(t *testing.T) {
 		}
 	})
 }
+
+// TestLagCountsFromTheRead: "not found" counts only from a read the
+// provider made once the lag had passed since the last attempt could run
+// (promise 49), not from an answer that came back after it. The first
+// lookup reads the provider's list before the write's slow commit lands,
+// and its answer arrives a minute later, past the lag: trusting it would
+// send the write again, a second effect. The runtime asks again, finds the
+// write and adopts it.
+func TestLagCountsFromTheRead(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		op   *Operation
+	}{
+		{"eventual", lagOp(30 * time.Second)},
+		{"strong", func() *Operation { op := thingOp(withLookup); op.LookupLag = 30 * time.Second; return op }()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, step{loss: slowCommit})
+			clk := newTestClock()
+			c := newTestClient(t, p.URL, clk)
+			call := thingCall(c, tc.op, "x")
+			look, asks := lookupThings(c, false), 0
+			call.Lookup = func(ctx context.Context, ref string) ([]runtime.Found[*thing], error) {
+				asks++
+				fs, err := look(ctx, ref)
+				if asks == 1 {
+					// The list was read before the commit; the answer comes back late.
+					p.finishSlowCommit()
+					<-p.committed
+					clk.advance(time.Minute)
+				}
+				return fs, err
+			}
+			r, err := Write(context.Background(), c, tc.op, thingKey{"1"}, call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 1 || r.Source != runtime.AdoptedLookup {
+				t.Errorf("%d effects from %d writes, receipt %+v; want the slow commit adopted, one write", n, w, r)
+			}
+			if asks != 2 || len(clk.slept()) != 0 {
+				t.Errorf("%d lookups, slept %v; want a second lookup at once (the lag had passed), no wait", asks, clk.slept())
+			}
+		})
+	}
+}
+
+// TestPromise50_CutShortAskedAgain: a write with a lookup whose call ends
+// after its request was sent, before the lookup could settle it (its
+// context ends: here while the provider holds the request), is left
+// uncertain for Resume to ask again once the settle time or lag has passed,
+// as a strong lookup's rows were before Resume asked on a schedule; then
+// Resume's lookup proves the request never committed and sends it again:
+// one effect, no person asked. Without a lookup the row is left to a person.
+func TestPromise50_CutShortAskedAgain(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lookup runtime.Consistency
+		lag    time.Duration
+	}{
+		{"strong", runtime.Strong, 2 * time.Second},
+		{"eventual", runtime.Eventual, 30 * time.Second},
+		{"none", runtime.NoLookup, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProvider(t, step{loss: hang}, step{})
+			s := withLookup
+			if tc.lookup == runtime.NoLookup {
+				s = ledgerOnly
+			}
+			op := thingOp(s)
+			op.Dedupe, op.Lookup, op.LookupLag = true, tc.lookup, tc.lag
+			clk := newTestClock()
+			l := newMemLedgerOn(clk)
+			c := newTestClient(t, p.URL, clk, runtime.WithLedger(l))
+			call := thingCall(c, op, "x")
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { <-p.read; cancel() }()
+			_, err := Write(ctx, c, op, thingKey{"1"}, call)
+			if why := uncertainReason(t, err); why != "context ended after send" {
+				t.Fatalf("reason %q", why)
+			}
+			row := l.row(1)
+			if row.State != runtime.StateUncertain || row.redrive != (tc.lookup != runtime.NoLookup) {
+				t.Fatalf("row %s, redrive %v; want uncertain, asked again by Resume only with a lookup", row.State, row.redrive)
+			}
+			if !row.redrive {
+				return
+			}
+			if wait := row.redriveAt.Sub(clk.Now()); wait <= 0 || wait > tc.lag {
+				t.Errorf("asked again %v from now, want once the lag or settle time (%v) has passed", wait, tc.lag)
+			}
+			clk.advance(tc.lag)
+			rep, err := Resume(context.Background(), c, op, call)
+			if err != nil || rep.Taken != 1 || rep.Reasked != 1 || rep.Active != 1 {
+				t.Fatalf("report %+v, err %v; want the row asked again and settled active", rep, err)
+			}
+			if n, w := p.effectCount(), len(p.seenWrites()); n != 1 || w != 2 {
+				t.Errorf("%d effects from %d writes; want one, from the second", n, w)
+			}
+		})
+	}
+}

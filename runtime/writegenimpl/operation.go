@@ -31,7 +31,12 @@ type Operation struct {
 	KeyMaxLength int            // longest key the provider accepts; 0 = no limit
 	KeyWindow    time.Duration  // how long the provider remembers a key; KeyForever; 0 = unknown (see KeyForever)
 	Receipt      bool           // a 2xx is a receipt; false = acknowledgement
-	Lookup       runtime.Consistency
+	// IDPointer is the JSON pointer of a receipt's durable id in the 2xx
+	// body ("/id", "/ticket/id"): a body that does not decode still gives
+	// its id through it, and the write is settled done. "" leaves such a
+	// body uncertain.
+	IDPointer string
+	Lookup    runtime.Consistency
 	// LookupLag is how long after a write the lookup is sure to see it (an
 	// eventual lookup's lag, a strong one's settle time): "not found"
 	// counts only once it has passed since the last moment an attempt
@@ -47,8 +52,17 @@ type Operation struct {
 	// Joined says the reference is stored joined with the values its
 	// lookup needs (JoinReference).
 	Joined bool
-	Dedupe bool   // claim the business key in the ledger before calling
-	Owner  string // who is told when an outcome is uncertain
+	Dedupe bool // claim the business key in the ledger before calling
+	// Retention is how long the ledger remembers a business key of a
+	// Dedupe operation once its write is settled for good (active,
+	// rejected, not applied, compensated), by the ledger's clock: a repeat
+	// with the key within it gets the first outcome, after it the key may
+	// be forgotten and a repeat is a new write. The annotation states it,
+	// never shorter than the operation's dedupe horizon; Resume prunes the
+	// rows past it (runtime.Pruner). Uncertain and claimed rows are kept
+	// until they are settled. 0 keeps every key for good.
+	Retention time.Duration
+	Owner     string // who is told when an outcome is uncertain
 	// RotationSafe is set when the provider's token refresh leaves tokens in
 	// flight valid, so a 401 or 403 is a plain auth failure even while the
 	// token rotates. By default such an auth failure is ambiguous then.

@@ -59,6 +59,7 @@ func (x *logical) run(ctx context.Context, resumed bool, first failure) (result,
 			// NewClient checks) is the slack for the renewal's round trip.
 			if err := x.lease.ensure(ctx, x.c.s.AttemptTimeout); err != nil {
 				if x.sent {
+					x.reaskLater()
 					return result{}, x.uncertain(reasonLease, err)
 				}
 				return result{}, x.notApplied(reasonLease, err)
@@ -272,6 +273,7 @@ func (x *logical) decide(ctx context.Context, f failure) (delay time.Duration, a
 // uncertain outcome, with x.reask set when asking again later may settle
 // it (promise 50).
 func (x *logical) ask(ctx context.Context, f failure) (found bool, err error) {
+	asked := x.c.s.Clock.Now() // the provider reads no sooner than this
 	found, err = x.look(ctx)
 	if err == nil && !found {
 		proof, what := x.proof()
@@ -279,13 +281,16 @@ func (x *logical) ask(ctx context.Context, f failure) (found bool, err error) {
 			x.reask = x.reaskEvery()
 			return false, x.uncertain("not found by an eventually consistent lookup", f.cause)
 		}
-		if d := x.quiet().Add(proof).Sub(x.c.s.Clock.Now()); d > 0 {
-			// "Not found" counts only once proof has passed since the last moment an
-			// attempt could still run: wait for it, within the context and the
+		if due := x.quiet().Add(proof); asked.Before(due) {
+			// "Not found" counts only from a read the provider made once proof had
+			// passed since the last moment an attempt could still run, however late
+			// its answer came back: wait for that moment, within the context and the
 			// attempt budget, and ask again.
-			if reason := x.settleWait(ctx, d, what); reason != "" {
-				x.reask = max(x.quiet().Add(proof).Sub(x.c.s.Clock.Now()), time.Millisecond)
-				return false, x.uncertain(reason, f.cause)
+			if d := due.Sub(x.c.s.Clock.Now()); d > 0 {
+				if reason := x.settleWait(ctx, d, what); reason != "" {
+					x.reask = max(due.Sub(x.c.s.Clock.Now()), time.Millisecond)
+					return false, x.uncertain(reason, f.cause)
+				}
 			}
 			found, err = x.look(ctx)
 		}
@@ -335,6 +340,21 @@ func (x *logical) quiet() time.Time {
 		return x.c.s.Clock.Now()
 	}
 	return x.lastEnd
+}
+
+// reaskLater has a later Resume ask the lookup, which the call stops
+// before asking (its context ended, its lease could not be renewed): once
+// the settle time or lag has passed since the last attempt could still run,
+// on the schedule of WithReask (promise 50). A write without a lookup is
+// left as it is.
+func (x *logical) reaskLater() {
+	if !x.lookups {
+		return
+	}
+	x.reask = x.reaskEvery()
+	if proof, _ := x.proof(); proof > 0 {
+		x.reask = max(x.quiet().Add(proof).Sub(x.c.s.Clock.Now()), time.Millisecond)
+	}
 }
 
 // reaskEvery is the first step of the schedule on which Resume asks an
@@ -528,6 +548,7 @@ func (x *logical) inWindow() bool {
 func (x *logical) ended(err error) error {
 	switch {
 	case x.sent && x.mode != modeRead:
+		x.reaskLater()
 		return x.uncertain("context ended after send", err)
 	case x.sent:
 		return fmt.Errorf("writegen: operation %q: %w", x.op.ID, err)

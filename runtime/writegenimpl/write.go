@@ -94,8 +94,8 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		}, h, c.s.Lease)
 	}
 	if err != nil {
-		err = x.notApplied("the ledger could not claim the key", err)
-		x.finish(ctx, outcome{}, err, runtime.StateNotApplied, false)
+		err = x.claimFailed(err)
+		x.finish(ctx, outcome{}, err, stateOf(err), false)
 		return outcome{}, err
 	}
 	if !won && (row.State == runtime.StateUncertain || row.State == runtime.StateClaimed && h.Instance != "" &&
@@ -105,6 +105,14 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 		// would, by whoever takes it over first.
 		if row, won = x.takeRow(ctx, row, h); won {
 			return x.driveTaken(ctx, row, now.Add(c.s.Lease))
+		}
+	}
+	if !won && row.State == runtime.StateClaimed {
+		// Another caller holds the key: wait for its outcome, or, once its
+		// lease has ended, drive its row on (promise 54).
+		var until time.Time
+		if row, until, won = x.awaitOrTake(ctx, row, h); won {
+			return x.driveTaken(ctx, row, until)
 		}
 	}
 	if !won {
@@ -149,8 +157,8 @@ func (c *Client) direct(ctx context.Context, op *Operation, req *Request, m mode
 	res, err := x.run(ctx, false, failure{})
 	if m == modeRead {
 		if err == nil {
-			if _, err = x.codec.decode(res.resp.bytes()); err != nil {
-				err = fmt.Errorf("writegen: operation %q: decode response: %w", op.ID, err)
+			if _, derr := x.codec.decode(res.resp.bytes()); derr != nil {
+				err = &runtime.DecodeError{Operation: op.ID, Status: res.resp.status, Body: append([]byte(nil), res.resp.bytes()...), Cause: derr}
 			}
 			res.resp.release()
 		}
@@ -182,8 +190,11 @@ func (x *logical) encode() {
 }
 
 // complete turns the end of a write's attempts into its outcome and
-// releases the response. A 2xx that does not decode, or that is a receipt
-// without an id, is uncertain: the write may well have committed.
+// releases the response. A 2xx that does not decode took effect: it
+// completes with a *runtime.DecodeError beside the outcome, settled done,
+// when the id of a receipt can be read from the raw body through
+// op.IDPointer (an acknowledgement needs none); otherwise, as a receipt
+// without an id, it is uncertain. Neither is sent again.
 func (x *logical) complete(res result, err error) (outcome, error) {
 	o := outcome{attempts: x.attempts, pk: x.info.ProviderKey}
 	if err != nil {
@@ -201,11 +212,18 @@ func (x *logical) complete(res result, err error) (outcome, error) {
 	o.raw = append([]byte(nil), res.resp.bytes()...)
 	o.status = res.resp.status
 	res.resp.release()
-	if x.lookups {
-		x.reask = x.reaskEvery() // a 2xx nobody could read: only the lookup can settle it
-	}
 	body, err := x.codec.decode(o.raw)
 	if err != nil {
+		de := &runtime.DecodeError{Operation: x.op.ID, Status: o.status, Body: o.raw, Cause: err}
+		if !x.receipt {
+			return o, de
+		}
+		if o.id = RawID(o.raw, x.op.IDPointer); o.id != "" {
+			return o, de
+		}
+		if x.lookups {
+			x.reask = x.reaskEvery() // a 2xx nobody could read: only the lookup can settle it
+		}
 		ue := x.uncertain(reasonUndecoded, err)
 		ue.Body = o.raw
 		return o, ue
@@ -259,6 +277,8 @@ func errorState(err error) runtime.State {
 	switch {
 	case errors.As(err, &ue):
 		return runtime.StateUncertain
+	case errors.Is(err, runtime.ErrDecode):
+		return runtime.StateActive // a 2xx that took effect
 	case errors.As(err, &na):
 		return runtime.StateNotApplied
 	case errors.Is(err, runtime.ErrRejected):
@@ -278,7 +298,7 @@ func (x *logical) settlement(o outcome, err error) (runtime.State, runtime.Settl
 	var ue *runtime.UncertainError
 	var se *runtime.StatusError
 	switch {
-	case err == nil:
+	case err == nil || errors.Is(err, runtime.ErrDecode):
 		s.ProviderID, s.Body, s.Status = o.id, o.raw, o.status
 	case errors.As(err, &ue):
 		s.LastError, s.Body, s.Status = ue.Reason, ue.Body, ue.Status
@@ -373,6 +393,7 @@ func (x *logical) settle(ctx context.Context, o outcome, err error) (outcome, ru
 	serr = fmt.Errorf("writegen: operation %q%s: record the %s outcome in ledger row %d (kept, to record before the client's next claim or Resume): %w",
 		x.op.ID, keyOf(x.info.Identity), to, x.rowID, serr)
 	x.ledgerFailed(ctx, serr)
+	err = x.unsettled(to, err, serr)
 	x.finish(ctx, o, err, to, true)
 	return o, "", err
 }
@@ -450,14 +471,22 @@ func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
 	recorded := "ledger row " + strconv.FormatInt(row.ID, 10)
 	switch row.State {
 	case runtime.StateActive:
-		body, err := x.codec.decode(row.Body)
-		if err != nil {
-			ue := x.uncertainRow(row, "the stored receipt could not be decoded", err)
-			return o, ue
+		if len(row.Body) > 0 {
+			// A row a person resolved committed holds the provider's id alone: no body,
+			// never a zero one (keyedInto reads it by the id where the write has a read).
+			body, err := x.codec.decode(row.Body)
+			if err != nil && (row.ProviderID != "" || !x.receipt) {
+				// Settled done from a 2xx that did not decode: the same again.
+				return o, &runtime.DecodeError{Operation: op, Status: row.Status, Body: row.Body, Cause: err}
+			}
+			if err != nil {
+				ue := x.uncertainRow(row, "the stored receipt could not be decoded", err)
+				return o, ue
+			}
+			o.body = body
 		}
-		o.body = body
 		if o.id == "" {
-			o.id = x.codec.id(body)
+			o.id = x.codec.id(o.body)
 		}
 		if x.receipt && o.id == "" {
 			return o, x.uncertainRow(row, "the stored receipt has no id", nil)

@@ -49,6 +49,7 @@ var createCommentOp = &writegenimpl.Operation{
 	Retry:     createCommentRetry,
 	Attempts:  4,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 600 * time.Millisecond,
 	Marker:    " [ref:{ref}]",

@@ -47,6 +47,7 @@ var createTransferOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    600 * time.Millisecond,
 	Dedupe:       true,

@@ -49,6 +49,7 @@ var createTransferOp = &writegenimpl.Operation{
 	KeyMaxLength: 45,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    600 * time.Millisecond,
 	Owner:        "payments-ops",

@@ -51,6 +51,7 @@ var createTransferOp = &writegenimpl.Operation{
 	Retry:     createTransferRetry,
 	Attempts:  4,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 600 * time.Millisecond,
 	Dedupe:    true,

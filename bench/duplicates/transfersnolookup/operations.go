@@ -42,16 +42,17 @@ const createTransferRetry = runtime.RetryNotSent | runtime.Retry429
 
 // createTransferOp describes CreateTransfer to the runtime.
 var createTransferOp = &writegenimpl.Operation{
-	ID:       "createTransfer",
-	Scope:    "create-transfer",
-	Method:   "POST",
-	Path:     "/transfers",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createTransferRetry,
-	Attempts: 4,
-	Receipt:  true,
-	Dedupe:   true,
-	Owner:    "payments-ops",
+	ID:        "createTransfer",
+	Scope:     "create-transfer",
+	Method:    "POST",
+	Path:      "/transfers",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createTransferRetry,
+	Attempts:  4,
+	Receipt:   true,
+	IDPointer: "/id",
+	Dedupe:    true,
+	Owner:     "payments-ops",
 }
 
 // CreateTransfer calls POST /transfers: Pay out an order.

@@ -49,6 +49,7 @@ var createTransferOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    1500 * time.Millisecond,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    600 * time.Millisecond,
 	Owner:        "payments-ops",

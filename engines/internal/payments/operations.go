@@ -47,6 +47,7 @@ var createPaymentOp = &writegenimpl.Operation{
 	KeyMaxLength: 200,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "payments-ops",
 	RotationSafe: true,
@@ -163,6 +164,7 @@ var sendNoticeOp = &writegenimpl.Operation{
 	Retry:        sendNoticeRetry,
 	Attempts:     2,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Owner:        "payments-ops",
 	RotationSafe: true,
 }

@@ -133,6 +133,13 @@ func run(ctx context.Context, out *os.File, c config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// The relays' Resume asks again, once their lag has passed, the lookups of the notes whose
+	// call ended before they could answer; the summary ends with what stays uncertain then.
+	more, err := env.Settle(ctx, 30*time.Second)
+	if err != nil {
+		return false, err
+	}
+	violations = append(violations, more...)
 
 	f := env.Figures()
 	f.Write(out)

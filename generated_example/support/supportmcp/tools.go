@@ -109,6 +109,10 @@ var addNoteTool = &mcp.Tool{
 			},
 			"required": ["id", "thread_id", "text", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -159,6 +163,7 @@ var createThreadTool = &mcp.Tool{
 			"properties": {
 				"external_reference": {
 					"type": "string",
+					"maxLength": 64,
 					"description": "Filled in by the tool (the write's provider key or reference): leave it out."
 				},
 				"conversation_id": {
@@ -209,6 +214,10 @@ var createThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "external_reference", "conversation_id", "subject", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -354,7 +363,7 @@ func serveGetThread(c *support.Client) mcp.ToolHandler {
 var listNotesTool = &mcp.Tool{
 	Name:        "listNotes",
 	Title:       "List a thread's notes, newest first unless asked otherwise, a page at a time",
-	Description: "List a thread's notes, newest first unless asked otherwise, a page at a time. It only reads: calling it changes nothing.",
+	Description: "List a thread's notes, newest first unless asked otherwise, a page at a time. Eventually consistent: the list is served from a replica, and a note shows in it within 300 ms of being added (usually sooner); until then it is missing from every page. A note whose request lost its connection may still be added up to 50 ms after the connection broke, and shows within 300 ms of that. It only reads: calling it changes nothing.",
 	Annotations: &mcp.ToolAnnotations{
 		ReadOnlyHint:    true,
 		DestructiveHint: new(false),
@@ -372,7 +381,9 @@ var listNotesTool = &mcp.Tool{
 			"description": "The next_cursor of the previous page."
 		},
 		"limit": {
-			"type": "integer"
+			"type": "integer",
+			"minimum": 1,
+			"maximum": 100
 		},
 		"order": {
 			"type": "string",
@@ -510,6 +521,10 @@ var postMessageTool = &mcp.Tool{
 			},
 			"required": ["id", "thread_id", "author", "text", "created_at"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]

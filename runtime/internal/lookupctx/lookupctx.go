@@ -29,9 +29,15 @@ type Info struct {
 
 // Carries reports whether text, what a found effect holds where the write
 // keeps its reference, shows the write's reference: it is the reference or,
-// for a write that appends a marker, holds the marker.
+// for a write that appends a marker, holds the marker. Line breaks compare
+// as line breaks whether written \n or \r\n: a text edited in a browser
+// comes back with \r\n (GitHub's issues and comments do), and a marker that
+// starts a new paragraph ("\n\n<!-- ref:{ref} -->") must still be found.
 func (in *Info) Carries(text string) bool {
 	if in.Marker != "" {
+		if strings.Contains(text, "\r\n") && !strings.Contains(in.Marker, "\r") {
+			text = strings.ReplaceAll(text, "\r\n", "\n")
+		}
 		return strings.Contains(text, in.Marker)
 	}
 	return text == in.Ref

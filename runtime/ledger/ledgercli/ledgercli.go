@@ -4,11 +4,12 @@
 //
 //	writegen ledger list       [-db DSN] [-what claims|outbox|inbox] [-state S|all]
 //	                           [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
-//	writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
+//	writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID [-safety WRITE_SAFETY.json] -reason TEXT
 //	writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
 //	writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
 //	writegen ledger compensate [-db DSN] -id N -reason TEXT
 //	writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+//	writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 //
 // DSN is sqlite:PATH or a postgres:// (postgresql://) URL; without -db the
 // environment variable WRITEGEN_LEDGER names the ledger.
@@ -23,7 +24,12 @@
 // provider: -committed with the provider's id of the effect (the row
 // becomes active, and later calls get its receipt), or -not-applied (the
 // row becomes not_applied: the next call with its business key makes the
-// write again).
+// write again). -safety names the generated package's WRITE_SAFETY.json,
+// which records where each write's receipt has its durable id: resolve
+// then says which id -provider-id is ("the durable id at /number of the
+// Issue"), and refuses one that cannot be it. The receipt a later call
+// gets holds the id alone; its Body is read by the id where the write
+// declares a read (lookup.adopt), and is nil otherwise.
 //
 // redrive marks an uncertain claim that can still be settled: the next
 // Resume of its client takes it over and drives it on by the operation's
@@ -43,6 +49,15 @@
 // tenant (WithTenant), and for each operationId the key scope
 // (key.scope; by default the operationId lower-cased, each run of other
 // characters than a-z, 0-9, '.', '_' and '-' replaced by '-').
+//
+// prune forgets the business keys of one operation (its key scope) of a
+// scope and tenant settled for good (active, rejected, not applied,
+// compensated) longer than -keep ago by the database's clock: their rows
+// are removed, and a repeat of such a write is a new write. -keep is the
+// operation's retention (720h or 30d), never shorter than the time within
+// which a repeat must be caught; uncertain and claimed rows are never
+// removed. A client's Resume prunes as well when the operation states its
+// retention in the annotation file.
 package ledgercli
 
 import (
@@ -106,11 +121,12 @@ func redact(dsn string) string {
 const usage = `usage:
   writegen ledger list       [-db DSN] [-what claims|outbox|inbox] [-state S|all]
                              [-scope S | -unscoped] [-tenant T] [-operation OP] [-source SRC] [-json]
-  writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID -reason TEXT
+  writegen ledger resolve    [-db DSN] -id N -committed -provider-id ID [-safety WRITE_SAFETY.json] -reason TEXT
   writegen ledger resolve    [-db DSN] -id N -not-applied -reason TEXT
   writegen ledger redrive    [-db DSN] [-what claims|outbox] -id N -reason TEXT
   writegen ledger compensate [-db DSN] -id N -reason TEXT
   writegen ledger adopt      [-db DSN] -scope S [-tenant T] [-operation OPERATIONID=KEYSCOPE ...] [-dry-run]
+  writegen ledger prune      [-db DSN] -scope S [-tenant T] -operation KEYSCOPE -keep DURATION [-limit N]
 
 DSN is sqlite:PATH or a postgres:// URL; the default is $` + EnvLedger + `.
 "writegen ledger help" prints what each command does.
@@ -123,6 +139,13 @@ var errUsage = errors.New("usage")
 // "writegen-ledger" or "writegen ledger") and returns the exit status: 0
 // on success, 1 on a failure, 2 on a usage error.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return RunWith(ctx, args, stdout, stderr)
+}
+
+// RunWith is Run, opening the ledger with opts: a test gives the command
+// the clock of a machine that runs ahead (ledger.WithProcessClock).
+func RunWith(ctx context.Context, args []string, stdout, stderr io.Writer, opts ...ledger.Option) int {
+	ctx = context.WithValue(ctx, optionsKey{}, opts)
 	var err error
 	cmd := ""
 	if len(args) > 0 {
@@ -141,6 +164,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = compensate(ctx, args[1:], stdout, stderr)
 	case "adopt":
 		err = adopt(ctx, args[1:], stdout, stderr)
+	case "prune":
+		err = prune(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage, "\n", manual)
 		return 0
@@ -171,6 +196,9 @@ ones); -state all shows every state.
 resolve settles an uncertain row with what you found out at the provider:
 -committed with the provider's id of the effect (later calls get its receipt),
 or -not-applied (the next call with the business key makes the write again).
+-safety (or $` + EnvSafety + `), the generated package's WRITE_SAFETY.json, names
+the id the provider wants ("the durable id at /number of the Issue") and
+refuses one that cannot be it.
 
 redrive marks an uncertain claim that can still be settled: the next Resume of
 its client drives it on (the same provider key inside its window, or a lookup).
@@ -185,6 +213,12 @@ adopt assigns the rows written before ledgers had scopes to the client that
 writes them now: its scope, its tenant, and the key scope of each operationId
 (default: the operationId lower-cased, other characters than a-z, 0-9, '.', '_'
 and '-' replaced by '-'). -dry-run shows what it would do.
+
+prune forgets the business keys of one operation settled for good (active,
+rejected, not applied, compensated) longer than -keep ago by the database's
+clock (720h, 30d): a repeat of such a write is then a new write. Give the
+operation's retention, never shorter than the time within which a repeat must
+be caught. Uncertain and claimed rows are never removed.
 `
 
 // flags returns a flag set with -db, whose parse errors are usage errors.
@@ -221,7 +255,10 @@ func (o *optional) Set(s string) error {
 	return nil
 }
 
-// open opens an existing ledger.
+// optionsKey keys the ledger options RunWith was given in its context.
+type optionsKey struct{}
+
+// open opens an existing ledger, with the options RunWith was given.
 func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 	if dsn == "" {
 		return nil, fmt.Errorf("%w: -db or $%s is required", errUsage, EnvLedger)
@@ -231,7 +268,8 @@ func open(ctx context.Context, dsn string) (*ledger.Ledger, error) {
 			return nil, fmt.Errorf("sqlite ledger: %w", err)
 		}
 	}
-	return Open(ctx, dsn)
+	opts, _ := ctx.Value(optionsKey{}).([]ledger.Option)
+	return Open(ctx, dsn, opts...)
 }
 
 // claimRow is how a claim is printed with -json.
@@ -375,7 +413,11 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
+	dbNow, err := l.Now(ctx)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
 		out := make([]claimRow, 0, len(rows))
 		for _, r := range rows {
@@ -406,7 +448,7 @@ func list(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", r.ID, orDash(r.Scope, "(unscoped)"),
 			orDash(r.Tenant, "-"), r.Operation, r.BusinessKey, r.ProviderKey, orDash(r.Reference, "-"), stateOf(r),
-			lease(r, now), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
+			lease(r, dbNow), r.Attempts, r.Owner, age(now.Sub(r.CreatedAt)), shorten(r.LastError, 80))
 	}
 	return tw.Flush()
 }
@@ -438,7 +480,7 @@ func listOutbox(ctx context.Context, l *ledger.Ledger, state, operation string, 
 		_, err := fmt.Fprintln(stdout, none(state, "outbox items"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSCOPE\tTENANT\tOPERATION\tDEDUPE KEY\tSTATE\tATTEMPTS\tPROVIDER ID\tAGE\tLAST ERROR")
 	for _, it := range items {
@@ -480,7 +522,7 @@ func listInbox(ctx context.Context, l *ledger.Ledger, state, source string, asJS
 		_, err := fmt.Fprintln(stdout, none(state, "inbox events"))
 		return err
 	}
-	now := time.Now()
+	now := l.Clock().Now()
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSOURCE\tEVENT ID\tORDER KEY\tSEQ\tSTATE\tATTEMPTS\tAGE\tLAST ERROR")
 	for _, e := range events {
@@ -512,8 +554,8 @@ func stateOf(r ledger.Row) string {
 
 // lease describes the lease of a claimed row: "owner until 15:04:05Z"
 // ("owner of instance pod-7, run 2 until ..." when the holder named its
-// instance) with "(expired)" when it has passed by this machine's clock
-// (the ledger judges it by the database's); "-" for a settled row.
+// instance) with "(expired)" when it has passed at now, the database's
+// time, which judges it; "-" for a settled row.
 func lease(r ledger.Row, now time.Time) string {
 	if r.State != runtime.StateClaimed {
 		return "-"
@@ -565,6 +607,7 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	committed := fs.Bool("committed", false, "the effect exists at the provider (needs -provider-id)")
 	notApplied := fs.Bool("not-applied", false, "the effect was not applied: the business key may be used again")
 	providerID := fs.String("provider-id", "", "the provider's id of the committed effect")
+	safety := fs.String("safety", os.Getenv(EnvSafety), "the generated package's WRITE_SAFETY.json, which says which id -provider-id is (default $"+EnvSafety+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -573,8 +616,12 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("%w: -id is required", errUsage)
 	case *committed == *notApplied:
 		return fmt.Errorf("%w: give one of -committed and -not-applied", errUsage)
+	case *committed && *safety != "":
+		if err := namedID(ctx, *db, *id, *safety, *providerID, stdout); err != nil {
+			return err
+		}
 	case *committed && *providerID == "":
-		return fmt.Errorf("%w: -committed needs -provider-id", errUsage)
+		return fmt.Errorf("%w: -committed needs -provider-id: the durable id of the effect, where the write's receipt has it (give -safety with the generated package's WRITE_SAFETY.json to have it named)", errUsage)
 	case *notApplied && *providerID != "":
 		return fmt.Errorf("%w: -not-applied takes no -provider-id", errUsage)
 	case strings.TrimSpace(*reason) == "":
@@ -583,6 +630,30 @@ func resolve(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return change(ctx, *db, *id, stdout, func(l *ledger.Ledger) error {
 		return l.Resolve(ctx, *id, ledger.Resolution{Committed: *committed, ProviderID: *providerID, Reason: *reason})
 	})
+}
+
+// namedID checks, before a row is resolved committed, the provider id given
+// against where the write's receipt has its durable id (the WRITE_SAFETY.json
+// at safety), and says which id it is.
+func namedID(ctx context.Context, db string, id int64, safety, providerID string, stdout io.Writer) error {
+	l, err := open(ctx, db)
+	if err != nil {
+		return err
+	}
+	row, err := l.Get(ctx, id)
+	l.Close()
+	if err != nil {
+		return err
+	}
+	r, err := receiptOf(safety, row.Record)
+	if err != nil {
+		return err
+	}
+	if err := r.checkProviderID(providerID); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "row %d is %s %q: %s is %s\n", row.ID, r.Operation, row.BusinessKey, providerID, r.what())
+	return err
 }
 
 func redrive(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -722,6 +793,62 @@ func adopt(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+func prune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, db := flags("prune", stderr)
+	scope := fs.String("scope", "", "the provider scope (required)")
+	tenant := fs.String("tenant", "", "the tenant, \"\" for clients of one tenant")
+	operation := fs.String("operation", "", "the operation's key scope, as list shows it (required)")
+	keepFlag := fs.String("keep", "", "the retention: how long after its settle a key is remembered, e.g. 720h or 30d (required)")
+	limit := fs.Int("limit", 0, "remove at most this many rows (0: all)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	keep, err := parseKeep(*keepFlag)
+	switch {
+	case *scope == "":
+		return fmt.Errorf("%w: -scope is required", errUsage)
+	case *operation == "":
+		return fmt.Errorf("%w: -operation is required", errUsage)
+	case *keepFlag == "":
+		return fmt.Errorf("%w: -keep is required", errUsage)
+	case err != nil:
+		return fmt.Errorf("%w: -keep: %v", errUsage, err)
+	case *limit < 0:
+		return fmt.Errorf("%w: -limit must not be negative", errUsage)
+	}
+	l, err := open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	n, err := l.Prune(ctx, *scope, *tenant, *operation, keep, *limit)
+	if err != nil {
+		return err
+	}
+	target := *scope
+	if *tenant != "" {
+		target += " tenant " + strconv.Quote(*tenant)
+	}
+	_, err = fmt.Fprintf(stdout, "pruned %d rows of %s operation %s settled more than %s ago\n", n, target, *operation, *keepFlag)
+	return err
+}
+
+// parseKeep reads a retention: a duration (720h) or a number of days (30d).
+func parseKeep(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("%q is not a positive number of days", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil && d <= 0 {
+		err = fmt.Errorf("%q is not positive", s)
+	}
+	return d, err
 }
 
 // age formats a duration for people: 45s, 12m, 5h3m, 3d4h.

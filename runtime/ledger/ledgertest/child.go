@@ -55,6 +55,9 @@ type childArgs struct {
 	Source   string   // the inbox's source (inbox)
 	Secret   string   // the inbox's webhook secret (inbox)
 	Instance string   // the client's instance name, "" for none (crash)
+	// Attempt and Lease are the client's attempt timeout and lease, 0 for
+	// the defaults (crash).
+	Attempt, Lease time.Duration
 }
 
 // child is a running child process.
@@ -188,6 +191,12 @@ func childCrash(ctx context.Context, l *ledger.Ledger, a childArgs) error {
 	opts := []runtime.Option{runtime.WithLedger(boundaryLedger{l, at}), runtime.WithHTTPClient(hc)}
 	if a.Instance != "" {
 		opts = append(opts, runtime.WithInstance(a.Instance))
+	}
+	if a.Attempt > 0 {
+		opts = append(opts, runtime.WithAttemptTimeout(a.Attempt))
+	}
+	if a.Lease > 0 {
+		opts = append(opts, runtime.WithLease(a.Lease))
 	}
 	c, err := writegenimpl.NewClient(scope, a.URL, opts)
 	if err != nil {

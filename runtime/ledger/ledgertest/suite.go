@@ -42,6 +42,15 @@ type Backend struct {
 	// Migrations holds the backend's migrations/NNN_name.sql, from which
 	// the tests build the schemas of older versions.
 	Migrations fs.FS
+	// Terminate terminates the database connections of the ledgers opened
+	// with dsn that wait for a lock, as the database does to the
+	// connections it kills (pg_terminate_backend), and returns how many it
+	// terminated; nil for a database without connections of its own.
+	Terminate func(ctx context.Context, dsn string) (int, error)
+	// Reroute returns the address of the database dsn names and a function
+	// that returns a DSN of the same database reached at another address
+	// (a proxy's); nil for a database that is not reached over a network.
+	Reroute func(dsn string) (target string, via func(addr string) string)
 	// Processes is how many OS processes the tests of concurrent callers
 	// spread them over; at least 2 for the tests that need another process.
 	Processes int
@@ -89,6 +98,8 @@ func Run(t *testing.T, b Backend) {
 		{"Await", testAwait},
 		{"Resolve", testResolve},
 		{"Compensate", testCompensate},
+		{"Promise55_PruneKeepsHorizon", testPruneKeepsHorizon},
+		{"Promise55_ResumePrunes", testResumePrunes},
 		{"LeaseAcrossProcesses", testLeaseAcrossProcesses},
 		{"Promise37_LeaseByDatabaseClock", testLeaseByDatabaseClock},
 		{"Promise37_MinimumLease", testMinimumLease},
@@ -97,8 +108,13 @@ func Run(t *testing.T, b Backend) {
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"ConcurrentTakeOver", testConcurrentTakeOver},
 		{"GroupCommit", testGroupCommit},
+		{"Promise52_NotAppliedWhileLocked", testNotAppliedWhileLocked},
+		{"Promise52_NotAppliedConnectionKilled", testNotAppliedConnectionKilled},
+		{"Promise52_NotAppliedUnrecorded", testNotAppliedUnrecorded},
+		{"Promise52_ClaimCommitLost", testClaimCommitLost},
 		{"ConcurrentCallers", testConcurrentCallers},
 		{"Crash", testCrash},
+		{"Promise54_WaiterTakesDeadClaim", testWaiterTakesDeadClaim},
 		{"Commands", testCommands},
 		{"CommandsAdopt", testCommandsAdopt},
 		{"OutboxTransaction", testOutboxTransaction},
@@ -118,6 +134,7 @@ func Run(t *testing.T, b Backend) {
 		{"InboxOrder", testInboxOrder},
 		{"InboxRetention", testInboxRetention},
 		{"InboxNodes", testInboxNodes},
+		{"Promise53_WorkerLeasesByDatabaseClock", testWorkerLeasesByDatabaseClock},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, b) })
@@ -171,7 +188,7 @@ func providerKey(id runtime.Identity) string {
 }
 
 // schemaVersion is the newest version of the ledger's schema.
-const schemaVersion = 5
+const schemaVersion = 7
 
 // lease is the suite's lease.
 const lease = time.Minute

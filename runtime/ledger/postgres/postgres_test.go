@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,15 +87,56 @@ func server(t testing.TB) string {
 }
 
 // newDSN makes a schema for one test and returns a DSN whose search_path
-// is that schema; the schema is dropped when the test ends.
+// is that schema, and names its connections after it (application_name);
+// the schema is dropped when the test ends.
 func newDSN(t testing.TB) string {
 	t.Helper()
-	return pgtest.Schema(t, server(t), "ledgertest")
+	dsn := pgtest.Schema(t, server(t), "ledgertest")
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("application_name", q.Get("search_path"))
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// terminate terminates the connections of the test whose DSN is dsn that
+// wait for a lock, as the database does to a connection it kills.
+func terminate(ctx context.Context, dsn string) (int, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return 0, err
+	}
+	c, err := pgx.Connect(ctx, os.Getenv(envDSN))
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close(ctx)
+	var n int
+	err = c.QueryRow(ctx, `SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE application_name = $1 AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`, u.Query().Get("application_name")).Scan(&n)
+	return n, err
 }
 
 // backend runs the suite on PostgreSQL, with concurrent callers in four
 // processes.
-var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Plain: openPlain, V1Schema: v1Schema(), Migrations: os.DirFS("."), Processes: 4}
+var backend = ledgertest.Backend{NewDSN: newDSN, Raw: openRaw, Plain: openPlain, V1Schema: v1Schema(), Migrations: os.DirFS("."),
+	Processes: 4, Terminate: terminate, Reroute: reroute}
+
+// reroute returns the server's address in dsn, and dsn with another.
+func reroute(dsn string) (string, func(addr string) string) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		panic(err)
+	}
+	return u.Host, func(addr string) string {
+		v := *u
+		v.Host = addr
+		return v.String()
+	}
+}
 
 func v1Schema() string {
 	b, err := os.ReadFile(filepath.Join("migrations", "001_tables.sql"))

@@ -52,6 +52,7 @@ var createChargeOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Owner:        "storage",
 }
 
@@ -120,6 +121,7 @@ var createNoteOp = &writegenimpl.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "storage",
 }
 
@@ -175,14 +177,15 @@ const uploadFileRetry = runtime.RetryNotSent
 
 // uploadFileOp describes UploadFile to the runtime.
 var uploadFileOp = &writegenimpl.Operation{
-	ID:       "uploadFile",
-	Method:   "POST",
-	Path:     "/files",
-	Effect:   runtime.EffectIdempotent,
-	Retry:    uploadFileRetry,
-	Attempts: 2,
-	Receipt:  true,
-	Owner:    "storage",
+	ID:        "uploadFile",
+	Method:    "POST",
+	Path:      "/files",
+	Effect:    runtime.EffectIdempotent,
+	Retry:     uploadFileRetry,
+	Attempts:  2,
+	Receipt:   true,
+	IDPointer: "/id",
+	Owner:     "storage",
 }
 
 // UploadFile calls POST /files.

@@ -48,6 +48,7 @@ var createThreadOp = &writegenimpl.Operation{
 	Keyed:        true,
 	KeyMaxLength: 64,
 	Receipt:      true,
+	IDPointer:    "/id",
 }
 
 // CreateThread calls POST /threads: Open a thread.
@@ -195,6 +196,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
+	IDPointer: "/id",
 }
 
 // PostMessage calls POST /threads/{id}/messages.

@@ -51,6 +51,7 @@ var chatPostMessageOp = &writegenimpl.Operation{
 	Retry:     chatPostMessageRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/message/ts",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 	Marker:    " [ref:{ref}]",

@@ -53,6 +53,7 @@ var createFollowUpOp = &writegenimpl.Operation{
 	Retry:     createFollowUpRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/ticket/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 }
@@ -148,6 +149,7 @@ var createTicketOp = &writegenimpl.Operation{
 	Retry:     createTicketRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/ticket/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 	Dedupe:    true,

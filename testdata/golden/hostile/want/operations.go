@@ -56,6 +56,7 @@ var returnOp = &writegenimpl.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
+	IDPointer: "/func",
 	Owner:     "team */ \" ` | owner",
 }
 

@@ -38,16 +38,17 @@ const keyInBodyRetry = runtime.RetryNotSent | runtime.RetryAmbiguous
 
 // keyInBodyOp describes KeyInBody to the runtime.
 var keyInBodyOp = &writegenimpl.Operation{
-	ID:       "keyInBody",
-	Scope:    "keyinbody",
-	Method:   "POST",
-	Path:     "/b",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    keyInBodyRetry,
-	Attempts: 3,
-	Keyed:    true,
-	Receipt:  true,
-	Owner:    "platform",
+	ID:        "keyInBody",
+	Scope:     "keyinbody",
+	Method:    "POST",
+	Path:      "/b",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     keyInBodyRetry,
+	Attempts:  3,
+	Keyed:     true,
+	Receipt:   true,
+	IDPointer: "/id",
+	Owner:     "platform",
 }
 
 // KeyInBody calls POST /b.
@@ -119,6 +120,7 @@ var keyInHeaderOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Owner:        "platform",
 }
 
@@ -184,6 +186,7 @@ var keyInQueryOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: 168 * time.Hour,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "platform",
 }
 

@@ -48,6 +48,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 }
 
@@ -169,6 +170,7 @@ var postMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 }
 

@@ -47,6 +47,7 @@ var createThreadOp = &writegenimpl.Operation{
 	Keyed:        true,
 	KeyMaxLength: 64,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Owner:        "support-ops",
 }
 

@@ -44,17 +44,18 @@ const addNoteRetry = runtime.RetryNotSent
 
 // addNoteOp describes AddNote to the runtime.
 var addNoteOp = &writegenimpl.Operation{
-	ID:       "addNote",
-	Scope:    "addnote",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/notes",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addNoteRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Joined:   true,
-	Owner:    "desk-team",
+	ID:        "addNote",
+	Scope:     "addnote",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/notes",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addNoteRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Joined:    true,
+	Owner:     "desk-team",
 }
 
 // AddNote calls POST /tickets/{ticket_id}/notes.
@@ -156,16 +157,17 @@ const createChargeRetry = runtime.RetryNotSent
 
 // createChargeOp describes CreateCharge to the runtime.
 var createChargeOp = &writegenimpl.Operation{
-	ID:       "createCharge",
-	Scope:    "createcharge",
-	Method:   "POST",
-	Path:     "/charges",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createChargeRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Owner:    "desk-team",
+	ID:        "createCharge",
+	Scope:     "createcharge",
+	Method:    "POST",
+	Path:      "/charges",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createChargeRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Owner:     "desk-team",
 }
 
 // CreateCharge calls POST /charges.
@@ -259,16 +261,17 @@ const createContactRetry = runtime.RetryNotSent
 
 // createContactOp describes CreateContact to the runtime.
 var createContactOp = &writegenimpl.Operation{
-	ID:       "createContact",
-	Scope:    "createcontact",
-	Method:   "POST",
-	Path:     "/contacts",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createContactRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Owner:    "desk-team",
+	ID:        "createContact",
+	Scope:     "createcontact",
+	Method:    "POST",
+	Path:      "/contacts",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createContactRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Owner:     "desk-team",
 }
 
 // CreateContact calls POST /contacts.
@@ -377,6 +380,7 @@ var createMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 25,
 	KeyWindow:    5 * time.Minute,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Owner:        "desk-team",
 }
 
@@ -440,15 +444,16 @@ const createPaymentRetry = runtime.RetryNotSent
 
 // createPaymentOp describes CreatePayment to the runtime.
 var createPaymentOp = &writegenimpl.Operation{
-	ID:       "createPayment",
-	Scope:    "createpayment",
-	Method:   "POST",
-	Path:     "/payments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createPaymentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Owner:    "desk-team",
+	ID:        "createPayment",
+	Scope:     "createpayment",
+	Method:    "POST",
+	Path:      "/payments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createPaymentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Owner:     "desk-team",
 }
 
 // CreatePayment calls POST /payments.
@@ -502,16 +507,17 @@ const createTicketRetry = runtime.RetryNotSent
 
 // createTicketOp describes CreateTicket to the runtime.
 var createTicketOp = &writegenimpl.Operation{
-	ID:       "createTicket",
-	Scope:    "createticket",
-	Method:   "POST",
-	Path:     "/tickets",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createTicketRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Owner:    "desk-team",
+	ID:        "createTicket",
+	Scope:     "createticket",
+	Method:    "POST",
+	Path:      "/tickets",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createTicketRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/ticket/id",
+	Lookup:    runtime.Eventual,
+	Owner:     "desk-team",
 }
 
 // CreateTicket calls POST /tickets.
@@ -768,6 +774,7 @@ var postChatMessageOp = &writegenimpl.Operation{
 	KeyMaxLength: 36,
 	KeyWindow:    5 * time.Minute,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Eventual,
 	Owner:        "desk-team",
 }

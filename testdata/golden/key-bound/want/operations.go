@@ -47,6 +47,7 @@ var createChargeOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "payments-ops",
 }
@@ -108,6 +109,7 @@ var createTransferOp = &writegenimpl.Operation{
 	Keyed:        true,
 	KeyMaxLength: 50,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "payments-ops",
 }

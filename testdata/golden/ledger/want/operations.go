@@ -47,6 +47,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Dedupe:       true,
 	Owner:        "support-ops",
 }

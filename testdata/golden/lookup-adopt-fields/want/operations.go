@@ -44,6 +44,7 @@ var createIssueOp = &writegenimpl.Operation{
 	Retry:     createIssueRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 30 * time.Second,
 	Dedupe:    true,

@@ -54,6 +54,7 @@ var issuesCreateCommentOp = &writegenimpl.Operation{
 	Retry:     issuesCreateCommentRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 2 * time.Second,
 	Marker:    "\n\n<!-- ref:{ref} -->",

@@ -50,6 +50,7 @@ var addTicketCommentOp = &writegenimpl.Operation{
 	Retry:     addTicketCommentRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 2 * time.Second,
 	Marker:    " [ref:{ref}]",
@@ -171,16 +172,17 @@ const addTicketNoteRetry = runtime.RetryNotSent
 
 // addTicketNoteOp describes AddTicketNote to the runtime.
 var addTicketNoteOp = &writegenimpl.Operation{
-	ID:       "addTicketNote",
-	Scope:    "addticketnote",
-	Method:   "POST",
-	Path:     "/tickets/{ticket_id}/notes",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addTicketNoteRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Joined:   true,
+	ID:        "addTicketNote",
+	Scope:     "addticketnote",
+	Method:    "POST",
+	Path:      "/tickets/{ticket_id}/notes",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addTicketNoteRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Joined:    true,
 }
 
 // AddTicketNote calls POST /tickets/{ticket_id}/notes.

@@ -35,16 +35,17 @@ const createContactRetry = runtime.RetryNotSent
 
 // createContactOp describes CreateContact to the runtime.
 var createContactOp = &writegenimpl.Operation{
-	ID:       "CreateContact",
-	Scope:    "createcontact",
-	Method:   "POST",
-	Path:     "/contacts",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createContactRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Dedupe:   true,
+	ID:        "CreateContact",
+	Scope:     "createcontact",
+	Method:    "POST",
+	Path:      "/contacts",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createContactRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Dedupe:    true,
 }
 
 // CreateContact calls POST /contacts.

@@ -50,6 +50,7 @@ var createThreadOp = &writegenimpl.Operation{
 	Retry:     createThreadRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 	Joined:    true,

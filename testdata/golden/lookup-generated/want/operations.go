@@ -51,6 +51,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Eventual,
 }
 
@@ -234,6 +235,7 @@ var postMessageOp = &writegenimpl.Operation{
 	Retry:     postMessageRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 }

@@ -35,17 +35,18 @@ const createContactRetry = runtime.RetryNotSent | runtime.Retry429
 
 // createContactOp describes CreateContact to the runtime.
 var createContactOp = &writegenimpl.Operation{
-	ID:       "createContact",
-	Scope:    "create-contact",
-	Method:   "POST",
-	Path:     "/contacts",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createContactRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Dedupe:   true,
-	Owner:    "crm-team",
+	ID:        "createContact",
+	Scope:     "create-contact",
+	Method:    "POST",
+	Path:      "/contacts",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createContactRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Dedupe:    true,
+	Owner:     "crm-team",
 }
 
 // CreateContact calls POST /contacts.

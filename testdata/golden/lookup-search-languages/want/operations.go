@@ -37,16 +37,17 @@ const createIssueRetry = runtime.RetryNotSent
 
 // createIssueOp describes CreateIssue to the runtime.
 var createIssueOp = &writegenimpl.Operation{
-	ID:       "createIssue",
-	Scope:    "createissue",
-	Method:   "POST",
-	Path:     "/rest/api/3/issue",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createIssueRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Lookup:   runtime.Eventual,
-	Dedupe:   true,
+	ID:        "createIssue",
+	Scope:     "createissue",
+	Method:    "POST",
+	Path:      "/rest/api/3/issue",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createIssueRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Lookup:    runtime.Eventual,
+	Dedupe:    true,
 }
 
 // CreateIssue calls POST /rest/api/3/issue.
@@ -148,6 +149,7 @@ var createTicketOp = &writegenimpl.Operation{
 	Retry:     createTicketRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 30 * time.Second,
 	Dedupe:    true,
@@ -289,6 +291,7 @@ var indexDocumentOp = &writegenimpl.Operation{
 	Retry:     indexDocumentRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 	Dedupe:    true,
@@ -423,6 +426,7 @@ var postCustomersOp = &writegenimpl.Operation{
 	Retry:     postCustomersRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/id",
 	Lookup:    runtime.Eventual,
 	LookupLag: 1 * time.Minute,
 	Dedupe:    true,

@@ -36,14 +36,15 @@ const createTicketRetry = runtime.Retry(0)
 
 // createTicketOp describes CreateTicket to the runtime.
 var createTicketOp = &writegenimpl.Operation{
-	ID:       "createTicket",
-	Scope:    "createticket",
-	Method:   "POST",
-	Path:     "/api/v2/tickets",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    createTicketRetry,
-	Attempts: 1,
-	Receipt:  true,
+	ID:        "createTicket",
+	Scope:     "createticket",
+	Method:    "POST",
+	Path:      "/api/v2/tickets",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     createTicketRetry,
+	Attempts:  1,
+	Receipt:   true,
+	IDPointer: "/id",
 }
 
 // CreateTicket calls POST /api/v2/tickets.

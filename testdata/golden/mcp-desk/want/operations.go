@@ -42,15 +42,16 @@ const addNoteRetry = runtime.RetryNotSent
 
 // addNoteOp describes AddNote to the runtime.
 var addNoteOp = &writegenimpl.Operation{
-	ID:       "addNote",
-	Scope:    "addnote",
-	Method:   "POST",
-	Path:     "/threads/{thread_id}/notes",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addNoteRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Owner:    "desk-ops",
+	ID:        "addNote",
+	Scope:     "addnote",
+	Method:    "POST",
+	Path:      "/threads/{thread_id}/notes",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addNoteRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Owner:     "desk-ops",
 }
 
 // AddNote calls POST /threads/{thread_id}/notes: Add an internal note.
@@ -110,6 +111,7 @@ var createThreadOp = &writegenimpl.Operation{
 	KeyMaxLength: 64,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 	Lookup:       runtime.Strong,
 	LookupLag:    5 * time.Second,
 	Dedupe:       true,
@@ -390,6 +392,7 @@ var updateThreadOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: writegenimpl.KeyForever,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "desk-ops",
 }
 

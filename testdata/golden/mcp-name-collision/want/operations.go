@@ -73,6 +73,7 @@ var putItemOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: 24 * time.Hour,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "items-team",
 }
 

@@ -127,6 +127,7 @@ var putNodeOp = &writegenimpl.Operation{
 	KeyHeader: "Idempotency-Key",
 	Keyed:     true,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "graph-team",
 }
 

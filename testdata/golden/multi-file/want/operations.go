@@ -42,15 +42,16 @@ const addCommentRetry = runtime.RetryNotSent
 
 // addCommentOp describes AddComment to the runtime.
 var addCommentOp = &writegenimpl.Operation{
-	ID:       "addComment",
-	Scope:    "addcomment",
-	Method:   "POST",
-	Path:     "/tickets/{id}/comments",
-	Effect:   runtime.EffectAmbiguous,
-	Retry:    addCommentRetry,
-	Attempts: 3,
-	Receipt:  true,
-	Owner:    "support-ops",
+	ID:        "addComment",
+	Scope:     "addcomment",
+	Method:    "POST",
+	Path:      "/tickets/{id}/comments",
+	Effect:    runtime.EffectAmbiguous,
+	Retry:     addCommentRetry,
+	Attempts:  3,
+	Receipt:   true,
+	IDPointer: "/id",
+	Owner:     "support-ops",
 }
 
 // AddComment calls POST /tickets/{id}/comments.
@@ -112,6 +113,7 @@ var createTicketOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: 24 * time.Hour,
 	Receipt:   true,
+	IDPointer: "/id",
 }
 
 // CreateTicket calls POST /tickets.

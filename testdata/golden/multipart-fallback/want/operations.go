@@ -15,13 +15,14 @@ const createNoteRetry = runtime.Retry(0)
 
 // createNoteOp describes CreateNote to the runtime.
 var createNoteOp = &writegenimpl.Operation{
-	ID:       "createNote",
-	Method:   "POST",
-	Path:     "/notes",
-	Effect:   runtime.EffectIdempotent,
-	Retry:    createNoteRetry,
-	Attempts: 1,
-	Receipt:  true,
+	ID:        "createNote",
+	Method:    "POST",
+	Path:      "/notes",
+	Effect:    runtime.EffectIdempotent,
+	Retry:     createNoteRetry,
+	Attempts:  1,
+	Receipt:   true,
+	IDPointer: "/id",
 }
 
 // CreateNote calls POST /notes.
@@ -51,13 +52,14 @@ const uploadFileRetry = runtime.Retry(0)
 
 // uploadFileOp describes UploadFile to the runtime.
 var uploadFileOp = &writegenimpl.Operation{
-	ID:       "uploadFile",
-	Method:   "POST",
-	Path:     "/files",
-	Effect:   runtime.EffectIdempotent,
-	Retry:    uploadFileRetry,
-	Attempts: 1,
-	Receipt:  true,
+	ID:        "uploadFile",
+	Method:    "POST",
+	Path:      "/files",
+	Effect:    runtime.EffectIdempotent,
+	Retry:     uploadFileRetry,
+	Attempts:  1,
+	Receipt:   true,
+	IDPointer: "/id",
 }
 
 // UploadFile calls POST /files.

@@ -54,6 +54,7 @@ var compactResponseOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: 24 * time.Hour,
 	Receipt:   true,
+	IDPointer: "/id",
 	Owner:     "platform",
 }
 

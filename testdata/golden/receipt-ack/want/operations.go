@@ -107,6 +107,7 @@ var createScheduleOp = &writegenimpl.Operation{
 	Keyed:     true,
 	KeyWindow: 90 * time.Minute,
 	Receipt:   true,
+	IDPointer: "/schedule/id",
 }
 
 // CreateSchedule calls POST /schedules.

@@ -57,6 +57,7 @@ var createExternalAccountOp = &writegenimpl.Operation{
 	KeyMaxLength: 255,
 	KeyWindow:    24 * time.Hour,
 	Receipt:      true,
+	IDPointer:    "/id",
 }
 
 // CreateExternalAccount calls POST /accounts/{account}/external_accounts.

@@ -44,6 +44,7 @@ var createUserOp = &writegenimpl.Operation{
 	Retry:     createUserRetry,
 	Attempts:  3,
 	Receipt:   true,
+	IDPointer: "/user/id",
 	Lookup:    runtime.Strong,
 	LookupLag: 5 * time.Second,
 	Dedupe:    true,

@@ -103,6 +103,10 @@ var addNoteTool = &mcp.Tool{
 			},
 			"required": ["id"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -192,6 +196,10 @@ var createThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "subject"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]
@@ -481,7 +489,8 @@ var startExportTool = &mcp.Tool{
 			"type": "object",
 			"properties": {
 				"day": {
-					"type": "string"
+					"type": "string",
+					"format": "date"
 				}
 			},
 			"required": ["day"]
@@ -519,6 +528,10 @@ var startExportTool = &mcp.Tool{
 				}
 			},
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["accepted", "note"]
@@ -606,6 +619,10 @@ var updateThreadTool = &mcp.Tool{
 			},
 			"required": ["id", "subject"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]

@@ -112,7 +112,7 @@ var putItemTool = &mcp.Tool{
 					"type": "string"
 				},
 				"value": {
-					"anyOf": [
+					"oneOf": [
 						{
 							"type": "string"
 						},
@@ -159,6 +159,10 @@ var putItemTool = &mcp.Tool{
 			},
 			"required": ["id"],
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"]

@@ -279,7 +279,7 @@ var putNodeTool = &mcp.Tool{
 					"type": ["string", "null"]
 				},
 				"value": {
-					"anyOf": [
+					"oneOf": [
 						{
 							"type": "string"
 						},
@@ -345,6 +345,10 @@ var putNodeTool = &mcp.Tool{
 		"body": {
 			"$ref": "#/$defs/Node",
 			"description": "The provider's answer."
+		},
+		"undecoded": {
+			"type": "string",
+			"description": "Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."
 		}
 	},
 	"required": ["id", "source"],
