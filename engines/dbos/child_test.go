@@ -30,8 +30,11 @@ import (
 )
 
 // lease is the ledger lease of the children's clients: a claim left by a
-// killed child is taken over this long after its last renewal.
-const lease = 600 * time.Millisecond
+// killed child is taken over this long after its last renewal. A holder
+// renews every third of it, so a renewal that a loaded machine delays has
+// the rest of the lease to land; a shorter lease makes writes end not
+// applied when renewals come late, which the tests would count.
+const lease = 1500 * time.Millisecond
 
 // childEnv names the environment variable that makes the test binary a
 // child: a DBOS application that pays orders, one workflow each.
@@ -44,7 +47,7 @@ type childConfig struct {
 	Ledger   string   // writegen's ledger: sqlite:PATH or a postgres:// URL
 	Orders   []string // the orders to pay, in turn
 	Writegen bool     // pay with writegen; else with one POST, as a DBOS step by default
-	Settle   bool     // then wait until the scheduled Resume settled every row of the ledger
+	Settle   bool     // then wait until the scheduled Resume settled every row of the ledger and its runs ended
 	Payouts  bool     // request a payout for each order instead, and wait for its webhook
 }
 
@@ -189,7 +192,25 @@ func child(cfgJSON string) error {
 		fmt.Fprintf(out, "%s\n", b)
 	}
 	if cfg.Settle {
-		return settled(ctx, l)
+		if err := settled(ctx, l); err != nil {
+			return err
+		}
+		// The Resume runs that settled the rows record their reports
+		// before the process ends.
+		runs, err := dbos.ListWorkflows(dctx, dbos.WithFilterName(wgdbos.ResumeWorkflow),
+			dbos.WithFilterStatus(dbos.WorkflowStatusPending), dbos.WithFilterLoadOutput(false))
+		if err != nil {
+			return err
+		}
+		for _, r := range runs {
+			h, err := dbos.RetrieveWorkflow[runtime.ResumeReport](dctx, r.ID)
+			if err != nil {
+				return err
+			}
+			if _, err := h.GetResult(); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -268,38 +289,48 @@ func (f *fleet) killed() int {
 // run starts children until one ends well, and returns its results.
 func (f *fleet) run() map[string]childResult {
 	f.t.Helper()
-	cfg, err := json.Marshal(f.cfg)
-	if err != nil {
-		f.t.Fatal(err)
-	}
 	for start := 0; start < 10*len(f.cfg.Orders)+10; start++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childEnv+"="+string(cfg))
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		f.mu.Lock()
-		err := cmd.Start()
-		f.cur = cmd
-		f.mu.Unlock()
-		if err != nil {
-			f.t.Fatal(err)
-		}
-		err = cmd.Wait()
-		f.mu.Lock()
-		f.cur = nil
-		f.mu.Unlock()
-		if err == nil {
-			return parseResults(f.t, &stdout)
-		}
-		if !killed(err) {
-			f.t.Fatalf("child: %v\n%s", err, stderr.String())
+		if res, killed := f.once(); !killed {
+			return res
 		}
 	}
 	f.t.Fatal("no child lived to pay every order")
 	return nil
 }
 
-func killed(err error) bool {
+// once runs one child and returns its results, or killed if it was
+// killed.
+func (f *fleet) once() (res map[string]childResult, killed bool) {
+	f.t.Helper()
+	cfg, err := json.Marshal(f.cfg)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+string(cfg))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	f.mu.Lock()
+	err = cmd.Start()
+	f.cur = cmd
+	f.mu.Unlock()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	err = cmd.Wait()
+	f.mu.Lock()
+	f.cur = nil
+	f.mu.Unlock()
+	if err == nil {
+		return parseResults(f.t, &stdout), false
+	}
+	if !wasKilled(err) {
+		f.t.Fatalf("child: %v\n%s", err, stderr.String())
+	}
+	return nil, true
+}
+
+func wasKilled(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee) && ee.ProcessState.String() == "signal: killed"
 }
