@@ -1,10 +1,17 @@
 package wgtemporal_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,16 +28,105 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// lease is the ledger lease of the test's client.
+// lease is the ledger lease of the test workers' clients: a claim left by
+// a killed worker is taken over this long after its last renewal.
 const lease = 600 * time.Millisecond
 
-// harness is a worker in front of one provider and one ledger.
+var errKilled = errors.New("the worker was killed")
+
+// deadLedger is the ledger as a worker sees it: once the worker is killed,
+// nothing it does reaches the database any more.
+type deadLedger struct {
+	l    *sqlite.Ledger
+	dead *atomic.Bool
+}
+
+func (d deadLedger) Claim(ctx context.Context, rec runtime.Record, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
+	if d.dead.Load() {
+		return runtime.Record{}, false, errKilled
+	}
+	return d.l.Claim(ctx, rec, h, lease)
+}
+
+func (d deadLedger) Renew(ctx context.Context, id, fence int64, lease time.Duration) error {
+	if d.dead.Load() {
+		return errKilled
+	}
+	return d.l.Renew(ctx, id, fence, lease)
+}
+
+func (d deadLedger) Settle(ctx context.Context, id, fence int64, to runtime.State, s runtime.Settlement) error {
+	if d.dead.Load() {
+		return errKilled
+	}
+	return d.l.Settle(ctx, id, fence, to, s)
+}
+
+func (d deadLedger) Await(ctx context.Context, id int64) (runtime.Record, error) {
+	if d.dead.Load() {
+		return runtime.Record{}, errKilled
+	}
+	return d.l.Await(ctx, id)
+}
+
+func (d deadLedger) TakeOver(ctx context.Context, scope, tenant, operation string, now time.Time, h runtime.Holder, lease time.Duration, limit int) ([]runtime.Record, error) {
+	if d.dead.Load() {
+		return nil, errKilled
+	}
+	return d.l.TakeOver(ctx, scope, tenant, operation, now, h, lease, limit)
+}
+
+func (d deadLedger) TakeOverRow(ctx context.Context, id int64, now time.Time, h runtime.Holder, lease time.Duration) (runtime.Record, bool, error) {
+	if d.dead.Load() {
+		return runtime.Record{}, false, errKilled
+	}
+	return d.l.TakeOverRow(ctx, id, now, h, lease)
+}
+
+// Now reads the ledger's clock, which judges leases: a write that finds a
+// dead worker's claim takes it over once its lease has ended by it.
+func (d deadLedger) Now(ctx context.Context) (time.Time, error) {
+	if d.dead.Load() {
+		return time.Time{}, errKilled
+	}
+	return d.l.Now(ctx)
+}
+
+func (d deadLedger) Record(ctx context.Context, rec runtime.Record) (int64, error) {
+	if d.dead.Load() {
+		return 0, errKilled
+	}
+	return d.l.Record(ctx, rec)
+}
+
+// deadTransport sends nothing once the worker is killed.
+type deadTransport struct{ dead *atomic.Bool }
+
+func (d deadTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if d.dead.Load() {
+		return nil, errKilled
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// worker is one worker process: its client, its ledger connection and its
+// network, all of which stop when it is killed.
+type worker struct {
+	client *payments.Client
+	dead   atomic.Bool
+}
+
+// harness is a fleet of workers in front of one provider and one ledger:
+// a killed worker is replaced by a new one, as a supervisor restarts it.
 type harness struct {
 	t        testing.TB
 	provider *enginetest.Provider
 	ledger   *sqlite.Ledger
 	safety   *wgtemporal.Safety
-	client   *payments.Client
+
+	mu    sync.Mutex
+	cur   *worker // guarded by mu
+	kills int     // guarded by mu
 }
 
 func newHarness(t testing.TB, seed uint64) *harness {
@@ -46,23 +142,89 @@ func newHarness(t testing.TB, seed uint64) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := payments.NewClient(p.URL, l, runtime.WithLease(lease), runtime.WithAttemptTimeout(lease*2/5),
-		runtime.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
+	h := &harness{t: t, provider: p, ledger: l, safety: s}
+	h.cur = h.start()
+	return h
+}
+
+func (h *harness) start() *worker {
+	w := &worker{}
+	c, err := payments.NewClient(h.provider.URL, deadLedger{h.ledger, &w.dead},
+		runtime.WithHTTPClient(&http.Client{Transport: deadTransport{&w.dead}}),
+		runtime.WithLease(lease), runtime.WithAttemptTimeout(lease*2/5), runtime.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
 	if err != nil {
-		t.Fatal(err)
+		h.t.Fatal(err)
 	}
-	return &harness{t: t, provider: p, ledger: l, safety: s, client: c}
+	w.client = c
+	return w
+}
+
+// worker returns the live worker.
+func (h *harness) worker() *worker {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cur
+}
+
+// kill kills the live worker and starts another.
+func (h *harness) kill() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cur.dead.Store(true)
+	h.cur = h.start()
+	h.kills++
+}
+
+// killed returns how many workers were killed.
+func (h *harness) killed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.kills
 }
 
 // pay is the activity that makes an order's payment with writegen.
 func (h *harness) pay(ctx context.Context, order string) (string, error) {
+	w := h.worker()
 	r, err := wgtemporal.Run(ctx, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
-		return h.client.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 100})
+		return w.client.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 100})
 	})
+	if w.dead.Load() {
+		// The worker died during the attempt: Temporal sees the attempt
+		// time out and runs the activity again on another worker.
+		return "", errKilled
+	}
 	if err != nil {
 		return "", err
 	}
 	return r.ID, nil
+}
+
+// payPlain is the activity a team writes without writegen: one POST, any
+// failure returned for Temporal to retry.
+func (h *harness) payPlain(ctx context.Context, order string) (string, error) {
+	w := h.worker()
+	body, _ := json.Marshal(payments.NewPayment{Order: order, Cents: 100})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.provider.URL+"/payments", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: deadTransport{&w.dead}}).Do(req)
+	if w.dead.Load() {
+		return "", errKilled
+	}
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("status %d", resp.StatusCode)
+	}
+	var p payments.Payment
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		return "", err
+	}
+	return p.ID, nil
 }
 
 // payWorkflow pays one order with the activity name, scheduled by execute.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"strings"
@@ -19,6 +20,11 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+)
+
+var (
+	seed      = flag.Uint64("seed", 23, "the seed of TestSeededRun's losses and kills")
+	workflows = flag.Int("workflows", 200, "the workflows of TestSeededRun")
 )
 
 // A lost answer is retried by writegen inside the attempt with the same
@@ -49,6 +55,45 @@ func TestLostAnswerOneEffect(t *testing.T) {
 	}
 	if h.provider.Lost() == 0 || paid == 0 {
 		t.Fatalf("%d answers lost, %d orders paid: the test tested nothing", h.provider.Lost(), paid)
+	}
+}
+
+// A worker killed after the provider committed and before it answered:
+// Temporal runs the activity again on another worker, whose write finds
+// the dead worker's claim, takes it over once its lease has ended by the
+// ledger's clock and settles it with the same provider key. One payment,
+// the first one's id. (The SDK's test environment runs every worker in
+// the test's process: a killed worker is played by cutting its ledger
+// connection and its network after the provider committed, and its
+// attempt ends in a retryable failure, as a dead worker's ends in a
+// timeout; engines/temporal/servertest kills worker processes.)
+func TestWorkerKilledMidActivity(t *testing.T) {
+	h := newHarness(t, 2)
+	killed := false
+	h.provider.OnCommit(func(string, string) bool {
+		if killed {
+			return false
+		}
+		killed = true
+		h.kill()
+		return true
+	})
+	r := h.execute("k", "pay", h.pay, "createPayment", payOptions, nil)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.attempts != 2 {
+		t.Errorf("%d attempts, want 2 (the killed one and its retry)", r.attempts)
+	}
+	if n := h.provider.Effects("/payments", "k"); n != 1 {
+		t.Errorf("%d payments, want 1", n)
+	}
+	rows, err := h.ledger.List(context.Background(), ledger.Filter{Scope: "payments", State: runtime.StateActive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].BusinessKey != "order-k/1" {
+		t.Errorf("active rows %+v, want one with business key order-k/1", rows)
 	}
 }
 
@@ -207,7 +252,7 @@ func TestAckCompletedByWebhook(t *testing.T) {
 	settled := func() { once.Do(func() { close(completed) }) }
 	payout := func(ctx context.Context, order string) (wgtemporal.Settled, error) {
 		ack, err := wgtemporal.Run(ctx, func(ctx context.Context, key string) (*runtime.Ack[payments.RequestPayoutResponse], error) {
-			return h.client.RequestPayout(ctx, payments.RequestPayoutKey{Ref: key}, payments.NewPayment{Order: order, Cents: 500})
+			return h.worker().client.RequestPayout(ctx, payments.RequestPayoutKey{Ref: key}, payments.NewPayment{Order: order, Cents: 500})
 		})
 		if err != nil {
 			return wgtemporal.Settled{}, err
@@ -266,6 +311,50 @@ func (f completerFunc) CompleteActivity(ctx context.Context, token []byte, resul
 	return f(ctx, token, result, err)
 }
 
+// The seeded run: workflows that each pay one order, against a provider
+// that loses answers and with workers killed after the provider committed,
+// once with writegen and once as the anchor, the same activity written as
+// one POST under Temporal's default retry policy, in the SDK's test
+// environment (engines/temporal/servertest runs it on a real server, with
+// worker processes killed). go test -v prints both.
+func TestSeededRun(t *testing.T) {
+	const lose, kill = 0.2, 0.1
+	var figures [2]enginetest.Figures
+	for i, writegen := range []bool{true, false} {
+		h := newHarness(t, *seed)
+		h.provider.Lose(lose)
+		h.provider.OnCommit(func(string, string) bool {
+			if h.provider.Draw() >= kill {
+				return false
+			}
+			h.kill()
+			return true
+		})
+		f := &figures[i]
+		for n := range *workflows {
+			order := fmt.Sprint(n)
+			var r run
+			if writegen {
+				r = h.execute(order, "pay", h.pay, "createPayment", payOptions, nil)
+			} else {
+				r = h.execute(order, "pay", h.payPlain, "", payOptions, nil)
+			}
+			var ae *temporal.ApplicationError
+			uncertain := errors.As(r.err, &ae) && ae.Type() == wgtemporal.TypeUncertain
+			f.Count(h.provider.Effects("/payments", order), r.err == nil, uncertain)
+		}
+		f.Kills, f.Lost = h.killed(), h.provider.Lost()
+	}
+	t.Logf("temporal, writegen:          %v", figures[0])
+	t.Logf("temporal, anchor (no writegen, default retry): %v", figures[1])
+	if w := figures[0]; w.Duplicates != 0 || w.Missing != 0 || w.Failed != 0 {
+		t.Errorf("writegen: %v: want no duplicate, no missing payment and no plain failure", w)
+	}
+	if figures[0].Kills == 0 || figures[0].Lost == 0 {
+		t.Error("no worker was killed or no answer lost: the run tested nothing")
+	}
+}
+
 // A new run of a workflow (a workflow retry, a reset, the workflow
 // started again under its ID) schedules the payment again with the same
 // key, the workflow ID and the activity ID: the ledger answers the first
@@ -297,7 +386,7 @@ func TestResumeWorkflow(t *testing.T) {
 	}
 	h.provider.Lose(0)
 	env := newEnv()
-	wgtemporal.RegisterResume(env, h.client)
+	wgtemporal.RegisterResume(env, h.worker().client)
 	env.ExecuteWorkflow(wgtemporal.ResumeWorkflow)
 	var rep runtime.ResumeReport
 	if err := env.GetWorkflowResult(&rep); err != nil {
