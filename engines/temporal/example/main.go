@@ -13,7 +13,8 @@
 // mid-write, and an uncertain write due to be asked again, are driven on by
 // Temporal, whichever workers are running. main_test.go runs the activity
 // and workflow in the SDK's test environment against a provider that loses
-// answers; servertest runs this program against a real Temporal server.
+// answers; engines/temporal/servertest runs workflows like these, and the
+// Resume schedule, on worker processes against a real Temporal server.
 package main
 
 import (
