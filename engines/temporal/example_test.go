@@ -19,6 +19,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -71,6 +72,7 @@ func ExampleRegisterResume() {
 	suite.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 
 	env := suite.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute}) // a loaded machine may hold a task past the default second
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-42", TaskQueue: "payments"})
 	ws := wgtemporal.NewWrites(safety)
 	if err := ws.Register(env, wgtemporal.Activity{Name: "pay-order", Func: pay, Write: "createPayment",
@@ -89,6 +91,7 @@ func ExampleRegisterResume() {
 
 	provider.Lose(0) // the provider answers again
 	env = suite.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
 	wgtemporal.RegisterResume(env, c)
 	env.ExecuteWorkflow(wgtemporal.ResumeWorkflow)
 	var rep runtime.ResumeReport

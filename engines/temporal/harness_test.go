@@ -25,6 +25,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -109,9 +110,9 @@ func (d deadTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// worker is one worker process: its client, its ledger connection and its
+// simWorker is one worker process: its client, its ledger connection and its
 // network, all of which stop when it is killed.
-type worker struct {
+type simWorker struct {
 	client *payments.Client
 	dead   atomic.Bool
 }
@@ -125,8 +126,8 @@ type harness struct {
 	safety   *wgtemporal.Safety
 
 	mu    sync.Mutex
-	cur   *worker // guarded by mu
-	kills int     // guarded by mu
+	cur   *simWorker // guarded by mu
+	kills int        // guarded by mu
 }
 
 func newHarness(t testing.TB, seed uint64) *harness {
@@ -147,8 +148,8 @@ func newHarness(t testing.TB, seed uint64) *harness {
 	return h
 }
 
-func (h *harness) start() *worker {
-	w := &worker{}
+func (h *harness) start() *simWorker {
+	w := &simWorker{}
 	c, err := payments.NewClient(h.provider.URL, deadLedger{h.ledger, &w.dead},
 		runtime.WithHTTPClient(&http.Client{Transport: deadTransport{&w.dead}}),
 		runtime.WithLease(lease), runtime.WithAttemptTimeout(lease*2/5), runtime.WithBackoff(5*time.Millisecond, 50*time.Millisecond))
@@ -160,7 +161,7 @@ func (h *harness) start() *worker {
 }
 
 // worker returns the live worker.
-func (h *harness) worker() *worker {
+func (h *harness) worker() *simWorker {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.cur
@@ -293,9 +294,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// newEnv returns a test environment that logs nothing.
+// newEnv returns a test environment that logs nothing. Its workflow
+// tasks may run for a minute before the SDK takes them for deadlocked,
+// not the default second, which a loaded machine exceeds (the tests
+// failed with "Potential deadlock detected" on two shared cores).
 func newEnv() *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(quiet))
-	return s.NewTestWorkflowEnvironment()
+	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
+	return env
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/writegen/writegen/engines/internal/enginetest"
 	"github.com/writegen/writegen/engines/internal/payments"
@@ -12,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 )
 
 // The example's workflow in the SDK's test environment, against a
@@ -33,6 +35,7 @@ func TestExample(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute}) // a loaded machine may hold a task past the default second
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-42"})
 	if err := Register(env, &Payer{Client: c}); err != nil {
 		t.Fatal(err)
