@@ -8,14 +8,23 @@
 // Key returns the key a write takes inside an activity: the workflow ID and
 // the activity's ID. Both stay the same whenever Temporal runs the activity
 // again: a retried attempt, an attempt on another worker after one died, and
-// a new run of the workflow (a workflow retry, a reset, continue-as-new
-// replaying the same code) scheduling the same activity. The run ID is not
-// part of it: every workflow retry and reset starts a run with a new run ID,
-// so a key that held it would make the write of the second run a new write,
-// and the provider a second payment. Give activities that make writes an
-// explicit ActivityID (workflow.ActivityOptions.ActivityID) when the order
-// in which a workflow schedules them can change between versions of its
-// code: the default ID is the activity's position in the workflow's history.
+// a new run of the workflow that replays the same code from the start (a
+// workflow retry, continue-as-new, the workflow started again under its ID)
+// scheduling the same activity. The run ID is not part of it: every
+// workflow retry and reset starts a run with a new run ID, so a key that
+// held it would make the write of the second run a new write, and the
+// provider a second payment.
+//
+// The SDK's default activity ID is the ID of the event the scheduling will
+// be in the workflow's history. A reset keeps the history up to its point
+// and appends events (the failed and the new workflow task), so a write
+// scheduled after that point gets another default ID, hence another key:
+// on a real server, a reset run paid a second time with default IDs.
+// Give each activity that makes a write an explicit ActivityID, unique in
+// its workflow, when the workflow may be reset, or when the order in which
+// it schedules activities can change between versions of its code:
+// Writes.Execute keeps the ActivityID of the activity options of its
+// context (workflow.WithActivityOptions).
 //
 // # Outcomes
 //

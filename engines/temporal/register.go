@@ -164,13 +164,18 @@ func (ws *Writes) Register(r Registry, a Activity) error {
 }
 
 // Execute schedules the registered activity name in a workflow with the
-// options it was registered with.
+// options it was registered with, and with the ActivityID of the activity
+// options of ctx when they have one (the write's key holds it; see the
+// package documentation).
 func (ws *Writes) Execute(ctx workflow.Context, name string, args ...any) workflow.Future {
 	o, ok := ws.options[name]
 	if !ok {
 		f, s := workflow.NewFuture(ctx)
 		s.SetError(temporal.NewNonRetryableApplicationError("wgtemporal: activity "+name+" was not registered with Writes.Register", "wgtemporal.Unregistered", nil))
 		return f
+	}
+	if id := workflow.GetActivityOptions(ctx).ActivityID; id != "" {
+		o.ActivityID = id
 	}
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), name, args...)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 )
@@ -355,12 +357,13 @@ func TestSeededRun(t *testing.T) {
 	}
 }
 
-// A new run of a workflow (a workflow retry, a reset, the workflow
-// started again under its ID) schedules the payment again with the same
-// key, the workflow ID and the activity ID: the ledger answers the first
-// run's payment and the provider is not called again. (The SDK's test
-// environment runs no workflow retry policy and gives every run the same
-// run ID, so each run here is an environment of its own.)
+// A new run of a workflow that replays its code from the start (a
+// workflow retry, the workflow started again under its ID) schedules the
+// payment again with the same key, the workflow ID and the activity ID: the
+// ledger answers the first run's payment and the provider is not called
+// again. (The SDK's test environment runs no workflow retry policy and
+// gives every run the same run ID, so each run here is an environment of
+// its own; servertest resets a workflow on a real server.)
 func TestNewRunIsOneWrite(t *testing.T) {
 	h := newHarness(t, 6)
 	first := h.execute("w", "pay", h.pay, "createPayment", payOptions, nil)
@@ -401,5 +404,37 @@ func TestResumeWorkflow(t *testing.T) {
 	}
 	if n := h.provider.Effects("/payments", "r"); n != 1 {
 		t.Errorf("%d payments, want 1", n)
+	}
+}
+
+// Writes.Execute keeps the ActivityID that the workflow gives in the
+// activity options of its context, and the write's key holds it: the
+// activity's other options are those it was registered with.
+func TestExecuteKeepsActivityID(t *testing.T) {
+	h := newHarness(t, 8)
+	env := newEnv()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-i", TaskQueue: "payments"})
+	ws := wgtemporal.NewWrites(h.safety)
+	if err := ws.Register(env, wgtemporal.Activity{Name: "pay", Func: h.pay, Write: "createPayment", Options: payOptions}); err != nil {
+		t.Fatal(err)
+	}
+	var timeout time.Duration
+	env.SetOnActivityStartedListener(func(_ *activity.Info, ctx context.Context, _ converter.EncodedValues) {
+		timeout = activity.GetInfo(ctx).StartToCloseTimeout
+	})
+	env.RegisterWorkflowWithOptions(payWorkflow(func(ctx workflow.Context, name string, args ...any) workflow.Future {
+		return ws.Execute(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{ActivityID: "payment"}), name, args...)
+	}, "pay"), workflow.RegisterOptions{Name: "pay"})
+	env.ExecuteWorkflow("pay", "i")
+	var id string
+	if err := env.GetWorkflowResult(&id); err != nil {
+		t.Fatal(err)
+	}
+	row, err := h.ledger.Find(context.Background(), runtime.Identity{Scope: "payments", Operation: "createpayment", BusinessKey: "order-i/payment"})
+	if err != nil || row.ProviderID != id {
+		t.Errorf("the row of order-i/payment: %+v, %v: want the payment %q", row.Record, err, id)
+	}
+	if timeout != payOptions.StartToCloseTimeout {
+		t.Errorf("start-to-close timeout %v, want the registered %v", timeout, payOptions.StartToCloseTimeout)
 	}
 }
