@@ -42,7 +42,7 @@ type Provider struct {
 	effects  map[string]int    // "path order" → committed effects; guarded by mu
 	answers  map[string][]byte // "path key" → the first answer; guarded by mu
 	lost     int               // answers lost; guarded by mu
-	onCommit func(path, order string) (lose bool)
+	onCommit func(path, order, worker string) (lose bool)
 	hook     *webhooks
 	nextID   int // guarded by mu
 }
@@ -81,7 +81,17 @@ func (p *Provider) Throttle(n int) {
 // OnCommit sets f, called after each effect is committed and before it is
 // answered; when f returns true the answer is lost. Set it before the
 // first request.
-func (p *Provider) OnCommit(f func(path, order string) (lose bool)) { p.onCommit = f }
+func (p *Provider) OnCommit(f func(path, order string) (lose bool)) {
+	p.onCommit = func(path, order, _ string) bool { return f(path, order) }
+}
+
+// WorkerHeader is the request header in which a test's worker process
+// names itself, for OnCommitBy.
+const WorkerHeader = "X-Test-Worker"
+
+// OnCommitBy is OnCommit whose f is also told the worker that sent the
+// request (its WorkerHeader), to kill that one.
+func (p *Provider) OnCommitBy(f func(path, order, worker string) (lose bool)) { p.onCommit = f }
 
 // Draw returns a number in [0, 1) from the provider's seeded source, for
 // schedules that belong with its losses.
@@ -211,7 +221,7 @@ func (p *Provider) serve(w http.ResponseWriter, r *http.Request) {
 	if path == "/payouts" && p.hook != nil {
 		go p.hook.deliver("evt_"+id, PayoutEvent{Type: "payout.paid", Key: key, ID: id})
 	}
-	if p.onCommit != nil && p.onCommit(path, in.Order) {
+	if p.onCommit != nil && p.onCommit(path, in.Order, r.Header.Get(WorkerHeader)) {
 		lose = true
 	}
 	if lose {
