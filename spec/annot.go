@@ -78,6 +78,7 @@ type answers struct {
 	attempts     int
 	compensate   *compensateAnswer
 	dedupe       bool
+	retention    time.Duration // 0: forever
 	uncertain    Uncertain
 	owner        string
 	credentials  *Credentials
@@ -166,7 +167,7 @@ type compensateAnswer struct {
 
 // answerKeys are the keys an operation entry (or the defaults block) may hold.
 var answerKeys = []string{"effect", "destructive", "key", "idempotency", "reference", "response", "lookup", "retry",
-	"compensate", "dedupe", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
+	"compensate", "dedupe", "retention", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
 // retryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
 // names of its kinds (runtime.RetryKinds), the one list of them.
@@ -179,7 +180,7 @@ var retryNames = func() []string {
 }()
 
 // ackKinds are the answers an acknowledgement may give up, by their old value.
-var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe"}
+var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe", "retention"}
 
 // annotParser decodes the annotation file strictly, collecting every defect.
 type annotParser struct {
@@ -711,6 +712,8 @@ func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
 	case "dedupe":
 		s, _ := p.oneOf(v, "ledger", "none")
 		a.dedupe = s == "ledger"
+	case "retention":
+		a.retention = p.retention(v)
 	case "uncertain":
 		s, _ := p.oneOf(v, string(UncertainReconcile))
 		a.uncertain = Uncertain(s)
@@ -1398,6 +1401,10 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 		case "dedupe":
 			if old != "ledger" {
 				p.errorf(kv[1], "acknowledge dedupe %q: only a dropped dedupe: ledger is acknowledged (write ledger)", old)
+			}
+		case "retention":
+			if _, ok := parseDuration(old); !ok && old != "forever" {
+				p.errorf(kv[1], "acknowledge retention %q: want the old retention as WRITE_SAFETY.json writes it, like \"720h\", or forever", old)
 			}
 		case "max_length":
 			if _, err := strconv.Atoi(old); err != nil && old != "none" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +63,9 @@ type IdentityWrite struct {
 	Envelope    string `json:"envelope,omitempty"`
 	Source      string `json:"source,omitempty"`
 	Dedupe      string `json:"dedupe"` // ledger or none
+	// Retention is how long the ledger remembers a settled key of a ledger-claimed write; empty:
+	// for good.
+	Retention string `json:"retention,omitempty"`
 	// Where a receipt's durable id is in the write's 2xx answer ("/number", "/ticket/id"), its
 	// JSON type (string or integer) and the schema of the object it names ("Issue"): what
 	// `writegen ledger resolve -committed -provider-id` takes, which the command names and
@@ -160,6 +164,9 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	}
 	if s.Dedupe {
 		w.Dedupe = "ledger"
+		if s.Retention > 0 {
+			w.Retention = durationText(s.Retention)
+		}
 	}
 	return w, true
 }
@@ -336,6 +343,10 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 		c.refuse(s.Reference.Pos, op, "the reference is %s, and was %s %s: the lookup of a write sent before the change would not find it, so its retry is a second effect; put it back, or acknowledge it (acknowledge: {reference: %s, reason: ...})",
 			strconv.Quote(now.Reference), strconv.Quote(was.Reference), in, strconv.Quote(was.Reference))
 	}
+	if was.Dedupe == "ledger" && now.Dedupe == "ledger" && retentionOf(now) < retentionOf(was) && !c.ack(op, "retention", retentionText(was)) {
+		c.refuse(s.RetentionPos, op, "retention %s is shorter than %s %s: the ledger would forget keys that callers may still repeat, and a repeat after it is a new write, a second effect; put it back, or acknowledge it (acknowledge: {retention: %s, reason: ...})",
+			retentionText(now), retentionText(was), in, strconv.Quote(retentionText(was)))
+	}
 	if was.Dedupe == "ledger" && now.Dedupe != "ledger" && !c.ack(op, "dedupe", "ledger") {
 		pos := s.Pos
 		if s.DedupePos.Line != 0 {
@@ -491,4 +502,20 @@ func lagName(consistency string) string {
 		return "settle time"
 	}
 	return "lag"
+}
+
+// retentionOf returns how long w's ledger rows are kept once settled; for good is the longest.
+func retentionOf(w IdentityWrite) time.Duration {
+	if d, ok := parseDuration(w.Retention); ok {
+		return d
+	}
+	return math.MaxInt64
+}
+
+// retentionText is w's retention as an annotation writes it.
+func retentionText(w IdentityWrite) string {
+	if w.Retention == "" {
+		return "forever"
+	}
+	return w.Retention
 }

@@ -415,8 +415,13 @@ type Safety struct {
 	Compensate *Compensation
 	Dedupe     bool // claim the business key in the ledger before calling
 	DedupePos  Pos
-	Uncertain  Uncertain
-	Owner      string
+	// Retention is how long the ledger remembers the business key of a Dedupe write once it is
+	// settled for good (retention:): a repeat within it gets the first outcome, and Resume or
+	// "writegen ledger prune" may forget the key after it. 0 keeps every key for good.
+	Retention    time.Duration
+	RetentionPos Pos
+	Uncertain    Uncertain
+	Owner        string
 	// Credentials is nil when not declared.
 	Credentials *Credentials
 	Inbox       *Inbox

@@ -291,6 +291,12 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		}
 		if s.Dedupe {
 			fields = append(fields, field{"Dedupe", jen.True()})
+			switch day := 24 * time.Hour; {
+			case s.Retention > 0 && s.Retention%day == 0:
+				fields = append(fields, field{"Retention", jen.Lit(int(s.Retention/day)).Op("*").Lit(24).Op("*").Qual("time", "Hour")})
+			case s.Retention > 0:
+				fields = append(fields, field{"Retention", duration(s.Retention)})
+			}
 		}
 		if s.Owner != "" {
 			fields = append(fields, field{"Owner", jen.Lit(s.Owner)})

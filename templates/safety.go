@@ -59,7 +59,7 @@ var questions = []struct {
 	{"Is a 2xx a receipt (a durable id) or only an acknowledgement?", []string{"response"}},
 	{"Can we ask the provider what committed, and how consistent is the answer?", []string{"lookup", "reference"}},
 	{"Which failures are retried (fixed at compile time)?", []string{"retry"}},
-	{"What is the business key, and does our own database enforce it?", []string{"key", "dedupe"}},
+	{"What is the business key, and does our own database enforce it?", []string{"key", "dedupe", "retention"}},
 	{"How do duplicate and out-of-order events behave?", []string{"inbox"}},
 	{"Can a concurrent token refresh invalidate the request?", []string{"credentials"}},
 	{"When does it stop being an engineering problem, and who is told?", []string{"uncertain", "owner"}},
@@ -401,8 +401,13 @@ func keyAnswer(s *spec.Safety) string {
 		fields[i] = cell(f.Name + " " + f.Type)
 	}
 	a := code(k.Format) + " from " + strings.Join(fields, ", ") + " (type " + code(k.TypeName) + "), key scope " + code(k.Scope)
+	if s.Dedupe && s.Retention > 0 {
+		return a + "; claimed in the ledger before the call: calls with equal keys are one write; the ledger remembers a key for " +
+			days(s.Retention) + " after its write is settled (a repeat within it gets the first outcome, a later one is a new write), " +
+			"uncertain and claimed keys until they are settled"
+	}
 	if s.Dedupe {
-		return a + "; claimed in the ledger before the call: calls with equal keys are one write"
+		return a + "; claimed in the ledger before the call: calls with equal keys are one write; the ledger remembers every key for good (no retention declared)"
 	}
 	if s.Idempotency != nil {
 		return a + "; not claimed in the ledger: calls with equal keys are one write only while the provider remembers the key, and concurrent calls are all sent"
@@ -487,6 +492,17 @@ func span(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 	}
 	return d.String()
+}
+
+// days writes d in days when it is whole days ("365 days"), else as span does.
+func days(d time.Duration) string {
+	switch day := 24 * time.Hour; {
+	case d == day:
+		return "1 day"
+	case d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + " days"
+	}
+	return span(d)
 }
 
 // cell makes text safe in a Markdown table cell: one line, with pipes, backslashes, backticks,
