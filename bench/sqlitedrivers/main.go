@@ -258,6 +258,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -360,8 +361,12 @@ type querier struct {
 	}
 }
 
+// numbered writes the ledger's $N parameters as SQLite's ?N, as the sqlite ledger does: some
+// drivers bind $N by order of appearance (the ledger's statements hold no quoted $).
+var numbered = regexp.MustCompile(` + "`" + `\$([0-9]+)` + "`" + `)
+
 func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := q.q.ExecContext(ctx, query, args...)
+	res, err := q.q.ExecContext(ctx, numbered.ReplaceAllString(query, "?$1"), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -369,7 +374,7 @@ func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (q querier) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
-	return q.q.QueryContext(ctx, query, args...)
+	return q.q.QueryContext(ctx, numbered.ReplaceAllString(query, "?$1"), args...)
 }
 
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
