@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // annotations is the annotation file as written, each answer with the node it came from.
@@ -170,10 +171,10 @@ var answerKeys = []string{"effect", "destructive", "key", "idempotency", "refere
 	"compensate", "dedupe", "retention", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
 // retryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
-// names of its kinds (runtime.RetryKinds), the one list of them.
+// names of its kinds (writegenimpl.RetryKinds), the one list of them.
 var retryNames = func() []string {
 	var names []string
-	for _, k := range runtime.RetryKinds() {
+	for _, k := range writegenimpl.RetryKinds() {
 		names = append(names, k.String())
 	}
 	return names
@@ -1247,7 +1248,7 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 			if !ok {
 				continue
 			}
-			kind, ok := runtime.ParseRetry(name)
+			kind, ok := writegenimpl.ParseRetry(name)
 			if !ok {
 				panic("spec: retry kind " + name + " has no runtime kind") // retryNames are the runtime's
 			}
@@ -1385,7 +1386,7 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 		switch kind {
 		case "retry":
 			for _, name := range strings.Split(old, "|") {
-				if _, ok := runtime.ParseRetry(name); !ok && old != "none" {
+				if _, ok := writegenimpl.ParseRetry(name); !ok && old != "none" {
 					p.errorf(kv[1], "acknowledge retry %q: want the old set as WRITE_SAFETY.json writes it, like \"not_sent|ambiguous\"", old)
 					break
 				}

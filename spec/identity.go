@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // IdentityFile is the name of the record of identities beside the generated package.
@@ -189,7 +190,7 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 	}
 	for _, w := range rec.Writes {
 		for name := range strings.SplitSeq(w.Retry, "|") {
-			if _, ok := runtime.ParseRetry(name); !ok && w.Retry != "none" {
+			if _, ok := writegenimpl.ParseRetry(name); !ok && w.Retry != "none" {
 				return ErrorList{{Pos: Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
 			}
 		}
@@ -362,7 +363,7 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 func widened(old string, s *Safety) []RetryMember {
 	var was runtime.Retry
 	for name := range strings.SplitSeq(old, "|") {
-		k, _ := runtime.ParseRetry(name)
+		k, _ := writegenimpl.ParseRetry(name)
 		was |= k
 	}
 	var out []RetryMember
@@ -379,7 +380,7 @@ func sameRetry(a, b string) bool {
 	set := func(s string) runtime.Retry {
 		var r runtime.Retry
 		for name := range strings.SplitSeq(s, "|") {
-			k, _ := runtime.ParseRetry(strings.TrimSpace(name))
+			k, _ := writegenimpl.ParseRetry(strings.TrimSpace(name))
 			r |= k
 		}
 		return r

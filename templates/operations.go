@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -191,7 +192,7 @@ func retryConst(k runtime.Retry) string {
 //	const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429
 func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
 	var kinds []jen.Code
-	for _, k := range runtime.RetryKinds() {
+	for _, k := range writegenimpl.RetryKinds() {
 		if op.Safety.Retry.Has(k) {
 			kinds = append(kinds, rt(retryConst(k)))
 		}

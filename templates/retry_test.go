@@ -8,9 +8,10 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// TestRetryConstants holds retryConst to the runtime: for every kind of runtime.RetryKinds, the
+// TestRetryConstants holds retryConst to the runtime: for every kind of writegenimpl.RetryKinds, the
 // name the generated code writes is an exported constant of package runtime, of type Retry and
 // of that kind's value. A kind added to the runtime under a name the rule does not give fails
 // here, before a generated package fails to compile.
@@ -19,7 +20,7 @@ func TestRetryConstants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range runtime.RetryKinds() {
+	for _, k := range writegenimpl.RetryKinds() {
 		name := retryConst(k)
 		c, ok := pkg.Scope().Lookup(name).(*types.Const)
 		if !ok {
