@@ -130,7 +130,7 @@ func (rec IdentityRecord) Marshal() []byte {
 
 func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	s := op.Safety
-	if s == nil || s.Effect == EffectReadOnly {
+	if s == nil || s.Effect == runtime.EffectReadOnly {
 		return IdentityWrite{}, false
 	}
 	w := IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
@@ -142,7 +142,7 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 		w.Idempotency, w.MaxLength = i.Place(), i.MaxLength
 	}
 	if l := s.Lookup; l != nil {
-		w.Lookup = string(l.Consistency)
+		w.Lookup = l.Consistency.String()
 		if l.Lag > 0 {
 			w.Lag = durationText(l.Lag)
 		}
@@ -491,7 +491,7 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 	case w.Lag != "":
 		d, ok := parseDuration(w.Lag)
 		return d, ok
-	case w.Lookup == string(Strong):
+	case w.Lookup == runtime.Strong.String():
 		return 5 * time.Second, true
 	}
 	return 0, false
@@ -499,7 +499,7 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 
 // lagName names what a lookup's Lag is: a strong lookup's settle time, an eventual one's lag.
 func lagName(consistency string) string {
-	if consistency == string(Strong) {
+	if consistency == runtime.Strong.String() {
 		return "settle time"
 	}
 	return "lag"

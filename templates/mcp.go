@@ -8,6 +8,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -579,7 +580,7 @@ func doneNote(op *spec.Operation) string {
 // what the next sentence ("calling it again makes a second effect") takes back.
 func keyMeans(s *spec.Safety) string {
 	switch i := s.Idempotency; {
-	case s.Dedupe || s.Effect == spec.EffectIdempotent || i != nil && i.Forever():
+	case s.Dedupe || s.Effect == runtime.EffectIdempotent || i != nil && i.Forever():
 		return ": calls with the same key are one write."
 	case i != nil:
 		return ": calls with the same key are one write while the provider remembers it."
@@ -627,7 +628,7 @@ func (m *mcpGen) description(op *spec.Operation) string {
 		parts = append(parts, "Its business key is "+list(fields)+keyMeans(s))
 	}
 	switch i := s.Idempotency; {
-	case s.Effect == spec.EffectIdempotent:
+	case s.Effect == runtime.EffectIdempotent:
 		parts = append(parts, "Repeating it is harmless: its effect is idempotent.")
 	case s.Dedupe:
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused.")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -198,17 +199,17 @@ func checkClientImports(t *testing.T, files []File, tools string) {
 func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
 	t.Helper()
 	s := op.Safety
-	read := s == nil || s.Effect == spec.EffectReadOnly
+	read := s == nil || s.Effect == runtime.EffectReadOnly
 	if tool.readOnly != read {
 		t.Errorf("%s: readOnlyHint %v, but it is a read: %v", op.ID, tool.readOnly, read)
 	}
 	if tool.idempotent {
-		allowed := read || s.Effect == spec.EffectIdempotent ||
+		allowed := read || s.Effect == runtime.EffectIdempotent ||
 			s.Key != nil && (s.Dedupe || s.Idempotency != nil && s.Idempotency.Forever())
 		if !allowed {
 			t.Errorf("%s: idempotentHint, but repeating it can make a second effect (effect %s, dedupe %v, idempotency %+v)", op.ID, s.Effect, s.Dedupe, s.Idempotency)
 		}
-	} else if read || s.Effect == spec.EffectIdempotent {
+	} else if read || s.Effect == runtime.EffectIdempotent {
 		t.Errorf("%s: no idempotentHint for a read or an idempotent effect", op.ID)
 	}
 	wantDestructive := !read && s.Destructive
@@ -389,7 +390,7 @@ func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			op := &spec.Operation{ID: "addNote", Call: spec.CallWrite, Safety: &spec.Safety{
-				Effect: spec.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
+				Effect: runtime.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
 				ToolName: "addNote", ToolArgs: []spec.ToolArg{{Name: "note_ref", Key: &spec.KeyField{}}}}
 			m := &mcpGen{}
 			d := m.description(op)
