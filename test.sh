@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of writegen, PostgreSQL and stripe-mock included, on a fresh machine:
-#   ./test.sh            # all packages, those of the engine modules (engines/*) included
+#   ./test.sh            # every package of every module: the core, engines/* and bench/
 #   ./test.sh ./spec/... # some packages of the core module (extra arguments go to go test)
 # It starts a throwaway PostgreSQL cluster on 127.0.0.1 (removed on exit) unless WRITEGEN_PG_DSN
 # is already set, and installs stripe-mock into GOPATH/bin when it is missing.
@@ -33,6 +33,9 @@ if [ $# -eq 0 ]; then
   for mod in engines/*/go.mod; do
     (cd "$(dirname "$mod")" && go test -count=1 -timeout 10m ./...)
   done
+  # The benchmarks and the conformance suite are a module of their own too (bench/go.mod), so that
+  # what only they use stays out of the core's go.mod.
+  (cd bench && go test -count=1 -timeout 15m ./...)
 else
   go test -count=1 -timeout 15m "$@"
 fi

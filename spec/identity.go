@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // IdentityFile is the name of the record of identities beside the generated package.
@@ -129,7 +130,7 @@ func (rec IdentityRecord) Marshal() []byte {
 
 func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	s := op.Safety
-	if s == nil || s.Effect == EffectReadOnly {
+	if s == nil || s.Effect == runtime.EffectReadOnly {
 		return IdentityWrite{}, false
 	}
 	w := IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
@@ -141,7 +142,7 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 		w.Idempotency, w.MaxLength = i.Place(), i.MaxLength
 	}
 	if l := s.Lookup; l != nil {
-		w.Lookup = string(l.Consistency)
+		w.Lookup = l.Consistency.String()
 		if l.Lag > 0 {
 			w.Lag = durationText(l.Lag)
 		}
@@ -189,7 +190,7 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 	}
 	for _, w := range rec.Writes {
 		for name := range strings.SplitSeq(w.Retry, "|") {
-			if _, ok := runtime.ParseRetry(name); !ok && w.Retry != "none" {
+			if _, ok := writegenimpl.ParseRetry(name); !ok && w.Retry != "none" {
 				return ErrorList{{Pos: Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
 			}
 		}
@@ -362,7 +363,7 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 func widened(old string, s *Safety) []RetryMember {
 	var was runtime.Retry
 	for name := range strings.SplitSeq(old, "|") {
-		k, _ := runtime.ParseRetry(name)
+		k, _ := writegenimpl.ParseRetry(name)
 		was |= k
 	}
 	var out []RetryMember
@@ -379,7 +380,7 @@ func sameRetry(a, b string) bool {
 	set := func(s string) runtime.Retry {
 		var r runtime.Retry
 		for name := range strings.SplitSeq(s, "|") {
-			k, _ := runtime.ParseRetry(strings.TrimSpace(name))
+			k, _ := writegenimpl.ParseRetry(strings.TrimSpace(name))
 			r |= k
 		}
 		return r
@@ -490,7 +491,7 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 	case w.Lag != "":
 		d, ok := parseDuration(w.Lag)
 		return d, ok
-	case w.Lookup == string(Strong):
+	case w.Lookup == runtime.Strong.String():
 		return 5 * time.Second, true
 	}
 	return 0, false
@@ -498,7 +499,7 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 
 // lagName names what a lookup's Lag is: a strong lookup's settle time, an eventual one's lag.
 func lagName(consistency string) string {
-	if consistency == string(Strong) {
+	if consistency == runtime.Strong.String() {
 		return "settle time"
 	}
 	return "lag"

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
@@ -478,15 +480,15 @@ func TestConsistencyTimes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		consistency string
-		want        Consistency
+		want        runtime.Consistency
 		lag         time.Duration
 	}{
-		{"{strong: 2s, source: provider docs}", Strong, 2 * time.Second},
-		{"eventual", Eventual, 0},
-		{"{eventual: 30s, source: https://docs.example.com/search}", Eventual, 30 * time.Second},
+		{"{strong: 2s, source: provider docs}", runtime.Strong, 2 * time.Second},
+		{"eventual", runtime.Eventual, 0},
+		{"{eventual: 30s, source: https://docs.example.com/search}", runtime.Eventual, 30 * time.Second},
 	} {
 		body := okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: ` + c.consistency + "}\n"
-		if c.want == Eventual && c.lag == 0 {
+		if c.want == runtime.Eventual && c.lag == 0 {
 			body = strings.Replace(body, "    response:", "    retry: {on: [not_sent]}\n    response:", 1) // ambiguous never fires without a lag
 		}
 		api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot(body+okRest)), Options{})

@@ -128,11 +128,11 @@ func (w *writeCheck) needKey(n *yaml.Node, msg string) bool {
 	return w.s.Key != nil
 }
 
-func (w *writeCheck) readOnly() bool { return w.s.Effect == EffectReadOnly }
+func (w *writeCheck) readOnly() bool { return w.s.Effect == runtime.EffectReadOnly }
 
 func (w *writeCheck) effect() bool {
 	src := w.from("effect")
-	if src == nil || src.effect == "" {
+	if src == nil || src.effect == 0 {
 		if src == nil {
 			w.fail(w.at.at, "effect is required: read_only, idempotent, compensatable or ambiguous")
 		}
@@ -153,7 +153,7 @@ func (w *writeCheck) destructive() bool {
 
 func (w *writeCheck) key() bool {
 	s := w.s
-	repeatable := w.readOnly() || s.Effect == EffectIdempotent
+	repeatable := w.readOnly() || s.Effect == runtime.EffectIdempotent
 	switch src := w.from("key"); {
 	case src != nil && src.key != nil && !w.bad(src, "key"):
 		s.Key = w.r.key(w.so, src.key, w.at)
@@ -282,7 +282,7 @@ func (w *writeCheck) retry() bool {
 func (w *writeCheck) compensate() bool {
 	switch src := w.from("compensate"); {
 	case src == nil:
-		if w.s.Effect == EffectCompensatable {
+		if w.s.Effect == runtime.EffectCompensatable {
 			w.fail(src0(w.from, "effect"), "effect compensatable needs compensate: the operation that undoes a duplicate")
 		}
 	case src.compensate == nil || w.bad(src, "compensate") || w.refused["lookup"] || w.refused["response"]:

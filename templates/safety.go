@@ -133,11 +133,11 @@ func safetyReport(api *spec.API) ([]byte, error) {
 }
 
 func effectAnswer(s *spec.Safety) string {
-	a := map[spec.Effect]string{
-		spec.EffectReadOnly:      "read-only: it changes nothing, and is called like a read",
-		spec.EffectIdempotent:    "idempotent: repeating it is harmless",
-		spec.EffectCompensatable: "compensatable: a duplicate is a second effect, which the compensation undoes",
-		spec.EffectAmbiguous:     "ambiguous: a duplicate is a second effect",
+	a := map[runtime.Effect]string{
+		runtime.EffectReadOnly:      "read-only: it changes nothing, and is called like a read",
+		runtime.EffectIdempotent:    "idempotent: repeating it is harmless",
+		runtime.EffectCompensatable: "compensatable: a duplicate is a second effect, which the compensation undoes",
+		runtime.EffectAmbiguous:     "ambiguous: a duplicate is a second effect",
 	}[s.Effect]
 	if c := s.Compensate; c != nil {
 		a += "; a duplicate the lookup finds beyond the first is undone with " + code(c.Operation.ID)
@@ -146,7 +146,7 @@ func effectAnswer(s *spec.Safety) string {
 		}
 		a += " and recorded compensated"
 	}
-	if s.Effect != spec.EffectReadOnly {
+	if s.Effect != runtime.EffectReadOnly {
 		if s.Destructive {
 			a += "; destructive: it overwrites or deletes"
 		} else {
@@ -197,7 +197,7 @@ func idempotencyAnswer(i *spec.Idempotency) string {
 
 func responseAnswer(s *spec.Safety) string {
 	switch {
-	case s.Effect == spec.EffectReadOnly:
+	case s.Effect == runtime.EffectReadOnly:
 		return "its body, as a read's"
 	case s.Receipt:
 		a := "receipt: the durable id is at " + code(s.ID.Pointer)
@@ -320,7 +320,7 @@ func consistencyAnswer(l *spec.Lookup) string {
 	later := "; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain and Resume asks again once it has passed"
 	from := " have passed since the last moment an attempt could still run (its end, or the end of its holder's lease for a call taken over)"
 	switch {
-	case l.Consistency == spec.Strong:
+	case l.Consistency == runtime.Strong:
 		return "strong, settling in " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found counts only once " + span(l.Lag) + from + later
 	case l.Lag > 0:
 		return "eventual with a lag of " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found proves the write did not commit only once " + span(l.Lag) + from + later
