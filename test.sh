@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of writegen, PostgreSQL and stripe-mock included, on a fresh machine:
-#   ./test.sh            # all packages, those of the engine modules (engines/*) included
+#   ./test.sh            # every package of every module: the core, engines/* and bench/
 #   WRITEGEN_TEMPORAL_SERVER=1 ./test.sh  # and the tests on a real Temporal server (servertest)
 #   ./test.sh ./spec/... # some packages of the core module (extra arguments go to go test)
 # It starts a throwaway PostgreSQL cluster on 127.0.0.1 (removed on exit) unless WRITEGEN_PG_DSN
@@ -43,6 +43,9 @@ if [ $# -eq 0 ]; then
     (cd "$dir" && GOTOOLCHAIN=$(gotoolchain) go test -count=1 -timeout 10m ./...)
     echo "test.sh: $dir: $(( SECONDS - start ))s" >&2
   done
+  # The benchmarks and the conformance suite are a module of their own too (bench/go.mod), so that
+  # what only they use stays out of the core's go.mod.
+  (cd bench && go test -count=1 -timeout 15m ./...)
 else
   go test -count=1 -timeout 15m "$@"
 fi

@@ -4,69 +4,46 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/writegen/writegen/runtime/internal/settings"
 )
 
 // Option configures a generated client: pass options to its NewClient.
-type Option func(*Settings)
+type Option func(*clientSettings)
 
-// Settings is what the options set. Generated clients build it from their
-// defaults (given with each field) and the options; build it with options,
-// not by hand.
-type Settings struct {
-	HTTPClient     *http.Client  // default: net/http's default transport, no client timeout
-	KeySecret      []byte        // HMAC secret of provider keys; nil: readable keys (see ProviderKey)
-	Tenant         string        // the tenant or account of the provider the client writes to
-	Clock          Clock         // default: the system clock
-	BackoffBase    time.Duration // default 100ms
-	BackoffMax     time.Duration // default 10s
-	BudgetRatio    float64       // default 0.2
-	BudgetMin      int           // default 10
-	MaxAttempts    int           // 0: the operations' own limits
-	RetryMask      Retry         // default: every kind (^Retry(0))
-	AttemptTimeout time.Duration // default 30s: every attempt has a deadline
-	MaxRetryAfter  time.Duration // default 60s: a longer Retry-After ends the call instead of waiting
-	Lease          time.Duration // default 60s: the ledger claim's lease, renewed every Lease/3 while the call runs
-	Instance       string        // the stable name of this instance of the program (WithInstance); "" for none
-	LookupSettle   time.Duration // default 0: the least settle time or lag a lookup's "not found" waits for
-	ReaskEvery     time.Duration // default 1m: the first step of Resume's re-asks of a lookup that declares no lag
-	ReaskTimes     int           // default 8: how often Resume asks an uncertain write's lookup again
-	Ledger         Ledger
-	Tokens         TokenSource
-	Hooks          Hooks
-	Notifier       Notifier
-	Header         http.Header // static headers of every request
-}
+// clientSettings is what the options set and the executor reads (writegenimpl.Settings).
+type clientSettings = settings.Settings[Clock, Ledger, TokenSource, Hooks, Notifier, Retry]
 
 // WithHTTPClient sets the HTTP client. The runtime uses a copy whose
 // CheckRedirect stops writes at any redirect, so a write never follows a
 // 307/308 that would re-send its body; reads follow redirects as hc does.
 // A client Timeout, if set, bounds each attempt besides AttemptTimeout.
-func WithHTTPClient(hc *http.Client) Option { return func(s *Settings) { s.HTTPClient = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(s *clientSettings) { s.HTTPClient = hc } }
 
 // WithKeySecret derives provider keys with HMAC-SHA256 keyed with secret,
 // so no business data reaches the provider (see ProviderKey). Every process
 // that writes the same business keys must use the same secret.
 func WithKeySecret(secret []byte) Option {
-	return func(s *Settings) { s.KeySecret = append([]byte(nil), secret...) }
+	return func(s *clientSettings) { s.KeySecret = append([]byte(nil), secret...) }
 }
 
 // WithTenant names the tenant or account of the provider that the client
 // writes to. The tenant is part of every write's identity, in the ledger
 // and in the provider key: clients of two tenants sharing one ledger never
 // see each other's rows.
-func WithTenant(tenant string) Option { return func(s *Settings) { s.Tenant = tenant } }
+func WithTenant(tenant string) Option { return func(s *clientSettings) { s.Tenant = tenant } }
 
 // WithClock sets the clock used for backoff, key windows, leases and the
 // retry budget. Tests inject one so that nothing sleeps for real; the
 // heartbeat that renews a lease waits on real time, so a test clock never
 // makes it spin.
-func WithClock(clk Clock) Option { return func(s *Settings) { s.Clock = clk } }
+func WithClock(clk Clock) Option { return func(s *clientSettings) { s.Clock = clk } }
 
 // WithBackoff sets the backoff between attempts: a random wait between 0
 // and min(max, base·2ⁿ⁻¹) before attempt n+1 ("full jitter"). Defaults:
 // 100ms and 10s.
 func WithBackoff(base, max time.Duration) Option {
-	return func(s *Settings) { s.BackoffBase, s.BackoffMax = base, max }
+	return func(s *clientSettings) { s.BackoffBase, s.BackoffMax = base, max }
 }
 
 // WithRetryBudget limits retries across the client: each call earns ratio
@@ -76,27 +53,31 @@ func WithBackoff(base, max time.Duration) Option {
 // inside its key's window (a 409 while the key is in flight, a 429 with
 // Retry-After) does not draw on the budget.
 func WithRetryBudget(ratio float64, min int) Option {
-	return func(s *Settings) { s.BudgetRatio, s.BudgetMin = ratio, min }
+	return func(s *clientSettings) { s.BudgetRatio, s.BudgetMin = ratio, min }
 }
 
 // WithMaxAttempts caps every operation's attempts at n (values below 1 mean
 // 1); it never raises an operation's own limit.
-func WithMaxAttempts(n int) Option { return func(s *Settings) { s.MaxAttempts = max(n, 1) } }
+func WithMaxAttempts(n int) Option { return func(s *clientSettings) { s.MaxAttempts = max(n, 1) } }
 
 // WithRetryMask intersects every operation's retry set with mask: it can
 // only narrow what generated code declares.
-func WithRetryMask(mask Retry) Option { return func(s *Settings) { s.RetryMask = mask } }
+func WithRetryMask(mask Retry) Option { return func(s *clientSettings) { s.RetryMask = mask } }
 
 // WithAttemptTimeout bounds each attempt (default 30s). An attempt that
 // times out after its request was written is ambiguous and follows the
 // rules of any other ambiguous attempt.
-func WithAttemptTimeout(d time.Duration) Option { return func(s *Settings) { s.AttemptTimeout = d } }
+func WithAttemptTimeout(d time.Duration) Option {
+	return func(s *clientSettings) { s.AttemptTimeout = d }
+}
 
 // WithMaxRetryAfter sets the longest Retry-After the runtime waits for
 // (default 60s). A longer one ends the call by the rules: not applied when
 // nothing may have committed, uncertain otherwise. A claimed write is never
 // held while waiting an hour.
-func WithMaxRetryAfter(d time.Duration) Option { return func(s *Settings) { s.MaxRetryAfter = d } }
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(s *clientSettings) { s.MaxRetryAfter = d }
+}
 
 // WithLease sets the lease of a ledger claim (default 60s). While the call
 // runs, its lease is renewed every d/3; a row whose lease has expired may be
@@ -106,7 +87,7 @@ func WithMaxRetryAfter(d time.Duration) Option { return func(s *Settings) { s.Ma
 // be: the lease must exceed the attempt timeout by a sixth of itself
 // (d ≥ 1.2 × AttemptTimeout), which is what a renewal's round trip to the
 // database may take, and NewClient refuses a shorter one.
-func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d } }
+func WithLease(d time.Duration) Option { return func(s *clientSettings) { s.Lease = d } }
 
 // WithInstance names this instance of the program: a name that stays the
 // same when the instance restarts and that no other running process uses
@@ -119,7 +100,7 @@ func WithLease(d time.Duration) Option { return func(s *Settings) { s.Lease = d 
 // one name at once would take each other's live claims: never share one.
 // Each handle of a ledger is one run (runtime/ledger's Open): the clients
 // of one process that share a name share one handle.
-func WithInstance(name string) Option { return func(s *Settings) { s.Instance = name } }
+func WithInstance(name string) Option { return func(s *clientSettings) { s.Instance = name } }
 
 // WithLookupSettle sets the least time a lookup's "not found" waits for
 // (default 0). A lookup's "not found" proves that an earlier attempt did not
@@ -129,7 +110,7 @@ func WithInstance(name string) Option { return func(s *Settings) { s.Instance = 
 // every settle time and lag shorter than it, for an operator who trusts the
 // provider's word less; it never shortens one.
 func WithLookupSettle(d time.Duration) Option {
-	return func(s *Settings) { s.LookupSettle = max(d, 0) }
+	return func(s *clientSettings) { s.LookupSettle = max(d, 0) }
 }
 
 // WithReask sets the schedule on which Resume asks again the lookup of a
@@ -141,7 +122,7 @@ func WithLookupSettle(d time.Duration) Option {
 // What is still uncertain after the last is left to a person. times 0
 // leaves every such write to a person at once.
 func WithReask(every time.Duration, times int) Option {
-	return func(s *Settings) {
+	return func(s *clientSettings) {
 		if every > 0 {
 			s.ReaskEvery = every
 		}
@@ -152,22 +133,22 @@ func WithReask(every time.Duration, times int) Option {
 // WithLedger sets the ledger in which operations marked "dedupe: ledger"
 // claim their business key before calling, and in which the uncertain
 // outcomes of other writes are recorded for a person.
-func WithLedger(l Ledger) Option { return func(s *Settings) { s.Ledger = l } }
+func WithLedger(l Ledger) Option { return func(s *clientSettings) { s.Ledger = l } }
 
 // WithTokenSource authenticates every attempt with
 // "Authorization: Bearer <token>" from ts.
-func WithTokenSource(ts TokenSource) Option { return func(s *Settings) { s.Tokens = ts } }
+func WithTokenSource(ts TokenSource) Option { return func(s *clientSettings) { s.Tokens = ts } }
 
 // WithHooks sets the hooks that observe calls, attempts and lookups.
-func WithHooks(h Hooks) Option { return func(s *Settings) { s.Hooks = h } }
+func WithHooks(h Hooks) Option { return func(s *clientSettings) { s.Hooks = h } }
 
 // WithNotifier sets who is told about uncertain outcomes.
-func WithNotifier(n Notifier) Option { return func(s *Settings) { s.Notifier = n } }
+func WithNotifier(n Notifier) Option { return func(s *clientSettings) { s.Notifier = n } }
 
 // WithHeader adds a static header to every request (API version, user
 // agent).
 func WithHeader(name, value string) Option {
-	return func(s *Settings) {
+	return func(s *clientSettings) {
 		if s.Header == nil {
 			s.Header = http.Header{}
 		}

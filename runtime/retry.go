@@ -29,7 +29,8 @@ const (
 const RetryReads = RetryNotSent | RetryAmbiguous | Retry408 | Retry425 | Retry429 |
 	Retry500 | Retry502 | Retry503 | Retry504 | Retry5xx
 
-// retryNames lists every kind in bit order with its annotation name.
+// retryNames lists every kind in bit order with its annotation name, which String gives: the one
+// list of the kinds (writegenimpl.RetryKinds reads it through String).
 var retryNames = [...]struct {
 	kind Retry
 	name string
@@ -47,23 +48,12 @@ var retryNames = [...]struct {
 	{Retry5xx, "status_5xx"},
 }
 
-// RetryKinds returns every failure kind, one per element, in bit order. It is
-// the one list of the kinds: the annotation's names (String of each), the
-// generator's constants and the annotation schema are made from it, and
-// tests hold them to it.
-func RetryKinds() []Retry {
-	kinds := make([]Retry, len(retryNames))
-	for i, n := range retryNames {
-		kinds[i] = n.kind
-	}
-	return kinds
-}
-
 // Has reports whether every kind in k is in r.
 func (r Retry) Has(k Retry) bool { return k != 0 && r&k == k }
 
 // String lists the kinds of r by their annotation names, joined by "|"
-// ("not_sent|ambiguous|status_429"); the empty set is "none".
+// ("not_sent|ambiguous|status_429"); the empty set is "none", and the bits
+// that are no kind are one hexadecimal number last ("status_429|0x800").
 func (r Retry) String() string {
 	if r == 0 {
 		return "none"
@@ -86,15 +76,4 @@ func (r Retry) String() string {
 		b.WriteString("0x" + strconv.FormatUint(uint64(r), 16))
 	}
 	return b.String()
-}
-
-// ParseRetry returns the kind named by an annotation name ("not_sent",
-// "ambiguous", "status_409", "status_5xx", ...).
-func ParseRetry(name string) (Retry, bool) {
-	for _, n := range retryNames {
-		if n.name == name {
-			return n.kind, true
-		}
-	}
-	return 0, false
 }

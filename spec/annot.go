@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // annotations is the annotation file as written, each answer with the node it came from.
@@ -61,7 +62,7 @@ type answers struct {
 	// checks that depend on them are not made, so that one defect gives one message.
 	bad map[string]bool
 
-	effect       Effect
+	effect       runtime.Effect
 	destructive  bool
 	key          *Key
 	keyScopeNode *yaml.Node
@@ -78,6 +79,7 @@ type answers struct {
 	attempts     int
 	compensate   *compensateAnswer
 	dedupe       bool
+	retention    time.Duration // 0: forever
 	uncertain    Uncertain
 	owner        string
 	credentials  *Credentials
@@ -116,7 +118,7 @@ type lookupAnswer struct {
 	body        *yaml.Node // the JSON body template, as written
 	found       string
 	foundNode   *yaml.Node
-	consistency Consistency
+	consistency runtime.Consistency
 	source      string // where a person checked what the consistency claims: a URL or a reason
 	sourceNode  *yaml.Node
 	match       string // a pointer into the found element
@@ -166,20 +168,20 @@ type compensateAnswer struct {
 
 // answerKeys are the keys an operation entry (or the defaults block) may hold.
 var answerKeys = []string{"effect", "destructive", "key", "idempotency", "reference", "response", "lookup", "retry",
-	"compensate", "dedupe", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
+	"compensate", "dedupe", "retention", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
 // retryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
-// names of its kinds (runtime.RetryKinds), the one list of them.
+// names of its kinds (writegenimpl.RetryKinds), the one list of them.
 var retryNames = func() []string {
 	var names []string
-	for _, k := range runtime.RetryKinds() {
+	for _, k := range writegenimpl.RetryKinds() {
 		names = append(names, k.String())
 	}
 	return names
 }()
 
 // ackKinds are the answers an acknowledgement may give up, by their old value.
-var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe"}
+var ackKinds = []string{"scope", "key_scope", "key_format", "max_length", "retry", "lookup", "lag", "reference", "dedupe", "retention"}
 
 // annotParser decodes the annotation file strictly, collecting every defect.
 type annotParser struct {
@@ -711,6 +713,8 @@ func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
 	case "dedupe":
 		s, _ := p.oneOf(v, "ledger", "none")
 		a.dedupe = s == "ledger"
+	case "retention":
+		a.retention = p.retention(v)
 	case "uncertain":
 		s, _ := p.oneOf(v, string(UncertainReconcile))
 		a.uncertain = Uncertain(s)
@@ -730,20 +734,28 @@ func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
 	}
 }
 
+// effectKinds are the runtime's effects an annotation names, by their String: read_only,
+// idempotent, compensatable, ambiguous.
+var effectKinds = []runtime.Effect{runtime.EffectReadOnly, runtime.EffectIdempotent, runtime.EffectCompensatable, runtime.EffectAmbiguous}
+
 func (p *annotParser) effect(n *yaml.Node, a *answers) {
 	s, ok := p.str(n)
 	if !ok {
 		return
 	}
-	switch Effect(s) {
-	case EffectReadOnly, EffectIdempotent, EffectCompensatable, EffectAmbiguous:
-		a.effect = Effect(s)
-	case "reversible":
-		p.errorf(n, "effect reversible is gone: a duplicate that can be undone is still a second effect; write ambiguous (and compensate: to undo the duplicates a lookup finds)")
-	default:
-		effects := []string{"read_only", "idempotent", "compensatable", "ambiguous"}
-		p.errorf(n, "%q is not one of: %s%s", s, strings.Join(effects, ", "), Suggest(s, effects))
+	var names []string
+	for _, e := range effectKinds {
+		if e.String() == s {
+			a.effect = e
+			return
+		}
+		names = append(names, e.String())
 	}
+	if s == "reversible" {
+		p.errorf(n, "effect reversible is gone: a duplicate that can be undone is still a second effect; write ambiguous (and compensate: to undo the duplicates a lookup finds)")
+		return
+	}
+	p.errorf(n, "%q is not one of: %s%s", s, strings.Join(names, ", "), Suggest(s, names))
 }
 
 // key reads a business key: its typed fields, the format that joins them and its scope.
@@ -1121,50 +1133,54 @@ func (p *annotParser) escape(n *yaml.Node) Escape {
 // the provider that a person checked, with its source: {strong: 5s, source: URL} (strong, with
 // the settle time after which "not found" proves a lost attempt did not commit) or
 // {eventual: 30s, source: URL} (eventual, with the lag after which it does).
-func (p *annotParser) consistency(n *yaml.Node) (c Consistency, lag time.Duration, source string, sourceNode *yaml.Node) {
+func (p *annotParser) consistency(n *yaml.Node) (c runtime.Consistency, lag time.Duration, source string, sourceNode *yaml.Node) {
 	const form = "{strong: SETTLE, source: ...} or {eventual: LAG, source: ...}"
+	strongName, eventualName := runtime.Strong.String(), runtime.Eventual.String()
 	if n.Kind != yaml.MappingNode {
-		s, ok := p.oneOf(n, string(Strong), string(Eventual))
-		if ok && s == string(Strong) {
+		s, ok := p.oneOf(n, strongName, eventualName)
+		switch {
+		case !ok:
+			return runtime.NoLookup, 0, "", nil
+		case s == strongName:
 			p.errorf(n, "consistency strong says not found proves the write did not commit, a claim about the provider that a person must back: write {strong: SETTLE, source: ...}, with how long the provider may still commit a request whose connection was lost and where that is documented (a URL, or the reason you trust it), or eventual")
-			return "", 0, "", nil
+			return runtime.NoLookup, 0, "", nil
 		}
-		return Consistency(s), 0, "", nil
+		return runtime.Eventual, 0, "", nil
 	}
-	m := p.mapping(n, string(Strong), string(Eventual), "source")
+	m := p.mapping(n, strongName, eventualName, "source")
 	if m == nil {
-		return "", 0, "", nil
+		return runtime.NoLookup, 0, "", nil
 	}
-	strong, hasStrong := m[string(Strong)]
-	eventual, hasEventual := m[string(Eventual)]
+	strong, hasStrong := m[strongName]
+	eventual, hasEventual := m[eventualName]
 	kv := strong
-	c = Strong
+	c = runtime.Strong
 	switch {
 	case hasStrong == hasEventual:
 		p.errorf(n, "consistency as a mapping is %s: how long after a write's last attempt could run the lookup is sure to see it", form)
-		return "", 0, "", nil
+		return runtime.NoLookup, 0, "", nil
 	case hasEventual:
-		kv, c = eventual, Eventual
+		kv, c = eventual, runtime.Eventual
 	}
 	lag, ok := p.duration(kv[1])
 	if !ok {
-		return "", 0, "", nil
+		return runtime.NoLookup, 0, "", nil
 	}
 	if lag <= 0 {
 		p.errorf(kv[1], "consistency %s: %s must be longer than 0", c, kv[1].Value)
-		return "", 0, "", nil
+		return runtime.NoLookup, 0, "", nil
 	}
 	src, hasSource := m["source"]
 	if !hasSource {
 		if p.absent(n, m, "source") {
 			p.errorf(n, "consistency {%s: %s} is a claim about the provider: add source: with where a person checked it (the provider's docs URL, or the reason it holds), which WRITE_SAFETY.md shows the reviewer", c, kv[1].Value)
 		}
-		return "", 0, "", nil
+		return runtime.NoLookup, 0, "", nil
 	}
 	source, ok = p.str(src[1])
 	if ok && strings.TrimSpace(source) == "" {
-		p.errorf(src[1], "consistency source is empty: give the provider's docs URL, or the reason the %s holds", map[Consistency]string{Strong: "settle time", Eventual: "lag"}[c])
-		return "", 0, "", nil
+		p.errorf(src[1], "consistency source is empty: give the provider's docs URL, or the reason the %s holds", map[runtime.Consistency]string{runtime.Strong: "settle time", runtime.Eventual: "lag"}[c])
+		return runtime.NoLookup, 0, "", nil
 	}
 	return c, lag, source, src[1]
 }
@@ -1244,7 +1260,7 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 			if !ok {
 				continue
 			}
-			kind, ok := runtime.ParseRetry(name)
+			kind, ok := writegenimpl.ParseRetry(name)
 			if !ok {
 				panic("spec: retry kind " + name + " has no runtime kind") // retryNames are the runtime's
 			}
@@ -1382,13 +1398,13 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 		switch kind {
 		case "retry":
 			for _, name := range strings.Split(old, "|") {
-				if _, ok := runtime.ParseRetry(name); !ok && old != "none" {
+				if _, ok := writegenimpl.ParseRetry(name); !ok && old != "none" {
 					p.errorf(kv[1], "acknowledge retry %q: want the old set as WRITE_SAFETY.json writes it, like \"not_sent|ambiguous\"", old)
 					break
 				}
 			}
 		case "lookup":
-			if old != string(Strong) && old != string(Eventual) {
+			if old != runtime.Strong.String() && old != runtime.Eventual.String() {
 				p.errorf(kv[1], "acknowledge lookup %q: want the old consistency, strong or eventual", old)
 			}
 		case "lag":
@@ -1398,6 +1414,10 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 		case "dedupe":
 			if old != "ledger" {
 				p.errorf(kv[1], "acknowledge dedupe %q: only a dropped dedupe: ledger is acknowledged (write ledger)", old)
+			}
+		case "retention":
+			if _, ok := parseDuration(old); !ok && old != "forever" {
+				p.errorf(kv[1], "acknowledge retention %q: want the old retention as WRITE_SAFETY.json writes it, like \"720h\", or forever", old)
 			}
 		case "max_length":
 			if _, err := strconv.Atoi(old); err != nil && old != "none" {

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // Ranks of name claims: a lower rank keeps a contested name.
@@ -219,7 +221,7 @@ func (r *resolver) declare(ops []*Operation) {
 		}
 		op.RetryName = op.Local + "Retry"
 		switch {
-		case s == nil || s.Effect == EffectReadOnly:
+		case s == nil || s.Effect == runtime.EffectReadOnly:
 		case s.Key != nil && s.Receipt:
 			op.Call = CallWrite
 		case s.Key != nil:

@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/writegen/writegen/runtime"
+
 // Hints are what an agent tool of the operation may claim about it (MCP's tool annotations),
 // derived from the answers and never more than they prove (promise 36).
 type Hints struct {
@@ -23,9 +25,9 @@ func hintsOf(op *Operation) Hints {
 	case CallRead:
 		return Hints{ReadOnly: true, Idempotent: true}
 	case CallDo:
-		return Hints{Destructive: s.Destructive, Idempotent: s.Effect == EffectIdempotent}
+		return Hints{Destructive: s.Destructive, Idempotent: s.Effect == runtime.EffectIdempotent}
 	}
-	return Hints{Destructive: s.Destructive, Idempotent: s.Effect == EffectIdempotent || s.Dedupe ||
+	return Hints{Destructive: s.Destructive, Idempotent: s.Effect == runtime.EffectIdempotent || s.Dedupe ||
 		s.Idempotency != nil && s.Idempotency.Forever()}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // IdentityFile is the name of the record of identities beside the generated package.
@@ -62,6 +64,9 @@ type IdentityWrite struct {
 	Envelope    string `json:"envelope,omitempty"`
 	Source      string `json:"source,omitempty"`
 	Dedupe      string `json:"dedupe"` // ledger or none
+	// Retention is how long the ledger remembers a settled key of a ledger-claimed write; empty:
+	// for good.
+	Retention string `json:"retention,omitempty"`
 	// Where a receipt's durable id is in the write's 2xx answer ("/number", "/ticket/id"), its
 	// JSON type (string or integer) and the schema of the object it names ("Issue"): what
 	// `writegen ledger resolve -committed -provider-id` takes, which the command names and
@@ -125,7 +130,7 @@ func (rec IdentityRecord) Marshal() []byte {
 
 func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	s := op.Safety
-	if s == nil || s.Effect == EffectReadOnly {
+	if s == nil || s.Effect == runtime.EffectReadOnly {
 		return IdentityWrite{}, false
 	}
 	w := IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
@@ -137,7 +142,7 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 		w.Idempotency, w.MaxLength = i.Place(), i.MaxLength
 	}
 	if l := s.Lookup; l != nil {
-		w.Lookup = string(l.Consistency)
+		w.Lookup = l.Consistency.String()
 		if l.Lag > 0 {
 			w.Lag = durationText(l.Lag)
 		}
@@ -160,6 +165,9 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 	}
 	if s.Dedupe {
 		w.Dedupe = "ledger"
+		if s.Retention > 0 {
+			w.Retention = durationText(s.Retention)
+		}
 	}
 	return w, true
 }
@@ -182,7 +190,7 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 	}
 	for _, w := range rec.Writes {
 		for name := range strings.SplitSeq(w.Retry, "|") {
-			if _, ok := runtime.ParseRetry(name); !ok && w.Retry != "none" {
+			if _, ok := writegenimpl.ParseRetry(name); !ok && w.Retry != "none" {
 				return ErrorList{{Pos: Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
 			}
 		}
@@ -336,6 +344,10 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 		c.refuse(s.Reference.Pos, op, "the reference is %s, and was %s %s: the lookup of a write sent before the change would not find it, so its retry is a second effect; put it back, or acknowledge it (acknowledge: {reference: %s, reason: ...})",
 			strconv.Quote(now.Reference), strconv.Quote(was.Reference), in, strconv.Quote(was.Reference))
 	}
+	if was.Dedupe == "ledger" && now.Dedupe == "ledger" && retentionOf(now) < retentionOf(was) && !c.ack(op, "retention", retentionText(was)) {
+		c.refuse(s.RetentionPos, op, "retention %s is shorter than %s %s: the ledger would forget keys that callers may still repeat, and a repeat after it is a new write, a second effect; put it back, or acknowledge it (acknowledge: {retention: %s, reason: ...})",
+			retentionText(now), retentionText(was), in, strconv.Quote(retentionText(was)))
+	}
 	if was.Dedupe == "ledger" && now.Dedupe != "ledger" && !c.ack(op, "dedupe", "ledger") {
 		pos := s.Pos
 		if s.DedupePos.Line != 0 {
@@ -351,7 +363,7 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 func widened(old string, s *Safety) []RetryMember {
 	var was runtime.Retry
 	for name := range strings.SplitSeq(old, "|") {
-		k, _ := runtime.ParseRetry(name)
+		k, _ := writegenimpl.ParseRetry(name)
 		was |= k
 	}
 	var out []RetryMember
@@ -368,7 +380,7 @@ func sameRetry(a, b string) bool {
 	set := func(s string) runtime.Retry {
 		var r runtime.Retry
 		for name := range strings.SplitSeq(s, "|") {
-			k, _ := runtime.ParseRetry(strings.TrimSpace(name))
+			k, _ := writegenimpl.ParseRetry(strings.TrimSpace(name))
 			r |= k
 		}
 		return r
@@ -479,7 +491,7 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 	case w.Lag != "":
 		d, ok := parseDuration(w.Lag)
 		return d, ok
-	case w.Lookup == string(Strong):
+	case w.Lookup == runtime.Strong.String():
 		return 5 * time.Second, true
 	}
 	return 0, false
@@ -487,8 +499,24 @@ func proofOf(w IdentityWrite) (time.Duration, bool) {
 
 // lagName names what a lookup's Lag is: a strong lookup's settle time, an eventual one's lag.
 func lagName(consistency string) string {
-	if consistency == string(Strong) {
+	if consistency == runtime.Strong.String() {
 		return "settle time"
 	}
 	return "lag"
+}
+
+// retentionOf returns how long w's ledger rows are kept once settled; for good is the longest.
+func retentionOf(w IdentityWrite) time.Duration {
+	if d, ok := parseDuration(w.Retention); ok {
+		return d
+	}
+	return math.MaxInt64
+}
+
+// retentionText is w's retention as an annotation writes it.
+func retentionText(w IdentityWrite) string {
+	if w.Retention == "" {
+		return "forever"
+	}
+	return w.Retention
 }

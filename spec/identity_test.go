@@ -64,6 +64,8 @@ func TestCheckIdentity(t *testing.T) {
 		{"reference moved and acknowledged", "reference: {body: /external_reference}", "reference: {body: /external_reference, value: \"t:{escalation_id}\"}\n    acknowledge: {reference: body /external_reference, reason: no write in flight}", "", ""},
 		{"dedupe dropped", "    dedupe: ledger\n", "", `ws.yaml:5:3: operation "createThread": dedupe: ledger is dropped (it was claimed in the ledger in out/WRITE_SAFETY.json): concurrent calls with one key would both send, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {dedupe: ledger, reason: ...})`, ""},
 		{"dedupe dropped and acknowledged", "    dedupe: ledger\n", "    acknowledge: {dedupe: ledger, reason: one caller only}\n", "", ""},
+		{"retention stated where keys were kept for good", "    dedupe: ledger\n", "    dedupe: ledger\n    retention: 30d\n", `ws.yaml:14:5: operation "createThread": retention 720h is shorter than forever in out/WRITE_SAFETY.json: the ledger would forget keys that callers may still repeat, and a repeat after it is a new write, a second effect; put it back, or acknowledge it (acknowledge: {retention: "forever", reason: ...})`, ""},
+		{"retention stated and acknowledged", "    dedupe: ledger\n", "    dedupe: ledger\n    retention: 30d\n    acknowledge: {retention: forever, reason: orders repeat within a week}\n", "", ""},
 		{"acknowledgement of another value", "    dedupe: ledger\n", "    dedupe: ledger\n    acknowledge: {key_format: \"x:{escalation_id}\", reason: old}\n", "", `ws.yaml:14:31: operation "createThread": acknowledge key_format "x:{escalation_id}" matches no change against out/WRITE_SAFETY.json: remove it`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,5 +162,37 @@ func TestCheckIdentityUnknownRetry(t *testing.T) {
 	want := `out/WRITE_SAFETY.json: operation "createThread": the record's retry set "not_sent|status_418" names "status_418", a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)`
 	if got := errText(refused); got != want {
 		t.Errorf("refused:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestRetentionRecorded: WRITE_SAFETY.json records a write's retention, and a shorter one
+// against it is refused unless acknowledged; a longer one, or none (for good), is not.
+func TestRetentionRecorded(t *testing.T) {
+	specData := mustRead(t, "testdata/threads.yaml")
+	with := func(retention string) string {
+		return strings.Replace(identityBase, "    dedupe: ledger\n", "    dedupe: ledger\n"+retention, 1)
+	}
+	base, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(with("    retention: 30d\n")), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := Identity(base).Marshal()
+	if !strings.Contains(string(old), `"retention": "720h"`) {
+		t.Fatalf("WRITE_SAFETY.json does not record the retention:\n%s", old)
+	}
+	for _, c := range []struct{ retention, refused string }{
+		{"    retention: 60d\n", ""},
+		{"", ""},
+		{"    retention: 7d\n", `ws.yaml:14:5: operation "createThread": retention 168h is shorter than 720h in WRITE_SAFETY.json: the ledger would forget keys that callers may still repeat, and a repeat after it is a new write, a second effect; put it back, or acknowledge it (acknowledge: {retention: "720h", reason: ...})`},
+		{"    retention: 7d\n    acknowledge: {retention: 720h, reason: repeats come within a day}\n", ""},
+	} {
+		api, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(with(c.retention)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused, warned := CheckIdentity(api, "WRITE_SAFETY.json", old)
+		if got := errText(refused); got != c.refused || len(warned) > 0 {
+			t.Errorf("retention %q: refused:\n%s\nwant:\n%s\nwarned: %v", c.retention, got, c.refused, warned)
+		}
 	}
 }

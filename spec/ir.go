@@ -355,16 +355,6 @@ type PathPart struct {
 	Param   *Param
 }
 
-// Effect answers question 1: what a duplicate of the write does.
-type Effect string
-
-const (
-	EffectReadOnly      Effect = "read_only"     // changes nothing: it is called like a read
-	EffectIdempotent    Effect = "idempotent"    // repeating it is harmless
-	EffectCompensatable Effect = "compensatable" // a duplicate is a second effect, undone by Compensate
-	EffectAmbiguous     Effect = "ambiguous"     // a duplicate is a second effect
-)
-
 // Uncertain says what happens to an outcome nobody can settle.
 type Uncertain string
 
@@ -379,7 +369,11 @@ type Safety struct {
 	Defaults  bool     // true when some answers came from the defaults block (listed in Inherited)
 	Inherited []string // annotation keys taken from defaults, sorted
 
-	Effect    Effect
+	// Effect answers question 1, what a duplicate of the write does, in the runtime's terms
+	// (its String is the annotation's name): read_only changes nothing and is called like a
+	// read; idempotent is harmless to repeat; compensatable and ambiguous make a second effect,
+	// which Compensate undoes for compensatable.
+	Effect    runtime.Effect
 	EffectPos Pos
 	// Destructive says whether the write overwrites or deletes: answered (DestructiveSet), or
 	// the method's default (DELETE, PUT and PATCH destructive, POST not).
@@ -415,8 +409,13 @@ type Safety struct {
 	Compensate *Compensation
 	Dedupe     bool // claim the business key in the ledger before calling
 	DedupePos  Pos
-	Uncertain  Uncertain
-	Owner      string
+	// Retention is how long the ledger remembers the business key of a Dedupe write once it is
+	// settled for good (retention:): a repeat within it gets the first outcome, and Resume or
+	// "writegen ledger prune" may forget the key after it. 0 keeps every key for good.
+	Retention    time.Duration
+	RetentionPos Pos
+	Uncertain    Uncertain
+	Owner        string
 	// Credentials is nil when not declared.
 	Credentials *Credentials
 	Inbox       *Inbox
@@ -527,28 +526,12 @@ type Set struct {
 	Value SetValue
 }
 
-// Consistency of a lookup.
-type Consistency string
-
-const (
-	Strong   Consistency = "strong"   // "not found" means the write did not commit
-	Eventual Consistency = "eventual" // "found" may be adopted; "not found" proves nothing
-)
-
-// Strength orders consistencies: none (0) < eventual (1) < strong (2).
-func (c Consistency) Strength() int {
-	switch c {
-	case Strong:
-		return 2
-	case Eventual:
-		return 1
-	}
-	return 0
-}
-
 // Lookup answers question 4: how to find what an earlier attempt committed, by its reference.
 type Lookup struct {
-	Consistency Consistency
+	// Consistency is runtime.Strong ("not found" means the write did not commit) or
+	// runtime.Eventual ("found" may be adopted; "not found" proves nothing), each qualified by
+	// Lag below; its String is the annotation's name.
+	Consistency runtime.Consistency
 	Pos         Pos
 	// Source is where a person checked what the consistency claims of the provider (a
 	// settle time or a lag): a docs URL or a reason, shown in WRITE_SAFETY.md; "" for a plain

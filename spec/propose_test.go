@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // relayDesk is the spec of the golden case of init's lookups (see cmd/writegen's TestGoldenInit).
@@ -364,7 +366,7 @@ func TestScaffoldProposesGitHubLookups(t *testing.T) {
 			t.Errorf("%s: no lookup", op.ID)
 		case op.ID == "issues/create" && (l.Escape != EscapeGitHubSearch || l.Adopt == nil || l.Adopt.Operation.ID != "issues/get" || op.Safety.Reference.Marker == nil):
 			t.Errorf("issues/create: lookup %+v", l)
-		case op.ID == "issues/create-comment" && (l.Pages == nil || l.Since != nil || l.Consistency == Strong):
+		case op.ID == "issues/create-comment" && (l.Pages == nil || l.Since != nil || l.Consistency == runtime.Strong):
 			t.Errorf("issues/create-comment: lookup %+v", l)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/writegen/writegen/runtime"
 )
 
 // annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
@@ -238,7 +240,7 @@ scope: threads
     response: {is: receipt, id: /id}
     retries: {on: [not_sent]}
 ` + okRest + "colour: blue\n"), `ws.yaml:6:44: operation "createThread": unknown field "formt" (did you mean "format"?)
-ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, uncertain, owner, credentials, inbox, acknowledge)
+ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, retention, uncertain, owner, credentials, inbox, acknowledge)
 ws.yaml:13:1: unknown field "colour" (known: version, package, scope, tenancy, include, defaults, operations, exclude, names)`},
 		{"misspelt operation, one message", annot(`  createThraed:
     effect: ambiguous
@@ -346,6 +348,29 @@ include: {operations: [createThread, "PUT /threads"], tags: [threads, billing]}
 operations:
 ` + okCreate + okRest + "scope: threads\n", `ws.yaml:3:38: operation "PUT /threads": included operation is not in the spec
 ws.yaml:3:71: included tag "billing" is not used by any operation`},
+		{"retention", annot(`  createThread:
+    effect: ambiguous
+    key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
+    idempotency: {header: Idempotency-Key, window: 24h}
+    response: {is: receipt, id: /id}
+    dedupe: ledger
+    retention: 12h
+  deleteThread:
+    effect: idempotent
+    key: {fields: {thread_id: string}, format: "t:{thread_id}"}
+    response: {is: acknowledgement}
+    retention: 30d
+  "POST /threads/{thread_id}/messages":
+    effect: ambiguous
+    key: {fields: {message_id: string}, format: "m:{message_id}"}
+    response: {is: acknowledgement}
+    dedupe: ledger
+    retention: a month
+exclude:
+  searchThreads: not used
+`), `ws.yaml:10:5: operation "createThread": retention 12h is shorter than the provider's key window (24h): a repeat after the ledger forgot the key would count the window from the repeat, and could send the key again after the provider forgot it, a second effect; make it 24h or longer, or forever
+ws.yaml:15:5: operation "deleteThread": retention 720h says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention
+ws.yaml:21:16: operation "POST /threads/{thread_id}/messages": retention "a month" is not a positive duration (like 30d or 720h) or forever: say how long the ledger must remember a business key once its write is settled, so that a repeat with the key gets the first outcome`},
 		{"dedupe without a key", annot(okCreate + `  deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
@@ -455,15 +480,15 @@ func TestConsistencyTimes(t *testing.T) {
 	}
 	for _, c := range []struct {
 		consistency string
-		want        Consistency
+		want        runtime.Consistency
 		lag         time.Duration
 	}{
-		{"{strong: 2s, source: provider docs}", Strong, 2 * time.Second},
-		{"eventual", Eventual, 0},
-		{"{eventual: 30s, source: https://docs.example.com/search}", Eventual, 30 * time.Second},
+		{"{strong: 2s, source: provider docs}", runtime.Strong, 2 * time.Second},
+		{"eventual", runtime.Eventual, 0},
+		{"{eventual: 30s, source: https://docs.example.com/search}", runtime.Eventual, 30 * time.Second},
 	} {
 		body := okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, consistency: ` + c.consistency + "}\n"
-		if c.want == Eventual && c.lag == 0 {
+		if c.want == runtime.Eventual && c.lag == 0 {
 			body = strings.Replace(body, "    response:", "    retry: {on: [not_sent]}\n    response:", 1) // ambiguous never fires without a lag
 		}
 		api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot(body+okRest)), Options{})

@@ -12,7 +12,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the files made from the runtime's lists (the annotation schema's retry kinds)")
 
 // TestRetryVocabulary holds the annotation's retry kinds to the runtime's one list of them
-// (runtime.RetryKinds): the names the parser takes, and the enum of the JSON Schema's retryKind,
+// (writegenimpl.RetryKinds): the names the parser takes, and the enum of the JSON Schema's retryKind,
 // which go test ./spec -run TestRetryVocabulary -update writes from it.
 func TestRetryVocabulary(t *testing.T) {
 	var doc struct {

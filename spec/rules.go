@@ -2,6 +2,7 @@ package spec
 
 import (
 	"slices"
+	"time"
 
 	"go.yaml.in/yaml/v4"
 
@@ -33,7 +34,7 @@ var safetyRules = []safetyRule{
 	{"lookup", "A lookup written is generated and type-checked against the write, or refused with its reason: never dropped.", (*writeCheck).lookup, true},
 	{"retry", "Every failure kind of a retry set can fire: a resend after an answer that may have committed needs a key in its window, a lookup that can prove it did not, or an idempotent effect.", (*writeCheck).retry, true},
 	{"compensate", "A compensatable write names the write that undoes a duplicate.", (*writeCheck).compensate, true},
-	{"dedupe", "A ledger claim is taken on the business key: dedupe: ledger needs one.", (*writeCheck).dedupe, true},
+	{"dedupe", "A ledger claim is taken on the business key: dedupe: ledger needs one. The ledger remembers a settled key for the write's retention, never shorter than the provider's key window.", (*writeCheck).dedupe, true},
 	{"report", "Who is told of an uncertain outcome, and what a credential rotation does to a write in flight, are recorded as answered.", (*writeCheck).report, false},
 	{"inbox", "A webhook inbox keys its events by the fields the annotation names.", (*writeCheck).inbox, true},
 	{"acknowledge", "A change of a write's identity against WRITE_SAFETY.json is made only where acknowledged; the defaults' acknowledgements apply to every write.", (*writeCheck).acknowledge, false},
@@ -127,11 +128,11 @@ func (w *writeCheck) needKey(n *yaml.Node, msg string) bool {
 	return w.s.Key != nil
 }
 
-func (w *writeCheck) readOnly() bool { return w.s.Effect == EffectReadOnly }
+func (w *writeCheck) readOnly() bool { return w.s.Effect == runtime.EffectReadOnly }
 
 func (w *writeCheck) effect() bool {
 	src := w.from("effect")
-	if src == nil || src.effect == "" {
+	if src == nil || src.effect == 0 {
 		if src == nil {
 			w.fail(w.at.at, "effect is required: read_only, idempotent, compensatable or ambiguous")
 		}
@@ -152,7 +153,7 @@ func (w *writeCheck) destructive() bool {
 
 func (w *writeCheck) key() bool {
 	s := w.s
-	repeatable := w.readOnly() || s.Effect == EffectIdempotent
+	repeatable := w.readOnly() || s.Effect == runtime.EffectIdempotent
 	switch src := w.from("key"); {
 	case src != nil && src.key != nil && !w.bad(src, "key"):
 		s.Key = w.r.key(w.so, src.key, w.at)
@@ -281,7 +282,7 @@ func (w *writeCheck) retry() bool {
 func (w *writeCheck) compensate() bool {
 	switch src := w.from("compensate"); {
 	case src == nil:
-		if w.s.Effect == EffectCompensatable {
+		if w.s.Effect == runtime.EffectCompensatable {
 			w.fail(src0(w.from, "effect"), "effect compensatable needs compensate: the operation that undoes a duplicate")
 		}
 	case src.compensate == nil || w.bad(src, "compensate") || w.refused["lookup"] || w.refused["response"]:
@@ -296,6 +297,29 @@ func (w *writeCheck) dedupe() bool {
 		w.s.Dedupe, w.s.DedupePos = src.dedupe, w.r.pos(src.set["dedupe"])
 		if w.s.Dedupe {
 			w.needKey(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
+		}
+	}
+	src, inherited := w.r.from(w.so, "retention")
+	if src == nil || w.bad(src, "retention") || src.retention == 0 {
+		return true
+	}
+	n := src.set["retention"]
+	window := time.Duration(0)
+	if i := w.s.Idempotency; i != nil && !i.Forever() {
+		window = i.Window
+	}
+	switch {
+	case !w.s.Dedupe && inherited:
+		// the defaults' retention is for the writes that claim their keys
+	case !w.s.Dedupe:
+		w.fail(n, "retention %s says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention", durationText(src.retention))
+	case src.retention < window:
+		w.fail(n, "retention %s is shorter than the provider's key window (%s): a repeat after the ledger forgot the key would count the window from the repeat, and could send the key again after the provider forgot it, a second effect; make it %s or longer, or forever",
+			durationText(src.retention), durationText(window), durationText(window))
+	default:
+		w.s.Retention, w.s.RetentionPos = src.retention, w.r.pos(n)
+		if inherited {
+			w.s.Inherited = append(w.s.Inherited, "retention")
 		}
 	}
 	return true

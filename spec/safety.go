@@ -290,7 +290,7 @@ func (r *resolver) readOf(so *specOp, name string, n *yaml.Node, what string) *s
 		r.errorf(n, so.op.ID, "%s %q is not in the spec%s", what, name, r.suggestOp(name))
 	case ro == so:
 		r.errorf(n, so.op.ID, "an operation cannot be its own lookup")
-	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].effect == EffectReadOnly):
+	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].effect == runtime.EffectReadOnly):
 		r.errorf(n, so.op.ID, "%s %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", what, name, ro.op.Method, ro.op.Method)
 	case r.exclude[ro] != nil:
 		r.errorf(n, so.op.ID, "%s %q is excluded", what, name)
@@ -764,8 +764,8 @@ const readAttempts = 3
 // write inside its key's window, or a write a strongly consistent lookup did not find.
 func neverFires(m RetryMember, s *Safety) string {
 	keyed := s.Key != nil && s.Idempotency != nil
-	safe := s.Effect == EffectReadOnly || s.Effect == EffectIdempotent || keyed ||
-		s.Lookup != nil && (s.Lookup.Consistency == Strong || s.Lookup.Lag > 0)
+	safe := s.Effect == runtime.EffectReadOnly || s.Effect == runtime.EffectIdempotent || keyed ||
+		s.Lookup != nil && (s.Lookup.Consistency == runtime.Strong || s.Lookup.Lag > 0)
 	switch m.Kind {
 	case runtime.RetryAmbiguous:
 		if !safe {
@@ -1410,10 +1410,10 @@ func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Com
 	out := &Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.node)}
 	effect, _ := r.from(co, "effect")
 	key, _ := r.from(co, "key")
-	if effect == nil || effect.effect == "" || effect.bad["effect"] {
+	if effect == nil || effect.effect == 0 || effect.bad["effect"] {
 		return nil // the compensation's own entry is refused for it
 	}
-	if effect.effect != EffectIdempotent || key != nil && key.key != nil {
+	if effect.effect != runtime.EffectIdempotent || key != nil && key.key != nil {
 		r.errorf(c.opNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.op.ID)
 		return nil
 	}

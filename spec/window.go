@@ -42,3 +42,18 @@ func (p *annotParser) window(n *yaml.Node) time.Duration {
 	}
 	return d
 }
+
+// retention reads retention: how long the ledger remembers a settled business key, a duration
+// or forever (0).
+func (p *annotParser) retention(n *yaml.Node) time.Duration {
+	s, ok := p.str(n)
+	if !ok || hasTODO(s) || s == "forever" {
+		return 0
+	}
+	d, ok := parseDuration(s)
+	if !ok {
+		p.errorf(n, "retention %q is not a positive duration (like 30d or 720h) or forever: say how long the ledger must remember a business key once its write is settled, so that a repeat with the key gets the first outcome", s)
+		return 0
+	}
+	return d
+}

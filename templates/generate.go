@@ -187,7 +187,7 @@ func (g *generator) newFile() *jen.File {
 // render formats f once. jennifer writes the import block sorted by path; render groups it as
 // goimports does (the standard library, then the rest, each sorted) and formats the file with
 // go/format, which gives the bytes imports.Process with FormatOnly gives, in one pass instead of
-// its two (TestRenderMatchesImports holds them equal).
+// its two (TestGeneratedFilesAreGoimports, in bench/external, holds them equal).
 func render(name string, f *jen.File) ([]byte, error) {
 	f.NoFormat = true
 	var src bytes.Buffer

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -573,22 +574,26 @@ func doneNote(op *spec.Operation) string {
 	return "The provider accepted the request: its effect may come later; repeating it is harmless."
 }
 
-// keyMeans ends the sentence that names a tool's business key with what the key does: it makes
-// calls one write only where the ledger claims it or the provider honours a key; with neither
-// (dedupe: none, no idempotency) it only names the write, and the description must not promise
-// what the next sentence ("calling it again makes a second effect") takes back.
-func keyMeans(s *spec.Safety) string {
-	switch i := s.Idempotency; {
-	case s.Dedupe || s.Effect == spec.EffectIdempotent || i != nil && i.Forever():
+// keyMeans ends the sentence that names a tool's business key with what the key does: calls
+// with the same key are one write exactly when the tool's idempotentHint says so (op.Hints, which
+// the IR decides: the ledger claims the key, the provider keeps it forever, or the effect is
+// idempotent); with a key the provider keeps for a while, only while it does; with neither it only
+// names the write, and the description must not promise what the next sentence ("calling it
+// again makes a second effect") takes back.
+func keyMeans(op *spec.Operation) string {
+	switch {
+	case op.Hints.Idempotent:
 		return ": calls with the same key are one write."
-	case i != nil:
+	case op.Safety.Idempotency != nil:
 		return ": calls with the same key are one write while the provider remembers it."
 	}
 	return ": it names the write in what is recorded and reported, and does not make two calls one write."
 }
 
 // description is a tool's description: the operation's summary and description, then what its
-// answers say one call does, what repeating it does, and what an uncertain outcome means.
+// answers say one call does, what repeating it does, and what an uncertain outcome means. What
+// it claims (only reads, overwrites or deletes, no second effect when repeated) is what the
+// tool's hints claim, op.Hints; the answers say why.
 func (m *mcpGen) description(op *spec.Operation) string {
 	var parts []string
 	sentence := func(s string) {
@@ -606,12 +611,12 @@ func (m *mcpGen) description(op *spec.Operation) string {
 	if op.Deprecated {
 		parts = append(parts, "Deprecated.")
 	}
-	s := op.Safety
-	if op.Call == spec.CallRead {
+	s, h := op.Safety, op.Hints
+	if h.ReadOnly {
 		parts = append(parts, "It only reads: calling it changes nothing.")
 		return strings.Join(parts, " ")
 	}
-	if s.Destructive {
+	if h.Destructive {
 		parts = append(parts, "It overwrites or deletes.")
 	} else {
 		parts = append(parts, "It only adds: it neither overwrites nor deletes.")
@@ -624,14 +629,14 @@ func (m *mcpGen) description(op *spec.Operation) string {
 				fields = append(fields, a.Name)
 			}
 		}
-		parts = append(parts, "Its business key is "+list(fields)+keyMeans(s))
+		parts = append(parts, "Its business key is "+list(fields)+keyMeans(op))
 	}
 	switch i := s.Idempotency; {
-	case s.Effect == spec.EffectIdempotent:
+	case h.Idempotent && s.Effect == runtime.EffectIdempotent:
 		parts = append(parts, "Repeating it is harmless: its effect is idempotent.")
-	case s.Dedupe:
+	case h.Idempotent && s.Dedupe:
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the ledger returns the first call's outcome without calling the provider; the same key with other arguments is refused.")
-	case i != nil && i.Forever():
+	case h.Idempotent: // the hint's remaining reason: the provider keeps the key forever
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the provider recognises the key.")
 	case i != nil && i.Window > 0:
 		parts = append(parts, "The provider recognises a repeat with the same key for "+span(i.Window)+" only: calling it again after that makes a second effect.")

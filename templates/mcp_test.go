@@ -15,12 +15,13 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 )
 
 // generatedTool is what a tool variable of a generated tools.go declares.
 type generatedTool struct {
-	name                                         string
+	name, description                            string
 	readOnly, destructive, idempotent, openWorld bool
 	input, output                                string // the schemas, "" when absent
 }
@@ -64,6 +65,8 @@ func parseTools(t *testing.T, src []byte) map[string]generatedTool {
 				switch kv.Key.(*ast.Ident).Name {
 				case "Name":
 					tool.name = str(kv.Value)
+				case "Description":
+					tool.description = str(kv.Value)
 				case "InputSchema":
 					tool.input = str(kv.Value.(*ast.CallExpr).Args[0])
 				case "OutputSchema":
@@ -123,9 +126,9 @@ func mcpInputs(t *testing.T) []struct{ spec, annotations string } {
 // read_only writes; idempotentHint only for reads, idempotent effects, a business key claimed in
 // the ledger, or a provider key kept forever (never a key kept for a window only);
 // destructiveHint exactly for writes whose answer (or method) says they overwrite or delete;
-// openWorldHint for every tool. It also resolves every schema with the SDK's JSON Schema
-// package, and checks that the business key fields are required and excluded operations are
-// not tools.
+// openWorldHint for every tool; and each description claims what the hints claim. It also
+// resolves every schema with the SDK's JSON Schema package, and checks that the business key
+// fields are required and excluded operations are not tools.
 func TestToolHintsNeverClaimMore(t *testing.T) {
 	for _, in := range mcpInputs(t) {
 		t.Run(filepath.Base(filepath.Dir(in.spec)), func(t *testing.T) {
@@ -165,9 +168,36 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 					continue
 				}
 				checkHints(t, op, tool)
+				checkDescription(t, op, tool)
 				checkSchemas(t, op, tool)
 			}
 		})
+	}
+}
+
+// checkDescription fails when tool's description claims what its hints do not, or the reverse:
+// that it only reads, that it overwrites or deletes, that calling it again (with the same key)
+// makes no second effect.
+func checkDescription(t *testing.T, op *spec.Operation, tool generatedTool) {
+	t.Helper()
+	d := tool.description
+	if got := strings.Contains(d, "It only reads: calling it changes nothing."); got != tool.readOnly {
+		t.Errorf("%s: the description says it only reads: %v; readOnlyHint %v:\n%s", op.ID, got, tool.readOnly, d)
+	}
+	if tool.readOnly {
+		return
+	}
+	if got := strings.Contains(d, "It overwrites or deletes."); got != tool.destructive {
+		t.Errorf("%s: the description says it overwrites or deletes: %v; destructiveHint %v:\n%s", op.ID, got, tool.destructive, d)
+	}
+	once := strings.Contains(d, "Repeating it is harmless") || strings.Contains(d, "makes no second effect")
+	if once != tool.idempotent {
+		t.Errorf("%s: the description says repeating it makes no second effect: %v; idempotentHint %v:\n%s", op.ID, once, tool.idempotent, d)
+	}
+	if strings.Contains(d, "Its business key is ") {
+		if one := strings.Contains(d, "calls with the same key are one write."); one != tool.idempotent {
+			t.Errorf("%s: the description says calls with the same key are one write: %v; idempotentHint %v:\n%s", op.ID, one, tool.idempotent, d)
+		}
 	}
 }
 
@@ -198,17 +228,17 @@ func checkClientImports(t *testing.T, files []File, tools string) {
 func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
 	t.Helper()
 	s := op.Safety
-	read := s == nil || s.Effect == spec.EffectReadOnly
+	read := s == nil || s.Effect == runtime.EffectReadOnly
 	if tool.readOnly != read {
 		t.Errorf("%s: readOnlyHint %v, but it is a read: %v", op.ID, tool.readOnly, read)
 	}
 	if tool.idempotent {
-		allowed := read || s.Effect == spec.EffectIdempotent ||
+		allowed := read || s.Effect == runtime.EffectIdempotent ||
 			s.Key != nil && (s.Dedupe || s.Idempotency != nil && s.Idempotency.Forever())
 		if !allowed {
 			t.Errorf("%s: idempotentHint, but repeating it can make a second effect (effect %s, dedupe %v, idempotency %+v)", op.ID, s.Effect, s.Dedupe, s.Idempotency)
 		}
-	} else if read || s.Effect == spec.EffectIdempotent {
+	} else if read || s.Effect == runtime.EffectIdempotent {
 		t.Errorf("%s: no idempotentHint for a read or an idempotent effect", op.ID)
 	}
 	wantDestructive := !read && s.Destructive
@@ -273,8 +303,8 @@ var (
 )
 
 // TestCorpusTools generates the tools of every spec of the shared corpus, every write answered
-// through defaults, and checks that every schema resolves and every tool and argument name is
-// one clients accept and is unique.
+// through defaults, and checks their hints and descriptions, that every schema resolves and that
+// every tool and argument name is one clients accept and is unique.
 func TestCorpusTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("generates the corpus")
@@ -314,6 +344,7 @@ func TestCorpusTools(t *testing.T) {
 				}
 				names[tool.name] = true
 				checkHints(t, op, tool)
+				checkDescription(t, op, tool)
 				checkSchemas(t, op, tool)
 				var in struct{ Properties map[string]json.RawMessage }
 				json.Unmarshal([]byte(tool.input), &in)
@@ -366,30 +397,33 @@ func TestBoundedOutputSchema(t *testing.T) {
 
 // TestDescriptionNeverTakesBackItsKey checks the description of a keyed write tool for every
 // way its repeats are (or are not) made one write: it says that calls with the same key are one
-// write exactly when the ledger claims the key or the provider remembers it, never beside
-// "calling it again makes a second effect" (dedupe: none without a provider key), and it says
-// what a key kept for a window, or for a time nobody declared, leaves open.
+// write exactly when its idempotentHint does, which the IR gives when the ledger claims the key
+// or the provider remembers it forever, never beside "calling it again makes a second effect"
+// (dedupe: none without a provider key), and it says what a key kept for a window, or for a time
+// nobody declared, leaves open.
 func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		dedupe bool
-		idem   *spec.Idempotency
-		want   []string
+		name       string
+		dedupe     bool
+		idem       *spec.Idempotency
+		idempotent bool // op.Hints.Idempotent, as the IR gives it for these answers
+		want       []string
 	}{
-		{"dedupe none, no provider key", false, nil,
+		{"dedupe none, no provider key", false, nil, false,
 			[]string{"it names the write in what is recorded and reported, and does not make two calls one write.", "Calling it again makes a second effect."}},
-		{"ledger", true, nil,
+		{"ledger", true, nil, true,
 			[]string{"calls with the same key are one write.", "makes no second effect: the ledger returns"}},
-		{"key kept forever", false, &spec.Idempotency{Header: "Idempotency-Key", Window: spec.WindowForever},
+		{"key kept forever", false, &spec.Idempotency{Header: "Idempotency-Key", Window: spec.WindowForever}, true,
 			[]string{"calls with the same key are one write.", "makes no second effect: the provider recognises the key."}},
-		{"key kept for a window", false, &spec.Idempotency{Header: "Idempotency-Key", Window: time.Hour},
+		{"key kept for a window", false, &spec.Idempotency{Header: "Idempotency-Key", Window: time.Hour}, false,
 			[]string{"one write while the provider remembers it.", "for 1h only: calling it again after that makes a second effect."}},
-		{"key window unknown", false, &spec.Idempotency{Header: "Idempotency-Key"},
+		{"key window unknown", false, &spec.Idempotency{Header: "Idempotency-Key"}, false,
 			[]string{"one write while the provider remembers it.", "for a time it does not document: calling it again may make a second effect."}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			op := &spec.Operation{ID: "addNote", Call: spec.CallWrite, Safety: &spec.Safety{
-				Effect: spec.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
+				Effect: runtime.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
+				Hints:    spec.Hints{Idempotent: c.idempotent},
 				ToolName: "addNote", ToolArgs: []spec.ToolArg{{Name: "note_ref", Key: &spec.KeyField{}}}}
 			m := &mcpGen{}
 			d := m.description(op)

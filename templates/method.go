@@ -283,7 +283,7 @@ func overwrites(s *spec.Safety) string {
 func safetySummary(op *spec.Operation) string {
 	s := op.Safety
 	var b strings.Builder
-	b.WriteString("Write safety (see " + SafetyReport + "): effect " + string(s.Effect))
+	b.WriteString("Write safety (see " + SafetyReport + "): effect " + s.Effect.String())
 	if s.Key != nil {
 		b.WriteString(", business key " + strconv.Quote(oneLine(s.Key.Format)) + " in key scope " + strconv.Quote(s.Key.Scope))
 	}
@@ -297,7 +297,7 @@ func safetySummary(op *spec.Operation) string {
 		if l.Operation != nil {
 			name = l.Operation.ID
 		}
-		b.WriteString(", looked up with " + name + " (" + string(l.Consistency) + ")")
+		b.WriteString(", looked up with " + name + " (" + l.Consistency.String() + ")")
 	}
 	if c := s.Compensate; c != nil {
 		b.WriteString(", duplicates compensated with " + c.Operation.ID)

@@ -8,6 +8,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 	"github.com/writegen/writegen/spec"
 )
 
@@ -20,7 +21,7 @@ func (g *generator) operations(f *jen.File) {
 			g.paramsStruct(f, op)
 		}
 		s := op.Safety
-		if s != nil && s.Key != nil && s.Effect != spec.EffectReadOnly {
+		if s != nil && s.Key != nil && s.Effect != runtime.EffectReadOnly {
 			g.keyType(f, op)
 		}
 		if op.RetryName != "" {
@@ -177,9 +178,20 @@ func join(codes []jen.Code, op string) *jen.Statement {
 // not_sent is RetryNotSent, status_409 Retry409 (TestRetryConstants holds the rule to the
 // runtime's constants).
 func retryConst(k runtime.Retry) string {
-	name := strings.TrimPrefix(k.String(), "status_")
+	return "Retry" + camel(strings.TrimPrefix(k.String(), "status_"))
+}
+
+// effectConst names the runtime constant of an effect, from its annotation name: read_only is
+// EffectReadOnly (TestEnumConstants holds the rule to the runtime's constants).
+func effectConst(e runtime.Effect) string { return "Effect" + camel(e.String()) }
+
+// consistencyConst names the runtime constant of a lookup's consistency, from its annotation
+// name: strong is Strong (TestEnumConstants holds the rule to the runtime's constants).
+func consistencyConst(c runtime.Consistency) string { return camel(c.String()) }
+
+// camel joins the words of an annotation name, each capitalised: read_only is ReadOnly.
+func camel(name string) string {
 	var b strings.Builder
-	b.WriteString("Retry")
 	for part := range strings.SplitSeq(name, "_") {
 		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
 	}
@@ -191,7 +203,7 @@ func retryConst(k runtime.Retry) string {
 //	const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429
 func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
 	var kinds []jen.Code
-	for _, k := range runtime.RetryKinds() {
+	for _, k := range writegenimpl.RetryKinds() {
 		if op.Safety.Retry.Has(k) {
 			kinds = append(kinds, rt(retryConst(k)))
 		}
@@ -212,14 +224,6 @@ func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
 // readAttempts is how many times a read is attempted at most.
 const readAttempts = 3
 
-// effects maps the annotation's effects to the runtime's.
-var effects = map[spec.Effect]string{
-	spec.EffectReadOnly:      "EffectReadOnly",
-	spec.EffectIdempotent:    "EffectIdempotent",
-	spec.EffectCompensatable: "EffectCompensatable",
-	spec.EffectAmbiguous:     "EffectAmbiguous",
-}
-
 // descriptor emits the operation descriptor the runtime reads:
 //
 //	var createThreadOp = &writegenimpl.Operation{
@@ -238,18 +242,18 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 	}
 	fields := []field{{"ID", jen.Lit(op.ID)}}
 	s := op.Safety
-	if s != nil && s.Key != nil && s.Effect != spec.EffectReadOnly {
+	if s != nil && s.Key != nil && s.Effect != runtime.EffectReadOnly {
 		fields = append(fields, field{"Scope", jen.Lit(s.Key.Scope)})
 	}
 	fields = append(fields, field{"Method", jen.Lit(op.Method)}, field{"Path", jen.Lit(op.Path)})
 	if s == nil {
 		fields = append(fields,
-			field{"Effect", rt("EffectReadOnly")},
+			field{"Effect", rt(effectConst(runtime.EffectReadOnly))},
 			field{"Retry", rt("RetryReads")},
 			field{"Attempts", jen.Lit(readAttempts)})
 	} else {
 		fields = append(fields,
-			field{"Effect", rt(effects[s.Effect])},
+			field{"Effect", rt(effectConst(s.Effect))},
 			field{"Retry", jen.Id(op.RetryName)},
 			field{"Attempts", jen.Lit(s.Attempts)})
 		if idem := s.Idempotency; idem != nil {
@@ -274,11 +278,7 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 			}
 		}
 		if l := s.Lookup; l != nil {
-			c := "Strong"
-			if l.Consistency == spec.Eventual {
-				c = "Eventual"
-			}
-			fields = append(fields, field{"Lookup", rt(c)})
+			fields = append(fields, field{"Lookup", rt(consistencyConst(l.Consistency))})
 			if l.Lag > 0 {
 				fields = append(fields, field{"LookupLag", duration(l.Lag)})
 			}
@@ -291,6 +291,12 @@ func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
 		}
 		if s.Dedupe {
 			fields = append(fields, field{"Dedupe", jen.True()})
+			switch day := 24 * time.Hour; {
+			case s.Retention > 0 && s.Retention%day == 0:
+				fields = append(fields, field{"Retention", jen.Lit(int(s.Retention/day)).Op("*").Lit(24).Op("*").Qual("time", "Hour")})
+			case s.Retention > 0:
+				fields = append(fields, field{"Retention", duration(s.Retention)})
+			}
 		}
 		if s.Owner != "" {
 			fields = append(fields, field{"Owner", jen.Lit(s.Owner)})

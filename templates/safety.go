@@ -59,7 +59,7 @@ var questions = []struct {
 	{"Is a 2xx a receipt (a durable id) or only an acknowledgement?", []string{"response"}},
 	{"Can we ask the provider what committed, and how consistent is the answer?", []string{"lookup", "reference"}},
 	{"Which failures are retried (fixed at compile time)?", []string{"retry"}},
-	{"What is the business key, and does our own database enforce it?", []string{"key", "dedupe"}},
+	{"What is the business key, and does our own database enforce it?", []string{"key", "dedupe", "retention"}},
 	{"How do duplicate and out-of-order events behave?", []string{"inbox"}},
 	{"Can a concurrent token refresh invalidate the request?", []string{"credentials"}},
 	{"When does it stop being an engineering problem, and who is told?", []string{"uncertain", "owner"}},
@@ -133,11 +133,11 @@ func safetyReport(api *spec.API) ([]byte, error) {
 }
 
 func effectAnswer(s *spec.Safety) string {
-	a := map[spec.Effect]string{
-		spec.EffectReadOnly:      "read-only: it changes nothing, and is called like a read",
-		spec.EffectIdempotent:    "idempotent: repeating it is harmless",
-		spec.EffectCompensatable: "compensatable: a duplicate is a second effect, which the compensation undoes",
-		spec.EffectAmbiguous:     "ambiguous: a duplicate is a second effect",
+	a := map[runtime.Effect]string{
+		runtime.EffectReadOnly:      "read-only: it changes nothing, and is called like a read",
+		runtime.EffectIdempotent:    "idempotent: repeating it is harmless",
+		runtime.EffectCompensatable: "compensatable: a duplicate is a second effect, which the compensation undoes",
+		runtime.EffectAmbiguous:     "ambiguous: a duplicate is a second effect",
 	}[s.Effect]
 	if c := s.Compensate; c != nil {
 		a += "; a duplicate the lookup finds beyond the first is undone with " + code(c.Operation.ID)
@@ -146,7 +146,7 @@ func effectAnswer(s *spec.Safety) string {
 		}
 		a += " and recorded compensated"
 	}
-	if s.Effect != spec.EffectReadOnly {
+	if s.Effect != runtime.EffectReadOnly {
 		if s.Destructive {
 			a += "; destructive: it overwrites or deletes"
 		} else {
@@ -197,7 +197,7 @@ func idempotencyAnswer(i *spec.Idempotency) string {
 
 func responseAnswer(s *spec.Safety) string {
 	switch {
-	case s.Effect == spec.EffectReadOnly:
+	case s.Effect == runtime.EffectReadOnly:
 		return "its body, as a read's"
 	case s.Receipt:
 		a := "receipt: the durable id is at " + code(s.ID.Pointer)
@@ -320,7 +320,7 @@ func consistencyAnswer(l *spec.Lookup) string {
 	later := "; before that the runtime waits (within the context and the attempt budget) and asks again, or ends uncertain and Resume asks again once it has passed"
 	from := " have passed since the last moment an attempt could still run (its end, or the end of its holder's lease for a call taken over)"
 	switch {
-	case l.Consistency == spec.Strong:
+	case l.Consistency == runtime.Strong:
 		return "strong, settling in " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found counts only once " + span(l.Lag) + from + later
 	case l.Lag > 0:
 		return "eventual with a lag of " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found proves the write did not commit only once " + span(l.Lag) + from + later
@@ -401,8 +401,13 @@ func keyAnswer(s *spec.Safety) string {
 		fields[i] = cell(f.Name + " " + f.Type)
 	}
 	a := code(k.Format) + " from " + strings.Join(fields, ", ") + " (type " + code(k.TypeName) + "), key scope " + code(k.Scope)
+	if s.Dedupe && s.Retention > 0 {
+		return a + "; claimed in the ledger before the call: calls with equal keys are one write; the ledger remembers a key for " +
+			days(s.Retention) + " after its write is settled (a repeat within it gets the first outcome, a later one is a new write), " +
+			"uncertain and claimed keys until they are settled"
+	}
 	if s.Dedupe {
-		return a + "; claimed in the ledger before the call: calls with equal keys are one write"
+		return a + "; claimed in the ledger before the call: calls with equal keys are one write; the ledger remembers every key for good (no retention declared)"
 	}
 	if s.Idempotency != nil {
 		return a + "; not claimed in the ledger: calls with equal keys are one write only while the provider remembers the key, and concurrent calls are all sent"
@@ -487,6 +492,17 @@ func span(d time.Duration) string {
 		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
 	}
 	return d.String()
+}
+
+// days writes d in days when it is whole days ("365 days"), else as span does.
+func days(d time.Duration) string {
+	switch day := 24 * time.Hour; {
+	case d == day:
+		return "1 day"
+	case d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + " days"
+	}
+	return span(d)
 }
 
 // cell makes text safe in a Markdown table cell: one line, with pipes, backslashes, backticks,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -103,5 +104,47 @@ func TestKnownFileReads(t *testing.T) {
 		if k.Reason == "" || k.Class == "" || k.Spec == "" {
 			t.Errorf("line %d: %+v", k.Line, k)
 		}
+	}
+}
+
+// TestModuleDirResolves writes the module the driver is built in and asks the go command, with
+// its go.mod and go.sum as written, for the packages the driver and the generated packages
+// import: each module of this repository is found in its directory, and go.sum holds the rest.
+func TestModuleDirResolves(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := moduleDir(root, dir); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{with .Module}}{{.Path}} {{.Dir}}{{end}}",
+		"github.com/modelcontextprotocol/go-sdk/mcp",
+		"github.com/writegen/writegen/bench/conformance/drive",
+		"github.com/writegen/writegen/runtime",
+		"github.com/writegen/writegen/runtime/mcptools",
+		"github.com/writegen/writegen/runtime/writegenimpl")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	want := map[string]string{
+		"github.com/writegen/writegen":       root,
+		"github.com/writegen/writegen/bench": filepath.Join(root, "bench"),
+	}
+	for line := range strings.Lines(string(out)) {
+		path, got, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if d, ok := want[path]; ok {
+			if got != d {
+				t.Errorf("module %s is in %s; want %s", path, got, d)
+			}
+			delete(want, path)
+		}
+	}
+	for path := range want {
+		t.Errorf("no package of module %s listed:\n%s", path, out)
 	}
 }

@@ -1,6 +1,6 @@
 // Conformance drives the clients and MCP tools writegen generates from the corpus specs
-// (../shared/corpus/specs beside the module root) against Prism, a mock server that checks every
-// request against the spec (--errors) and answers with the spec's examples (static) or with
+// (../shared/corpus/specs beside the repository's root) against Prism, a mock server that checks
+// every request against the spec (--errors) and answers with the spec's examples (static) or with
 // random data its schemas allow (dynamic, -d). Every tool of every operation in scope is called
 // with arguments filled from its input schema: the required properties only, then every
 // property once per member of its widest union, each several times. Each call is counted by
@@ -19,8 +19,10 @@
 // the program exit with status 1. Stripe is checked against stripe-mock instead
 // (cmd/writegen's TestStripeMock).
 //
-//	go run ./bench/conformance                 # every corpus spec but Stripe, static and dynamic
-//	go run ./bench/conformance -spec square.json -mode dynamic -v
+// In bench/, a module of its own:
+//
+//	go run ./conformance         # every corpus spec but Stripe, static and dynamic
+//	go run ./conformance -spec square.json -mode dynamic -v
 //
 // Prism is found on PATH, or at -prism; .ci/run installs it:
 //
@@ -50,7 +52,7 @@ func main() {
 	flag.BoolVar(&o.Verbose, "v", false, "print every failure")
 	flag.Parse()
 	ctx := context.Background()
-	root, err := child.ModuleRoot(ctx)
+	root, err := child.WritegenRoot(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "conformance:", err)
 		os.Exit(2)
@@ -78,7 +80,7 @@ func main() {
 
 // Options say what Run drives.
 type Options struct {
-	Root    string // the module root
+	Root    string // the writegen module's root, the repository's
 	Prism   string
 	Specs   string
 	Modes   string

@@ -19,6 +19,8 @@ import (
 	"text/template"
 	"time"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/writegen/writegen/bench/conformance/drive"
 	"github.com/writegen/writegen/bench/internal/child"
 )
@@ -48,7 +50,7 @@ func FindPrism() (string, error) {
 	return p, nil
 }
 
-// CorpusDir is the folder of the corpus specs beside the module root.
+// CorpusDir is the folder of the corpus specs beside the repository's root.
 func CorpusDir(root string) string {
 	return filepath.Join(root, "..", "shared", "corpus", "specs")
 }
@@ -172,27 +174,56 @@ func generate(ctx context.Context, writegen, root, corpus, mod, spec string, i i
 	return t, nil
 }
 
-// moduleDir makes a module in dir that requires this one, replaced by its root, with its
-// requirements and go.sum.
+// moduleDir makes a module in dir for the generated packages and the driver, which imports
+// drive from the bench module: it has the bench module's requirements and go.sum, and requires
+// the bench module too, each module of this repository replaced by its directory.
 func moduleDir(root, dir string) error {
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	bench := filepath.Join(root, "bench")
+	gomod, err := os.ReadFile(filepath.Join(bench, "go.mod"))
 	if err != nil {
 		return err
 	}
-	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	gosum, err := os.ReadFile(filepath.Join(bench, "go.sum"))
 	if err != nil {
 		return err
 	}
-	own, rest, ok := bytes.Cut(gomod, []byte("\n"))
-	if !ok || !bytes.HasPrefix(own, []byte("module ")) {
-		return errors.New("go.mod does not start with its module line")
+	f, err := modfile.Parse(filepath.Join(bench, "go.mod"), gomod, nil)
+	if err != nil {
+		return err
 	}
-	path := string(bytes.TrimPrefix(own, []byte("module ")))
-	mod := fmt.Sprintf("module conformance\n%s\nrequire %s v0.0.0\n\nreplace %s => %s\n", rest, path, path, root)
+	if f.Module == nil {
+		return errors.New("bench/go.mod has no module line")
+	}
+	path := f.Module.Mod.Path
+	var replaces []*modfile.Replace
+	for _, r := range f.Replace {
+		if modfile.IsDirectoryPath(r.New.Path) && !filepath.IsAbs(r.New.Path) {
+			replaces = append(replaces, r)
+		}
+	}
+	for _, r := range replaces { // bench/go.mod's "..", from dir
+		if err := f.AddReplace(r.Old.Path, r.Old.Version, filepath.Join(bench, r.New.Path), ""); err != nil {
+			return err
+		}
+	}
+	if err := f.AddModuleStmt("conformance"); err != nil {
+		return err
+	}
+	if err := f.AddRequire(path, "v0.0.0"); err != nil {
+		return err
+	}
+	if err := f.AddReplace(path, "", bench, ""); err != nil {
+		return err
+	}
+	f.Cleanup()
+	mod, err := f.Format()
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), mod, 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "go.sum"), gosum, 0o644)

@@ -1,8 +1,8 @@
 // Command duplicates counts the duplicate effects API clients make under faults: writegen's
 // clients against what careful teams write by hand, per provider pattern (profile), on one
-// seeded fault schedule.
+// seeded fault schedule. In bench/, a module of its own:
 //
-//	go run ./bench/duplicates [-profile NAME] [-n 300] [-seed S] [-detail]
+//	go run ./duplicates [-profile NAME] [-n 300] [-seed S] [-detail]
 //
 // Each profile (profiles.go) is a provider pattern taken from a provider's documentation: a
 // simulated provider (api.yaml, provider.go) runs on 127.0.0.1 with that pattern and counts the
@@ -17,14 +17,14 @@
 package main
 
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config oapi-codegen.yaml api.yaml
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety.yaml -out transfers
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-ledger.yaml -out transfersledger
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-window.yaml -out transferswindow
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-long.yaml -out transferslong
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-lookup.yaml -out transferslookup
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api.yaml -annotations writesafety-nolookup.yaml -out transfersnolookup
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety.yaml -out transfers
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety-ledger.yaml -out transfersledger
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety-window.yaml -out transferswindow
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety-long.yaml -out transferslong
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety-lookup.yaml -out transferslookup
+//go:generate go tool writegen generate -spec api.yaml -annotations writesafety-nolookup.yaml -out transfersnolookup
 //go:generate go run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@v2.8.2 -config oapi-codegen-comments.yaml api-comments.yaml
-//go:generate go run github.com/writegen/writegen/cmd/writegen generate -spec api-comments.yaml -annotations writesafety-comments.yaml -out comments
+//go:generate go tool writegen generate -spec api-comments.yaml -annotations writesafety-comments.yaml -out comments
 
 import (
 	"bytes"

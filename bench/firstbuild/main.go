@@ -1,9 +1,9 @@
 // Command firstbuild measures the first build of the generator that a connector pays, beside
 // oapi-codegen's.
 //
-// Run it from anywhere in the module:
+// Run it in bench/, a module of its own:
 //
-//	go run ./bench/firstbuild [-runs N] [-oapi-codegen VERSION]
+//	go run ./firstbuild [-runs N] [-oapi-codegen VERSION]
 //
 // A connector that runs writegen with go generate builds it once into an empty build cache:
 // on a developer's new machine, in CI without a cache. Each generator is built in two
@@ -16,8 +16,9 @@
 //     not measured). What the build costs on top is what the generator adds to a connector's
 //     own first build.
 //
-// writegen is built from this module (go install ./cmd/writegen); oapi-codegen with go install
-// at -oapi-codegen (its modules are downloaded before anything is measured; "" leaves it out).
+// writegen is built from the repository's root (go install ./cmd/writegen); oapi-codegen with go
+// install at -oapi-codegen (its modules are downloaded before anything is measured; "" leaves it
+// out).
 // The module cache is not cleared: downloading is not building. The builds run in rounds,
 // each round building every generator in both setups, the order turning from a round to the
 // next; the medians over the rounds are reported, with the ratios writegen / oapi-codegen.
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *runs < 1 || fs.NArg() > 0 {
 		return errors.New("usage: firstbuild [-runs N] [-oapi-codegen VERSION]")
 	}
-	root, err := child.ModuleRoot(ctx)
+	root, err := child.WritegenRoot(ctx)
 	if err != nil {
 		return err
 	}

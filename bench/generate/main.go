@@ -1,19 +1,19 @@
 // Command generate measures writegen on one spec against two anchors: kin-openapi loading the
 // same spec, and oapi-codegen generating a client for it.
 //
-// Run it from anywhere in the module:
+// Run it in bench/, a module of its own:
 //
-//	go run ./bench/generate [-spec FILE] [-annotations FILE] [-runs N]
+//	go run ./generate [-spec FILE] [-annotations FILE] [-runs N]
 //
 // By default it measures the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside
-// the module root) with testdata/corpus/stripe.writesafety.yaml. Each measured thing runs as a
+// the repository's root) with testdata/corpus/stripe.writesafety.yaml. Each measured thing runs as a
 // child process, -runs times, interleaved with the others (one round runs each once, in an order
 // that turns from a round to the next): its wall time, CPU time (user and system) and peak
 // resident memory (maximum RSS, from the child's rusage) are reported as the median over the
 // rounds, with the ratios between them. Then it counts the lines of generated Go code per operation.
 //
 // The measured things are:
-//   - writegen generate, built from this module first;
+//   - writegen generate, built from the repository's root first;
 //   - kin-openapi's loader reading the spec and nothing else (this program, run again in its
 //     load mode);
 //   - oapi-codegen, when its binary is on PATH or in GOPATH/bin (install it with
@@ -141,7 +141,7 @@ func goLines(dir string) (lines, files int, err error) {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	root, err := child.ModuleRoot(ctx)
+	root, err := child.WritegenRoot(ctx)
 	if err != nil {
 		return err
 	}

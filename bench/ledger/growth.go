@@ -26,7 +26,7 @@ import (
 
 // The growth benchmark: how the ledger's costs grow with the rows it keeps.
 //
-//	go run ./bench/ledger -growth 1e5,1e6,1e7 -dir DIR [-pg DSN] [-claims 400] [-keep 72h]
+//	go run ./ledger -growth 1e5,1e6,1e7 -dir DIR [-pg DSN] [-claims 400] [-keep 72h]
 //
 // For each size N it makes (once, kept in DIR and in PostgreSQL schemas bench_growth_N, so that
 // a later run, of a later version of the ledger, measures the same rows) a ledger of N rows of

@@ -3,9 +3,9 @@
 // no ledger, with the embedded SQLite ledger and, when a PostgreSQL DSN is given, with the
 // PostgreSQL ledger.
 //
-// Run it from anywhere in the module:
+// Run it in bench/, a module of its own:
 //
-//	go run ./bench/ledger [-latency 20ms] [-cell 2s] [-rounds 3] [-callers 1,8,64] [-pg DSN]
+//	go run ./ledger [-latency 20ms] [-cell 2s] [-rounds 3] [-callers 1,8,64] [-pg DSN]
 //
 // The client is the duplicate benchmark's generated transfers client: with no ledger the package
 // transfers (the provider key alone), with one transfersledger (the business key claimed before
@@ -25,7 +25,7 @@
 // With -growth it measures instead how the ledger's costs grow with the rows it keeps (see
 // growth.go):
 //
-//	go run ./bench/ledger -growth 1e5,1e6,1e7 -dir DIR [-pg DSN] [-claims 400] [-rounds 5] [-keep 72h]
+//	go run ./ledger -growth 1e5,1e6,1e7 -dir DIR [-pg DSN] [-claims 400] [-rounds 5] [-keep 72h]
 package main
 
 import (

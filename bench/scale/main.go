@@ -5,9 +5,9 @@
 // than kin-openapi takes to load it, and generation CPU per operation flat up to 10,000
 // operations.
 //
-// Run it from anywhere in the module:
+// Run it in bench/, a module of its own:
 //
-//	go run ./bench/scale [-sizes 100,1000,5000,10000] [-runs 3] [-build-runs 3] [-quick] ...
+//	go run ./scale [-sizes 100,1000,5000,10000] [-runs 3] [-build-runs 3] [-quick] ...
 //
 // For each size it writes a synthetic spec of exactly that many operations and its annotation
 // file, both drawn from -seed (see synth.go for their shape: CRUD resources with nested objects,
@@ -15,7 +15,7 @@
 // so that the generated code calls every entry point of the runtime). Then it measures, as
 // child processes run in turn (A B C A B C ...) -runs times, with the median reported:
 //   - kin-openapi's loader reading the spec and nothing else (this program in its load mode);
-//   - writegen generate, built from this module first;
+//   - writegen generate, built from the repository's root first;
 //   - oapi-codegen v2.8.2 (types and client) and ogen v1.24.0 (client only), resolved with
 //     go run module/cmd/name@version (the go command's own cost is kept out by timing the
 //     binary it built); a generator that refuses the spec is shown with its reason;
@@ -35,10 +35,10 @@
 // one compiler per core, so beside the largest process the peak of the compilers' resident sets
 // summed is sampled from /proc.
 //
-// Then the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside the module root,
-// with testdata/corpus/stripe.writesafety.yaml): kin-openapi's load beside writegen generate,
-// and the rebuild of the generated package. It is left out, with a message, when the corpus is
-// absent.
+// Then the Stripe spec of the corpus (../shared/corpus/specs/stripe.json beside the repository's
+// root, with testdata/corpus/stripe.writesafety.yaml): kin-openapi's load beside writegen
+// generate, and the rebuild of the generated package. It is left out, with a message, when the
+// corpus is absent.
 //
 // Last, the targets, each with the measured figure and its ratio to the target (a ratio above
 // 1 misses it). Sizes are in MB of 10^6 bytes, as the targets are.
@@ -173,7 +173,7 @@ type bench struct {
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
-	root, err := child.ModuleRoot(ctx)
+	root, err := child.WritegenRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -233,7 +233,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	var stripe *sizeResult
 	if cfg.stripe {
 		if !fileExists(cfg.stripeSpec) {
-			fmt.Fprintf(stdout, "\nThe Stripe spec is left out: %s is absent (the corpus lives beside the module root).\n", cfg.stripeSpec)
+			fmt.Fprintf(stdout, "\nThe Stripe spec is left out: %s is absent (the corpus lives beside the repository's root).\n", cfg.stripeSpec)
 		} else {
 			if stripe, err = b.measureStripe(ctx); err != nil {
 				return err

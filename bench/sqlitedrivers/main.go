@@ -1,9 +1,10 @@
 // Command sqlitedrivers measures the embedded ledger's SQLite driver against the alternatives,
 // side by side: modernc.org/sqlite (pure Go, the current one), github.com/ncruces/go-sqlite3
 // (pure Go: SQLite compiled to WebAssembly, run by wazero) and github.com/mattn/go-sqlite3
-// (cgo), each under the same ledger code (runtime/ledger over database/sql).
+// (cgo), each under the same ledger code (runtime/ledger over database/sql). In bench/, a module
+// of its own:
 //
-//	go run ./bench/sqlitedrivers [-claims 300] [-keep]
+//	go run ./sqlitedrivers [-claims 300] [-keep]
 //
 // For each driver it makes a small program that opens the ledger in an SQLite file, in a module
 // of its own beside a program with no SQLite driver at all, and measures:
@@ -82,7 +83,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	root, err := child.ModuleRoot(ctx)
+	root, err := child.WritegenRoot(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,6 +259,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -360,8 +362,12 @@ type querier struct {
 	}
 }
 
+// numbered writes the ledger's $N parameters as SQLite's ?N, as the sqlite ledger does: some
+// drivers bind $N by order of appearance (the ledger's statements hold no quoted $).
+var numbered = regexp.MustCompile(` + "`" + `\$([0-9]+)` + "`" + `)
+
 func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := q.q.ExecContext(ctx, query, args...)
+	res, err := q.q.ExecContext(ctx, numbered.ReplaceAllString(query, "?$1"), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -369,7 +375,7 @@ func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (q querier) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
-	return q.q.QueryContext(ctx, query, args...)
+	return q.q.QueryContext(ctx, numbered.ReplaceAllString(query, "?$1"), args...)
 }
 
 func (c conn) Exec(ctx context.Context, query string, args ...any) (int64, error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -55,7 +56,7 @@ func (w WriteSafety) retry() (runtime.Retry, error) {
 		return 0, nil
 	}
 	for name := range strings.SplitSeq(w.Retry, "|") {
-		k, ok := runtime.ParseRetry(name)
+		k, ok := writegenimpl.ParseRetry(name)
 		if !ok {
 			return 0, fmt.Errorf("wgtemporal: WRITE_SAFETY.json: write %q: unknown retry kind %q", w.Operation, name)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/ledger"
 	"github.com/writegen/writegen/runtime/ledger/ledgercli"
+	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
 // Options configure an Env.
@@ -224,7 +225,7 @@ func clientOptions(o Options, clock runtime.Clock, n runtime.Notifier) []runtime
 		opts = append(opts, runtime.WithReask(o.ReaskEvery, o.ReaskTimes))
 	case o.ReaskEvery > 0:
 		every := o.ReaskEvery // the runtime's number of asks, on another time scale
-		opts = append(opts, func(s *runtime.Settings) { s.ReaskEvery = every })
+		opts = append(opts, func(s *writegenimpl.Settings) { s.ReaskEvery = every })
 	}
 	return opts
 }

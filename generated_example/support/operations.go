@@ -56,6 +56,7 @@ var addNoteOp = &writegenimpl.Operation{
 	Marker:    " [ref:{ref}]",
 	Joined:    true,
 	Dedupe:    true,
+	Retention: 365 * 24 * time.Hour,
 	Owner:     "support-ops",
 }
 
@@ -170,6 +171,7 @@ var createThreadOp = &writegenimpl.Operation{
 	Lookup:       runtime.Strong,
 	LookupLag:    2 * time.Second,
 	Dedupe:       true,
+	Retention:    365 * 24 * time.Hour,
 	Owner:        "support-ops",
 }
 

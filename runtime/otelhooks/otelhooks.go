@@ -18,6 +18,9 @@
 //	writegen.client.uncertain       counter    calls that ended uncertain, by writegen.owner
 //	writegen.client.ledger.failures counter    outcomes the ledger could not record
 //	writegen.client.call.duration   histogram  seconds from the call's start to its outcome
+//
+// Its test reads the spans and metrics with the OpenTelemetry SDK, so it lives in bench/external,
+// in the bench module: the SDK stays out of writegen's go.mod.
 package otelhooks
 
 import (

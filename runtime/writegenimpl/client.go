@@ -15,7 +15,12 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/runtime/internal/settings"
 )
+
+// Settings is what runtime's options set (a runtime.Option is a func(*Settings)), with the
+// defaults NewClient gives each field. Programs build it with those options, not by hand.
+type Settings = settings.Settings[runtime.Clock, runtime.Ledger, runtime.TokenSource, runtime.Hooks, runtime.Notifier, runtime.Retry]
 
 // Client is the executor of one generated client: the provider's base URL,
 // its scope and the settings the options made. It is safe for concurrent
@@ -26,7 +31,7 @@ type Client struct {
 	prefix string       // the base URL's escaped path without a trailing slash
 	read   *http.Client // follows redirects
 	write  *http.Client // never follows redirects
-	s      runtime.Settings
+	s      Settings
 	budget *budget
 	// deadlines gives each attempt its deadline, AttemptTimeout.
 	deadlines *attemptDeadlines
@@ -41,7 +46,7 @@ type Client struct {
 	beat func(ctx context.Context, d time.Duration) error
 }
 
-// Defaults of runtime.Settings.
+// Defaults of Settings.
 const (
 	defaultBackoffBase    = 100 * time.Millisecond
 	defaultBackoffMax     = 10 * time.Second
@@ -74,7 +79,7 @@ func NewClient(scope, baseURL string, opts []runtime.Option) (*Client, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("writegen: base url %q: query or fragment not allowed", baseURL)
 	}
-	s := runtime.Settings{
+	s := Settings{
 		HTTPClient:     &http.Client{},
 		Clock:          runtime.SystemClock,
 		BackoffBase:    defaultBackoffBase,

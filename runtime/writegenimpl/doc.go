@@ -1,8 +1,10 @@
-// Package writegenimpl is imported by code that writegen generates, and by
-// nothing else: its API may change with every SupportPackageIsVersionN, and
-// a program calls a generated client instead. Users' types (keys,
-// receipts, errors, options, the Ledger interface) live in package
-// runtime.
+// Package writegenimpl is imported by code that writegen generates and by
+// writegen's own packages (the generator and the engines read the retry
+// kinds here: RetryKinds, ParseRetry), and by nothing else: its API may
+// change with every SupportPackageIsVersionN, and a program calls a
+// generated client instead. Users' types (keys, receipts, errors, options,
+// the Ledger interface) live in package runtime; what the options set is
+// Settings here.
 //
 // It holds the executor of generated clients: Operation descriptors, the
 // Request builder, and WriteInto, SubmitInto, Read, Do and ResumeAll. Their

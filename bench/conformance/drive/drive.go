@@ -1,4 +1,4 @@
-// Package drive is the part of the conformance driver (go run ./bench/conformance) that runs in
+// Package drive is the part of the conformance driver (go run ./conformance) that runs in
 // the program it builds beside the generated packages: it serves a generated package's MCP tools
 // in memory, calls every tool with arguments filled from its input schema, against a mock server
 // of the spec (Prism), and prints one JSON line per call saying how it went.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -112,16 +111,20 @@ func (s Series) Spread() (lo, hi time.Duration) {
 	return lo, hi
 }
 
-// ModuleRoot asks the go command for the root of the module of the working directory, which
-// must be the writegen module or inside it.
-func ModuleRoot(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+// WritegenRoot asks the go command for the directory of the writegen module, which the
+// programs build the generator from and read the test data of. Run in the bench module (bench/,
+// a module of its own), it is the directory its go.mod's replace names: the repository's root.
+func WritegenRoot(ctx context.Context) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/writegen/writegen")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", fmt.Errorf("go list -m github.com/writegen/writegen: %v: run it in the bench module (cd bench)\n%s", err, Tail(stderr.Bytes(), 1000))
 	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("run it inside the writegen module")
+	dir := strings.TrimSpace(string(out))
+	if dir == "" {
+		return "", errors.New("the writegen module has no directory: run it in the bench module (cd bench)")
 	}
-	return filepath.Dir(gomod), nil
+	return dir, nil
 }

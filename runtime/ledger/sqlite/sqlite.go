@@ -193,7 +193,7 @@ type querier struct {
 }
 
 func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := q.q.ExecContext(ctx, query, args...)
+	res, err := q.q.ExecContext(ctx, numbered(query), args...)
 	if err != nil {
 		return 0, err
 	}
@@ -201,7 +201,33 @@ func (q querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (q querier) Query(ctx context.Context, query string, args ...any) (ledger.Rows, error) {
-	return q.q.QueryContext(ctx, query, args...)
+	return q.q.QueryContext(ctx, numbered(query), args...)
+}
+
+// numbered writes the statement's parameters $1, $2, ... (PostgreSQL's
+// spelling, which the ledger's statements share) as SQLite's numbered
+// parameters ?1, ?2, ...: to SQLite itself "$1" is a parameter named "$1",
+// numbered by its first appearance, which only some drivers map to the
+// first argument. Quoted text is left as it is.
+func numbered(query string) string {
+	if !strings.Contains(query, "$") {
+		return query
+	}
+	b := []byte(query)
+	var quote byte
+	for i, c := range b {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '$' && i+1 < len(b) && b[i+1] >= '0' && b[i+1] <= '9':
+			b[i] = '?'
+		}
+	}
+	return string(b)
 }
 
 // conn is the ledger's database: its own connection, where the ledger's
@@ -248,7 +274,7 @@ func (c *conn) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	// Prepared for every caller that waits for it: not cut off by this
 	// caller's context.
-	p.s, p.err = c.own.PrepareContext(context.WithoutCancel(ctx), query)
+	p.s, p.err = c.own.PrepareContext(context.WithoutCancel(ctx), numbered(query))
 	if p.err != nil {
 		c.mu.Lock()
 		if c.stmts != nil {

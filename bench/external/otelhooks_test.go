@@ -1,4 +1,4 @@
-package otelhooks_test
+package external
 
 import (
 	"context"
