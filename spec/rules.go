@@ -299,9 +299,16 @@ func (w *writeCheck) dedupe() bool {
 			w.needKey(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
 		}
 	}
+	w.retention()
+	return true
+}
+
+// retention resolves how long the ledger remembers the key of a write it claims (retention:),
+// once dedupe is resolved.
+func (w *writeCheck) retention() {
 	src, inherited := w.r.from(w.so, "retention")
 	if src == nil || w.bad(src, "retention") || src.retention == 0 {
-		return true
+		return
 	}
 	n := src.set["retention"]
 	window := time.Duration(0)
@@ -322,7 +329,6 @@ func (w *writeCheck) dedupe() bool {
 			w.s.Inherited = append(w.s.Inherited, "retention")
 		}
 	}
-	return true
 }
 
 func (w *writeCheck) report() bool {
