@@ -12,6 +12,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // annotations is the annotation file as written, each answer with the node it came from.
@@ -57,16 +58,16 @@ type answers struct {
 	// overriding the defaults.
 	none map[string]bool
 	// todos are the placeholders a scaffold left in the entry: they block only a write in scope.
-	todos ErrorList
+	todos ir.ErrorList
 	// bad holds the answers refused where they are written (or left as placeholders): the
 	// checks that depend on them are not made, so that one defect gives one message.
 	bad map[string]bool
 
 	effect       runtime.Effect
 	destructive  bool
-	key          *Key
+	key          *ir.Key
 	keyScopeNode *yaml.Node
-	idempotency  *Idempotency
+	idempotency  *ir.Idempotency
 	idemBody     string
 	idemBodyNode *yaml.Node
 	reference    *referenceAnswer
@@ -75,16 +76,16 @@ type answers struct {
 	respIDNode   *yaml.Node
 	envelope     *envelopeAnswer
 	lookup       *lookupAnswer
-	retry        []RetryMember
+	retry        []ir.RetryMember
 	attempts     int
 	compensate   *compensateAnswer
 	dedupe       bool
 	retention    time.Duration // 0: forever
-	uncertain    Uncertain
+	uncertain    ir.Uncertain
 	owner        string
-	credentials  *Credentials
-	inbox        *Inbox
-	acknowledge  *Acknowledge
+	credentials  *ir.Credentials
+	inbox        *ir.Inbox
+	acknowledge  *ir.Acknowledge
 }
 
 type referenceAnswer struct {
@@ -126,7 +127,7 @@ type lookupAnswer struct {
 	pages       *pagesAnswer
 	since       string // a pointer into the found element
 	sinceNode   *yaml.Node
-	escape      Escape // the query language of the substitutions; "" for plain ones
+	escape      ir.Escape // the query language of the substitutions; "" for plain ones
 	escapeNode  *yaml.Node
 	lag         time.Duration // consistency: {eventual: 30s} or {strong: 5s}
 	lagNode     *yaml.Node
@@ -188,7 +189,7 @@ type annotParser struct {
 	file  string
 	op    string                // operation the entry being read belongs to
 	keyOf map[*yaml.Node]string // the key each mapping value is under, for messages
-	errs  ErrorList
+	errs  ir.ErrorList
 	data  []byte // the file, for hints about YAML's own syntax
 	// misspelt holds, by mapping, the known keys its unknown keys look like, with the node of
 	// the unknown key: a misspelt answer is reported once, not again as missing.
@@ -202,19 +203,19 @@ func (p *annotParser) absent(n *yaml.Node, m map[string][2]*yaml.Node, name stri
 	return !ok && p.misspelt[n][name] == nil
 }
 
-func (p *annotParser) pos(n *yaml.Node) Pos {
+func (p *annotParser) pos(n *yaml.Node) ir.Pos {
 	if n == nil {
-		return Pos{File: p.file}
+		return ir.Pos{File: p.file}
 	}
-	return Pos{File: p.file, Line: n.Line, Col: n.Column}
+	return ir.Pos{File: p.file, Line: n.Line, Col: n.Column}
 }
 
 func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &ir.Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf(format, args...)})
 }
 
 // parseAnnotations reads the annotation file. It returns what it could read and every defect.
-func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
+func parseAnnotations(file string, data []byte) (*annotations, ir.ErrorList) {
 	p := &annotParser{file: file, keyOf: make(map[*yaml.Node]string), data: data}
 	a := &annotations{file: file}
 	var doc yaml.Node
@@ -223,7 +224,7 @@ func parseAnnotations(file string, data []byte) (*annotations, ErrorList) {
 		return nil, d.treeError(err, data)
 	}
 	if len(doc.Content) == 0 {
-		p.errs = append(p.errs, &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "empty annotation file: want version: 1"})
+		p.errs = append(p.errs, &ir.Error{Pos: ir.Pos{File: file, Line: 1, Col: 1}, Msg: "empty annotation file: want version: 1"})
 		return nil, p.errs
 	}
 	root := doc.Content[0]
@@ -390,20 +391,20 @@ func (p *annotParser) todos(root *yaml.Node) {
 }
 
 // entryTodos returns the placeholders of one operation entry.
-func (p *annotParser) entryTodos(k, v *yaml.Node) ErrorList {
-	var out ErrorList
+func (p *annotParser) entryTodos(k, v *yaml.Node) ir.ErrorList {
+	var out ir.ErrorList
 	p.walkTodos(k, &out)
 	p.walkTodos(v, &out)
 	return out
 }
 
-func (p *annotParser) walkTodos(n *yaml.Node, out *ErrorList) {
+func (p *annotParser) walkTodos(n *yaml.Node, out *ir.ErrorList) {
 	if n.Kind == yaml.ScalarNode && hasTODO(n.Value) {
-		*out = append(*out, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a placeholder left by writegen init: answer it", n.Value)})
+		*out = append(*out, &ir.Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a placeholder left by writegen init: answer it", n.Value)})
 	}
 	for _, c := range []string{n.HeadComment, n.LineComment, n.FootComment} {
 		if q := confirmQuestion(c); q != "" {
-			*out = append(*out, &Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a question writegen init left: check it (and the answer it is written on), then remove the TODO", q)})
+			*out = append(*out, &ir.Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf("%q is a question writegen init left: check it (and the answer it is written on), then remove the TODO", q)})
 		}
 	}
 	for _, c := range n.Content {
@@ -716,13 +717,13 @@ func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
 	case "retention":
 		a.retention = p.retention(v)
 	case "uncertain":
-		s, _ := p.oneOf(v, string(UncertainReconcile))
-		a.uncertain = Uncertain(s)
+		s, _ := p.oneOf(v, string(ir.UncertainReconcile))
+		a.uncertain = ir.Uncertain(s)
 	case "owner":
 		a.owner, _ = p.str(v)
 	case "credentials":
 		if m := p.mapping(v, "rotation_invalidates"); m != nil {
-			a.credentials = &Credentials{}
+			a.credentials = &ir.Credentials{}
 			if kv, ok := m["rotation_invalidates"]; ok {
 				a.credentials.RotationInvalidates, _ = p.boolean(kv[1])
 			}
@@ -759,12 +760,12 @@ func (p *annotParser) effect(n *yaml.Node, a *answers) {
 }
 
 // key reads a business key: its typed fields, the format that joins them and its scope.
-func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
+func (p *annotParser) key(n *yaml.Node, a *answers) *ir.Key {
 	m := p.mapping(n, "scope", "fields", "format")
 	if m == nil {
 		return nil
 	}
-	k := &Key{Pos: p.pos(n)}
+	k := &ir.Key{Pos: p.pos(n)}
 	if kv, ok := m["scope"]; ok {
 		a.keyScopeNode = kv[1]
 		if s, ok := p.str(kv[1]); ok {
@@ -792,7 +793,7 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
 			continue
 		}
 		typ, _ := p.oneOf(f[1], "string", "int64")
-		k.Fields = append(k.Fields, KeyField{Name: name, Type: typ, Pos: p.pos(f[0])})
+		k.Fields = append(k.Fields, ir.KeyField{Name: name, Type: typ, Pos: p.pos(f[0])})
 	}
 	if len(fields) == 0 && kv[1].Kind == yaml.MappingNode {
 		p.errorf(kv[1], "key needs at least one field")
@@ -837,19 +838,19 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *Key {
 
 // keyTemplate splits a template over the key's fields ("escalation:{escalation_id}") into
 // literals and fields; err says what is wrong. The parts point into fields.
-func keyTemplate(format string, fields []KeyField) (parts []KeyPart, err string) {
+func keyTemplate(format string, fields []ir.KeyField) (parts []ir.KeyPart, err string) {
 	rest := format
 	for rest != "" {
 		open := strings.IndexAny(rest, "{}")
 		if open < 0 {
-			parts = append(parts, KeyPart{Literal: rest})
+			parts = append(parts, ir.KeyPart{Literal: rest})
 			break
 		}
 		if rest[open] == '}' {
 			return nil, fmt.Sprintf("%q has a } without {", format)
 		}
 		if open > 0 {
-			parts = append(parts, KeyPart{Literal: rest[:open]})
+			parts = append(parts, ir.KeyPart{Literal: rest[:open]})
 		}
 		end := strings.IndexByte(rest[open:], '}')
 		if end < 0 {
@@ -857,16 +858,16 @@ func keyTemplate(format string, fields []KeyField) (parts []KeyPart, err string)
 		}
 		name := rest[open+1 : open+end]
 		rest = rest[open+end+1:]
-		i := slices.IndexFunc(fields, func(f KeyField) bool { return f.Name == name })
+		i := slices.IndexFunc(fields, func(f ir.KeyField) bool { return f.Name == name })
 		if i < 0 {
 			return nil, fmt.Sprintf("placeholder {%s} is not a key field", name)
 		}
-		parts = append(parts, KeyPart{Field: &fields[i]})
+		parts = append(parts, ir.KeyPart{Field: &fields[i]})
 	}
 	return parts, ""
 }
 
-func firstField(k *Key) string {
+func firstField(k *ir.Key) string {
 	if len(k.Fields) == 0 {
 		return "id"
 	}
@@ -889,12 +890,12 @@ func isKeyFieldName(s string) bool {
 // cut below 22 characters (128 bits of a SHA-256 in base64url).
 const minKeyLength = 22
 
-func (p *annotParser) idempotency(n *yaml.Node, a *answers) *Idempotency {
+func (p *annotParser) idempotency(n *yaml.Node, a *answers) *ir.Idempotency {
 	m := p.mapping(n, "header", "query", "body", "max_length", "window")
 	if m == nil {
 		return nil
 	}
-	idem := &Idempotency{Pos: p.pos(n)}
+	idem := &ir.Idempotency{Pos: p.pos(n)}
 	places := 0
 	if kv, ok := m["header"]; ok {
 		places++
@@ -1120,13 +1121,13 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 }
 
 // escape reads the query language a lookup's substitutions are escaped for.
-func (p *annotParser) escape(n *yaml.Node) Escape {
-	names := make([]string, len(Escapes))
-	for i, e := range Escapes {
+func (p *annotParser) escape(n *yaml.Node) ir.Escape {
+	names := make([]string, len(ir.Escapes))
+	for i, e := range ir.Escapes {
 		names[i] = string(e)
 	}
 	s, _ := p.oneOf(n, names...)
-	return Escape(s)
+	return ir.Escape(s)
 }
 
 // consistency reads a lookup's consistency: eventual (not found proves nothing), or a claim about
@@ -1269,7 +1270,7 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 				continue
 			}
 			set |= kind
-			a.retry = append(a.retry, RetryMember{Kind: kind, Name: name, Pos: p.pos(item)})
+			a.retry = append(a.retry, ir.RetryMember{Kind: kind, Name: name, Pos: p.pos(item)})
 		}
 	}
 	a.attempts = 1
@@ -1337,12 +1338,12 @@ func (p *annotParser) compensate(n *yaml.Node) *compensateAnswer {
 	return c
 }
 
-func (p *annotParser) inbox(n *yaml.Node) *Inbox {
+func (p *annotParser) inbox(n *yaml.Node) *ir.Inbox {
 	m := p.mapping(n, "source", "retention", "order")
 	if m == nil {
 		return nil
 	}
-	in := &Inbox{Order: OrderAny, Pos: p.pos(n)}
+	in := &ir.Inbox{Order: ir.OrderAny, Pos: p.pos(n)}
 	if kv, ok := m["source"]; ok {
 		in.Source, _ = p.str(kv[1])
 		if in.Source != "" && goName(in.Source) == "X" {
@@ -1358,9 +1359,9 @@ func (p *annotParser) inbox(n *yaml.Node) *Inbox {
 	}
 	if kv, ok := m["order"]; ok {
 		if s, ok := p.str(kv[1]); ok {
-			switch Order(s) {
-			case OrderAny, OrderInOrder, OrderLatest:
-				in.Order = Order(s)
+			switch ir.Order(s) {
+			case ir.OrderAny, ir.OrderInOrder, ir.OrderLatest:
+				in.Order = ir.Order(s)
 			case "ordered", "in-order":
 				p.errorf(kv[1], "inbox order %q: write in_order (the ledger's word)", s)
 			default:
@@ -1372,12 +1373,12 @@ func (p *annotParser) inbox(n *yaml.Node) *Inbox {
 }
 
 // acknowledge reads an acknowledgement: a reason and, by kind, the old values given up.
-func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
+func (p *annotParser) acknowledge(n *yaml.Node) *ir.Acknowledge {
 	m := p.mapping(n, append([]string{"reason"}, ackKinds...)...)
 	if m == nil {
 		return nil
 	}
-	ack := &Acknowledge{Pos: p.pos(n)}
+	ack := &ir.Acknowledge{Pos: p.pos(n)}
 	if kv, ok := m["reason"]; ok {
 		if r, ok := p.str(kv[1]); ok {
 			ack.Reason = strings.TrimSpace(r)
@@ -1424,7 +1425,7 @@ func (p *annotParser) acknowledge(n *yaml.Node) *Acknowledge {
 				p.errorf(kv[1], "acknowledge max_length %q: want the old number, or none", old)
 			}
 		}
-		ack.Items = append(ack.Items, AckItem{Kind: kind, Old: old, Pos: p.pos(kv[1])})
+		ack.Items = append(ack.Items, ir.AckItem{Kind: kind, Old: old, Pos: p.pos(kv[1])})
 	}
 	if len(ack.Items) == 0 {
 		p.errorf(n, "acknowledge names no change: give the old value of one of %s", strings.Join(ackKinds, ", "))

@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // Ranks of name claims: a lower rank keeps a contested name.
@@ -23,11 +24,11 @@ const (
 // builder converts the spec's schemas and operations into the IR.
 type builder struct {
 	d        *document
-	types    []*Type
+	types    []*ir.Type
 	claims   []*nameClaim
-	byRef    map[string]*TypeRef // by canonical reference; nil while being converted
-	bySchema map[*openapi3.Schema]*TypeRef
-	unions   map[string]*TypeRef // shared unions by signature
+	byRef    map[string]*ir.TypeRef // by canonical reference; nil while being converted
+	bySchema map[*openapi3.Schema]*ir.TypeRef
+	unions   map[string]*ir.TypeRef // shared unions by signature
 	// overrides are the annotation file's names, by the pointer of the schema they rename; the
 	// types defined inside a renamed schema are named after the new name.
 	overrides map[string]string
@@ -35,7 +36,7 @@ type builder struct {
 
 // claimType asks for the Go name a type wants, with what settles a collision: the literal
 // spelling of its last pointer segment, and its kind as a suffix.
-func (b *builder) claimType(t *Type, want, key string, rank int) {
+func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
 	c := &nameClaim{Want: want, Key: key, Rank: rank, Got: &t.Name}
 	if i := strings.LastIndex(key, "/"); i >= 0 {
 		last := unescapePointer(key[i+1:])
@@ -48,13 +49,13 @@ func (b *builder) claimType(t *Type, want, key string, rank int) {
 		}
 	}
 	switch t.Kind {
-	case KindStruct:
+	case ir.KindStruct:
 		c.Alt = "Object"
-	case KindEnum:
+	case ir.KindEnum:
 		c.Alt = "Enum"
-	case KindUnion:
+	case ir.KindUnion:
 		c.Alt = "Union"
-	case KindAlias:
+	case ir.KindAlias:
 		c.Alt = "Type"
 	}
 	b.claims = append(b.claims, c)
@@ -65,9 +66,9 @@ func (b *builder) claimType(t *Type, want, key string, rank int) {
 // constructors. It then decides the Go shape of the types, names what each operation declares,
 // and checks the answers of every write in scope (safety), so that each message names the types
 // as the generated code does. It returns the defects found from here on.
-func (b *builder) settle(r *resolver, a *annotations) ErrorList {
+func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 	start := len(r.errs)
-	var errs ErrorList
+	var errs ir.ErrorList
 	byKey := make(map[string]*nameClaim, len(b.claims))
 	for _, c := range b.claims {
 		byKey[c.Key] = c
@@ -76,7 +77,7 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 		c := byKey[o.ptr]
 		if c == nil {
 			if _, ok := b.d.resolvePointer(strings.TrimPrefix(o.ptr, "#")); !ok {
-				errs = append(errs, &Error{Pos: Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
+				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
 					Msg: fmt.Sprintf("names: %q names nothing in the spec", o.ptr)})
 			}
 			continue
@@ -117,7 +118,7 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 				o, other = overrideFor(a, prev.Key), c
 			}
 			if o != nil {
-				errs = append(errs, &Error{Pos: Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
+				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
 					Msg: fmt.Sprintf("names: %q is already the name of %s", c.Want, describeKey(other.Key))})
 			}
 			continue
@@ -139,7 +140,7 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 		}
 		var vclaims []*nameClaim
 		for i, v := range t.Variants {
-			if v.Type.Kind != RefNamed || v.GoName == "" {
+			if v.Type.Kind != ir.RefNamed || v.GoName == "" {
 				v.GoName = builtinWord(v.Type)
 			}
 			vclaims = append(vclaims, &nameClaim{Want: v.GoName, Key: fmt.Sprintf("%06d", i), Got: &v.GoName})
@@ -149,7 +150,7 @@ func (b *builder) settle(r *resolver, a *annotations) ErrorList {
 	}
 	settleNames(taken)
 
-	ops := make([]*Operation, len(inScope))
+	ops := make([]*ir.Operation, len(inScope))
 	for i, so := range inScope {
 		ops[i] = so.op
 	}
@@ -176,7 +177,7 @@ var unionMembers = []string{"RawMessage", "MarshalJSON", "UnmarshalJSON", "Discr
 
 // unionMethods names the accessor (As<GoName>) and the setter (From<GoName>) of each variant of
 // a union, apart from each other and from unionMembers.
-func unionMethods(t *Type) {
+func unionMethods(t *ir.Type) {
 	if len(t.Variants) == 0 {
 		return
 	}
@@ -194,7 +195,7 @@ func unionMethods(t *Type) {
 
 // stems gives every operation in scope the unexported stem of the names it declares
 // (createThread for CreateThread), unique among the operations.
-func (r *resolver) stems(ops []*Operation) {
+func (r *resolver) stems(ops []*ir.Operation) {
 	claims := make([]*nameClaim, len(ops))
 	for i, op := range ops {
 		claims[i] = &nameClaim{Want: lowerFirst(op.GoName), Key: op.ID, Got: &op.Local}
@@ -204,7 +205,7 @@ func (r *resolver) stems(ops []*Operation) {
 
 // declare names what each operation declares, decides how it is called, and checks the methods
 // of Client: a lookup written by hand must not take a name the generated code declares.
-func (r *resolver) declare(ops []*Operation) {
+func (r *resolver) declare(ops []*ir.Operation) {
 	methods := map[string]string{"Resume": "the method Resume", "impl": "the field impl of Client"}
 	for _, op := range ops {
 		methods[op.GoName] = "the method of " + strconv.Quote(op.ID)
@@ -214,7 +215,7 @@ func (r *resolver) declare(ops []*Operation) {
 			op.ParamsName = op.GoName + "Params"
 		}
 		op.PathParts = pathParts(op)
-		op.Call = CallRead
+		op.Call = ir.CallRead
 		s := op.Safety
 		if !op.Write {
 			continue
@@ -223,11 +224,11 @@ func (r *resolver) declare(ops []*Operation) {
 		switch {
 		case s == nil || s.Effect == runtime.EffectReadOnly:
 		case s.Key != nil && s.Receipt:
-			op.Call = CallWrite
+			op.Call = ir.CallWrite
 		case s.Key != nil:
-			op.Call = CallSubmit
+			op.Call = ir.CallSubmit
 		default:
-			op.Call = CallDo
+			op.Call = ir.CallDo
 		}
 		if s == nil {
 			continue
@@ -251,7 +252,7 @@ func (r *resolver) declare(ops []*Operation) {
 			methods[c.Name] = "the generated compensation of " + strconv.Quote(op.ID)
 		}
 	}
-	funcs := map[string]*Operation{}
+	funcs := map[string]*ir.Operation{}
 	for _, op := range ops {
 		l := lookupOf(op)
 		if l == nil || l.Func == "" {
@@ -271,7 +272,7 @@ func (r *resolver) declare(ops []*Operation) {
 }
 
 // lookupOf returns the lookup of a write, or nil.
-func lookupOf(op *Operation) *Lookup {
+func lookupOf(op *ir.Operation) *ir.Lookup {
 	if op.Safety == nil {
 		return nil
 	}
@@ -281,25 +282,25 @@ func lookupOf(op *Operation) *Lookup {
 // pathParts splits an operation's path template into literals and its path parameters. Every
 // placeholder of a well-formed template has its parameter (params sees to it); a malformed one
 // is refused by listOperations, and split here as far as it goes.
-func pathParts(op *Operation) []PathPart {
-	var out []PathPart
+func pathParts(op *ir.Operation) []ir.PathPart {
+	var out []ir.PathPart
 	rest := op.Path
 	for rest != "" {
 		open := strings.IndexByte(rest, '{')
 		closing := strings.IndexByte(rest[max(open, 0):], '}')
 		if open < 0 || closing < 0 {
-			out = append(out, PathPart{Literal: rest})
+			out = append(out, ir.PathPart{Literal: rest})
 			break
 		}
 		end := open + closing
 		if open > 0 {
-			out = append(out, PathPart{Literal: rest[:open]})
+			out = append(out, ir.PathPart{Literal: rest[:open]})
 		}
 		name := rest[open+1 : end]
 		rest = rest[end+1:]
 		for _, p := range op.Params {
-			if p.In == InPath && p.Name == name {
-				out = append(out, PathPart{Param: p})
+			if p.In == ir.InPath && p.Name == name {
+				out = append(out, ir.PathPart{Param: p})
 				break
 			}
 		}
@@ -308,7 +309,7 @@ func pathParts(op *Operation) []PathPart {
 }
 
 // assemble fills in api from the resolved operations, once every defect is reported.
-func (r *resolver) assemble(api *API) {
+func (r *resolver) assemble(api *ir.API) {
 	api.Scope = r.a.scope
 	api.ScopePos = r.pos(r.a.scopeNode)
 	api.PerAccount, api.PerAccountPos = r.a.tenancy.perAccount, r.pos(r.a.tenancy.node)
@@ -319,25 +320,25 @@ func (r *resolver) assemble(api *API) {
 			if s := op.Safety; s != nil && s.Dedupe {
 				api.NeedsLedger = true
 			}
-			if op.Call == CallWrite || op.Call == CallSubmit {
+			if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 				api.Resumable = append(api.Resumable, op)
 			}
 		}
 		if x := r.exclude[so]; x != nil {
-			api.Excluded = append(api.Excluded, Excluded{ID: so.op.ID, Reason: x.reason, Pos: r.pos(x.node)})
+			api.Excluded = append(api.Excluded, ir.Excluded{ID: so.op.ID, Reason: x.reason, Pos: r.pos(x.node)})
 		}
 	}
-	byGoName := func(x, y *Operation) int { return strings.Compare(x.GoName, y.GoName) }
+	byGoName := func(x, y *ir.Operation) int { return strings.Compare(x.GoName, y.GoName) }
 	slices.SortFunc(api.Operations, byGoName)
 	slices.SortFunc(api.Resumable, byGoName)
-	slices.SortFunc(api.Excluded, func(x, y Excluded) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortFunc(api.Excluded, func(x, y ir.Excluded) int { return strings.Compare(x.ID, y.ID) })
 	for _, in := range r.inboxes {
 		slices.SortFunc(in.Writes, byGoName)
 		api.Inboxes = append(api.Inboxes, in)
 	}
-	slices.SortFunc(api.Inboxes, func(x, y *Inbox) int { return strings.Compare(x.Source, y.Source) })
+	slices.SortFunc(api.Inboxes, func(x, y *ir.Inbox) int { return strings.Compare(x.Source, y.Source) })
 	api.Types = r.b.types
-	slices.SortFunc(api.Types, func(x, y *Type) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(api.Types, func(x, y *ir.Type) int { return strings.Compare(x.Name, y.Name) })
 }
 
 func overrideFor(a *annotations, ptr string) *nameOverride {

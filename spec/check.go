@@ -4,16 +4,17 @@ import (
 	"regexp"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // checked returns r with the check of schema s, a copy, when r is a builtin or an array and s
 // allows less than r's type does; otherwise r. A TypeRef is never changed once built, and the
 // builtins are shared, so a checked use gets its own.
-func checked(r *TypeRef, s *openapi3.Schema) *TypeRef {
-	if r.Kind != RefBuiltin && r.Kind != RefArray || s == nil {
+func checked(r *ir.TypeRef, s *openapi3.Schema) *ir.TypeRef {
+	if r.Kind != ir.RefBuiltin && r.Kind != ir.RefArray || s == nil {
 		return r
 	}
-	c := checkOf(s, r.Kind == RefArray)
+	c := checkOf(s, r.Kind == ir.RefArray)
 	if c == nil {
 		return r
 	}
@@ -23,8 +24,8 @@ func checked(r *TypeRef, s *openapi3.Schema) *TypeRef {
 }
 
 // checkOf returns what s allows beyond its type, nil when nothing.
-func checkOf(s *openapi3.Schema, array bool) *Check {
-	c := &Check{}
+func checkOf(s *openapi3.Schema, array bool) *ir.Check {
+	c := &ir.Check{}
 	if array {
 		if s.MinItems > 0 {
 			c.MinItems = new(s.MinItems)
@@ -57,7 +58,7 @@ func checkOf(s *openapi3.Schema, array bool) *Check {
 	} else if s.ExclusiveMax.IsTrue() && c.Maximum != nil {
 		c.ExclusiveMaximum = true
 	}
-	if *c == (Check{}) {
+	if *c == (ir.Check{}) {
 		return nil
 	}
 	return c

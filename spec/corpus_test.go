@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"errors"
+	"github.com/writegen/writegen/spec/ir"
 	"go/token"
 	"maps"
 	"os"
@@ -108,7 +109,7 @@ func TestCorpus(t *testing.T) {
 			data := mustRead(t, path)
 			if name == "square.json" {
 				_, err := LoadBytes(name, data, "ws.yaml", []byte(lenient), Options{})
-				var list ErrorList
+				var list ir.ErrorList
 				if !errors.As(err, &list) || list[0].Error() != squareDefect {
 					t.Fatalf("got %v\nwant first %s", err, squareDefect)
 				}
@@ -133,7 +134,7 @@ func TestCorpus(t *testing.T) {
 
 // checkNames fails the test for any name of the IR that is not an exported Go identifier or is
 // not unique where it must be.
-func checkNames(t *testing.T, api *API) {
+func checkNames(t *testing.T, api *ir.API) {
 	t.Helper()
 	ident := func(what, name string) {
 		if !token.IsIdentifier(name) || !token.IsExported(name) {
@@ -242,7 +243,7 @@ func TestScaffoldCorpus(t *testing.T) {
 				}
 			}
 			_, err = LoadBytes(name, mustRead(t, path), "ws.yaml", out, Options{})
-			var list ErrorList
+			var list ir.ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("untouched scaffold: got %v, want refused", err)
 			}

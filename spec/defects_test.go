@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
 )
@@ -11,11 +12,11 @@ const answerAll = "version: 1\npackage: x\ndefaults:\n  effect: idempotent\n  re
 
 // loadCase loads a spec with an annotation file and returns its errors, or its warnings when
 // it loads, one per line.
-func loadCase(t *testing.T, name, spec, annot string) (api *API, errs, warnings string) {
+func loadCase(t *testing.T, name, spec, annot string) (api *ir.API, errs, warnings string) {
 	t.Helper()
 	api, err := LoadBytes(name, []byte(spec), "ws.yaml", []byte(annot), Options{})
 	if err != nil {
-		var list ErrorList
+		var list ir.ErrorList
 		if !errors.As(err, &list) {
 			t.Fatalf("got %v, want an ErrorList", err)
 		}
@@ -538,7 +539,7 @@ func FuzzLoadDefects(f *testing.F) {
 	f.Add("{\"openapi\": \"3.0.0\", \"paths\": {\"/a\": {\"post\": {\"requestBody\": {\"content\": {\"multipart/form-data\": {\"schema\": {\"type\": \"string\"}}, \"*/*\": {}}}, \"responses\": {\"204\": {\"description\": \"ok\"}}}}}}", answerAll)
 	f.Fuzz(func(t *testing.T, spec, annot string) {
 		api, err := LoadBytes("fuzz.yaml", []byte(spec), "ws.yaml", []byte(annot), Options{})
-		var list ErrorList
+		var list ir.ErrorList
 		switch {
 		case err == nil:
 			list = api.Warnings

@@ -1,5 +1,5 @@
 // Package spec turns an OpenAPI document and its write-safety annotation file into the validated
-// IR the emitters in templates/ read (see ir.go).
+// IR the emitters in templates/ read (package ir).
 //
 // Load reads OpenAPI 3.0 and 3.1 with kin-openapi, and Swagger 2.0 through its converter. A JSON
 // spec is parsed once into a positioned node tree that kin-openapi decodes from, so every
@@ -45,15 +45,6 @@
 // Error at its position, naming the operation. All of them are reported at once, as an
 // ErrorList sorted by position; an answer refused where it is written is not reported again by
 // the checks that depend on it. Entries outside the include filter need no answers.
-//
-// # The IR
-//
-// The API Load returns is resolved: every Go identifier the emitters write is a field of its
-// node (Operation.GoName, Local, ParamsName, DescriptorName, RetryName, IDName, Key.TypeName,
-// Lookup.Name, Compensation.Name, Inbox.GoName), every JSON pointer of the annotation file is a
-// Path of struct fields, array elements and map keys, retry sets are runtime.Retry values, how
-// each field is held (pointer, omitempty, the map of additional properties) is decided, and
-// every node keeps its position. The emitters decide nothing that can fail.
 //
 // # What the safety check counts
 //

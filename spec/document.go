@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -58,25 +59,25 @@ const maxRounds = 32
 // another file is read from src (nil: there is none), by its path relative to the directory of
 // file, and what it names is bundled into the tree (files.go). The errors it returns are those
 // that leave no document to read; the defects of a part of it are kept in d.defects.
-func loadDocument(file string, data []byte, src fs.FS) (*document, ErrorList) {
+func loadDocument(file string, data []byte, src fs.FS) (*document, ir.ErrorList) {
 	d := &document{file: file, index: make(map[*yaml.Node]map[string]int), src: src}
 	tree, isJSON, err := parseTree(data)
 	if err != nil {
 		return nil, d.treeError(err, data)
 	}
 	if tree == nil || len(tree.Content) == 0 {
-		return nil, ErrorList{{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "not an OpenAPI document: the file is empty"}}
+		return nil, ir.ErrorList{{Pos: ir.Pos{File: file, Line: 1, Col: 1}, Msg: "not an OpenAPI document: the file is empty"}}
 	}
 	if tree.Content[0].Kind != yaml.MappingNode {
-		return nil, ErrorList{d.errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
+		return nil, ir.ErrorList{d.errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
 	}
 	d.root = tree.Content[0]
 	if err := d.checkVersion(); err != nil {
-		return nil, ErrorList{err}
+		return nil, ir.ErrorList{err}
 	}
 	if !isJSON {
 		if n := aliasCycle(d.root); n != nil {
-			return nil, ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
+			return nil, ir.ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
 		}
 		d.prepareYAML(d.root)
 	}
@@ -152,7 +153,7 @@ func parseTree(data []byte) (tree *yaml.Node, isJSON bool, err error) {
 	return &n, false, nil
 }
 
-func (d *document) checkVersion() *Error {
+func (d *document) checkVersion() *ir.Error {
 	if k, v := d.child(d.root, "swagger"); k != nil {
 		if v.Kind != yaml.ScalarNode || v.Value != "2.0" {
 			return d.errorf(v, "", "unsupported swagger version %q (want 2.0)", v.Value)
@@ -172,13 +173,13 @@ func (d *document) checkVersion() *Error {
 }
 
 // errorf makes an Error at node n (nil: the file).
-func (d *document) errorf(n *yaml.Node, op, format string, args ...any) *Error {
-	return &Error{Pos: d.pos(n), Operation: op, Msg: fmt.Sprintf(format, args...)}
+func (d *document) errorf(n *yaml.Node, op, format string, args ...any) *ir.Error {
+	return &ir.Error{Pos: d.pos(n), Operation: op, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (d *document) pos(n *yaml.Node) Pos {
+func (d *document) pos(n *yaml.Node) ir.Pos {
 	if n == nil {
-		return Pos{File: d.file}
+		return ir.Pos{File: d.file}
 	}
 	return d.posAt(n.Line, n.Column)
 }
@@ -186,24 +187,24 @@ func (d *document) pos(n *yaml.Node) Pos {
 // treeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
 // know the position (the YAML reader's, of a character it cannot read, is found again), and a
 // kin-openapi message is placed at its culprit.
-func (d *document) treeError(err error, data []byte) ErrorList {
+func (d *document) treeError(err error, data []byte) ir.ErrorList {
 	errs, _ := d.placeError(err, data)
 	return errs
 }
 
 // placeError is treeError, with the cuts that take each culprit out of the tree: one per error
 // when every one was found in the tree.
-func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
+func (d *document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
 	var syn *jsonSyntaxError
 	if errors.As(err, &syn) {
-		return ErrorList{{Pos: d.posAt(syn.Line, syn.Col), Msg: syn.Msg}}, nil
+		return ir.ErrorList{{Pos: d.posAt(syn.Line, syn.Col), Msg: syn.Msg}}, nil
 	}
-	var out ErrorList
+	var out ir.ErrorList
 	var cuts []cut
 	var les *yaml.LoadErrors
 	if errors.As(err, &les) {
 		for _, e := range les.Errors {
-			pe := &Error{Pos: d.posAt(e.Mark.Line, e.Mark.Column), Msg: e.Message}
+			pe := &ir.Error{Pos: d.posAt(e.Mark.Line, e.Mark.Column), Msg: e.Message}
 			out = append(out, pe)
 			if d.root != nil {
 				if at, _, ok := d.locate(e.Mark.Line, e.Mark.Column); ok {
@@ -212,21 +213,21 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 				}
 			}
 		}
-		sortErrors(out)
+		ir.SortErrors(out)
 		return out, cuts
 	}
 	var le *yaml.LoadError
 	if errors.As(err, &le) {
-		e := &Error{Pos: d.posAt(le.Mark.Line, le.Mark.Column), Msg: le.Message}
+		e := &ir.Error{Pos: d.posAt(le.Mark.Line, le.Mark.Column), Msg: le.Message}
 		if e.Pos.Line == 0 {
 			e.Pos.Line, e.Pos.Col = unreadable(data)
 		}
 		if h := syntaxHint(e.Msg, data, e.Pos.Line, e.Pos.Col); h != "" {
 			e.Msg += "; " + h
 		}
-		return ErrorList{e}, nil
+		return ir.ErrorList{e}, nil
 	}
-	e := &Error{Pos: Pos{File: d.file}, Msg: err.Error()}
+	e := &ir.Error{Pos: ir.Pos{File: d.file}, Msg: err.Error()}
 	n := d.culprit(e.Msg)
 	if m := badData.FindStringSubmatch(e.Msg); m != nil {
 		e.Msg = fmt.Sprintf("reference %q names something else than a %s: point it at one", m[1], m[2])
@@ -240,7 +241,7 @@ func (d *document) placeError(err error, data []byte) (ErrorList, []cut) {
 			cuts = append(cuts, d.cutOut(at, e))
 		}
 	}
-	return ErrorList{e}, cuts
+	return ir.ErrorList{e}, cuts
 }
 
 // badData matches kin-openapi's message for a reference to a thing of another kind.

@@ -2,11 +2,12 @@ package spec
 
 import (
 	"fmt"
+	"github.com/writegen/writegen/spec/ir"
 	"strings"
 )
 
 // dumpAPI renders the IR as text, one line per node, for tests to compare.
-func dumpAPI(api *API) string {
+func dumpAPI(api *ir.API) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "package %s (%s %s) from %s and %s ledger=%v\n", api.Package, api.Title, api.Version, api.SpecFile, api.AnnotFile, api.NeedsLedger)
 	for _, t := range api.Types {
@@ -33,7 +34,7 @@ func dumpAPI(api *API) string {
 	return b.String()
 }
 
-func dumpType(t *Type) string {
+func dumpType(t *ir.Type) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type %s kind=%d schema=%q at %v\n", t.Name, t.Kind, t.SchemaName, t.Pos)
 	for _, f := range t.Fields {
@@ -57,7 +58,7 @@ func dumpType(t *Type) string {
 	return b.String()
 }
 
-func dumpSafety(s *Safety) string {
+func dumpSafety(s *ir.Safety) string {
 	var b strings.Builder
 	id := ""
 	if s.ID != nil {
@@ -104,7 +105,7 @@ func dumpSafety(s *Safety) string {
 	return b.String()
 }
 
-func dumpParts(parts []KeyPart) string {
+func dumpParts(parts []ir.KeyPart) string {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Field != nil {
@@ -117,7 +118,7 @@ func dumpParts(parts []KeyPart) string {
 }
 
 // dumpPath renders a typed path as its Go selectors: .Items[*].ID.
-func dumpPath(p *Path) string {
+func dumpPath(p *ir.Path) string {
 	if p == nil {
 		return "-"
 	}
@@ -125,16 +126,16 @@ func dumpPath(p *Path) string {
 	b.WriteString(p.Pointer + "=")
 	for _, st := range p.Steps {
 		switch st.Kind {
-		case StepField:
+		case ir.StepField:
 			b.WriteString("." + st.Field.GoName)
 			if st.Field.Pointer {
 				b.WriteString("*")
 			}
-		case StepIndex:
+		case ir.StepIndex:
 			fmt.Fprintf(&b, "[%d]", st.Index)
-		case StepEach:
+		case ir.StepEach:
 			b.WriteString("[*]")
-		case StepKey:
+		case ir.StepKey:
 			fmt.Fprintf(&b, "[%q]", st.Key)
 		}
 	}

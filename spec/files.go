@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -49,16 +50,16 @@ type specFile struct {
 	// fail is why it cannot be read (not found, outside the spec's directory ...), "" when it
 	// was; errs are its defects when it was read but is not YAML or JSON.
 	fail string
-	errs ErrorList
+	errs ir.ErrorList
 }
 
 // posAt returns the position of line (of the tree, shifted) and col.
-func (d *document) posAt(line, col int) Pos {
+func (d *document) posAt(line, col int) ir.Pos {
 	if len(d.files) < 2 || line <= 0 {
-		return Pos{File: d.file, Line: line, Col: col}
+		return ir.Pos{File: d.file, Line: line, Col: col}
 	}
 	f := d.fileAt(line)
-	return Pos{File: f.name, Line: line - f.base, Col: col}
+	return ir.Pos{File: f.name, Line: line - f.base, Col: col}
 }
 
 // fileAt returns the file a line of the tree is in.
@@ -159,13 +160,13 @@ func (d *document) open(rel string) *specFile {
 		return f
 	}
 	if tree == nil || len(tree.Content) == 0 {
-		f.errs = ErrorList{{Pos: Pos{File: f.name, Line: 1, Col: 1}, Msg: "the file is empty: a reference to it names nothing"}}
+		f.errs = ir.ErrorList{{Pos: ir.Pos{File: f.name, Line: 1, Col: 1}, Msg: "the file is empty: a reference to it names nothing"}}
 		return f
 	}
 	shiftLines(tree, f.base)
 	if !isJSON {
 		if n := aliasCycle(tree.Content[0]); n != nil {
-			f.errs = ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
+			f.errs = ir.ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
 			return f
 		}
 		d.prepareYAML(tree.Content[0])
@@ -333,7 +334,7 @@ func (b *bundler) visit(n *yaml.Node, at place) bool {
 		holder = d.root
 	}
 	if errs == nil && section == "" && at.parent == nil {
-		errs = ErrorList{d.errorf(v, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", v.Value)}
+		errs = ir.ErrorList{d.errorf(v, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", v.Value)}
 	}
 	if errs != nil {
 		b.refuse(n, v, errs, holder)
@@ -400,7 +401,7 @@ func (b *bundler) use(u *refUse, t target, section string) {
 }
 
 // refuse records the defects errs of the reference v that n holds, and cuts the reference out.
-func (b *bundler) refuse(n, v *yaml.Node, errs ErrorList, holder *yaml.Node) {
+func (b *bundler) refuse(n, v *yaml.Node, errs ir.ErrorList, holder *yaml.Node) {
 	for _, e := range errs {
 		e := *e
 		b.d.defects = append(b.d.defects, &defect{err: &e, holder: holder})
@@ -417,7 +418,7 @@ func (b *bundler) refuse(n, v *yaml.Node, errs ErrorList, holder *yaml.Node) {
 func (b *bundler) writeInPlace(n, v *yaml.Node, t target, at place) {
 	d := b.d
 	if b.inside[t.node] {
-		b.refuse(n, v, ErrorList{d.errorf(v, "", "reference %q leads back into what holds it: what it names would be written inside itself without end", v.Value)}, d.root)
+		b.refuse(n, v, ir.ErrorList{d.errorf(v, "", "reference %q leads back into what holds it: what it names would be written inside itself without end", v.Value)}, d.root)
 		return
 	}
 	repl := t.node
@@ -462,12 +463,12 @@ func copyTree(n *yaml.Node) *yaml.Node {
 // resolve returns what the reference v names in another file, or its defects, or leave when it
 // is not a reference to another file (a local one of the root, a 3.1 $id of the root): the rest
 // of spec/ deals with it. base is the 3.1 base URI in scope.
-func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ErrorList, leave bool) {
+func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorList, leave bool) {
 	d := b.d
 	from := d.fileAt(v.Line)
 	ref := v.Value
-	fail := func(format string, args ...any) (target, ErrorList, bool) {
-		return t, ErrorList{d.errorf(v, "", format, args...)}, false
+	fail := func(format string, args ...any) (target, ir.ErrorList, bool) {
+		return t, ir.ErrorList{d.errorf(v, "", format, args...)}, false
 	}
 	var frag string
 	if local, ok := strings.CutPrefix(ref, "#"); ok {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,11 +60,11 @@ operations:
 
 // loadMulti loads the root spec named name with the other files files, and returns its errors
 // (or its warnings when it loads), one per line.
-func loadMulti(t *testing.T, name, root string, files fstest.MapFS, annot string) (api *API, errs, warnings string) {
+func loadMulti(t *testing.T, name, root string, files fstest.MapFS, annot string) (api *ir.API, errs, warnings string) {
 	t.Helper()
 	api, err := LoadBytes(name, []byte(root), "ws.yaml", []byte(annot), Options{Files: files})
 	if err != nil {
-		var list ErrorList
+		var list ir.ErrorList
 		if !errors.As(err, &list) {
 			t.Fatalf("got %v, want an ErrorList", err)
 		}

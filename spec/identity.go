@@ -9,87 +9,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
+	"github.com/writegen/writegen/spec/ir"
 )
 
-// IdentityFile is the name of the record of identities beside the generated package.
-const IdentityFile = "WRITE_SAFETY.json"
-
-// IdentityRecord is what WRITE_SAFETY.json holds: per write, the answers its identity depends on.
-// A retry after a change of any of them can be a second effect: the provider key changes (scope,
-// key scope, key format, max length), a failure the old code stopped at is retried (a widened
-// retry set), a resend is no longer guarded (a weaker lookup, a dropped ledger claim). generate
-// and check compare the answers with the record of the package they write (CheckIdentity).
-type IdentityRecord struct {
-	Version int             `json:"version"`
-	Scope   string          `json:"scope"`
-	Writes  []IdentityWrite `json:"writes"`
-}
-
-// IdentityWrite is the identity of one write.
-type IdentityWrite struct {
-	Operation   string `json:"operation"` // the operationId when the record was written
-	Method      string `json:"method"`
-	Path        string `json:"path"`
-	Scope       string `json:"scope"`
-	KeyScope    string `json:"key_scope,omitempty"`
-	KeyFormat   string `json:"key_format,omitempty"`
-	Idempotency string `json:"idempotency,omitempty"` // "header Idempotency-Key", "query k", "body /k"
-	MaxLength   int    `json:"max_length,omitempty"`
-	Retry       string `json:"retry"`  // "not_sent|ambiguous", "none"
-	Lookup      string `json:"lookup"` // strong, eventual or none
-	// Lag is the lookup's declared settle time or lag ("2s", "30s"): not found is trusted once
-	// it has passed since the write's last attempt ended.
-	Lag string `json:"lag,omitempty"`
-	// Reference is where the write stores what its lookup finds it by, and how:
-	// "body /external_id", "query ref", "body /text marker \" [ref:{ref}]\"", with
-	// "value {order_id}" when it is not the provider key and "through Variant" for a union.
-	Reference string `json:"reference,omitempty"`
-	// How the lookup asks and what it counts, so that a lookup that changed shows in the
-	// record's diff and `writegen check` sees it: the read ("listTicketComments", or "func
-	// findNote" written by hand), its params ("sort_order=desc&ticket_id={ticket_id}"), where
-	// it finds the write and what carries the reference ("found /comments/0 match /body"), the
-	// query language of its substitutions, the params that ask for newest first, its walk
-	// ("pages 5 cursor /meta/after_cursor page[after] since /created_at"), the receipt's
-	// envelope (response.object), and the source of its consistency.
-	LookupRead  string `json:"lookup_read,omitempty"`
-	LookupAsks  string `json:"lookup_params,omitempty"`
-	LookupFinds string `json:"lookup_finds,omitempty"`
-	Escape      string `json:"escape,omitempty"`
-	NewestFirst string `json:"newest_first,omitempty"`
-	Walk        string `json:"walk,omitempty"`
-	Envelope    string `json:"envelope,omitempty"`
-	Source      string `json:"source,omitempty"`
-	Dedupe      string `json:"dedupe"` // ledger or none
-	// Retention is how long the ledger remembers a settled key of a ledger-claimed write; empty:
-	// for good.
-	Retention string `json:"retention,omitempty"`
-	// Where a receipt's durable id is in the write's 2xx answer ("/number", "/ticket/id"), its
-	// JSON type (string or integer) and the schema of the object it names ("Issue"): what
-	// `writegen ledger resolve -committed -provider-id` takes, which the command names and
-	// checks when given this file.
-	ReceiptID     string `json:"receipt_id,omitempty"`
-	ReceiptIDType string `json:"receipt_id_type,omitempty"`
-	ReceiptOf     string `json:"receipt_of,omitempty"`
-}
-
-// identityVersion is the version of WRITE_SAFETY.json writegen writes; versions 1 (without lag
-// and reference), 2 (without how the lookup asks) and 3 (without the receipt's id) are read as
-// well.
-const identityVersion = 4
-
 // Identity returns the record of api's writes, sorted by key scope, then method and path.
-func Identity(api *API) IdentityRecord {
-	rec := IdentityRecord{Version: identityVersion, Scope: api.Scope, Writes: []IdentityWrite{}}
+func Identity(api *ir.API) ir.IdentityRecord {
+	rec := ir.IdentityRecord{Version: ir.IdentityVersion, Scope: api.Scope, Writes: []ir.IdentityWrite{}}
 	for _, op := range api.Operations {
 		if w, ok := identityOf(api, op); ok {
 			rec.Writes = append(rec.Writes, w)
 		}
 	}
-	slices.SortFunc(rec.Writes, func(a, b IdentityWrite) int {
+	slices.SortFunc(rec.Writes, func(a, b ir.IdentityWrite) int {
 		if c := strings.Compare(a.KeyScope, b.KeyScope); c != 0 {
 			return c
 		}
@@ -98,42 +32,12 @@ func Identity(api *API) IdentityRecord {
 	return rec
 }
 
-// Marshal returns the record as WRITE_SAFETY.json holds it: indented JSON and a final newline.
-// A format character the spec's names hold (a bidirectional override, a zero-width space) is
-// written as an escape, so that the file reads as it is in a review.
-func (rec IdentityRecord) Marshal() []byte {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	e.SetIndent("", "  ")
-	if err := e.Encode(rec); err != nil {
-		panic(err) // strings and integers always encode
-	}
-	if !bytes.ContainsFunc(b.Bytes(), unprintable) {
-		return b.Bytes()
-	}
-	var out bytes.Buffer
-	for _, r := range b.String() {
-		if unprintable(r) && r != '\n' {
-			if r > 0xffff { // a surrogate pair, as JSON spells it
-				r1, r2 := utf16.EncodeRune(r)
-				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)
-			} else {
-				fmt.Fprintf(&out, `\u%04x`, r)
-			}
-			continue
-		}
-		out.WriteRune(r)
-	}
-	return out.Bytes()
-}
-
-func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
+func identityOf(api *ir.API, op *ir.Operation) (ir.IdentityWrite, bool) {
 	s := op.Safety
 	if s == nil || s.Effect == runtime.EffectReadOnly {
-		return IdentityWrite{}, false
+		return ir.IdentityWrite{}, false
 	}
-	w := IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
+	w := ir.IdentityWrite{Operation: op.ID, Method: op.Method, Path: op.Path, Scope: api.Scope,
 		Retry: s.Retry.String(), Lookup: "none", Dedupe: "none"}
 	if k := s.Key; k != nil {
 		w.KeyScope, w.KeyFormat = k.Scope, k.Format
@@ -177,27 +81,27 @@ func identityOf(api *API, op *Operation) (IdentityWrite, bool) {
 // write's acknowledge names the old value: a change of scope, key scope, key format or max
 // length, a widened retry set, a weaker lookup, a dropped ledger claim. Each refusal is placed at
 // the answer that changed. An acknowledgement that matches no change is a warning.
-func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings ErrorList) {
-	var rec IdentityRecord
+func CheckIdentity(api *ir.API, oldName string, old []byte) (refusals, warnings ir.ErrorList) {
+	var rec ir.IdentityRecord
 	d := json.NewDecoder(bytes.NewReader(old))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&rec); err != nil || rec.Version < 1 || rec.Version > identityVersion {
-		why := fmt.Sprintf("version %d is not 1 to %d", rec.Version, identityVersion)
+	if err := d.Decode(&rec); err != nil || rec.Version < 1 || rec.Version > ir.IdentityVersion {
+		why := fmt.Sprintf("version %d is not 1 to %d", rec.Version, ir.IdentityVersion)
 		if err != nil {
 			why = err.Error()
 		}
-		return ErrorList{{Pos: Pos{File: oldName}, Msg: fmt.Sprintf("not a record writegen wrote (%s): restore it from version control, or remove it to start a new record", why)}}, nil
+		return ir.ErrorList{{Pos: ir.Pos{File: oldName}, Msg: fmt.Sprintf("not a record writegen wrote (%s): restore it from version control, or remove it to start a new record", why)}}, nil
 	}
 	for _, w := range rec.Writes {
 		for name := range strings.SplitSeq(w.Retry, "|") {
 			if _, ok := writegenimpl.ParseRetry(name); !ok && w.Retry != "none" {
-				return ErrorList{{Pos: Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
+				return ir.ErrorList{{Pos: ir.Pos{File: oldName}, Operation: w.Operation, Msg: fmt.Sprintf("the record's retry set %q names %q, a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)", w.Retry, name)}}, nil
 			}
 		}
 	}
-	c := &identityCheck{api: api, oldName: oldName, used: map[Pos]bool{}}
-	byScope := map[string]IdentityWrite{}
-	byPath := map[string]IdentityWrite{}
+	c := &identityCheck{api: api, oldName: oldName, used: map[ir.Pos]bool{}}
+	byScope := map[string]ir.IdentityWrite{}
+	byPath := map[string]ir.IdentityWrite{}
 	for _, w := range rec.Writes {
 		if w.KeyScope != "" {
 			byScope[w.KeyScope] = w
@@ -229,7 +133,7 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 		c.refuse(api.ScopePos, nil, "scope %q was %q in %s: every write gets new provider keys and ledger rows, so a retry after the change is a second effect; put it back, or acknowledge it (acknowledge: {scope: %s, reason: ...} in defaults or in each write; %d of %d do not: %s)",
 			api.Scope, rec.Scope, oldName, strconv.Quote(rec.Scope), len(unacked), scopeChanged, strings.Join(unacked, ", "))
 	}
-	warned := map[Pos]bool{}
+	warned := map[ir.Pos]bool{}
 	for _, op := range api.Operations {
 		s := op.Safety
 		if s == nil || s.Acknowledge == nil {
@@ -244,26 +148,26 @@ func CheckIdentity(api *API, oldName string, old []byte) (refusals, warnings Err
 				if it.Defaults {
 					op = ""
 				}
-				c.warnings = append(c.warnings, &Error{Pos: it.Pos, Operation: op,
+				c.warnings = append(c.warnings, &ir.Error{Pos: it.Pos, Operation: op,
 					Msg: fmt.Sprintf("acknowledge %s %q matches no change against %s: remove it", it.Kind, it.Old, oldName)})
 			}
 		}
 	}
-	sortErrors(c.refusals)
-	sortErrors(c.warnings)
+	ir.SortErrors(c.refusals)
+	ir.SortErrors(c.warnings)
 	return c.refusals, c.warnings
 }
 
 type identityCheck struct {
-	api      *API
+	api      *ir.API
 	oldName  string
-	used     map[Pos]bool // the acknowledgements used, by position
-	refusals ErrorList
-	warnings ErrorList
+	used     map[ir.Pos]bool // the acknowledgements used, by position
+	refusals ir.ErrorList
+	warnings ir.ErrorList
 }
 
 // ack reports whether op acknowledges the change of kind from old, and marks the item used.
-func (c *identityCheck) ack(op *Operation, kind, old string) bool {
+func (c *identityCheck) ack(op *ir.Operation, kind, old string) bool {
 	a := op.Safety.Acknowledge
 	if a == nil {
 		return false
@@ -284,8 +188,8 @@ func (c *identityCheck) ack(op *Operation, kind, old string) bool {
 	return false
 }
 
-func (c *identityCheck) refuse(pos Pos, op *Operation, format string, args ...any) {
-	e := &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+func (c *identityCheck) refuse(pos ir.Pos, op *ir.Operation, format string, args ...any) {
+	e := &ir.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
 	if op != nil {
 		e.Operation = op.ID
 	}
@@ -293,7 +197,7 @@ func (c *identityCheck) refuse(pos Pos, op *Operation, format string, args ...an
 }
 
 // compare refuses the changes of one write's identity its acknowledgement does not name.
-func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
+func (c *identityCheck) compare(op *ir.Operation, was, now ir.IdentityWrite) {
 	s := op.Safety
 	in := "in " + c.oldName
 	again := "so a retry after the change is a second effect"
@@ -360,13 +264,13 @@ func (c *identityCheck) compare(op *Operation, was, now IdentityWrite) {
 
 // widened returns the members of s's retry set the old set (as String writes it, its names
 // checked by CheckIdentity) lacks.
-func widened(old string, s *Safety) []RetryMember {
+func widened(old string, s *ir.Safety) []ir.RetryMember {
 	var was runtime.Retry
 	for name := range strings.SplitSeq(old, "|") {
 		k, _ := writegenimpl.ParseRetry(name)
 		was |= k
 	}
-	var out []RetryMember
+	var out []ir.RetryMember
 	for _, m := range s.RetryOn {
 		if !was.Has(m.Kind) {
 			out = append(out, m)
@@ -404,7 +308,7 @@ func quoteOr(s string) string {
 
 // referenceText is a write's reference as WRITE_SAFETY.json records it.
 // lookupIdentity records in w how lookup l asks and what it counts.
-func lookupIdentity(w *IdentityWrite, l *Lookup) {
+func lookupIdentity(w *ir.IdentityWrite, l *ir.Lookup) {
 	w.Source, w.Escape = l.Source, string(l.Escape)
 	if l.Func != "" {
 		w.LookupRead = "func " + l.Func
@@ -443,7 +347,7 @@ func lookupIdentity(w *IdentityWrite, l *Lookup) {
 }
 
 // templatesText writes params as a query: "sort_order=desc&ticket_id={ticket_id}".
-func templatesText(ts []*Template) string {
+func templatesText(ts []*ir.Template) string {
 	parts := make([]string, len(ts))
 	for i, t := range ts {
 		parts[i] = t.Param.Name + "=" + t.Text
@@ -451,7 +355,7 @@ func templatesText(ts []*Template) string {
 	return strings.Join(parts, "&")
 }
 
-func referenceText(r *Reference) string {
+func referenceText(r *ir.Reference) string {
 	var b strings.Builder
 	if r.Body != nil {
 		b.WriteString("body " + r.Body.Pointer)
@@ -486,7 +390,7 @@ func durationText(d time.Duration) string {
 // records it, and false when it never counts (no lookup, or an eventual one without a lag). A
 // strong lookup recorded without a settle time (WRITE_SAFETY.json version 2) waited the client's,
 // 5s by default.
-func proofOf(w IdentityWrite) (time.Duration, bool) {
+func proofOf(w ir.IdentityWrite) (time.Duration, bool) {
 	switch {
 	case w.Lag != "":
 		d, ok := parseDuration(w.Lag)
@@ -506,7 +410,7 @@ func lagName(consistency string) string {
 }
 
 // retentionOf returns how long w's ledger rows are kept once settled; for good is the longest.
-func retentionOf(w IdentityWrite) time.Duration {
+func retentionOf(w ir.IdentityWrite) time.Duration {
 	if d, ok := parseDuration(w.Retention); ok {
 		return d
 	}
@@ -514,7 +418,7 @@ func retentionOf(w IdentityWrite) time.Duration {
 }
 
 // retentionText is w's retention as an annotation writes it.
-func retentionText(w IdentityWrite) string {
+func retentionText(w ir.IdentityWrite) string {
 	if w.Retention == "" {
 		return "forever"
 	}

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"encoding/json"
+	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
 )
@@ -91,7 +92,7 @@ func TestCheckIdentity(t *testing.T) {
 	}
 }
 
-func errText(l ErrorList) string {
+func errText(l ir.ErrorList) string {
 	if len(l) == 0 {
 		return ""
 	}
@@ -116,7 +117,7 @@ func TestIdentitySurvivesRename(t *testing.T) {
 	if refused, warned := CheckIdentity(after, "WRITE_SAFETY.json", Identity(before).Marshal()); len(refused)+len(warned) > 0 {
 		t.Fatalf("a rename is refused: %v %v", refused, warned)
 	}
-	find := func(api *API, id string) *Operation {
+	find := func(api *ir.API, id string) *ir.Operation {
 		for _, op := range api.Operations {
 			if op.ID == id {
 				return op
@@ -138,12 +139,12 @@ func TestIdentitySurvivesRename(t *testing.T) {
 // TestIdentityRecordEscapes checks that the record spells a format character as an escape, and
 // that it reads back as it was.
 func TestIdentityRecordEscapes(t *testing.T) {
-	rec := IdentityRecord{Version: 1, Scope: "s", Writes: []IdentityWrite{{Operation: "a\u202eb\U000e0001c", Retry: "none"}}}
+	rec := ir.IdentityRecord{Version: 1, Scope: "s", Writes: []ir.IdentityWrite{{Operation: "a\u202eb\U000e0001c", Retry: "none"}}}
 	data := rec.Marshal()
 	if !strings.Contains(string(data), `"a\u202eb\udb40\udc01c"`) {
 		t.Errorf("record:\n%s", data)
 	}
-	var back IdentityRecord
+	var back ir.IdentityRecord
 	if err := json.Unmarshal(data, &back); err != nil || back.Writes[0].Operation != rec.Writes[0].Operation {
 		t.Errorf("read back %q, %v", back.Writes[0].Operation, err)
 	}

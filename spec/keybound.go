@@ -4,25 +4,26 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // keyBound is the maxLength the spec declares for the value the idempotency key travels in,
 // with the position of what declares it; max 0 when it declares none.
 type keyBound struct {
 	max int
-	pos Pos
+	pos ir.Pos
 	in  string // "header Idempotency-Key", for messages
 }
 
 // specKeyBound reads the spec's bound of the key of idem: the maxLength of the schema of its
 // header or query parameter (the operation's own parameters before its path item's), or of the
 // body field its pointer ends at (following properties, and allOf members, through references).
-func specKeyBound(so *specOp, idem *Idempotency) keyBound {
+func specKeyBound(so *specOp, idem *ir.Idempotency) keyBound {
 	switch {
 	case idem.Header != "" || idem.Query != "":
 		for _, p := range so.op.Params {
-			if idem.Header != "" && p.In == InHeader && strings.EqualFold(p.Name, idem.Header) ||
-				idem.Query != "" && p.In == InQuery && p.Name == idem.Query {
+			if idem.Header != "" && p.In == ir.InHeader && strings.EqualFold(p.Name, idem.Header) ||
+				idem.Query != "" && p.In == ir.InQuery && p.Name == idem.Query {
 				return keyBound{max: rawMaxLength(so, p), pos: p.Pos, in: string(p.In) + " " + p.Name}
 			}
 		}
@@ -70,7 +71,7 @@ func schemaMaxLength(sr *openapi3.SchemaRef, segs []string, depth int) int {
 // one (the provider's documentation knows better), never a longer one, which the provider
 // would refuse; without one the spec's bound is used, so that longer keys are hashed to fit.
 // A spec bound shorter than writegen's hashed keys is refused: they could never fit.
-func (r *resolver) boundKey(so *specOp, idem *Idempotency) {
+func (r *resolver) boundKey(so *specOp, idem *ir.Idempotency) {
 	b := specKeyBound(so, idem)
 	switch {
 	case b.max <= 0:

@@ -1,19 +1,14 @@
 package spec
 
 import (
-	"cmp"
 	"fmt"
 	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // Options tune Load.
@@ -32,7 +27,7 @@ type Options struct {
 // and returns the validated IR. Every defect found in either file is reported, as an ErrorList
 // sorted by position. A defect of the spec that no operation in scope reaches (nor a lookup or
 // compensation they use) does not stop it: it is in API.Warnings.
-func Load(specPath, annotationsPath string, opts Options) (*API, error) {
+func Load(specPath, annotationsPath string, opts Options) (*ir.API, error) {
 	specData, err := os.ReadFile(specPath)
 	if err != nil {
 		return nil, err
@@ -51,8 +46,8 @@ func Load(specPath, annotationsPath string, opts Options) (*API, error) {
 
 // LoadBytes is Load on contents already read; the names are used in positions and errors, and
 // only their base names reach the IR. The other files of the spec are read from opts.Files.
-func LoadBytes(specName string, specData []byte, annotName string, annotData []byte, opts Options) (*API, error) {
-	var errs ErrorList
+func LoadBytes(specName string, specData []byte, annotName string, annotData []byte, opts Options) (*ir.API, error) {
+	var errs ir.ErrorList
 	d, derrs := loadDocument(specName, specData, opts.Files)
 	errs = append(errs, derrs...)
 	a, aerrs := parseAnnotations(annotName, annotData)
@@ -60,24 +55,24 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	if d == nil || a == nil {
 		return nil, sorted(errs)
 	}
-	api := &API{
+	api := &ir.API{
 		Title: d.api.Info.Title, Version: d.api.Info.Version,
 		SpecFile: filepath.Base(specName), AnnotFile: filepath.Base(annotName),
 	}
 	if api.Package = a.pkg; opts.Package != "" {
 		api.Package = opts.Package
 	}
-	pkgPos := Pos{File: annotName} // of the package's name: the annotation file's, or the flag's
+	pkgPos := ir.Pos{File: annotName} // of the package's name: the annotation file's, or the flag's
 	if opts.Package == "" && a.pkgNode != nil {
 		pkgPos.Line, pkgPos.Col = a.pkgNode.Line, a.pkgNode.Column
 	}
 	switch {
 	case api.Package == "" && a.pkgNode == nil:
-		errs = append(errs, &Error{Pos: Pos{File: annotName, Line: 1, Col: 1}, Msg: "package is required (package: name, or the -package flag)"})
+		errs = append(errs, &ir.Error{Pos: ir.Pos{File: annotName, Line: 1, Col: 1}, Msg: "package is required (package: name, or the -package flag)"})
 	case !token.IsIdentifier(api.Package) || api.Package == "_":
-		errs = append(errs, &Error{Pos: pkgPos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
+		errs = append(errs, &ir.Error{Pos: pkgPos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
 	case api.Package == "main":
-		errs = append(errs, &Error{Pos: pkgPos, Msg: "package main is a command, which nothing can import: name the client's package"})
+		errs = append(errs, &ir.Error{Pos: pkgPos, Msg: "package main is a command, which nothing can import: name the client's package"})
 	}
 
 	b := newBuilder(d)
@@ -117,7 +112,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		return nil, sorted(errs)
 	}
 	api.DefaultBaseURL, warnings = d.baseURL(warnings)
-	sortErrors(warnings)
+	ir.SortErrors(warnings)
 	api.Warnings = warnings
 
 	r.assemble(api)
@@ -128,6 +123,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		op.Hints = hintsOf(op)
 	}
 	nameTools(api)
+	api.Identity = Identity(api)
 	if opts.MCP {
 		if errs := toolDefects(api); len(errs) > 0 {
 			return nil, sorted(errs)
@@ -137,14 +133,14 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 }
 
 func newBuilder(d *document) *builder {
-	return &builder{d: d, byRef: make(map[string]*TypeRef), bySchema: make(map[*openapi3.Schema]*TypeRef),
-		unions: make(map[string]*TypeRef), overrides: make(map[string]string)}
+	return &builder{d: d, byRef: make(map[string]*ir.TypeRef), bySchema: make(map[*openapi3.Schema]*ir.TypeRef),
+		unions: make(map[string]*ir.TypeRef), overrides: make(map[string]string)}
 }
 
 // sortDefects sorts the defects of the document into errors, the ones the operations in scope
 // reach (each naming the first operation that reaches it), and warnings, the rest and what was
 // read another way.
-func (d *document) sortDefects(inScope []*specOp) (errs, warnings ErrorList) {
+func (d *document) sortDefects(inScope []*specOp) (errs, warnings ir.ErrorList) {
 	if len(d.defects) == 0 {
 		return nil, nil
 	}
@@ -171,88 +167,7 @@ func (d *document) sortDefects(inScope []*specOp) (errs, warnings ErrorList) {
 	return errs, warnings
 }
 
-func sorted(errs ErrorList) error {
-	sortErrors(errs)
+func sorted(errs ir.ErrorList) error {
+	ir.SortErrors(errs)
 	return errs
-}
-
-// Error is one defect in the inputs.
-type Error struct {
-	Pos       Pos
-	Operation string // operation the defect belongs to, "" when none
-	Msg       string
-	// Rule is the rule of the safety check that refused the answer (SafetyRules), "" for a
-	// defect found elsewhere.
-	Rule string
-}
-
-// Error formats the defect as `file:line:col: operation "x": msg`, on one line: a control or
-// format character, a line break or a byte that is not UTF-8 (a message may quote the inputs as
-// they are) is written as an escape.
-func (e *Error) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Pos.String())
-	if e.Operation != "" {
-		fmt.Fprintf(&b, ": operation %q", e.Operation)
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return printable(b.String())
-}
-
-// printable returns s with every rune that could make it read other than it is on a terminal
-// written as a Go escape: \x05, \u202e, \n.
-func printable(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, unprintable) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unprintable(r):
-			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// unprintable reports whether r is a control or format character or a line break.
-func unprintable(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
-}
-
-// ErrorList is every defect found, sorted by position.
-type ErrorList []*Error
-
-// Error joins the defects with newlines.
-func (l ErrorList) Error() string {
-	s := make([]string, len(l))
-	for i, e := range l {
-		s[i] = e.Error()
-	}
-	return strings.Join(s, "\n")
-}
-
-// String formats p as file:line:col, leaving out what is unknown.
-func (p Pos) String() string {
-	switch {
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
-}
-
-// sortErrors orders errors by file, line and column, keeping the order of errors at one place.
-func sortErrors(l ErrorList) {
-	slices.SortStableFunc(l, func(a, b *Error) int {
-		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
-	})
 }

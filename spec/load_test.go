@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,12 +162,12 @@ scope: threads
 // TestErrorOnOneLine checks that an error quoting the inputs as they are prints on one line,
 // without the characters that would make a terminal show something else.
 func TestErrorOnOneLine(t *testing.T) {
-	e := &Error{Pos: Pos{File: "a.yaml", Line: 3, Col: 1}, Operation: "x\ny", Msg: "path /a\x1b[2J\u202e{b}\nnext \xff line\u2028\ufffd é\t"}
+	e := &ir.Error{Pos: ir.Pos{File: "a.yaml", Line: 3, Col: 1}, Operation: "x\ny", Msg: "path /a\x1b[2J\u202e{b}\nnext \xff line\u2028\ufffd é\t"}
 	want := `a.yaml:3:1: operation "x\ny": path /a\x1b[2J\u202e{b}\nnext \xff line\u2028� é\t`
 	if got := e.Error(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	plain := &Error{Pos: Pos{File: "a.yaml"}, Msg: "café \"quoted\""}
+	plain := &ir.Error{Pos: ir.Pos{File: "a.yaml"}, Msg: "café \"quoted\""}
 	if got := plain.Error(); got != `a.yaml: café "quoted"` {
 		t.Errorf("got %s", got)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -13,13 +14,13 @@ import (
 // operations in scope are known, a defect they reach is an error, and the others are warnings:
 // a user who leaves a part of the spec out of scope need not repair it.
 type defect struct {
-	err    *Error
+	err    *ir.Error
 	holder *yaml.Node // the mapping or sequence the defect was in
 	mended bool       // read another way rather than cut out: a warning even when reached
 }
 
 // cutOut records the defect e of the node at at and takes the node out (with its key).
-func (d *document) cutOut(at place, e *Error) cut {
+func (d *document) cutOut(at place, e *ir.Error) cut {
 	d.defects = append(d.defects, &defect{err: e, holder: at.parent})
 	return cut{at.parent, at.i}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -106,7 +107,7 @@ func TestHostileNames(t *testing.T) {
 	if got := dumpAPI(api); got != wantHostile {
 		t.Errorf("got:\n%s\nwant:\n%s", got, wantHostile)
 	}
-	client := api.Types[slices.IndexFunc(api.Types, func(t *Type) bool { return t.SchemaName == "Client" })]
+	client := api.Types[slices.IndexFunc(api.Types, func(t *ir.Type) bool { return t.SchemaName == "Client" })]
 	if client.Doc != "a */ comment terminator" || client.Fields[0].Doc != "*/ func init() { panic(1) } /*" {
 		t.Errorf("descriptions are not kept raw: %q, %q", client.Doc, client.Fields[0].Doc)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // methods in the order operations of one path are listed.
@@ -17,7 +18,7 @@ var methods = [...]string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PA
 
 // specOp is an operation of the spec before conversion: what scope and annotations need.
 type specOp struct {
-	op     *Operation
+	op     *ir.Operation
 	raw    *openapi3.Operation
 	item   *openapi3.PathItem
 	at     site // the operation's node
@@ -27,14 +28,14 @@ type specOp struct {
 	converted              bool
 	// errs and warnings are the defects its conversion found: errors only the operation has
 	// (it cannot be generated), and what it is generated without.
-	errs, warnings ErrorList
+	errs, warnings ir.ErrorList
 }
 
 // listOperations returns every operation of the spec, in path order then method order, with its
 // ID and Go name resolved. Two operations with one operationId are an error. A malformed path
 // template is a defect of its path: an error when an operation of it is in scope.
-func (b *builder) listOperations() ([]*specOp, ErrorList) {
-	var errs ErrorList
+func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
+	var errs ir.ErrorList
 	var ops []*specOp
 	paths := b.d.api.Paths
 	if paths == nil {
@@ -57,7 +58,7 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 			}
 			at := b.sub(pathAt, strings.ToLower(m), "")
 			tmpl, fixed, notes := splitSpecPath(path)
-			op := &Operation{
+			op := &ir.Operation{
 				ID: raw.OperationID, Method: m, Path: tmpl, SpecPath: path, FixedQuery: fixed, Tags: slices.Clone(raw.Tags),
 				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.pos(at.key), Deprecated: raw.Deprecated,
 				Write: m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE",
@@ -67,10 +68,10 @@ func (b *builder) listOperations() ([]*specOp, ErrorList) {
 			}
 			so := &specOp{op: op, raw: raw, item: item, at: at, pathAt: pathAt}
 			for _, n := range notes {
-				so.warnings = append(so.warnings, &Error{Pos: b.d.pos(pk), Operation: op.ID, Msg: n})
+				so.warnings = append(so.warnings, &ir.Error{Pos: b.d.pos(pk), Operation: op.ID, Msg: n})
 			}
 			if prev, dup := byID[op.ID]; dup {
-				errs = append(errs, &Error{Pos: op.Pos, Operation: op.ID,
+				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
 					Msg: "operationId is also used by " + prev.op.Method + " " + prev.op.Path + " at " + prev.op.Pos.String()})
 				continue
 			}
@@ -142,11 +143,11 @@ func templateDefect(path string) string {
 // params merges the path item's and the operation's parameters (the operation's win) and orders
 // them: path parameters in template order, then query, header and cookie, each by name. A
 // parameter the template names but nobody declares is added as a required string.
-func (b *builder) params(so *specOp) []*Param {
+func (b *builder) params(so *specOp) []*ir.Param {
 	type entry struct {
 		p   *openapi3.Parameter
 		at  site
-		pos Pos // of its entry in the list
+		pos ir.Pos // of its entry in the list
 	}
 	byKey := make(map[string]entry)
 	add := func(list openapi3.Parameters, owner site) {
@@ -166,27 +167,27 @@ func (b *builder) params(so *specOp) []*Param {
 	add(so.item.Parameters, so.pathAt)
 	add(so.raw.Parameters, so.at)
 
-	var out []*Param
+	var out []*ir.Param
 	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
-		e, ok := byKey[string(InPath)+"\x00"+m[1]]
+		e, ok := byKey[string(ir.InPath)+"\x00"+m[1]]
 		if !ok {
-			out = append(out, &Param{Name: m[1], In: InPath, Type: refString, Required: true, Style: "simple", Pos: so.op.Pos})
+			out = append(out, &ir.Param{Name: m[1], In: ir.InPath, Type: refString, Required: true, Style: "simple", Pos: so.op.Pos})
 			continue
 		}
-		delete(byKey, string(InPath)+"\x00"+m[1])
+		delete(byKey, string(ir.InPath)+"\x00"+m[1])
 		out = append(out, b.param(e.p, e.at))
 	}
-	var rest []*Param
+	var rest []*ir.Param
 	for _, e := range byKey {
-		if e.p.In == string(InPath) { // declared but not in the template: nothing to fill
-			so.warnings = append(so.warnings, &Error{Pos: e.pos, Operation: so.op.ID,
+		if e.p.In == string(ir.InPath) { // declared but not in the template: nothing to fill
+			so.warnings = append(so.warnings, &ir.Error{Pos: e.pos, Operation: so.op.ID,
 				Msg: fmt.Sprintf("path parameter %q is not in the path %q, so nothing can carry it: it is left out", e.p.Name, so.op.Path)})
 			continue
 		}
 		rest = append(rest, b.param(e.p, e.at))
 	}
-	order := map[ParamIn]int{InQuery: 1, InHeader: 2, InCookie: 3}
-	slices.SortFunc(rest, func(x, y *Param) int {
+	order := map[ir.ParamIn]int{ir.InQuery: 1, ir.InHeader: 2, ir.InCookie: 3}
+	slices.SortFunc(rest, func(x, y *ir.Param) int {
 		return cmp.Or(cmp.Compare(order[x.In], order[y.In]), strings.Compare(x.Name, y.Name))
 	})
 	out = append(out, rest...)
@@ -198,8 +199,8 @@ func (b *builder) params(so *specOp) []*Param {
 	return out
 }
 
-func (b *builder) param(p *openapi3.Parameter, at site) *Param {
-	out := &Param{Name: p.Name, In: ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.pos(at.key)}
+func (b *builder) param(p *openapi3.Parameter, at site) *ir.Param {
+	out := &ir.Param{Name: p.Name, In: ir.ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.pos(at.key)}
 	switch {
 	case p.Schema != nil:
 		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))
@@ -211,7 +212,7 @@ func (b *builder) param(p *openapi3.Parameter, at site) *Param {
 	}
 	if out.Style == "" {
 		out.Style = "simple"
-		if out.In == InQuery || out.In == InCookie {
+		if out.In == ir.InQuery || out.In == ir.InCookie {
 			out.Style = "form"
 		}
 	}
@@ -223,28 +224,28 @@ func (b *builder) param(p *openapi3.Parameter, at site) *Param {
 }
 
 // mediaKind classifies a media type: the encodings writegen speaks, in order of preference.
-func mediaKind(ct string) (BodyEncoding, int) {
+func mediaKind(ct string) (ir.BodyEncoding, int) {
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		mt = strings.ToLower(ct)
 	}
 	switch {
 	case mt == "application/json":
-		return BodyJSON, 0
+		return ir.BodyJSON, 0
 	case strings.HasSuffix(mt, "+json") || strings.HasSuffix(mt, "/json"):
-		return BodyJSON, 1
+		return ir.BodyJSON, 1
 	case mt == "application/x-www-form-urlencoded":
-		return BodyForm, 2
+		return ir.BodyForm, 2
 	case mt == "multipart/form-data":
-		return BodyMultipart, 3
+		return ir.BodyMultipart, 3
 	}
-	return BodyRaw, 4
+	return ir.BodyRaw, 4
 }
 
 // pickMedia chooses the preferred media type of a content map: JSON, then form, then multipart,
 // then anything (sent or returned as raw bytes); ties go to the lower name.
-func pickMedia(content openapi3.Content) (string, BodyEncoding) {
-	best, bestEnc, bestRank := "", BodyRaw, 99
+func pickMedia(content openapi3.Content) (string, ir.BodyEncoding) {
+	best, bestEnc, bestRank := "", ir.BodyRaw, 99
 	for _, ct := range sortedKeys(content) {
 		if enc, rank := mediaKind(ct); rank < bestRank {
 			best, bestEnc, bestRank = ct, enc, rank
@@ -267,7 +268,7 @@ func mediaSchema(content openapi3.Content, ct string) *openapi3.SchemaRef {
 // object (or says nothing), multipart when its schema is an object with properties (one part
 // each), then any other media type as raw bytes; ties go to the lower name. A form or multipart
 // media type passed over for its schema is a warning; when none is left, an error.
-func (b *builder) body(so *specOp) *Body {
+func (b *builder) body(so *specOp) *ir.Body {
 	rb := so.raw.RequestBody
 	if rb == nil || rb.Value == nil || len(rb.Value.Content) == 0 {
 		return nil
@@ -281,7 +282,7 @@ func (b *builder) body(so *specOp) *Body {
 		return b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name)
 	}
 	var ct string
-	var enc BodyEncoding
+	var enc ir.BodyEncoding
 	var passed []string
 	for _, c := range mediaOrder(content) {
 		e, _ := mediaKind(c)
@@ -296,11 +297,11 @@ func (b *builder) body(so *specOp) *Body {
 		e, _ := mediaKind(c)
 		pos := b.d.pos(schemaSite(c).key)
 		if ct == "" {
-			so.errs = append(so.errs, &Error{Pos: pos, Operation: so.op.ID,
+			so.errs = append(so.errs, &ir.Error{Pos: pos, Operation: so.op.ID,
 				Msg: fmt.Sprintf("request body %s: %s, and the operation offers no other media type: declare an object schema whose properties are the fields", c, inexpressible(e, mediaSchema(content, c)))})
 			continue
 		}
-		so.warnings = append(so.warnings, &Error{Pos: pos, Operation: so.op.ID,
+		so.warnings = append(so.warnings, &ir.Error{Pos: pos, Operation: so.op.ID,
 			Msg: fmt.Sprintf("request body %s: %s: the body is sent as %s instead", c, inexpressible(e, mediaSchema(content, c)), ct)})
 	}
 	if ct == "" {
@@ -309,8 +310,8 @@ func (b *builder) body(so *specOp) *Body {
 	if !rb.Value.Required && holdsNothing(mediaSchema(content, ct)) {
 		return nil // Stripe declares such a body on every GET and DELETE: it carries nothing
 	}
-	body := &Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
-	if enc == BodyRaw {
+	body := &ir.Body{Encoding: enc, ContentType: ct, Required: rb.Value.Required}
+	if enc == ir.BodyRaw {
 		body.Type = refBytes
 		return body
 	}
@@ -334,18 +335,18 @@ func mediaOrder(content openapi3.Content) []string {
 // inexpressible says why a request body of encoding enc and schema sr cannot be sent, or "":
 // a form needs an object (its fields are name=value pairs), multipart an object with
 // properties (its parts). A schema that is a union, or says nothing, may be an object.
-func inexpressible(enc BodyEncoding, sr *openapi3.SchemaRef) string {
+func inexpressible(enc ir.BodyEncoding, sr *openapi3.SchemaRef) string {
 	var s *openapi3.Schema
 	if sr != nil {
 		s = unwrapAllOf(sr.Value)
 	}
 	switch enc {
-	case BodyForm:
+	case ir.BodyForm:
 		if s == nil || isUnion(s) || isObject(s) && !hasEnum(s) || typeless(s) && s.Items == nil && !hasEnum(s) {
 			return ""
 		}
 		return "the schema is not an object, so it has no fields to send"
-	case BodyMultipart:
+	case ir.BodyMultipart:
 		if s != nil && !isUnion(s) && !hasEnum(s) && isObject(s) && hasProperties(s, make(map[*openapi3.Schema]bool)) {
 			return ""
 		}
@@ -395,7 +396,7 @@ func holdsNothing(s *openapi3.SchemaRef) bool {
 
 // response picks the success response: the lowest 2xx with JSON content, else the lowest 2xx;
 // with no 2xx, "default" stands in (Status 0).
-func (b *builder) response(so *specOp) *Response {
+func (b *builder) response(so *specOp) *ir.Response {
 	type cand struct {
 		code   string
 		status int
@@ -414,20 +415,20 @@ func (b *builder) response(so *specOp) *Response {
 	slices.SortFunc(cands, func(x, y cand) int { return cmp.Or(cmp.Compare(x.status, y.status), strings.Compare(x.code, y.code)) })
 	if len(cands) == 0 {
 		if so.raw.Responses.Default() == nil {
-			return &Response{}
+			return &ir.Response{}
 		}
 		cands = []cand{{"default", 0}}
 	}
 	chosen := cands[0]
 	for _, c := range cands {
 		if r := so.raw.Responses.Value(c.code); r != nil && r.Value != nil {
-			if _, enc := pickMedia(r.Value.Content); enc == BodyJSON {
+			if _, enc := pickMedia(r.Value.Content); enc == ir.BodyJSON {
 				chosen = c
 				break
 			}
 		}
 	}
-	out := &Response{Status: chosen.status}
+	out := &ir.Response{Status: chosen.status}
 	rr := so.raw.Responses.Value(chosen.code)
 	if rr == nil || rr.Value == nil || len(rr.Value.Content) == 0 {
 		return out
@@ -438,7 +439,7 @@ func (b *builder) response(so *specOp) *Response {
 	}
 	ct, enc := pickMedia(rr.Value.Content)
 	out.ContentType = ct
-	if enc != BodyJSON {
+	if enc != ir.BodyJSON {
 		out.Type = refBytes
 		return out
 	}

@@ -1,15 +1,11 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/ir"
 	"net/url"
 	"strconv"
 	"strings"
 )
-
-// QueryPair is one query parameter a spec writes into a path key, name and value unescaped.
-type QueryPair struct {
-	Name, Value string
-}
 
 // splitSpecPath splits a path key of the spec into the template the request goes to, the query
 // parameters written after a '?' (in the order written) and what to warn about. OpenAPI says a
@@ -18,7 +14,7 @@ type QueryPair struct {
 // "/shared_items#folders" tells overloads of one path apart, and a fragment never reaches a
 // server, so it is dropped from the request (it stays in the operation's default name, so the
 // overloads get names of their own).
-func splitSpecPath(key string) (tmpl string, fixed []QueryPair, notes []string) {
+func splitSpecPath(key string) (tmpl string, fixed []ir.QueryPair, notes []string) {
 	tmpl, fragment, hasFragment := strings.Cut(key, "#")
 	tmpl, query, hasQuery := strings.Cut(tmpl, "?")
 	if hasQuery {
@@ -33,7 +29,7 @@ func splitSpecPath(key string) (tmpl string, fixed []QueryPair, notes []string) 
 			if err1 != nil || err2 != nil {
 				n, v = name, value
 			}
-			fixed = append(fixed, QueryPair{Name: n, Value: v})
+			fixed = append(fixed, ir.QueryPair{Name: n, Value: v})
 			sent = append(sent, strconv.Quote(n+"="+v))
 		}
 		what := "is sent as no query parameter"

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/writegen/writegen/spec/ir"
 	"strconv"
 )
 
@@ -19,8 +20,8 @@ const (
 )
 
 // resolvePath follows ptr from a value of type root. why says what stops it.
-func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string) {
-	p = &Path{Pointer: ptr, Root: root, Type: root}
+func resolvePath(root *ir.TypeRef, ptr string, mode pathMode) (p *ir.Path, why string) {
+	p = &ir.Path{Pointer: ptr, Root: root, Type: root}
 	if ptr == "" {
 		return p, ""
 	}
@@ -32,11 +33,11 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 	for i, seg := range segs {
 		last := i == len(segs)-1
 		u := under(p.Type)
-		var s Step
+		var s ir.Step
 		switch {
-		case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
 			st := u.Named
-			var f *Field
+			var f *ir.Field
 			for _, x := range st.Fields {
 				if x.Name == seg {
 					f = x
@@ -45,15 +46,15 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 			}
 			switch {
 			case f != nil:
-				s = Step{Kind: StepField, Field: f, Struct: st, Type: f.Type}
+				s = ir.Step{Kind: ir.StepField, Field: f, Struct: st, Type: f.Type}
 			case st.AdditionalProperties != nil:
-				s = Step{Kind: StepKey, Key: seg, Extra: true, Struct: st, Type: st.AdditionalProperties}
+				s = ir.Step{Kind: ir.StepKey, Key: seg, Extra: true, Struct: st, Type: st.AdditionalProperties}
 			default:
 				return nil, fmt.Sprintf("%s has no property %q", st.Name, seg)
 			}
-		case u.Kind == RefMap:
-			s = Step{Kind: StepKey, Key: seg, Type: u.Elem}
-		case u.Kind == RefArray:
+		case u.Kind == ir.RefMap:
+			s = ir.Step{Kind: ir.StepKey, Key: seg, Type: u.Elem}
+		case u.Kind == ir.RefArray:
 			if mode == setPath {
 				return nil, fmt.Sprintf("%s is a list: a value to fill in is reached through objects and maps only", describeRef(p.Type))
 			}
@@ -61,14 +62,14 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 			if err != nil || n < 0 || strconv.Itoa(n) != seg {
 				return nil, fmt.Sprintf("%q is not an array index", seg)
 			}
-			s = Step{Kind: StepIndex, Index: n, Type: u.Elem}
+			s = ir.Step{Kind: ir.StepIndex, Index: n, Type: u.Elem}
 			if mode == eachPath {
 				if n != 0 || each {
 					return nil, fmt.Sprintf("index %s: in found, index 0 of one list stands for every element, each a found effect (write 0, once)", seg)
 				}
-				s.Kind, each = StepEach, true
+				s.Kind, each = ir.StepEach, true
 			}
-		case u.Kind == RefNamed && u.Named.Kind == KindUnion && mode == readPath:
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion && mode == readPath:
 			s, why := unionStep(u.Named, segs[i:])
 			if why != "" {
 				return nil, why
@@ -76,15 +77,15 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 			p.Steps = append(p.Steps, s)
 			p.Type = s.Type
 			return p, ""
-		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 			return nil, fmt.Sprintf("it goes through %s, a oneOf/anyOf, whose value is known only once decoded: point at objects, lists and maps only", u.Named.Name)
 		default:
 			return nil, fmt.Sprintf("cannot go into %s", describeRef(p.Type))
 		}
-		if mode == eachPath && s.Kind == StepKey {
+		if mode == eachPath && s.Kind == ir.StepKey {
 			return nil, fmt.Sprintf("%s is a map: a found effect is reached through objects and lists only", describeRef(p.Type))
 		}
-		if mode == setPath && s.Kind == StepKey && !last {
+		if mode == setPath && s.Kind == ir.StepKey && !last {
 			return nil, "only the last step may go through a map"
 		}
 		p.Steps = append(p.Steps, s)
@@ -96,17 +97,17 @@ func resolvePath(root *TypeRef, ptr string, mode pathMode) (p *Path, why string)
 // unionStep reads the properties rest of a union's value, which must lead in every variant
 // (through nested unions too) to a string, or in every variant to an integer: a receipt's id
 // (Stripe's external accounts are a card or a bank account, each with its id).
-func unionStep(t *Type, rest []string) (Step, string) {
-	kind, why := unionLeaf(&TypeRef{Kind: RefNamed, Named: t}, rest)
+func unionStep(t *ir.Type, rest []string) (ir.Step, string) {
+	kind, why := unionLeaf(&ir.TypeRef{Kind: ir.RefNamed, Named: t}, rest)
 	if why != "" {
-		return Step{}, why
+		return ir.Step{}, why
 	}
-	return Step{Kind: StepUnion, Union: t, Rest: rest, Type: &TypeRef{Kind: RefBuiltin, Builtin: kind}}, ""
+	return ir.Step{Kind: ir.StepUnion, Union: t, Rest: rest, Type: &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: kind}}, ""
 }
 
 // unionLeaf returns the kind ("string" or "int64") of the value the properties rest reach from
 // a value of type t, in every member of every union on the way.
-func unionLeaf(t *TypeRef, rest []string) (kind, why string) {
+func unionLeaf(t *ir.TypeRef, rest []string) (kind, why string) {
 	u := under(t)
 	switch {
 	case len(rest) == 0 && isIntegerType(t):
@@ -115,7 +116,7 @@ func unionLeaf(t *TypeRef, rest []string) (kind, why string) {
 		return "string", ""
 	case len(rest) == 0:
 		return "", fmt.Sprintf("it is %s, not a string or an integer", describeRef(t))
-	case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 		for _, v := range u.Named.Variants {
 			k, why := unionLeaf(v.Type, rest)
 			switch {
@@ -130,7 +131,7 @@ func unionLeaf(t *TypeRef, rest []string) (kind, why string) {
 			return "", fmt.Sprintf("%s is a oneOf/anyOf without members", u.Named.Name)
 		}
 		return kind, ""
-	case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
 		for _, f := range u.Named.Fields {
 			if f.Name == rest[0] {
 				return unionLeaf(f.Type, rest[1:])
@@ -140,29 +141,15 @@ func unionLeaf(t *TypeRef, rest []string) (kind, why string) {
 			return unionLeaf(u.Named.AdditionalProperties, rest[1:])
 		}
 		return "", fmt.Sprintf("%s has no property %q", u.Named.Name, rest[0])
-	case u.Kind == RefMap:
+	case u.Kind == ir.RefMap:
 		return unionLeaf(u.Elem, rest[1:])
 	}
 	return "", fmt.Sprintf("cannot go into %s", describeRef(t))
 }
 
-// StringVariant returns the member of the union r names that is a plain string, or nil when r
-// names no union or the union has no such member.
-func StringVariant(r *TypeRef) *Variant {
-	if r.Kind != RefNamed || r.Named.Kind != KindUnion {
-		return nil
-	}
-	for _, v := range r.Named.Variants {
-		if v.Type.Kind == RefBuiltin && v.Type.Builtin == "string" {
-			return v
-		}
-	}
-	return nil
-}
-
 // under returns the type a named alias stands for, following aliases, or r itself.
-func under(r *TypeRef) *TypeRef {
-	for r.Kind == RefNamed && r.Named.Kind == KindAlias {
+func under(r *ir.TypeRef) *ir.TypeRef {
+	for r.Kind == ir.RefNamed && r.Named.Kind == ir.KindAlias {
 		r = r.Named.Elem
 	}
 	return r
@@ -170,26 +157,26 @@ func under(r *TypeRef) *TypeRef {
 
 // isStringType reports whether values of r's Go type convert from a string: string, a string enum
 // or a named type over string.
-func isStringType(r *TypeRef) bool {
+func isStringType(r *ir.TypeRef) bool {
 	u := under(r)
-	if u.Kind == RefNamed {
-		return u.Named.Kind == KindEnum && u.Named.Base == "string"
+	if u.Kind == ir.RefNamed {
+		return u.Named.Kind == ir.KindEnum && u.Named.Base == "string"
 	}
-	return u.Kind == RefBuiltin && u.Builtin == "string"
+	return u.Kind == ir.RefBuiltin && u.Builtin == "string"
 }
 
 // isIntegerType reports whether r's Go type is an integer (int64, int32, a named type over one,
 // or an integer enum).
-func isIntegerType(r *TypeRef) bool {
+func isIntegerType(r *ir.TypeRef) bool {
 	u := under(r)
-	if u.Kind == RefNamed {
-		return u.Named.Kind == KindEnum && u.Named.Base == "int64"
+	if u.Kind == ir.RefNamed {
+		return u.Named.Kind == ir.KindEnum && u.Named.Base == "int64"
 	}
-	return u.Kind == RefBuiltin && (u.Builtin == "int64" || u.Builtin == "int32")
+	return u.Kind == ir.RefBuiltin && (u.Builtin == "int64" || u.Builtin == "int32")
 }
 
 // sameType reports whether a and b are the same Go type.
-func sameType(a, b *TypeRef) bool {
+func sameType(a, b *ir.TypeRef) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -197,22 +184,22 @@ func sameType(a, b *TypeRef) bool {
 		return false
 	}
 	switch a.Kind {
-	case RefNamed:
+	case ir.RefNamed:
 		return a.Named == b.Named
-	case RefBuiltin:
+	case ir.RefBuiltin:
 		return a.Builtin == b.Builtin
 	}
 	return sameType(a.Elem, b.Elem)
 }
 
 // describeRef names the shape of r for a message: "Thread", "a list of Thread", "string".
-func describeRef(r *TypeRef) string {
+func describeRef(r *ir.TypeRef) string {
 	switch r.Kind {
-	case RefNamed:
+	case ir.RefNamed:
 		return r.Named.Name
-	case RefArray:
+	case ir.RefArray:
 		return "a list of " + describeRef(r.Elem)
-	case RefMap:
+	case ir.RefMap:
 		return "a map of " + describeRef(r.Elem)
 	}
 	return r.Builtin

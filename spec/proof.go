@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -21,11 +22,11 @@ import (
 // {ticket: {external_id}} and finds tickets). A lookup whose element shows no such field is
 // refused: a search matches loosely, and only the reference, compared on the client, tells the
 // write's effect from another's.
-func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	if out.Match != nil || l.matchNode != nil {
 		return out.Match != nil
 	}
-	var ref *Path
+	var ref *ir.Path
 	switch {
 	case s.Reference != nil && s.Reference.Body != nil:
 		ref = s.Reference.Body
@@ -38,8 +39,8 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 		for i := 0; i < len(segs) && i < 2; i++ {
 			ptr := "/" + strings.Join(escapeSegments(segs[i:]), "/")
 			p, why := resolvePath(found.Type, ptr, readPath)
-			if why == "" && len(p.Steps) > 0 && isStringType(p.Type) && !slices.ContainsFunc(p.Steps, func(st Step) bool {
-				return st.Kind == StepUnion || st.Kind == StepEach
+			if why == "" && len(p.Steps) > 0 && isStringType(p.Type) && !slices.ContainsFunc(p.Steps, func(st ir.Step) bool {
+				return st.Kind == ir.StepUnion || st.Kind == ir.StepEach
 			}) {
 				p.Pos = out.Pos
 				out.Match, out.MatchDerived = p, true
@@ -61,15 +62,15 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 // the write's time (since) needs them, each a query parameter of the read that the spec lists
 // the value of, so that what the lookup sends asks for that order; the runtime checks the order
 // of every page it reads.
-func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *Lookup) bool {
+func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
 	id, read := so.op.ID, out.Operation
 	if l.newestNode == nil {
 		if out.Since == nil {
 			return true
 		}
-		if !slices.ContainsFunc(read.Params, func(q *Param) bool {
+		if !slices.ContainsFunc(read.Params, func(q *ir.Param) bool {
 			u := under(q.Type)
-			return q.In == InQuery && u.Kind == RefNamed && u.Named.Kind == KindEnum
+			return q.In == ir.InQuery && u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum
 		}) {
 			r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first, and %s has no query parameter whose values the spec lists to ask for that order: it cannot be walked back to the write's time; walk a read that can be asked for newest first (newest_first), walk this one to its end without since (pages), or write the lookup by hand (lookup.func)", l.since, read.ID)
 			return false
@@ -90,16 +91,16 @@ func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *Lookup) bool {
 		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == t.Param.Name }):
 			r.errorf(at, id, "lookup newest_first %q is also given in params: give it once, in newest_first", t.Param.Name)
 			ok = false
-		case t.Param.In != InQuery:
+		case t.Param.In != ir.InQuery:
 			r.errorf(at, id, "lookup newest_first %q is a %s parameter of %s: the order is asked for in a query parameter", t.Param.Name, t.Param.In, read.ID)
 			ok = false
 		case len(t.Parts) != 1 || t.Parts[0].Literal == "":
 			r.errorf(at, id, "lookup newest_first %q: %q: the order is asked for with a value of the spec, not a template", t.Param.Name, t.Text)
 			ok = false
-		case u.Kind != RefNamed || u.Named.Kind != KindEnum:
+		case u.Kind != ir.RefNamed || u.Named.Kind != ir.KindEnum:
 			r.errorf(at, id, "lookup newest_first %q: the spec lists no values of %s's parameter %q, so writegen cannot check that %q asks for newest first: a walk bounded by the write's time needs a list the spec lets it order", t.Param.Name, read.ID, t.Param.Name, t.Text)
 			ok = false
-		case !slices.ContainsFunc(u.Named.Enum, func(v EnumValue) bool { return fmt.Sprint(v.Value) == t.Text }):
+		case !slices.ContainsFunc(u.Named.Enum, func(v ir.EnumValue) bool { return fmt.Sprint(v.Value) == t.Text }):
 			var values []string
 			for _, v := range u.Named.Enum {
 				values = append(values, fmt.Sprint(v.Value))
@@ -115,7 +116,7 @@ func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *Lookup) bool {
 // adoptBy checks lookup.adopt as a read: the receipt's object is read by the id of the element
 // the lookup found ({id}: the write's response.id pointer, resolved in the found element), and
 // the read answers with the receipt's own schema.
-func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	id, a := so.op.ID, l.adoptRead
 	ao := r.adoptOp[so]
 	if ao == nil {
@@ -131,7 +132,7 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 		idPtr = strings.TrimPrefix(idPtr, s.Object.Pointer)
 	}
 	idPath, why := resolvePath(found.Type, idPtr, readPath)
-	if why != "" || len(idPath.Steps) == 0 || slices.ContainsFunc(idPath.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+	if why != "" || len(idPath.Steps) == 0 || slices.ContainsFunc(idPath.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
 		if why == "" {
 			why = "it reaches no field of it"
 		}
@@ -153,7 +154,7 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 		matchPtr = s.Object.Pointer + matchPtr
 	}
 	match, why := resolvePath(read.Response.Type, matchPtr, readPath)
-	if why != "" || len(match.Steps) == 0 || !isStringType(match.Type) || slices.ContainsFunc(match.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+	if why != "" || len(match.Steps) == 0 || !isStringType(match.Type) || slices.ContainsFunc(match.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
 		if why == "" {
 			why = "it is no string field of it"
 		}
@@ -176,15 +177,15 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 				continue
 			}
 			// a value the lookup's params take too travels once with the reference
-			if j := slices.IndexFunc(out.Values, func(v *LookupValue) bool { return v.Name == p.Value.Name }); j >= 0 {
+			if j := slices.IndexFunc(out.Values, func(v *ir.LookupValue) bool { return v.Name == p.Value.Name }); j >= 0 {
 				t.Parts[i].Value = out.Values[j]
 			} else {
 				out.Values = append(out.Values, p.Value)
 			}
 		}
 	}
-	slices.SortFunc(out.Values, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
-	out.Adopt = &AdoptRead{Operation: read, Params: ts, ID: idPath, Match: match, Pos: r.pos(a.node)}
+	slices.SortFunc(out.Values, func(a, b *ir.LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	out.Adopt = &ir.AdoptRead{Operation: read, Params: ts, ID: idPath, Match: match, Pos: r.pos(a.node)}
 	out.Object, out.Extends, out.Copies = false, false, false
 	return true
 }
@@ -192,18 +193,18 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, 
 // funcValues are the values of the write a lookup written by hand is asked with, beside the
 // reference: the write's required path and query parameters that can travel with the reference
 // (a string or an integer), and its key's fields (a parameter wins over a key field of its name).
-func (r *resolver) funcValues(so *specOp, s *Safety) []*LookupValue {
-	var out []*LookupValue
+func (r *resolver) funcValues(so *specOp, s *ir.Safety) []*ir.LookupValue {
+	var out []*ir.LookupValue
 	for _, q := range so.op.Params {
-		if !q.Required || q.In != InPath && q.In != InQuery {
+		if !q.Required || q.In != ir.InPath && q.In != ir.InQuery {
 			continue
 		}
 		u := under(q.Type)
-		v := &LookupValue{Name: q.Name, Param: q, Pos: r.pos(nil)}
+		v := &ir.LookupValue{Name: q.Name, Param: q, Pos: r.pos(nil)}
 		switch {
-		case isIntegerType(q.Type) && u.Kind == RefBuiltin:
+		case isIntegerType(q.Type) && u.Kind == ir.RefBuiltin:
 			v.Integer = true
-		case !isStringType(q.Type) || u.Kind != RefBuiltin && u.Kind != RefNamed:
+		case !isStringType(q.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
 			continue
 		}
 		out = append(out, v)
@@ -211,21 +212,21 @@ func (r *resolver) funcValues(so *specOp, s *Safety) []*LookupValue {
 	if s.Key != nil {
 		for i := range s.Key.Fields {
 			f := &s.Key.Fields[i]
-			if slices.ContainsFunc(out, func(v *LookupValue) bool { return v.Name == f.Name }) {
+			if slices.ContainsFunc(out, func(v *ir.LookupValue) bool { return v.Name == f.Name }) {
 				continue
 			}
-			out = append(out, &LookupValue{Name: f.Name, Field: f, Integer: f.Type == "int64"})
+			out = append(out, &ir.LookupValue{Name: f.Name, Field: f, Integer: f.Type == "int64"})
 		}
 	}
-	slices.SortFunc(out, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *ir.LookupValue) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
 // constantOf parses text as a constant of the parameter type t (an integer, a number or a
 // boolean): a lookup param given a value of its own type (per_page: 100).
-func constantOf(t *TypeRef, text string) (any, bool) {
+func constantOf(t *ir.TypeRef, text string) (any, bool) {
 	u := under(t)
-	if u.Kind == RefNamed && u.Named.Kind == KindEnum {
+	if u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum {
 		for _, v := range u.Named.Enum {
 			if fmt.Sprint(v.Value) == text {
 				return v.Value, true
@@ -233,7 +234,7 @@ func constantOf(t *TypeRef, text string) (any, bool) {
 		}
 		return nil, false
 	}
-	if u.Kind != RefBuiltin {
+	if u.Kind != ir.RefBuiltin {
 		return nil, false
 	}
 	switch u.Builtin {

@@ -3,6 +3,7 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/writegen/writegen/spec/ir"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,7 +50,7 @@ var textNames = []string{"body", "text", "comment", "content", "message", "descr
 // markerFor is the marker init proposes for a text field: an HTML comment where the text is
 // Markdown (it stays out of what the provider renders, not out of the text), else a bracket
 // after a space.
-func markerFor(f *Field, markdown bool) string {
+func markerFor(f *ir.Field, markdown bool) string {
 	if markdown || strings.Contains(strings.ToLower(f.Doc), "markdown") {
 		return "\n\n<!-- ref:{ref} -->"
 	}
@@ -73,7 +74,7 @@ var referenceName = regexp.MustCompile(`(?i)^((external|client|merchant|customer
 // idempotency key (the key field, whose name is given).
 func referenceFields(so *specOp, keyField string, markdown bool) []refField {
 	body := so.op.Body
-	if body == nil || body.Encoding == BodyRaw || body.Encoding == BodyMultipart || body.Type == nil {
+	if body == nil || body.Encoding == ir.BodyRaw || body.Encoding == ir.BodyMultipart || body.Type == nil {
 		return nil
 	}
 	st := structOf(body.Type)
@@ -112,9 +113,11 @@ func referenceFields(so *specOp, keyField string, markdown bool) []refField {
 
 // textField returns the free-text string field of st a marker can be appended to, and its
 // pointer under prefix, or nil.
-func textField(st *Type, prefix string, depth int) (string, *Field) {
+func textField(st *ir.Type, prefix string, depth int) (string, *ir.Field) {
 	for _, name := range textNames {
-		if i := slices.IndexFunc(st.Fields, func(f *Field) bool { return f.Name == name && isStringType(f.Type) && under(f.Type).Kind == RefBuiltin }); i >= 0 {
+		if i := slices.IndexFunc(st.Fields, func(f *ir.Field) bool {
+			return f.Name == name && isStringType(f.Type) && under(f.Type).Kind == ir.RefBuiltin
+		}); i >= 0 {
 			return prefix + "/" + name, st.Fields[i]
 		}
 	}
@@ -131,11 +134,11 @@ func textField(st *Type, prefix string, depth int) (string, *Field) {
 }
 
 // structOf returns the struct r names, or nil.
-func structOf(r *TypeRef) *Type {
+func structOf(r *ir.TypeRef) *ir.Type {
 	if r == nil {
 		return nil
 	}
-	if u := under(r); u.Kind == RefNamed && u.Named.Kind == KindStruct {
+	if u := under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct {
 		return u.Named
 	}
 	return nil
@@ -148,7 +151,7 @@ type proposal struct {
 	ref    refField
 	params [][2]string // name and template, in order
 	body   string      // a POST search's body, as YAML flow
-	escape Escape      // the query language of a search's {ref}, or ""
+	escape ir.Escape   // the query language of a search's {ref}, or ""
 	found  string
 	match  string
 	pages  string      // YAML flow of pages, or ""
@@ -244,8 +247,8 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 	}
 	if read.Method == "GET" {
 		for _, q := range read.Params {
-			list := under(q.Type).Kind == RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
-			if q.In == InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && sameName(q.Name, rf.name) {
+			list := under(q.Type).Kind == ir.RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
+			if q.In == ir.InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && sameName(q.Name, rf.name) {
 				add(&proposal{form: "filter",
 					check: fmt.Sprintf("%s filters by %s exactly", read.ID, q.Name)}, q.Name, "{ref}")
 			}
@@ -261,7 +264,7 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 				add(p, q.Name, t)
 			}
 		}
-		if len(out) == 0 && !slices.ContainsFunc(read.Params, func(q *Param) bool { return q.In == InQuery && searchWord.MatchString(q.Name) }) {
+		if len(out) == 0 && !slices.ContainsFunc(read.Params, func(q *ir.Param) bool { return q.In == ir.InQuery && searchWord.MatchString(q.Name) }) {
 			if pages := pagesOf(read); pages != "" {
 				p := &proposal{form: "walk", pages: pages}
 				p.newest = newestFirst(read)
@@ -275,7 +278,7 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 		}
 		return out
 	}
-	if isSearch(read) && read.Body != nil && read.Body.Encoding == BodyJSON && !rf.meta {
+	if isSearch(read) && read.Body != nil && read.Body.Encoding == ir.BodyJSON && !rf.meta {
 		if body := searchBody(read.Body.Type, rf.name, 0); body != "" {
 			add(&proposal{form: "body", body: body,
 				check: fmt.Sprintf("the search %s finds %s by its exact value (the client keeps only what holds it)", read.ID, rf.name)}, "", "")
@@ -286,14 +289,14 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 
 // requiredParams returns the read's required parameters but skip, each passed the write's
 // parameter of the same name, or false when the read requires one the write does not have.
-func requiredParams(so *specOp, read *Operation, skip string) ([][2]string, bool) {
+func requiredParams(so *specOp, read *ir.Operation, skip string) ([][2]string, bool) {
 	var out [][2]string
 	for _, q := range read.Params {
-		if !q.Required || q.Name == skip || q.In == InHeader || q.In == InCookie {
+		if !q.Required || q.Name == skip || q.In == ir.InHeader || q.In == ir.InCookie {
 			continue
 		}
-		i := slices.IndexFunc(so.op.Params, func(w *Param) bool {
-			return w.Name == q.Name && w.Required && (w.In == InPath || w.In == InQuery)
+		i := slices.IndexFunc(so.op.Params, func(w *ir.Param) bool {
+			return w.Name == q.Name && w.Required && (w.In == ir.InPath || w.In == ir.InQuery)
 		})
 		if i < 0 {
 			return nil, false
@@ -306,9 +309,9 @@ func requiredParams(so *specOp, read *Operation, skip string) ([][2]string, bool
 // searchParam returns a GET's search parameter and its query language: stripe (Stripe's search
 // query language), jql, github (GitHub's search syntax, in an API that is GitHub's), zendesk
 // (Zendesk's search), or "" for one writegen does not know.
-func searchParam(read *Operation, github bool) (*Param, string) {
+func searchParam(read *ir.Operation, github bool) (*ir.Param, string) {
 	for _, q := range read.Params {
-		if q.In != InQuery || !isStringType(q.Type) {
+		if q.In != ir.InQuery || !isStringType(q.Type) {
 			continue
 		}
 		doc := strings.ToLower(q.Doc)
@@ -334,14 +337,14 @@ func searchParam(read *Operation, github bool) (*Param, string) {
 
 // perPage returns the page size param of a list that pages, at the largest its description
 // states ("max N": GitHub's per_page, "max 100"), or none.
-func perPage(read *Operation) [][2]string {
+func perPage(read *ir.Operation) [][2]string {
 	for _, q := range read.Params {
 		switch strings.ToLower(q.Name) {
 		case "per_page", "page_size", "pagesize", "limit":
 		default:
 			continue
 		}
-		if q.In != InQuery || q.Required || !isIntegerType(q.Type) {
+		if q.In != ir.InQuery || q.Required || !isIntegerType(q.Type) {
 			continue
 		}
 		if m := maxPerPage.FindStringSubmatch(q.Doc); m != nil {
@@ -358,14 +361,14 @@ var maxPerPage = regexp.MustCompile(`(?i)\bmax(?:imum)?\b[:\s]*(?:of\s+|is\s+)?(
 // newestFirst returns the params of a list read that ask for it newest first by creation, with
 // values the spec lists for them (GitHub's sort=created and direction=desc, Zendesk's
 // sort_order=desc), or none.
-func newestFirst(read *Operation) [][2]string {
-	value := func(q *Param, want ...string) string {
+func newestFirst(read *ir.Operation) [][2]string {
+	value := func(q *ir.Param, want ...string) string {
 		u := under(q.Type)
-		if q.In != InQuery || u.Kind != RefNamed || u.Named.Kind != KindEnum {
+		if q.In != ir.InQuery || u.Kind != ir.RefNamed || u.Named.Kind != ir.KindEnum {
 			return ""
 		}
 		for _, w := range want {
-			if slices.ContainsFunc(u.Named.Enum, func(v EnumValue) bool { return fmt.Sprint(v.Value) == w }) {
+			if slices.ContainsFunc(u.Named.Enum, func(v ir.EnumValue) bool { return fmt.Sprint(v.Value) == w }) {
 				return w
 			}
 		}
@@ -390,7 +393,7 @@ func newestFirst(read *Operation) [][2]string {
 	case sort[0] == "":
 		// a direction alone orders by the list's own order: by creation only when nothing else
 		// can sort it
-		if slices.ContainsFunc(read.Params, func(q *Param) bool {
+		if slices.ContainsFunc(read.Params, func(q *ir.Param) bool {
 			n := strings.ToLower(q.Name)
 			return n == "sort" || n == "sort_by" || n == "order_by"
 		}) {
@@ -417,7 +420,7 @@ func queryText(params [][2]string) string {
 // bare, and the runtime writes the value as one whole literal of the language. For a language
 // writegen does not know, the value is quoted as it is: the reference is the provider key,
 // which holds no quote, space or backslash.
-func queryTemplate(lang string, rf refField, w *Operation) (query string, escape Escape) {
+func queryTemplate(lang string, rf refField, w *ir.Operation) (query string, escape ir.Escape) {
 	if rf.marker != "" {
 		// a marker in a text: a search for the reference's words, matched whole on the client
 		switch lang {
@@ -429,9 +432,9 @@ func queryTemplate(lang string, rf refField, w *Operation) (query string, escape
 			if strings.Contains(w.Path, "{owner}") && strings.Contains(w.Path, "{repo}") {
 				q = "repo:{owner}/{repo} " + q
 			}
-			return q, EscapeGitHubSearch
+			return q, ir.EscapeGitHubSearch
 		case "zendesk":
-			return "{ref}", EscapeZendeskSearch
+			return "{ref}", ir.EscapeZendeskSearch
 		case "":
 			return `"{ref}"`, ""
 		}
@@ -439,15 +442,15 @@ func queryTemplate(lang string, rf refField, w *Operation) (query string, escape
 	}
 	switch {
 	case lang == "stripe" && rf.meta:
-		return "metadata['" + rf.name + "']:{ref}", EscapeStripeSearch
+		return "metadata['" + rf.name + "']:{ref}", ir.EscapeStripeSearch
 	case lang == "stripe":
-		return rf.name + ":{ref}", EscapeStripeSearch
+		return rf.name + ":{ref}", ir.EscapeStripeSearch
 	case rf.meta:
 		return "", "" // a metadata key in a query language writegen does not know
 	case lang == "jql":
-		return rf.name + " = {ref}", EscapeJQL
+		return rf.name + " = {ref}", ir.EscapeJQL
 	case lang == "zendesk":
-		return rf.name + ":{ref}", EscapeZendeskSearch
+		return rf.name + ":{ref}", ir.EscapeZendeskSearch
 	case lang == "github":
 		return "", "" // GitHub's search finds words of a text, not a field's value
 	}
@@ -457,7 +460,7 @@ func queryTemplate(lang string, rf refField, w *Operation) (query string, escape
 // searchBody returns the body of a POST search, as YAML flow, that asks for the property name to
 // equal the reference, or "": Intercom's {query: {field, operator, value}}, or a property of that
 // name at most four objects down, a string or an object with exact (Square's filters).
-func searchBody(t *TypeRef, name string, depth int) string {
+func searchBody(t *ir.TypeRef, name string, depth int) string {
 	if depth > 4 {
 		return ""
 	}
@@ -467,12 +470,12 @@ func searchBody(t *TypeRef, name string, depth int) string {
 		}
 		for _, f := range st.Fields {
 			if sameName(f.Name, name) && f.Name != "" {
-				if isStringType(f.Type) || StringVariant(f.Type) != nil {
+				if isStringType(f.Type) || ir.StringVariant(f.Type) != nil {
 					return fmt.Sprintf(`{%s: "{ref}"}`, yamlKey(f.Name))
 				}
 				for _, inner := range structsOf(f.Type) {
 					for _, e := range []string{"exact", "eq", "equals"} {
-						if i := slices.IndexFunc(inner.Fields, func(g *Field) bool { return g.Name == e }); i >= 0 && isStringType(inner.Fields[i].Type) {
+						if i := slices.IndexFunc(inner.Fields, func(g *ir.Field) bool { return g.Name == e }); i >= 0 && isStringType(inner.Fields[i].Type) {
 							return fmt.Sprintf(`{%s: {%s: "{ref}"}}`, yamlKey(f.Name), e)
 						}
 					}
@@ -489,12 +492,12 @@ func searchBody(t *TypeRef, name string, depth int) string {
 }
 
 // structsOf returns the struct r names, or the structs among the members of the union it names.
-func structsOf(r *TypeRef) []*Type {
+func structsOf(r *ir.TypeRef) []*ir.Type {
 	if st := structOf(r); st != nil {
-		return []*Type{st}
+		return []*ir.Type{st}
 	}
-	var out []*Type
-	if u := under(r); u.Kind == RefNamed && u.Named.Kind == KindUnion {
+	var out []*ir.Type
+	if u := under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
 		for _, v := range u.Named.Variants {
 			if st := structOf(v.Type); st != nil {
 				out = append(out, st)
@@ -504,9 +507,9 @@ func structsOf(r *TypeRef) []*Type {
 	return out
 }
 
-func hasFields(st *Type, names ...string) bool {
+func hasFields(st *ir.Type, names ...string) bool {
 	for _, n := range names {
-		if !slices.ContainsFunc(st.Fields, func(f *Field) bool { return f.Name == n }) {
+		if !slices.ContainsFunc(st.Fields, func(f *ir.Field) bool { return f.Name == n }) {
 			return false
 		}
 	}
@@ -530,9 +533,9 @@ var cursorPairs = []struct {
 
 // pagesOf returns the pages of a list walk through read, as YAML flow, or "" when init does not
 // recognise how it pages.
-func pagesOf(read *Operation) string {
+func pagesOf(read *ir.Operation) string {
 	for _, pair := range cursorPairs {
-		i := slices.IndexFunc(read.Params, func(q *Param) bool { return q.In == InQuery && q.Name == pair.param && isStringType(q.Type) })
+		i := slices.IndexFunc(read.Params, func(q *ir.Param) bool { return q.In == ir.InQuery && q.Name == pair.param && isStringType(q.Type) })
 		if i < 0 {
 			continue
 		}
@@ -542,7 +545,7 @@ func pagesOf(read *Operation) string {
 	}
 	// pages by number: GitHub's page=1, 2, ...
 	for _, q := range read.Params {
-		if q.In == InQuery && !q.Required && (q.Name == "page" || q.Name == "page_number") && isIntegerType(q.Type) {
+		if q.In == ir.InQuery && !q.Required && (q.Name == "page" || q.Name == "page_number") && isIntegerType(q.Type) {
 			return fmt.Sprintf("{max: 5, param: %s}", yamlKey(q.Name))
 		}
 	}
@@ -551,13 +554,13 @@ func pagesOf(read *Operation) string {
 
 // findString returns the pointer of a string field with one of names, at most three objects down
 // a response, or "".
-func findString(t *TypeRef, names []string, depth int) string {
+func findString(t *ir.TypeRef, names []string, depth int) string {
 	st := structOf(t)
 	if st == nil || depth > 2 {
 		return ""
 	}
 	for _, n := range names {
-		if i := slices.IndexFunc(st.Fields, func(f *Field) bool { return f.Name == n }); i >= 0 && isStringType(st.Fields[i].Type) {
+		if i := slices.IndexFunc(st.Fields, func(f *ir.Field) bool { return f.Name == n }); i >= 0 && isStringType(st.Fields[i].Type) {
 			return "/" + n
 		}
 	}
@@ -582,13 +585,13 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 	if rr == nil || isBytes(rr) {
 		return false
 	}
-	elem := (*TypeRef)(nil)
+	elem := (*ir.TypeRef)(nil)
 	switch u := under(rr); {
-	case u.Kind == RefArray:
+	case u.Kind == ir.RefArray:
 		p.found, elem = "/0", u.Elem
 	case structOf(rr) != nil:
 		for _, f := range structOf(rr).Fields {
-			if a := under(f.Type); a.Kind == RefArray && (sameType(a.Elem, w) || envelopeOf(w, a.Elem) != "") {
+			if a := under(f.Type); a.Kind == ir.RefArray && (sameType(a.Elem, w) || envelopeOf(w, a.Elem) != "") {
 				p.found, elem = "/"+f.Name+"/0", a.Elem
 				break
 			}
@@ -596,7 +599,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 		if elem == nil && p.form == "query" {
 			// a search whose items look like what the write answers, read again by their id
 			for _, f := range structOf(rr).Fields {
-				if a := under(f.Type); a.Kind == RefArray && searchElem(so.op, p.read.op) == a.Elem {
+				if a := under(f.Type); a.Kind == ir.RefArray && searchElem(so.op, p.read.op) == a.Elem {
 					p.found, elem = "/"+f.Name+"/0", a.Elem
 					break
 				}
@@ -623,7 +626,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 			break
 		}
 		if m, why := resolvePath(elem, ptr, readPath); why == "" && isStringType(m.Type) &&
-			!slices.ContainsFunc(m.Steps, func(s Step) bool { return s.Kind == StepUnion || s.Kind == StepEach }) {
+			!slices.ContainsFunc(m.Steps, func(s ir.Step) bool { return s.Kind == ir.StepUnion || s.Kind == ir.StepEach }) {
 			p.match = ptr
 			break
 		}
@@ -650,7 +653,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 // element looks like what the write answers: the read's last path parameter names a property of
 // both the element and the write's answer (issue_number is number, ticket_id is id), a string or
 // an integer, which becomes the receipt's id.
-func (p *proposal) adoptBy(so *specOp, elem *TypeRef, items []*specOp) bool {
+func (p *proposal) adoptBy(so *specOp, elem *ir.TypeRef, items []*specOp) bool {
 	if !lookalike(so.op.Response.Type, elem) {
 		return false
 	}
@@ -681,10 +684,10 @@ func (p *proposal) adoptBy(so *specOp, elem *TypeRef, items []*specOp) bool {
 
 // createdOf returns the pointer of when an element was created: a date-time or an integer
 // property named created_at, created, createdAt or creation_date, or "".
-func createdOf(t *TypeRef) string {
+func createdOf(t *ir.TypeRef) string {
 	for _, ptr := range []string{"/created_at", "/createdAt", "/created", "/creation_date", "/date_created"} {
 		if p, why := resolvePath(t, ptr, readPath); why == "" {
-			if u := under(p.Type); u.Kind == RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "int64") || isStringType(p.Type) {
+			if u := under(p.Type); u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "int64") || isStringType(p.Type) {
 				return ptr
 			}
 		}
@@ -694,7 +697,7 @@ func createdOf(t *TypeRef) string {
 
 // envelopeOf returns the pointer of the property of the write's response w that holds an object
 // of type elem ({ticket: {...}} for a Ticket), or "".
-func envelopeOf(w, elem *TypeRef) string {
+func envelopeOf(w, elem *ir.TypeRef) string {
 	st := structOf(w)
 	if st == nil || structOf(elem) == nil {
 		return ""
@@ -708,7 +711,7 @@ func envelopeOf(w, elem *TypeRef) string {
 }
 
 // idOf returns the pointer of an object's durable id: id, sid or uuid, a string or an integer.
-func idOf(t *TypeRef) string {
+func idOf(t *ir.TypeRef) string {
 	for _, ptr := range []string{"/id", "/sid", "/uuid"} {
 		if p, why := resolvePath(t, ptr, readPath); why == "" && (isStringType(p.Type) || isIntegerType(p.Type)) {
 			return ptr

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // relayDesk is the spec of the golden case of init's lookups (see cmd/writegen's TestGoldenInit).
@@ -285,15 +286,15 @@ func TestQueryTemplate(t *testing.T) {
 		lang   string
 		rf     refField
 		want   string
-		escape Escape
+		escape ir.Escape
 	}{
-		{"stripe", meta, `metadata['writegen_ref']:{ref}`, EscapeStripeSearch},
-		{"stripe", field, `external_id:{ref}`, EscapeStripeSearch},
-		{"jql", field, `external_id = {ref}`, EscapeJQL},
+		{"stripe", meta, `metadata['writegen_ref']:{ref}`, ir.EscapeStripeSearch},
+		{"stripe", field, `external_id:{ref}`, ir.EscapeStripeSearch},
+		{"jql", field, `external_id = {ref}`, ir.EscapeJQL},
 		{"", field, `external_id:"{ref}"`, ""},
 		{"", meta, "", ""},
 	} {
-		if got, esc := queryTemplate(tt.lang, tt.rf, &Operation{Path: "/tickets"}); got != tt.want || esc != tt.escape {
+		if got, esc := queryTemplate(tt.lang, tt.rf, &ir.Operation{Path: "/tickets"}); got != tt.want || esc != tt.escape {
 			t.Errorf("queryTemplate(%q, %s) = %q, %q; want %q, %q", tt.lang, tt.rf.pointer, got, esc, tt.want, tt.escape)
 		}
 	}
@@ -364,7 +365,7 @@ func TestScaffoldProposesGitHubLookups(t *testing.T) {
 		switch l := op.Safety.Lookup; {
 		case l == nil:
 			t.Errorf("%s: no lookup", op.ID)
-		case op.ID == "issues/create" && (l.Escape != EscapeGitHubSearch || l.Adopt == nil || l.Adopt.Operation.ID != "issues/get" || op.Safety.Reference.Marker == nil):
+		case op.ID == "issues/create" && (l.Escape != ir.EscapeGitHubSearch || l.Adopt == nil || l.Adopt.Operation.ID != "issues/get" || op.Safety.Reference.Marker == nil):
 			t.Errorf("issues/create: lookup %+v", l)
 		case op.ID == "issues/create-comment" && (l.Pages == nil || l.Since != nil || l.Consistency == runtime.Strong):
 			t.Errorf("issues/create-comment: lookup %+v", l)

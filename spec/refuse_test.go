@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
@@ -495,7 +496,7 @@ func TestConsistencyTimes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.consistency, err)
 		}
-		var op *Operation
+		var op *ir.Operation
 		for _, o := range api.Operations {
 			if o.ID == "createThread" {
 				op = o

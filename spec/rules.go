@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The safety check is a list of rules, applied in order to each write in scope (safetyRules).
@@ -60,8 +61,8 @@ func SafetyRules() []Rule {
 type writeCheck struct {
 	r          *resolver
 	so         *specOp
-	op         *Operation
-	s          *Safety
+	op         *ir.Operation
+	s          *ir.Safety
 	entry, def *answers
 	at         *answers        // where the write is answered: its entry, or the defaults
 	refused    map[string]bool // answers refused, where written or by a rule
@@ -77,11 +78,11 @@ func (r *resolver) safety(so *specOp) {
 		if r.meant[so] {
 			return // reported where its entry misspells it
 		}
-		r.errs = append(r.errs, &Error{Pos: op.Pos, Operation: op.ID,
+		r.errs = append(r.errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
 			Msg: op.Method + " has no write-safety annotation: answer it under operations, or list it under exclude"})
 		return
 	}
-	w := &writeCheck{r: r, so: so, op: op, s: &Safety{Uncertain: UncertainReconcile, Attempts: 1},
+	w := &writeCheck{r: r, so: so, op: op, s: &ir.Safety{Uncertain: ir.UncertainReconcile, Attempts: 1},
 		entry: entry, def: def, at: def, refused: map[string]bool{}}
 	if entry != nil {
 		w.at = entry
@@ -362,7 +363,7 @@ func (w *writeCheck) acknowledge() bool {
 			continue
 		}
 		if s.Acknowledge == nil {
-			s.Acknowledge = &Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
+			s.Acknowledge = &ir.Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
 		}
 		for _, it := range src.acknowledge.Items {
 			it.Defaults = src == w.def

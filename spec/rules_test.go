@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"github.com/writegen/writegen/spec/ir"
 	"sync"
 	"testing"
 )
@@ -11,7 +12,7 @@ var refusedBy sync.Map
 
 // noteRules records the rules of the defects in err.
 func noteRules(err error) {
-	var l ErrorList
+	var l ir.ErrorList
 	if errors.As(err, &l) {
 		for _, e := range l {
 			if e.Rule != "" {

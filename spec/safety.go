@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // resolver matches the annotation file to the spec's operations, decides the scope and turns
@@ -24,21 +25,21 @@ type resolver struct {
 	scope   map[*specOp]bool
 	// The operations the answers of a write name, found when the scope is decided.
 	lookupOp, adoptOp, compensateOp map[*specOp]*specOp
-	keyScopes                       map[string]*Operation
+	keyScopes                       map[string]*ir.Operation
 	// defective names the operations a defect of the spec is reported for: the checks of
 	// answers that depend on their types are not made.
 	defective map[string]bool
 	// meant holds the operations an entry that names no operation looks like a misspelling of.
 	meant   map[*specOp]bool
-	inboxes map[string]*Inbox
-	errs    ErrorList
+	inboxes map[string]*ir.Inbox
+	errs    ir.ErrorList
 }
 
 func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
 		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool),
 		lookupOp: make(map[*specOp]*specOp), adoptOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
-		keyScopes: make(map[string]*Operation), inboxes: make(map[string]*Inbox), defective: make(map[string]bool)}
+		keyScopes: make(map[string]*ir.Operation), inboxes: make(map[string]*ir.Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.op.ID] = so
 		r.byName[so.op.Method+" "+so.op.SpecPath] = so
@@ -47,11 +48,11 @@ func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 }
 
 // pos is the position of node n of the annotation file.
-func (r *resolver) pos(n *yaml.Node) Pos {
+func (r *resolver) pos(n *yaml.Node) ir.Pos {
 	if n == nil {
-		return Pos{File: r.a.file}
+		return ir.Pos{File: r.a.file}
 	}
-	return Pos{File: r.a.file, Line: n.Line, Col: n.Column}
+	return ir.Pos{File: r.a.file, Line: n.Line, Col: n.Column}
 }
 
 // errorf records a defect of the annotation file at node n.
@@ -59,8 +60,8 @@ func (r *resolver) errorf(n *yaml.Node, op, format string, args ...any) {
 	r.errorAt(r.pos(n), op, format, args...)
 }
 
-func (r *resolver) errorAt(pos Pos, op, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...), Rule: r.rule})
+func (r *resolver) errorAt(pos ir.Pos, op, format string, args ...any) {
+	r.errs = append(r.errs, &ir.Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...), Rule: r.rule})
 }
 
 // find returns the operation an annotation names: an operationId or "METHOD /path".
@@ -207,14 +208,14 @@ func (r *resolver) resolve() {
 
 // unscopedLookups warns of every lookup written in the entry of an operation outside the scope
 // (include): it is neither generated nor checked, and says so rather than vanish.
-func (r *resolver) unscopedLookups() ErrorList {
-	var out ErrorList
+func (r *resolver) unscopedLookups() ir.ErrorList {
+	var out ir.ErrorList
 	for _, so := range r.ops {
 		e := r.entries[so]
 		if r.scope[so] || e == nil || e.set["lookup"] == nil {
 			continue
 		}
-		out = append(out, &Error{Pos: r.pos(e.set["lookup"]), Operation: so.op.ID,
+		out = append(out, &ir.Error{Pos: r.pos(e.set["lookup"]), Operation: so.op.ID,
 			Msg: "the lookup of an operation outside the scope (include) is neither generated nor checked: include the operation, or leave the lookup out"})
 	}
 	return out
@@ -309,12 +310,12 @@ func src0(from func(string) *answers, k string) *yaml.Node {
 
 // key copies a parsed key for one write and settles its scope: key.scope, or the entry's name
 // normalised. Two writes never share a key scope.
-func (r *resolver) key(so *specOp, k *Key, at *answers) *Key {
-	out := &Key{TypeName: so.op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
+func (r *resolver) key(so *specOp, k *ir.Key, at *answers) *ir.Key {
+	out := &ir.Key{TypeName: so.op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
 		Scope: k.Scope, ScopePos: k.ScopePos, Pos: k.Pos, FormatPos: k.FormatPos}
 	for _, p := range k.Parts {
 		if p.Field != nil {
-			i := slices.IndexFunc(k.Fields, func(f KeyField) bool { return f.Name == p.Field.Name })
+			i := slices.IndexFunc(k.Fields, func(f ir.KeyField) bool { return f.Name == p.Field.Name })
 			p.Field = &out.Fields[i]
 		}
 		out.Parts = append(out.Parts, p)
@@ -348,13 +349,13 @@ func (r *resolver) entryNode(so *specOp) *yaml.Node {
 }
 
 // bodyPath resolves a pointer to a string of the request body that the generated code fills in.
-func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
+func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path {
 	body := so.op.Body
 	switch {
 	case body == nil:
 		r.errorf(n, so.op.ID, "%s %q: the operation has no request body", what, ptr)
 		return nil
-	case body.Encoding == BodyRaw:
+	case body.Encoding == ir.BodyRaw:
 		r.errorf(n, so.op.ID, "%s %q: the request body is raw bytes of %s, which writegen does not fill in", what, ptr, body.ContentType)
 		return nil
 	}
@@ -371,12 +372,12 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
 	u := under(p.Type)
 	ok := false
 	switch {
-	case StringVariant(p.Type) != nil: // a oneOf/anyOf with a string member, set to that member
+	case ir.StringVariant(p.Type) != nil: // a oneOf/anyOf with a string member, set to that member
 		ok = true
-	case last.Kind == StepField && last.Field.Pointer:
-		ok = p.Type.Kind == RefBuiltin && p.Type.Builtin == "string"
+	case last.Kind == ir.StepField && last.Field.Pointer:
+		ok = p.Type.Kind == ir.RefBuiltin && p.Type.Builtin == "string"
 	default:
-		ok = isStringType(p.Type) || u.Kind == RefBuiltin && u.Builtin == "any"
+		ok = isStringType(p.Type) || u.Kind == ir.RefBuiltin && u.Builtin == "any"
 	}
 	if !ok {
 		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, describeRef(p.Type))
@@ -387,8 +388,8 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *Path {
 }
 
 // reference checks where the reference is stored and what it is.
-func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Reference {
-	ref := &Reference{Query: ra.query, Pos: r.pos(ra.node)}
+func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *ir.Safety) *ir.Reference {
+	ref := &ir.Reference{Query: ra.query, Pos: r.pos(ra.node)}
 	switch {
 	case ra.body != "" && ra.throughNode != nil:
 		ref.Body = r.throughPath(so, ra, ref)
@@ -415,7 +416,7 @@ func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *Safety) *Refere
 
 // unionOnPath returns the first oneOf/anyOf the pointer ptr goes through in the request body, nil
 // when it goes through none before it stops.
-func unionOnPath(body *Body, ptr string) *Type {
+func unionOnPath(body *ir.Body, ptr string) *ir.Type {
 	if body == nil || body.Type == nil || !strings.HasPrefix(ptr, "/") {
 		return nil
 	}
@@ -423,10 +424,10 @@ func unionOnPath(body *Body, ptr string) *Type {
 	for _, seg := range splitPointer(ptr) {
 		u := under(t)
 		switch {
-		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 			return u.Named
-		case u.Kind == RefNamed && u.Named.Kind == KindStruct:
-			var next *TypeRef
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
+			var next *ir.TypeRef
 			for _, f := range u.Named.Fields {
 				if f.Name == seg {
 					next = f.Type
@@ -436,13 +437,13 @@ func unionOnPath(body *Body, ptr string) *Type {
 				return nil
 			}
 			t = next
-		case u.Kind == RefMap || u.Kind == RefArray:
+		case u.Kind == ir.RefMap || u.Kind == ir.RefArray:
 			t = u.Elem
 		default:
 			return nil
 		}
 	}
-	if u := under(t); u.Kind == RefNamed && u.Named.Kind == KindUnion && StringVariant(t) == nil {
+	if u := under(t); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion && ir.StringVariant(t) == nil {
 		return u.Named
 	}
 	return nil
@@ -450,7 +451,7 @@ func unionOnPath(body *Body, ptr string) *Type {
 
 // variantNames names the variants of a union as reference.through takes them: the schema's
 // component name, else the Go name.
-func variantNames(u *Type) []string {
+func variantNames(u *ir.Type) []string {
 	var out []string
 	for _, v := range u.Variants {
 		out = append(out, variantName(v))
@@ -458,11 +459,11 @@ func variantNames(u *Type) []string {
 	return out
 }
 
-func variantName(v *Variant) string {
-	if v.Type.Kind == RefNamed && v.Type.Named.SchemaName != "" {
+func variantName(v *ir.Variant) string {
+	if v.Type.Kind == ir.RefNamed && v.Type.Named.SchemaName != "" {
 		return v.Type.Named.SchemaName
 	}
-	if v.Type.Kind == RefNamed {
+	if v.Type.Kind == ir.RefNamed {
 		return v.Type.Named.Name
 	}
 	return v.GoName
@@ -472,28 +473,28 @@ func variantName(v *Variant) string {
 // request body (reference.through): struct fields to the union, the variant named, then the
 // variant's properties to a string. The generated code sets the reference only in a union that
 // holds that variant.
-func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *Reference) *Path {
+func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Reference) *ir.Path {
 	id, body := so.op.ID, so.op.Body
 	switch {
 	case body == nil:
 		r.errorf(ra.bodyNode, id, "reference body %q: the operation has no request body", ra.body)
 		return nil
-	case body.Encoding != BodyJSON:
+	case body.Encoding != ir.BodyJSON:
 		r.errorf(ra.throughNode, id, "reference.through: the request body is sent as %s; a reference goes through a oneOf/anyOf of a JSON body only", body.ContentType)
 		return nil
 	case ra.markerNode != nil:
 		r.errorf(ra.throughNode, id, "reference.through and reference.marker together are not supported: store the reference in a field of the variant")
 		return nil
 	}
-	p := &Path{Pointer: ra.body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.bodyNode)}
+	p := &ir.Path{Pointer: ra.body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.bodyNode)}
 	segs := splitPointer(ra.body)
 	for i, seg := range segs {
 		u := under(p.Type)
 		switch {
-		case u.Kind == RefNamed && u.Named.Kind == KindUnion:
-			var v *Variant
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
+			var v *ir.Variant
 			for _, c := range u.Named.Variants {
-				if variantName(c) == ra.through || c.Type.Kind == RefNamed && c.Type.Named.Name == ra.through || c.GoName == ra.through {
+				if variantName(c) == ra.through || c.Type.Kind == ir.RefNamed && c.Type.Named.Name == ra.through || c.GoName == ra.through {
 					v = c
 				}
 			}
@@ -503,13 +504,13 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *Reference) 
 				return nil
 			}
 			vu := under(v.Type)
-			if vu.Kind != RefNamed || vu.Named.Kind != KindStruct {
+			if vu.Kind != ir.RefNamed || vu.Named.Kind != ir.KindStruct {
 				r.errorf(ra.throughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.through, describeRef(v.Type))
 				return nil
 			}
 			rest := "/" + strings.Join(escapeSegments(segs[i:]), "/")
 			q, why := resolvePath(v.Type, rest, setPath)
-			if why == "" && slices.ContainsFunc(q.Steps, func(st Step) bool { return st.Kind != StepField }) {
+			if why == "" && slices.ContainsFunc(q.Steps, func(st ir.Step) bool { return st.Kind != ir.StepField }) {
 				why = "a reference inside a variant is reached through its object properties only"
 			}
 			if why != "" {
@@ -520,13 +521,13 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *Reference) 
 				r.errorf(ra.bodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.body, describeRef(q.Type), ra.through)
 				return nil
 			}
-			p.Steps = append(p.Steps, Step{Kind: StepVariant, Union: u.Named, Variant: v, Type: v.Type})
+			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepVariant, Union: u.Named, Variant: v, Type: v.Type})
 			p.Steps = append(p.Steps, q.Steps...)
 			p.Type = q.Type
 			ref.Through, ref.ThroughPos = v, r.pos(ra.throughNode)
 			return p
-		case u.Kind == RefNamed && u.Named.Kind == KindStruct:
-			var f *Field
+		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
+			var f *ir.Field
 			for _, x := range u.Named.Fields {
 				if x.Name == seg {
 					f = x
@@ -536,14 +537,14 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *Reference) 
 				r.errorf(ra.bodyNode, id, "reference body %q does not resolve in the request body: %s has no property %q", ra.body, u.Named.Name, seg)
 				return nil
 			}
-			p.Steps = append(p.Steps, Step{Kind: StepField, Field: f, Struct: u.Named, Type: f.Type})
+			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepField, Field: f, Struct: u.Named, Type: f.Type})
 			p.Type = f.Type
 		default:
 			r.errorf(ra.bodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.body, describeRef(p.Type))
 			return nil
 		}
 	}
-	if u := under(p.Type); u.Kind == RefNamed && u.Named.Kind == KindUnion {
+	if u := under(p.Type); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
 		r.errorf(ra.bodyNode, id, "reference body %q is the oneOf/anyOf itself: point at the property of the variant %s that holds the reference", ra.body, ra.through)
 		return nil
 	}
@@ -562,9 +563,9 @@ func escapeSegments(segs []string) []string {
 
 // marker checks the marker a write appends to a text field of its body: a template that holds
 // the reference, appended to a string.
-func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
+func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *ir.Reference) {
 	id := so.op.ID
-	parts, holds, bad := splitTemplate(ra.marker, "ref", func(string) (TemplatePart, bool) { return TemplatePart{}, false })
+	parts, holds, bad := splitTemplate(ra.marker, "ref", func(string) (ir.TemplatePart, bool) { return ir.TemplatePart{}, false })
 	switch {
 	case bad != "":
 		r.errorf(ra.markerNode, id, "reference marker %q may only use the placeholder {ref}, the reference (%s)", ra.marker, bad)
@@ -578,7 +579,7 @@ func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
 	}
 	if b := ref.Body; b != nil {
 		last := b.Steps[len(b.Steps)-1]
-		if last.Kind != StepField || b.Type.Kind != RefBuiltin || b.Type.Builtin != "string" {
+		if last.Kind != ir.StepField || b.Type.Kind != ir.RefBuiltin || b.Type.Builtin != "string" {
 			r.errorf(ra.markerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, describeRef(b.Type))
 			return
 		}
@@ -589,19 +590,19 @@ func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *Reference) {
 // splitTemplate splits a template at its placeholders {NAME}, each turned into a part by hole,
 // which reports whether the name is known. holds reports whether a placeholder is {ref}; bad
 // says what is wrong, or "".
-func splitTemplate(text, holeName string, hole func(name string) (TemplatePart, bool)) (parts []TemplatePart, holds bool, bad string) {
+func splitTemplate(text, holeName string, hole func(name string) (ir.TemplatePart, bool)) (parts []ir.TemplatePart, holds bool, bad string) {
 	rest := text
 	for rest != "" {
 		open := strings.IndexAny(rest, "{}")
 		if open < 0 {
-			parts = append(parts, TemplatePart{Literal: rest})
+			parts = append(parts, ir.TemplatePart{Literal: rest})
 			break
 		}
 		if rest[open] == '}' {
 			return nil, false, "a } without {"
 		}
 		if open > 0 {
-			parts = append(parts, TemplatePart{Literal: rest[:open]})
+			parts = append(parts, ir.TemplatePart{Literal: rest[:open]})
 		}
 		end := strings.IndexByte(rest[open:], '}')
 		if end < 0 {
@@ -610,7 +611,7 @@ func splitTemplate(text, holeName string, hole func(name string) (TemplatePart, 
 		name := rest[open+1 : open+end]
 		rest = rest[open+end+1:]
 		if name == holeName && holeName != "" {
-			parts = append(parts, TemplatePart{Hole: true})
+			parts = append(parts, ir.TemplatePart{Hole: true})
 			holds = true
 			continue
 		}
@@ -624,8 +625,8 @@ func splitTemplate(text, holeName string, hole func(name string) (TemplatePart, 
 }
 
 // sets lists the places of the request the generated code fills in, each place once.
-func (r *resolver) sets(so *specOp, s *Safety) {
-	add := func(body *Path, query string, v SetValue, n Pos) {
+func (r *resolver) sets(so *specOp, s *ir.Safety) {
+	add := func(body *ir.Path, query string, v ir.SetValue, n ir.Pos) {
 		for _, old := range s.Sets {
 			same := body != nil && old.Body != nil && body.Pointer == old.Body.Pointer || query != "" && query == old.Query
 			if !same {
@@ -636,19 +637,19 @@ func (r *resolver) sets(so *specOp, s *Safety) {
 			}
 			return
 		}
-		s.Sets = append(s.Sets, Set{Body: body, Query: query, Value: v})
+		s.Sets = append(s.Sets, ir.Set{Body: body, Query: query, Value: v})
 	}
 	if i := s.Idempotency; i != nil && s.Key != nil && (i.Body != nil || i.Query != "") {
-		add(i.Body, i.Query, SetProviderKey, i.Pos)
+		add(i.Body, i.Query, ir.SetProviderKey, i.Pos)
 	}
 	if ref := s.Reference; ref != nil && (ref.Body != nil || ref.Query != "") {
-		add(ref.Body, ref.Query, SetReference, ref.Pos)
+		add(ref.Body, ref.Query, ir.SetReference, ref.Pos)
 	}
 }
 
 // idPath resolves a receipt's id pointer in the 2xx body, or in its object (response.object):
 // it must end at a string or an integer.
-func (r *resolver) idPath(so *specOp, s *Safety, n *yaml.Node, ptr string) *Path {
+func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
 	resp := so.op.Response
 	if resp.Type == nil || resp.ContentType != "" && isBytes(resp.Type) {
 		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
@@ -680,7 +681,7 @@ func (r *resolver) idPath(so *specOp, s *Safety, n *yaml.Node, ptr string) *Path
 // provider's success flag and error text (response.ok, response.error), each reached through
 // struct fields only, so that the generated code can read them and build the body around an
 // object a lookup found. It reports whether they resolve.
-func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
+func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *ir.Safety) bool {
 	id, resp := so.op.ID, so.op.Response
 	at := e.objectNode
 	for _, n := range []*yaml.Node{e.okNode, e.errTextNode} {
@@ -693,12 +694,12 @@ func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
 		return false
 	}
 	where := "the " + statusText(resp.Status) + " response (" + describeRef(resp.Type) + ")"
-	fields := func(what, ptr string, n *yaml.Node) *Path {
+	fields := func(what, ptr string, n *yaml.Node) *ir.Path {
 		p, why := resolvePath(resp.Type, ptr, readPath)
 		if why == "" && len(p.Steps) == 0 {
 			why = "it is the whole body"
 		}
-		if why == "" && slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind != StepField }) {
+		if why == "" && slices.ContainsFunc(p.Steps, func(st ir.Step) bool { return st.Kind != ir.StepField }) {
 			why = "it goes through a list, a map or a oneOf/anyOf: point at it through object properties only"
 		}
 		if why != "" {
@@ -715,7 +716,7 @@ func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
 		}
 		if p := fields("object", e.object, e.objectNode); p == nil {
 			ok = false
-		} else if u := under(p.Type); u.Kind != RefNamed || u.Named.Kind != KindStruct && u.Named.Kind != KindUnion {
+		} else if u := under(p.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct && u.Named.Kind != ir.KindUnion {
 			r.errorf(e.objectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.object, describeRef(p.Type), where)
 			ok = false
 		} else {
@@ -725,7 +726,7 @@ func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
 	if e.okNode != nil {
 		if p := fields("ok", e.ok, e.okNode); p == nil {
 			ok = false
-		} else if u := under(p.Type); u.Kind != RefBuiltin || u.Builtin != "bool" {
+		} else if u := under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
 			r.errorf(e.okNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.ok, describeRef(p.Type), where)
 			ok = false
 		} else {
@@ -745,7 +746,7 @@ func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *Safety) bool {
 	return ok
 }
 
-func isBytes(t *TypeRef) bool { return t.Kind == RefBuiltin && t.Builtin == "[]byte" }
+func isBytes(t *ir.TypeRef) bool { return t.Kind == ir.RefBuiltin && t.Builtin == "[]byte" }
 
 func statusText(status int) string {
 	if status == 0 {
@@ -762,7 +763,7 @@ const readAttempts = 3
 // "" when it can. After an answer that may come from a committed write (no answer at all, a 5xx),
 // the runtime sends again only what cannot make a second effect: an idempotent write, a keyed
 // write inside its key's window, or a write a strongly consistent lookup did not find.
-func neverFires(m RetryMember, s *Safety) string {
+func neverFires(m ir.RetryMember, s *ir.Safety) string {
 	keyed := s.Key != nil && s.Idempotency != nil
 	safe := s.Effect == runtime.EffectReadOnly || s.Effect == runtime.EffectIdempotent || keyed ||
 		s.Lookup != nil && (s.Lookup.Consistency == runtime.Strong || s.Lookup.Lag > 0)
@@ -785,9 +786,9 @@ func neverFires(m RetryMember, s *Safety) string {
 
 // lookup checks a lookup answer: the reference reaches the provider with the write, the lookup
 // is called with it, and what it finds has the write's response type.
-func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
+func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *ir.Safety) *ir.Lookup {
 	id := so.op.ID
-	out := &Lookup{Consistency: l.consistency, Lag: l.lag, Source: l.source, Func: l.fn, Pos: r.pos(l.node)}
+	out := &ir.Lookup{Consistency: l.consistency, Lag: l.lag, Source: l.source, Func: l.fn, Pos: r.pos(l.node)}
 	if l.sourceNode != nil {
 		out.SourcePos = r.pos(l.sourceNode)
 	}
@@ -821,7 +822,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.params, l.opNode, "ref")
 	if l.body != nil {
 		out.Body = r.bodyTemplate(so, read, l.body)
-		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p JSONPart) bool { return p.String != nil })
+		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p ir.JSONPart) bool { return p.String != nil })
 	} else if read.Body != nil && read.Body.Required {
 		r.errorf(l.opNode, id, "lookup operation %q takes a request body: give it as body: {...}, with \"{ref}\" where the reference goes", read.ID)
 	}
@@ -837,7 +838,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		r.errorf(l.opNode, id, "lookup operation %q has no JSON response to find the write in", read.ID)
 		return nil
 	}
-	found := &Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.opNode)}
+	found := &ir.Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.opNode)}
 	if l.found != "" {
 		var why string
 		if found, why = resolvePath(rr.Type, l.found, eachPath); why != "" {
@@ -847,7 +848,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 		found.Pos = r.pos(l.foundNode)
 		out.Found = found
 	}
-	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) && len(r.errs) == before {
+	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) && len(r.errs) == before {
 		r.errorf(l.opNode, id, "lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)")
 		return nil
 	}
@@ -869,7 +870,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *Safety) *Lookup {
 // sameObject checks that what a lookup finds is the receipt's object: the write's response, or
 // its object (response.object), of the very same schema, so that the generated code can adopt
 // it as it is (wrapped back into the envelope).
-func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Path, out *Lookup) bool {
+func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
 	id, resp := so.op.ID, so.op.Response
 	want, what := resp.Type, so.op.ID+" answers with "+describeRef(resp.Type)
 	if s.Object != nil {
@@ -897,7 +898,7 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 	}
 	hint := "a lookup must find what the write returns"
 	switch u := under(found.Type); {
-	case u.Kind == RefArray && sameType(u.Elem, want):
+	case u.Kind == ir.RefArray && sameType(u.Elem, want):
 		hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
 	case s.Object == nil:
 		if ptr := fieldOfType(resp.Type, found.Type); ptr != "" {
@@ -916,9 +917,9 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *Safety, found *Pat
 // optional properties of its own (Intercom's create_contact_response is allOf [contact] and
 // enabled_push_messaging). f's fields are then r's first ones, of the same names, types and
 // encodings, so that an f found by a lookup becomes an r by copying them.
-func extends(r, f *TypeRef) bool {
+func extends(r, f *ir.TypeRef) bool {
 	ru, fu := under(r), under(f)
-	if ru.Kind != RefNamed || fu.Kind != RefNamed || ru.Named.Kind != KindStruct || fu.Named.Kind != KindStruct {
+	if ru.Kind != ir.RefNamed || fu.Kind != ir.RefNamed || ru.Named.Kind != ir.KindStruct || fu.Named.Kind != ir.KindStruct {
 		return false
 	}
 	rt, ft := ru.Named, fu.Named
@@ -945,14 +946,14 @@ func extends(r, f *TypeRef) bool {
 // whole issues) by copying the properties of the same name, so each of want's properties is
 // one of the element's, of the same type and encoding, or optional and left empty, and the
 // receipt's id is among those copied.
-func (r *resolver) copies(so *specOp, l *lookupAnswer, s *Safety, found *Path, out *Lookup, want *TypeRef, what string) bool {
+func (r *resolver) copies(so *specOp, l *lookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
 	id := so.op.ID
 	if sameType(found.Type, want) || sameType(found.Type, so.op.Response.Type) {
 		r.errorf(l.adoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.op, describeRef(found.Type))
 		return false
 	}
 	wu, fu := under(want), under(found.Type)
-	if wu.Kind != RefNamed || fu.Kind != RefNamed || wu.Named.Kind != KindStruct || fu.Named.Kind != KindStruct {
+	if wu.Kind != ir.RefNamed || fu.Kind != ir.RefNamed || wu.Named.Kind != ir.KindStruct || fu.Named.Kind != ir.KindStruct {
 		r.errorf(l.adoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.op, describeRef(found.Type), what)
 		return false
 	}
@@ -960,12 +961,12 @@ func (r *resolver) copies(so *specOp, l *lookupAnswer, s *Safety, found *Path, o
 	if s.Object != nil {
 		at = len(s.Object.Steps)
 	}
-	if s.ID != nil && len(s.ID.Steps) > at && s.ID.Steps[at].Kind == StepField {
+	if s.ID != nil && len(s.ID.Steps) > at && s.ID.Steps[at].Kind == ir.StepField {
 		idField = s.ID.Steps[at].Field.Name
 	}
 	copied := false
 	for _, wf := range wu.Named.Fields {
-		i := slices.IndexFunc(fu.Named.Fields, func(f *Field) bool { return f.Name == wf.Name })
+		i := slices.IndexFunc(fu.Named.Fields, func(f *ir.Field) bool { return f.Name == wf.Name })
 		if i < 0 {
 			if wf.Required {
 				r.errorf(l.adoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, describeRef(found.Type), l.op)
@@ -991,7 +992,7 @@ func (r *resolver) copies(so *specOp, l *lookupAnswer, s *Safety, found *Path, o
 
 // fieldText describes a field's type for messages, and whether it is required or optional (a
 // pointer in Go).
-func fieldText(f *Field) string {
+func fieldText(f *ir.Field) string {
 	if f.Pointer {
 		return describeRef(f.Type) + " (optional)"
 	}
@@ -1000,9 +1001,9 @@ func fieldText(f *Field) string {
 
 // fieldOfType returns the pointer of the property of the struct t whose type is f, "" without
 // one.
-func fieldOfType(t, f *TypeRef) string {
+func fieldOfType(t, f *ir.TypeRef) string {
 	u := under(t)
-	if u.Kind != RefNamed || u.Named.Kind != KindStruct {
+	if u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct {
 		return ""
 	}
 	for _, fl := range u.Named.Fields {
@@ -1015,12 +1016,12 @@ func fieldOfType(t, f *TypeRef) string {
 
 // okIn resolves the write's response.ok pointer in a read's response: the read's own success
 // flag, when it has a boolean there, reached through struct fields; else nil.
-func okIn(t *TypeRef, ptr string) *Path {
+func okIn(t *ir.TypeRef, ptr string) *ir.Path {
 	p, why := resolvePath(t, ptr, readPath)
-	if why != "" || len(p.Steps) == 0 || slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind != StepField }) {
+	if why != "" || len(p.Steps) == 0 || slices.ContainsFunc(p.Steps, func(st ir.Step) bool { return st.Kind != ir.StepField }) {
 		return nil
 	}
-	if u := under(p.Type); u.Kind != RefBuiltin || u.Builtin != "bool" {
+	if u := under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
 		return nil
 	}
 	return p
@@ -1028,12 +1029,12 @@ func okIn(t *TypeRef, ptr string) *Path {
 
 // escaped checks a lookup's escape: it has substitutions to escape, and none of them sits inside
 // quotes the template writes itself (the escaped value is a whole literal, quotes included).
-func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
+func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
 	id := so.op.ID
-	quote := map[Escape]string{EscapeStripeSearch: "'", EscapeZendeskSearch: `"`, EscapeGitHubSearch: `"`, EscapeJQL: `"`}[l.escape]
+	quote := map[ir.Escape]string{ir.EscapeStripeSearch: "'", ir.EscapeZendeskSearch: `"`, ir.EscapeGitHubSearch: `"`, ir.EscapeJQL: `"`}[l.escape]
 	n := 0
 	ok := true
-	check := func(parts []TemplatePart, text string, at *yaml.Node) {
+	check := func(parts []ir.TemplatePart, text string, at *yaml.Node) {
 		for i, p := range parts {
 			if !p.Hole && p.Value == nil {
 				continue
@@ -1077,7 +1078,7 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *Lookup) bool {
 }
 
 // partsText is a template as written, from its parts.
-func partsText(parts []TemplatePart) string {
+func partsText(parts []ir.TemplatePart) string {
 	var b strings.Builder
 	for _, p := range parts {
 		switch {
@@ -1094,12 +1095,12 @@ func partsText(parts []TemplatePart) string {
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:
 // match and since in the found element, pages through the read's response and parameters.
-func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, found *Path) bool {
+func (r *resolver) walk(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	id, read := so.op.ID, out.Operation
 	if l.matchNode == nil && l.pages == nil && l.sinceNode == nil {
 		return true
 	}
-	if (l.pages != nil || l.sinceNode != nil) && !slices.ContainsFunc(pathSteps(out.Found), func(st Step) bool { return st.Kind == StepEach }) {
+	if (l.pages != nil || l.sinceNode != nil) && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) {
 		at := l.sinceNode
 		if at == nil {
 			at = pagesNode(l.pages)
@@ -1111,12 +1112,12 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 	elem := found.Type
 	// in resolves a pointer into the found element (or, for the cursor, the read's response) that
 	// the generated code reads field by field.
-	in := func(root *TypeRef, ptr string, n *yaml.Node, what, where string) *Path {
+	in := func(root *ir.TypeRef, ptr string, n *yaml.Node, what, where string) *ir.Path {
 		p, why := resolvePath(root, ptr, readPath)
 		if why == "" && len(p.Steps) == 0 {
 			why = "it is the whole " + where
 		}
-		if why == "" && slices.ContainsFunc(p.Steps, func(st Step) bool { return st.Kind == StepUnion || st.Kind == StepEach }) {
+		if why == "" && slices.ContainsFunc(p.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
 			why = "it goes through a oneOf/anyOf, whose fields are known only once decoded: its As methods decode any variant leniently, so a match through it could adopt an object of another variant"
 		}
 		if why != "" {
@@ -1140,7 +1141,7 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 	}
 	if l.sinceNode != nil {
 		if p := in(elem, l.since, l.sinceNode, "since", elemWhere); p != nil {
-			if u := under(p.Type); !isStringType(p.Type) && !isIntegerType(p.Type) && !(u.Kind == RefBuiltin && u.Builtin == "time.Time") {
+			if u := under(p.Type); !isStringType(p.Type) && !isIntegerType(p.Type) && !(u.Kind == ir.RefBuiltin && u.Builtin == "time.Time") {
 				r.errorf(l.sinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.since, describeRef(p.Type))
 				ok = false
 			} else {
@@ -1149,7 +1150,7 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 		}
 	}
 	if pa := l.pages; pa != nil && pa.paramNode != nil && pa.max >= 1 && (pa.cursorNode == nil || pa.cursor != "") {
-		pg := &Pages{Max: pa.max, Start: pa.start, Pos: r.pos(pa.node)}
+		pg := &ir.Pages{Max: pa.max, Start: pa.start, Pos: r.pos(pa.node)}
 		if pa.cursorNode == nil {
 			// by page number
 		} else if p := in(read.Response.Type, pa.cursor, pa.cursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
@@ -1168,10 +1169,10 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *Safety, out *Lookup, fou
 		case pg.Param == nil:
 			r.errorf(pa.paramNode, id, "lookup pages.param %q is not a parameter of %q: the cursor must be passed to the read as one of its parameters%s", pa.param, read.ID, Suggest(pa.param, paramNames(read)))
 			ok = false
-		case pg.Param.In != InQuery:
+		case pg.Param.In != ir.InQuery:
 			r.errorf(pa.paramNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.param, pg.Param.In, read.ID)
 			ok = false
-		case pg.Cursor == nil && pa.cursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == RefBuiltin):
+		case pg.Cursor == nil && pa.cursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == ir.RefBuiltin):
 			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.param, describeRef(pg.Param.Type))
 			ok = false
 		case pa.cursorNode != nil && !isStringType(pg.Param.Type):
@@ -1195,14 +1196,14 @@ func pagesNode(p *pagesAnswer) *yaml.Node {
 	return p.node
 }
 
-func pointerOf(p *Path) string {
+func pointerOf(p *ir.Path) string {
 	if p == nil {
 		return ""
 	}
 	return p.Pointer
 }
 
-func paramNames(op *Operation) []string {
+func paramNames(op *ir.Operation) []string {
 	var out []string
 	for _, q := range op.Params {
 		out = append(out, q.Name)
@@ -1216,13 +1217,13 @@ func paramNames(op *Operation) []string {
 // constant of the parameter's own type. It returns the values used, sorted by name, and whether
 // a template holds the placeholder. With hole "" (and s nil) it resolves constants only, and
 // needs no required parameter (newest_first).
-func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given []templateAnswer, at *yaml.Node, hole string) ([]*Template, []*LookupValue, bool) {
+func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation, given []templateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
 	id := so.op.ID
-	var out []*Template
-	var values []*LookupValue
+	var out []*ir.Template
+	var values []*ir.LookupValue
 	holds := false
 	for _, g := range given {
-		var param *Param
+		var param *ir.Param
 		for _, q := range read.Params {
 			if q.Name == g.name {
 				param = q
@@ -1234,22 +1235,22 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 			continue
 		}
 		why := ""
-		parts, h, bad := splitTemplate(g.text, hole, func(name string) (TemplatePart, bool) {
+		parts, h, bad := splitTemplate(g.text, hole, func(name string) (ir.TemplatePart, bool) {
 			if s == nil {
 				why = "the value is a constant of the spec, not a template"
-				return TemplatePart{}, false
+				return ir.TemplatePart{}, false
 			}
 			v, msg := r.lookupValue(so, s, name, g.valueNode)
 			if v == nil {
 				why = msg
-				return TemplatePart{}, false
+				return ir.TemplatePart{}, false
 			}
-			if i := slices.IndexFunc(values, func(o *LookupValue) bool { return o.Name == name }); i >= 0 {
+			if i := slices.IndexFunc(values, func(o *ir.LookupValue) bool { return o.Name == name }); i >= 0 {
 				v = values[i]
 			} else {
 				values = append(values, v)
 			}
-			return TemplatePart{Value: v}, true
+			return ir.TemplatePart{Value: v}, true
 		})
 		if bad != "" {
 			if why == "" {
@@ -1259,11 +1260,11 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 			continue
 		}
 		holds = holds || h
-		t := &Template{Param: param, Text: g.text, Parts: parts, Pos: r.pos(g.valueNode)}
+		t := &ir.Template{Param: param, Text: g.text, Parts: parts, Pos: r.pos(g.valueNode)}
 		single := len(parts) == 1 && parts[0].Value != nil
-		constant := !slices.ContainsFunc(parts, func(p TemplatePart) bool { return p.Hole || p.Value != nil })
+		constant := !slices.ContainsFunc(parts, func(p ir.TemplatePart) bool { return p.Hole || p.Value != nil })
 		switch u := under(param.Type); {
-		case constant && !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)):
+		case constant && !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
 			// a constant of the parameter's own type: per_page: 100
 			v, ok := constantOf(param.Type, g.text)
 			if !ok {
@@ -1271,14 +1272,14 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 				continue
 			}
 			t.Const = v
-		case isIntegerType(param.Type) && u.Kind == RefBuiltin && hole == "id" && len(parts) == 1 && parts[0].Hole:
+		case isIntegerType(param.Type) && u.Kind == ir.RefBuiltin && hole == "id" && len(parts) == 1 && parts[0].Hole:
 			// the found element's id, an integer: issues/get's issue_number
-		case isIntegerType(param.Type) && u.Kind == RefBuiltin:
+		case isIntegerType(param.Type) && u.Kind == ir.RefBuiltin:
 			if !single || !parts[0].Value.Integer {
 				r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.name, describeRef(param.Type))
 				continue
 			}
-		case !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)):
+		case !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
 			r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.name, describeRef(param.Type))
 			continue
 		}
@@ -1289,17 +1290,17 @@ func (r *resolver) lookupTemplates(so *specOp, s *Safety, read *Operation, given
 			r.errorf(at, id, "lookup operation %q needs its required parameter %q in params", read.ID, q.Name)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
-	slices.SortFunc(values, func(a, b *LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b *ir.Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+	slices.SortFunc(values, func(a, b *ir.LookupValue) int { return strings.Compare(a.Name, b.Name) })
 	return out, values, holds
 }
 
 // lookupValue resolves {name} in a lookup's params to a value of the write, or says why it is
 // none.
-func (r *resolver) lookupValue(so *specOp, s *Safety, name string, n *yaml.Node) (*LookupValue, string) {
-	v := &LookupValue{Name: name, Pos: r.pos(n)}
+func (r *resolver) lookupValue(so *specOp, s *ir.Safety, name string, n *yaml.Node) (*ir.LookupValue, string) {
+	v := &ir.LookupValue{Name: name, Pos: r.pos(n)}
 	for _, q := range so.op.Params {
-		if q.Name == name && (q.In == InPath || q.In == InQuery) {
+		if q.Name == name && (q.In == ir.InPath || q.In == ir.InQuery) {
 			v.Param = q
 		}
 	}
@@ -1319,9 +1320,9 @@ func (r *resolver) lookupValue(so *specOp, s *Safety, name string, n *yaml.Node)
 		switch u := under(v.Param.Type); {
 		case !v.Param.Required:
 			return nil, fmt.Sprintf("{%s} is an optional parameter of %s: a lookup value must be known to every call, so only a required one may travel with the reference", name, so.op.ID)
-		case isIntegerType(v.Param.Type) && u.Kind == RefBuiltin:
+		case isIntegerType(v.Param.Type) && u.Kind == ir.RefBuiltin:
 			v.Integer = true
-		case !isStringType(v.Param.Type) || u.Kind != RefBuiltin && u.Kind != RefNamed:
+		case !isStringType(v.Param.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
 			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, describeRef(v.Param.Type), so.op.ID)
 		}
 	default:
@@ -1338,12 +1339,12 @@ func (r *resolver) lookupValue(so *specOp, s *Safety, name string, n *yaml.Node)
 
 // templates resolves the parameters a lookup or a compensation passes, each a template with the
 // placeholder hole. It reports whether one of them holds the placeholder.
-func (r *resolver) templates(so *specOp, target *Operation, given []templateAnswer, at *yaml.Node, hole, what string) ([]*Template, bool) {
+func (r *resolver) templates(so *specOp, target *ir.Operation, given []templateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
 	id := so.op.ID
-	var out []*Template
+	var out []*ir.Template
 	holds := false
 	for _, g := range given {
-		var param *Param
+		var param *ir.Param
 		for _, q := range target.Params {
 			if q.Name == g.name {
 				param = q
@@ -1354,7 +1355,7 @@ func (r *resolver) templates(so *specOp, target *Operation, given []templateAnsw
 			r.errorf(g.nameNode, id, "%s operation %q has no parameter %q", what, target.ID, g.name)
 			continue
 		}
-		t := &Template{Param: param, Text: g.text, Pos: r.pos(g.valueNode)}
+		t := &ir.Template{Param: param, Text: g.text, Pos: r.pos(g.valueNode)}
 		for i, lit := range strings.Split(g.text, hole) {
 			if strings.ContainsAny(lit, "{}") {
 				r.errorf(g.valueNode, id, "%s param %q: %q may only use the placeholder %s", what, g.name, g.text, hole)
@@ -1362,17 +1363,17 @@ func (r *resolver) templates(so *specOp, target *Operation, given []templateAnsw
 				break
 			}
 			if i > 0 {
-				t.Parts = append(t.Parts, TemplatePart{Hole: true})
+				t.Parts = append(t.Parts, ir.TemplatePart{Hole: true})
 				holds = true
 			}
 			if lit != "" {
-				t.Parts = append(t.Parts, TemplatePart{Literal: lit})
+				t.Parts = append(t.Parts, ir.TemplatePart{Literal: lit})
 			}
 		}
 		if t == nil {
 			continue
 		}
-		if u := under(param.Type); !isStringType(param.Type) && !(u.Kind == RefArray && isStringType(u.Elem)) {
+		if u := under(param.Type); !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)) {
 			r.errorf(g.valueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.name, describeRef(param.Type))
 			continue
 		}
@@ -1383,13 +1384,13 @@ func (r *resolver) templates(so *specOp, target *Operation, given []templateAnsw
 			r.errorf(at, id, "%s operation %q needs its required parameter %q in params", what, target.ID, q.Name)
 		}
 	}
-	slices.SortFunc(out, func(a, b *Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+	slices.SortFunc(out, func(a, b *ir.Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
 	return out, holds
 }
 
 // compensation checks a compensation: an idempotent write without a business key, called for
 // each duplicate a lookup finds, with the duplicate's id where "{id}" is written.
-func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Compensation {
+func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *ir.Safety) *ir.Compensation {
 	id := so.op.ID
 	co := r.compensateOp[so]
 	if co == nil {
@@ -1399,7 +1400,7 @@ func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Com
 	case l == nil:
 		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, and the write has no lookup: add one, or leave compensate out")
 		return nil
-	case l.Operation != nil && !slices.ContainsFunc(pathSteps(l.Found), func(st Step) bool { return st.Kind == StepEach }):
+	case l.Operation != nil && !slices.ContainsFunc(pathSteps(l.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }):
 		found := "the whole response"
 		if l.Found != nil {
 			found = strconv.Quote(l.Found.Pointer)
@@ -1407,7 +1408,7 @@ func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Com
 		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: %s): point found at an element of a list (like /items/0), so that every element is a found effect", found)
 		return nil
 	}
-	out := &Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.node)}
+	out := &ir.Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.node)}
 	effect, _ := r.from(co, "effect")
 	key, _ := r.from(co, "key")
 	if effect == nil || effect.effect == 0 || effect.bad["effect"] {
@@ -1429,7 +1430,7 @@ func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *Safety) *Com
 	return out
 }
 
-func pathSteps(p *Path) []Step {
+func pathSteps(p *ir.Path) []ir.Step {
 	if p == nil {
 		return nil
 	}
@@ -1437,7 +1438,7 @@ func pathSteps(p *Path) []Step {
 }
 
 // inbox records the inbox a write declares; writes that name one source must declare it alike.
-func (r *resolver) inbox(so *specOp, in *Inbox) *Inbox {
+func (r *resolver) inbox(so *specOp, in *ir.Inbox) *ir.Inbox {
 	prev := r.inboxes[in.Source]
 	if prev == nil {
 		c := *in
@@ -1457,8 +1458,8 @@ func (r *resolver) dropKeyParam(so *specOp) {
 	if idem == nil {
 		return
 	}
-	so.op.Params = slices.DeleteFunc(so.op.Params, func(p *Param) bool {
-		return idem.Header != "" && p.In == InHeader && strings.EqualFold(p.Name, idem.Header) ||
-			idem.Query != "" && p.In == InQuery && p.Name == idem.Query
+	so.op.Params = slices.DeleteFunc(so.op.Params, func(p *ir.Param) bool {
+		return idem.Header != "" && p.In == ir.InHeader && strings.EqualFold(p.Name, idem.Header) ||
+			idem.Query != "" && p.In == ir.InQuery && p.Name == idem.Query
 	})
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"cmp"
 	"fmt"
+	"github.com/writegen/writegen/spec/ir"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,27 +29,27 @@ import (
 // own, so that a method's signature reads as its operation. Of each class the type declared is
 // the one the spec names in components/schemas, else the one with the shortest name, else the
 // first by name: it changes only when a type joins or leaves the class.
-func sameTypes(api *API) {
-	own := map[*Type]bool{}
+func sameTypes(api *ir.API) {
+	own := map[*ir.Type]bool{}
 	for _, op := range api.Operations {
-		if op.Body != nil && op.Body.Type != nil && op.Body.Type.Kind == RefNamed {
+		if op.Body != nil && op.Body.Type != nil && op.Body.Type.Kind == ir.RefNamed {
 			own[op.Body.Type.Named] = true
 		}
-		if op.Response != nil && op.Response.Type != nil && op.Response.Type.Kind == RefNamed {
+		if op.Response != nil && op.Response.Type != nil && op.Response.Type.Kind == ir.RefNamed {
 			own[op.Response.Type.Named] = true
 		}
 	}
-	c := classer{class: map[*Type]int{}, ids: map[string]int{}}
+	c := classer{class: map[*ir.Type]int{}, ids: map[string]int{}}
 	for _, t := range api.Types {
 		t.Same = nil
-		if !own[t] && (t.Kind == KindEnum || t.Kind == KindUnion || t.Kind == KindStruct && !t.JSONMethods()) {
+		if !own[t] && (t.Kind == ir.KindEnum || t.Kind == ir.KindUnion || t.Kind == ir.KindStruct && !t.JSONMethods()) {
 			c.class[t] = unclassed
 		}
 	}
 	for _, t := range api.Types {
 		c.visit(t)
 	}
-	members := make([][]*Type, len(c.ids))
+	members := make([][]*ir.Type, len(c.ids))
 	for _, t := range api.Types { // in order of name, so that the result is the same every run
 		if id, ok := c.class[t]; ok {
 			members[id] = append(members[id], t)
@@ -66,17 +67,17 @@ func sameTypes(api *API) {
 
 // noCompare sets Type.NoCompare on the structs of api that Go would let == compare although a
 // field is a pointer. It runs after sameTypes: an alias is not declared, its type is.
-func noCompare(api *API) {
+func noCompare(api *ir.API) {
 	for _, t := range api.Types {
-		t.NoCompare = t.Kind == KindStruct && t.Same == nil && comparable(t, map[*Type]bool{}) &&
-			slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Pointer })
+		t.NoCompare = t.Kind == ir.KindStruct && t.Same == nil && comparable(t, map[*ir.Type]bool{}) &&
+			slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.Pointer })
 	}
 }
 
 // classer classes the candidate types of sameTypes by their declarations.
 type classer struct {
-	class map[*Type]int  // the candidates: their class, or unclassed, or open
-	ids   map[string]int // the classes by signature
+	class map[*ir.Type]int // the candidates: their class, or unclassed, or open
+	ids   map[string]int   // the classes by signature
 	buf   []byte
 }
 
@@ -87,7 +88,7 @@ const (
 )
 
 // visit classes t, after the types its fields name.
-func (c *classer) visit(t *Type) {
+func (c *classer) visit(t *ir.Type) {
 	if id, ok := c.class[t]; !ok || id != unclassed {
 		return
 	}
@@ -108,27 +109,27 @@ func (c *classer) visit(t *Type) {
 }
 
 // visitRef classes the named type r uses, if any.
-func (c *classer) visitRef(r *TypeRef) {
-	for r.Kind == RefArray || r.Kind == RefMap {
+func (c *classer) visitRef(r *ir.TypeRef) {
+	for r.Kind == ir.RefArray || r.Kind == ir.RefMap {
 		r = r.Elem
 	}
-	if r.Kind == RefNamed {
+	if r.Kind == ir.RefNamed {
 		c.visit(r.Named)
 	}
 }
 
 // sentTypes sets Type.Sent on the types the parameters and the bodies of api's operations
 // reach, through fields, elements, variants and the types the aliases repeat.
-func sentTypes(api *API) {
+func sentTypes(api *ir.API) {
 	for _, t := range api.Types {
 		t.Sent = false
 	}
-	var send func(r *TypeRef)
-	send = func(r *TypeRef) {
-		for r != nil && (r.Kind == RefArray || r.Kind == RefMap) {
+	var send func(r *ir.TypeRef)
+	send = func(r *ir.TypeRef) {
+		for r != nil && (r.Kind == ir.RefArray || r.Kind == ir.RefMap) {
 			r = r.Elem
 		}
-		if r == nil || r.Kind != RefNamed || r.Named.Sent {
+		if r == nil || r.Kind != ir.RefNamed || r.Named.Sent {
 			return
 		}
 		t := r.Named
@@ -142,7 +143,7 @@ func sentTypes(api *API) {
 		send(t.AdditionalProperties)
 		send(t.Elem)
 		if t.Same != nil {
-			send(&TypeRef{Kind: RefNamed, Named: t.Same})
+			send(&ir.TypeRef{Kind: ir.RefNamed, Named: t.Same})
 		}
 	}
 	for _, op := range api.Operations {
@@ -156,7 +157,7 @@ func sentTypes(api *API) {
 }
 
 // preferDeclared orders the types of a class: the one declared comes first.
-func preferDeclared(x, y *Type) int {
+func preferDeclared(x, y *ir.Type) int {
 	return cmp.Or(
 		-cmp.Compare(boolInt(x.SchemaName != ""), boolInt(y.SchemaName != "")),
 		cmp.Compare(len(x.Name), len(y.Name)),
@@ -172,8 +173,8 @@ func boolInt(b bool) int {
 
 // signature appends to b what t declares, with the named types its fields use written as their
 // classes.
-func (c *classer) signature(b []byte, t *Type) []byte {
-	if t.Kind == KindEnum {
+func (c *classer) signature(b []byte, t *ir.Type) []byte {
+	if t.Kind == ir.KindEnum {
 		b = append(b, "enum "+t.Base...)
 		for _, v := range t.Enum {
 			switch x := v.Value.(type) {
@@ -189,7 +190,7 @@ func (c *classer) signature(b []byte, t *Type) []byte {
 		}
 		return b
 	}
-	if t.Kind == KindUnion {
+	if t.Kind == ir.KindUnion {
 		b = strconv.AppendQuote(append(b, "union "...), t.Discriminator)
 		for _, v := range t.Variants {
 			b = append(b, '\n')
@@ -216,23 +217,23 @@ func (c *classer) signature(b []byte, t *Type) []byte {
 }
 
 // ref appends r to b: a named type as its class, or by its name when it has none (yet).
-func (c *classer) ref(b []byte, r *TypeRef) []byte {
+func (c *classer) ref(b []byte, r *ir.TypeRef) []byte {
 	switch r.Kind {
-	case RefNamed:
+	case ir.RefNamed:
 		if id, ok := c.class[r.Named]; ok && id >= 0 {
 			return strconv.AppendInt(append(b, '#'), int64(id), 10)
 		}
 		return strconv.AppendQuote(b, r.Named.Name)
-	case RefArray:
+	case ir.RefArray:
 		return c.ref(append(b, "[]"...), r.Elem)
-	case RefMap:
+	case ir.RefMap:
 		return c.ref(append(b, "map[string]"...), r.Elem)
 	}
 	return append(b, r.Builtin...)
 }
 
 // comparable reports whether Go lets == compare values of struct t.
-func comparable(t *Type, seen map[*Type]bool) bool {
+func comparable(t *ir.Type, seen map[*ir.Type]bool) bool {
 	if seen[t] {
 		return true // a struct holding itself does so through a pointer
 	}
@@ -248,19 +249,19 @@ func comparable(t *Type, seen map[*Type]bool) bool {
 	return true
 }
 
-func refComparable(r *TypeRef, seen map[*Type]bool) bool {
+func refComparable(r *ir.TypeRef, seen map[*ir.Type]bool) bool {
 	switch r.Kind {
-	case RefArray, RefMap:
+	case ir.RefArray, ir.RefMap:
 		return false
-	case RefBuiltin:
+	case ir.RefBuiltin:
 		return r.Builtin != "[]byte" && r.Builtin != "json.RawMessage"
 	}
 	switch t := r.Named; t.Kind {
-	case KindStruct:
+	case ir.KindStruct:
 		return comparable(t, seen)
-	case KindUnion:
+	case ir.KindUnion:
 		return false
-	case KindAlias:
+	case ir.KindAlias:
 		return refComparable(t.Elem, seen)
 	}
 	return true

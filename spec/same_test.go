@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // one of the type it stands for. It compares the two as the emitters would declare them, with
 // each named type they use written as the type declared for it: an independent reading of what
 // sameTypes must preserve, which does not use its classes.
-func checkSame(t *testing.T, api *API) (aliases int) {
+func checkSame(t *testing.T, api *ir.API) (aliases int) {
 	t.Helper()
 	for _, ty := range api.Types {
 		decl := ty.Same
@@ -33,20 +34,20 @@ func checkSame(t *testing.T, api *API) (aliases int) {
 }
 
 // declaration describes what the emitters declare for t, apart from its name and doc.
-func declaration(t *Type) string {
+func declaration(t *ir.Type) string {
 	var b strings.Builder
 	switch t.Kind {
-	case KindEnum:
+	case ir.KindEnum:
 		fmt.Fprintf(&b, "enum %s", t.Base)
 		for _, v := range t.Enum {
 			fmt.Fprintf(&b, " %T:%#v", v.Value, v.Value)
 		}
-	case KindUnion:
+	case ir.KindUnion:
 		fmt.Fprintf(&b, "union %q", t.Discriminator)
 		for _, v := range t.Variants {
 			fmt.Fprintf(&b, "\n%s %s %q", v.GoName, declaredRef(v.Type), v.Tags)
 		}
-	case KindStruct:
+	case ir.KindStruct:
 		fmt.Fprintf(&b, "struct json methods %v", t.JSONMethods())
 		for _, f := range t.Fields {
 			fmt.Fprintf(&b, "\n%s %q %s required %v nullable %v read-only %v pointer %v omitempty %v untagged %v doc %q",
@@ -59,17 +60,17 @@ func declaration(t *Type) string {
 }
 
 // declaredRef writes r with each named type as the one declared for it.
-func declaredRef(r *TypeRef) string {
+func declaredRef(r *ir.TypeRef) string {
 	switch r.Kind {
-	case RefNamed:
+	case ir.RefNamed:
 		t := r.Named
 		for t.Same != nil {
 			t = t.Same
 		}
 		return t.Name
-	case RefArray:
+	case ir.RefArray:
 		return "[]" + declaredRef(r.Elem)
-	case RefMap:
+	case ir.RefMap:
 		return "map[string]" + declaredRef(r.Elem)
 	}
 	return r.Builtin

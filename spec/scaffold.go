@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // schemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
@@ -118,20 +119,20 @@ operations:
 // scaffoldScope is what -include selects.
 type scaffoldScope struct {
 	operations, tags []string
-	ops              map[*Operation]bool
+	ops              map[*ir.Operation]bool
 	tagSet           map[string]bool
 }
 
 func (s scaffoldScope) any() bool { return len(s.operations)+len(s.tags) > 0 }
 
-func (s scaffoldScope) selects(op *Operation) bool {
+func (s scaffoldScope) selects(op *ir.Operation) bool {
 	return !s.any() || s.ops[op] || slices.ContainsFunc(op.Tags, func(t string) bool { return s.tagSet[t] })
 }
 
 // scaffoldInclude sorts the names given to -include into operations and tags; a name that is
 // neither is an error.
 func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
-	s := scaffoldScope{ops: map[*Operation]bool{}, tagSet: map[string]bool{}}
+	s := scaffoldScope{ops: map[*ir.Operation]bool{}, tagSet: map[string]bool{}}
 	tags := map[string]bool{}
 	for _, so := range ops {
 		for _, t := range so.op.Tags {
@@ -179,7 +180,7 @@ var searchOp = regexp.MustCompile(`(?i)^(search|query|find)`)
 
 // isSearch reports whether a POST is a search: its operationId starts with search, query or
 // find, or its path ends in /search or /query.
-func isSearch(op *Operation) bool {
+func isSearch(op *ir.Operation) bool {
 	if op.Method != "POST" {
 		return false
 	}
@@ -256,7 +257,7 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 }
 
 // windowHint says what the window placeholder asks: a window is an answer from the provider's
-// documentation, never assumed (spec.WindowForever).
+// documentation, never assumed (ir.WindowForever).
 const windowHint = "window: how long the provider documents that it remembers a key (24h, 30d), forever, or unknown"
 
 func maxLength(n int) string {
@@ -294,7 +295,7 @@ func scaffoldResponse(so *specOp) string {
 // its schema allows (0 = no limit).
 type keyParam struct {
 	Name      string
-	In        ParamIn
+	In        ir.ParamIn
 	MaxLength int
 }
 
@@ -302,7 +303,7 @@ type keyParam struct {
 func idempotencyParam(so *specOp) *keyParam {
 	for _, p := range so.op.Params {
 		name := strings.ToLower(p.Name)
-		if p.In != InHeader || !strings.Contains(name, "idempoten") && name != "paypal-request-id" {
+		if p.In != ir.InHeader || !strings.Contains(name, "idempoten") && name != "paypal-request-id" {
 			continue
 		}
 		return &keyParam{Name: p.Name, In: p.In, MaxLength: rawMaxLength(so, p)}
@@ -312,7 +313,7 @@ func idempotencyParam(so *specOp) *keyParam {
 
 // rawMaxLength is the maxLength the spec declares for parameter p of the operation (0 when none);
 // the operation's own parameters come before its path item's.
-func rawMaxLength(so *specOp, p *Param) int {
+func rawMaxLength(so *specOp, p *ir.Param) int {
 	for _, list := range []openapi3.Parameters{so.raw.Parameters, so.item.Parameters} {
 		for _, pr := range list {
 			if pr == nil || pr.Value == nil || pr.Value.In != string(p.In) || pr.Value.Name != p.Name {
@@ -331,7 +332,7 @@ func rawMaxLength(so *specOp, p *Param) int {
 // idempotency key, with its longest length.
 func idempotencyField(so *specOp) (string, int) {
 	body := so.op.Body
-	if body == nil || body.Encoding == BodyRaw {
+	if body == nil || body.Encoding == ir.BodyRaw {
 		return "", 0
 	}
 	for _, name := range []string{"idempotency_key", "idempotencyKey", "IdempotencyKey"} {
@@ -396,17 +397,17 @@ func lookupReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 // searchElem returns the type of the elements a read lists that look like what the write w
 // answers (its object, or an object that looks like it: GitHub's issue search answers items
 // that differ from an issue in their labels), or nil.
-func searchElem(w, read *Operation) *TypeRef {
+func searchElem(w, read *ir.Operation) *ir.TypeRef {
 	if w.Response.Type == nil || read.Response.Type == nil {
 		return nil
 	}
-	var lists []*TypeRef
+	var lists []*ir.TypeRef
 	switch u := under(read.Response.Type); {
-	case u.Kind == RefArray:
+	case u.Kind == ir.RefArray:
 		lists = append(lists, u.Elem)
 	case structOf(read.Response.Type) != nil:
 		for _, f := range structOf(read.Response.Type).Fields {
-			if a := under(f.Type); a.Kind == RefArray {
+			if a := under(f.Type); a.Kind == ir.RefArray {
 				lists = append(lists, a.Elem)
 			}
 		}
@@ -422,13 +423,13 @@ func searchElem(w, read *Operation) *TypeRef {
 // lookalike reports whether the object e looks like the object w: it has every property w
 // requires (w requires some), and the two share at least three in four of their properties by
 // name. GitHub's issue and issue search item do; an issue and a comment do not.
-func lookalike(w, e *TypeRef) bool {
+func lookalike(w, e *ir.TypeRef) bool {
 	ws, es := structOf(w), structOf(e)
-	if ws == nil || es == nil || !slices.ContainsFunc(ws.Fields, func(f *Field) bool { return f.Required }) {
+	if ws == nil || es == nil || !slices.ContainsFunc(ws.Fields, func(f *ir.Field) bool { return f.Required }) {
 		return false
 	}
-	has := func(st *Type, name string) bool {
-		return slices.ContainsFunc(st.Fields, func(g *Field) bool { return g.Name == name })
+	has := func(st *ir.Type, name string) bool {
+		return slices.ContainsFunc(st.Fields, func(g *ir.Field) bool { return g.Name == name })
 	}
 	shared := 0
 	for _, f := range ws.Fields {
@@ -482,7 +483,7 @@ func candidateList(reads []*specOp, props []*proposal, skip int) []string {
 		}
 	}
 	for _, c := range reads {
-		if seen[c] || slices.ContainsFunc(c.op.Params, func(q *Param) bool { return q.Required && q.In == InQuery }) {
+		if seen[c] || slices.ContainsFunc(c.op.Params, func(q *ir.Param) bool { return q.Required && q.In == ir.InQuery }) {
 			continue
 		}
 		if c.op.Method == "POST" {
@@ -514,7 +515,7 @@ var (
 // nonceField returns the top-level string body field that looks like a nonce, or a zero nonce.
 func nonceField(so *specOp) nonce {
 	body := so.op.Body
-	if body == nil || body.Encoding == BodyRaw || body.Encoding == BodyMultipart || body.Type == nil {
+	if body == nil || body.Encoding == ir.BodyRaw || body.Encoding == ir.BodyMultipart || body.Type == nil {
 		return nonce{}
 	}
 	st := structOf(body.Type)
@@ -522,7 +523,7 @@ func nonceField(so *specOp) nonce {
 		return nonce{}
 	}
 	for _, f := range st.Fields {
-		if !nonceName.MatchString(f.Name) || !isStringType(f.Type) && StringVariant(f.Type) == nil || f.ReadOnly {
+		if !nonceName.MatchString(f.Name) || !isStringType(f.Type) && ir.StringVariant(f.Type) == nil || f.ReadOnly {
 			continue
 		}
 		n := nonce{pointer: "/" + f.Name, maxLength: propertyMaxLength(so, f.Name)}

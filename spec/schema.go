@@ -1,13 +1,13 @@
 package spec
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -148,20 +148,20 @@ func (b *builder) schemaName(ref string) string {
 
 // Builtin type references, shared: a TypeRef is never changed once built.
 var (
-	refAny     = &TypeRef{Kind: RefBuiltin, Builtin: "any"}
-	refString  = &TypeRef{Kind: RefBuiltin, Builtin: "string"}
-	refBool    = &TypeRef{Kind: RefBuiltin, Builtin: "bool"}
-	refInt64   = &TypeRef{Kind: RefBuiltin, Builtin: "int64"}
-	refInt32   = &TypeRef{Kind: RefBuiltin, Builtin: "int32"}
-	refFloat64 = &TypeRef{Kind: RefBuiltin, Builtin: "float64"}
-	refFloat32 = &TypeRef{Kind: RefBuiltin, Builtin: "float32"}
-	refTime    = &TypeRef{Kind: RefBuiltin, Builtin: "time.Time"}
-	refBytes   = &TypeRef{Kind: RefBuiltin, Builtin: "[]byte"}
-	refAnyMap  = &TypeRef{Kind: RefMap, Elem: refAny}
+	refAny     = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "any"}
+	refString  = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "string"}
+	refBool    = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "bool"}
+	refInt64   = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "int64"}
+	refInt32   = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "int32"}
+	refFloat64 = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "float64"}
+	refFloat32 = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "float32"}
+	refTime    = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "time.Time"}
+	refBytes   = &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "[]byte"}
+	refAnyMap  = &ir.TypeRef{Kind: ir.RefMap, Elem: refAny}
 )
 
 // schemaRef converts a use of a schema: a reference goes to the referenced definition.
-func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *TypeRef {
+func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *ir.TypeRef {
 	if sr == nil || sr.Value == nil {
 		return refAny
 	}
@@ -202,7 +202,7 @@ func (b *builder) canonical(ref string) string {
 }
 
 // schema converts the schema s defined at site at; component says at is a referenced definition.
-func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
+func (b *builder) schema(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	if t, ok := b.bySchema[s]; ok {
 		return t
 	}
@@ -218,7 +218,7 @@ func (b *builder) schema(s *openapi3.Schema, at site, component bool) *TypeRef {
 	case isObject(s):
 		return b.object(s, at, component)
 	case typeIs(s, "array") || typeless(s) && s.Items != nil:
-		ref := &TypeRef{Kind: RefArray}
+		ref := &ir.TypeRef{Kind: ir.RefArray}
 		ref.Check = checkOf(s, true)
 		named := b.alias(s, at, ref, component)
 		ref.Elem = b.schemaRef(s.Items, b.sub(at, "items", at.name+"Item"))
@@ -271,7 +271,7 @@ func scalarAllOf(s *openapi3.Schema) bool {
 // type, a format or an enum, when s and the other members only add constraints to it or
 // restate its type (so that a named enum stays itself), with the bounds of them all; else the
 // merged schema: its type, the first format and enum met, s's own first.
-func (b *builder) scalar(s *openapi3.Schema, at site) *TypeRef {
+func (b *builder) scalar(s *openapi3.Schema, at site) *ir.TypeRef {
 	if s.Format == "" && len(s.Enum) == 0 {
 		carrier := -1
 		for i, m := range s.AllOf {
@@ -350,7 +350,7 @@ func mergeConstraints(m, v *openapi3.Schema) {
 }
 
 // primitive maps a schema of a single scalar type, with its format, to a Go builtin.
-func primitive(s *openapi3.Schema) *TypeRef {
+func primitive(s *openapi3.Schema) *ir.TypeRef {
 	types := nonNullTypes(s)
 	if len(types) != 1 {
 		return refAny
@@ -489,10 +489,10 @@ func constraintOnly(s *openapi3.Schema) bool {
 
 // newType registers a named type defined at at, before its body is converted, so that a
 // recursive reference to it finds it.
-func (b *builder) newType(s *openapi3.Schema, at site, kind Kind) (*Type, *TypeRef) {
-	t := &Type{Kind: kind, Doc: s.Description, Pos: b.d.pos(at.key)}
+func (b *builder) newType(s *openapi3.Schema, at site, kind ir.Kind) (*ir.Type, *ir.TypeRef) {
+	t := &ir.Type{Kind: kind, Doc: s.Description, Pos: b.d.pos(at.key)}
 	t.SchemaName = b.schemaName(at.ptr)
-	ref := &TypeRef{Kind: RefNamed, Named: t}
+	ref := &ir.TypeRef{Kind: ir.RefNamed, Named: t}
 	b.bySchema[s] = ref
 	b.types = append(b.types, t)
 	rank := rankInline
@@ -505,17 +505,17 @@ func (b *builder) newType(s *openapi3.Schema, at site, kind Kind) (*Type, *TypeR
 
 // alias returns a named type over elem when the schema is a component (an array or a map the
 // spec names), else elem itself. The type exists before elem is filled in, so elem may use it.
-func (b *builder) alias(s *openapi3.Schema, at site, elem *TypeRef, component bool) *TypeRef {
+func (b *builder) alias(s *openapi3.Schema, at site, elem *ir.TypeRef, component bool) *ir.TypeRef {
 	if !component {
 		return elem
 	}
-	t, ref := b.newType(s, at, KindAlias)
+	t, ref := b.newType(s, at, ir.KindAlias)
 	t.Elem = elem
 	return ref
 }
 
-func (b *builder) enum(s *openapi3.Schema, at site) *TypeRef {
-	t, ref := b.newType(s, at, KindEnum)
+func (b *builder) enum(s *openapi3.Schema, at site) *ir.TypeRef {
+	t, ref := b.newType(s, at, ir.KindEnum)
 	t.Base = enumBase(s)
 	seen := make(map[any]bool)
 	for _, v := range s.Enum {
@@ -525,7 +525,7 @@ func (b *builder) enum(s *openapi3.Schema, at site) *TypeRef {
 		val, ok := enumValue(t.Base, v)
 		if ok && !seen[val] {
 			seen[val] = true
-			t.Enum = append(t.Enum, EnumValue{Value: val})
+			t.Enum = append(t.Enum, ir.EnumValue{Value: val})
 		}
 	}
 	return ref
@@ -609,7 +609,7 @@ func enumValue(base string, v any) (any, bool) {
 // union converts a oneOf/anyOf. One member left after dropping null is that member. An inline
 // union of a few references and scalars (Stripe's expandable fields: an id or the object) is
 // shared by every place that spells the same members, and named after them.
-func (b *builder) union(s *openapi3.Schema, at site, component bool) *TypeRef {
+func (b *builder) union(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	ms, kw := members(s)
 	if len(ms) == 1 {
 		return b.schemaRef(ms[0], b.item(at, kw, 0, at.name))
@@ -622,18 +622,18 @@ func (b *builder) union(s *openapi3.Schema, at site, component bool) *TypeRef {
 			return ref
 		}
 		at = site{ptr: sig, name: name, key: at.key}
-		t, ref := b.newType(s, at, KindUnion)
+		t, ref := b.newType(s, at, ir.KindUnion)
 		t.Doc = ""
 		b.unions[sig] = ref
 		b.fillUnion(t, s, ms, kw, at)
 		return ref
 	}
-	t, ref := b.newType(s, at, KindUnion)
+	t, ref := b.newType(s, at, ir.KindUnion)
 	b.fillUnion(t, s, ms, kw, at)
 	return ref
 }
 
-func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
+func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
 	t.OneOf = kw == "oneOf"
 	if s.Discriminator != nil {
 		t.Discriminator = s.Discriminator.PropertyName
@@ -644,7 +644,7 @@ func (b *builder) fillUnion(t *Type, s *openapi3.Schema, ms openapi3.SchemaRefs,
 			word = goName(m.Value.Title)
 		}
 		vat := b.item(at, kw, i, at.name+word)
-		v := &Variant{Type: b.schemaRef(m, vat), Pos: b.d.pos(vat.key)}
+		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.d.pos(vat.key)}
 		if m.Ref == "" {
 			v.GoName = word
 		}
@@ -699,13 +699,13 @@ func (b *builder) sharedUnion(s *openapi3.Schema, ms openapi3.SchemaRefs) (sig, 
 }
 
 // builtinWord names a builtin in an identifier: "String", "Int64", "Time", "Bytes".
-func builtinWord(r *TypeRef) string {
+func builtinWord(r *ir.TypeRef) string {
 	switch r.Kind {
-	case RefArray:
+	case ir.RefArray:
 		return builtinWord(r.Elem) + "List"
-	case RefMap:
+	case ir.RefMap:
 		return builtinWord(r.Elem) + "Map"
-	case RefNamed:
+	case ir.RefNamed:
 		return r.Named.Name
 	}
 	switch r.Builtin {
@@ -719,7 +719,7 @@ func builtinWord(r *TypeRef) string {
 	return goName(r.Builtin)
 }
 
-func before(a, b Pos) bool {
+func before(a, b ir.Pos) bool {
 	if a.Line != 0 && b.Line != 0 && a.File != b.File {
 		return a.File < b.File
 	}
@@ -775,7 +775,7 @@ func (b *builder) requireDeclared(c *collector, at site) {
 
 // object converts an object schema: a struct of its properties (allOf members flattened in,
 // first to last, then its own), or a map when it only has additionalProperties.
-func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
+func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
 	b.collect(c, s, at)
 	b.requireDeclared(c, at)
@@ -783,19 +783,19 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *TypeRef {
 		if c.extra == nil {
 			return refAnyMap
 		}
-		ref := &TypeRef{Kind: RefMap}
+		ref := &ir.TypeRef{Kind: ir.RefMap}
 		named := b.alias(s, at, ref, component)
 		ref.Elem = b.schemaRef(c.extra.sr, c.extra.at)
 		return named
 	}
-	t, ref := b.newType(s, at, KindStruct)
+	t, ref := b.newType(s, at, ir.KindStruct)
 	t.Requires, t.RequiresOneOf = c.alts, c.altsOneOf
 	if c.extra != nil {
 		t.AdditionalProperties = b.schemaRef(c.extra.sr, c.extra.at)
 	}
 	claims := make([]*nameClaim, 0, len(c.props))
 	for _, p := range c.props {
-		f := &Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.pos(p.at.key)}
+		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.pos(p.at.key)}
 		if v := p.sr.Value; v != nil {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}
@@ -915,19 +915,4 @@ func requiredOf(s *openapi3.Schema) []string {
 	walk(s, 0)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// String renders a type reference as Go source, for messages and tests.
-func (r *TypeRef) String() string {
-	switch r.Kind {
-	case RefNamed:
-		return r.Named.Name
-	case RefArray:
-		return "[]" + r.Elem.String()
-	case RefMap:
-		return "map[string]" + r.Elem.String()
-	case RefBuiltin:
-		return r.Builtin
-	}
-	return fmt.Sprintf("TypeRef(%d)", r.Kind)
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -13,7 +14,7 @@ import (
 // relative to where the spec is served, which only the caller knows. Swagger 2.0's first
 // scheme (https when none is listed), host and basePath make its server, as kin-openapi
 // converts them; without a host, the basePath alone is a relative URL.
-func (d *document) baseURL(warnings ErrorList) (string, ErrorList) {
+func (d *document) baseURL(warnings ir.ErrorList) (string, ir.ErrorList) {
 	if len(d.api.Servers) == 0 || d.api.Servers[0] == nil {
 		return "", warnings
 	}

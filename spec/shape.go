@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The Go shape of the types is decided here, once every type is known: which fields are held
@@ -14,8 +16,8 @@ import (
 // shape decides how every field and parameter is held, marks the properties no json tag can
 // name, names the maps of additional properties, and refuses what no Go declaration can spell: a
 // discriminator value that selects two variants.
-func (b *builder) shape(ops []*Operation) ErrorList {
-	var errs ErrorList
+func (b *builder) shape(ops []*ir.Operation) ir.ErrorList {
+	var errs ir.ErrorList
 	cyclic := cyclicFields(b.types)
 	for _, t := range b.types {
 		for _, f := range t.Fields {
@@ -28,17 +30,17 @@ func (b *builder) shape(ops []*Operation) ErrorList {
 		if t.JSONMethods() {
 			b.extraNames(t)
 		}
-		if t.Kind == KindUnion {
+		if t.Kind == ir.KindUnion {
 			errs = append(errs, discriminatorDefects(t)...)
 		}
 	}
 	for _, op := range ops {
 		for _, p := range op.Params {
-			p.Pointer, _ = hold(p.Type, p.Required || p.In == InPath, false, false)
+			p.Pointer, _ = hold(p.Type, p.Required || p.In == ir.InPath, false, false)
 		}
-		if op.Body != nil && op.Body.Encoding == BodyMultipart {
-			if u := under(op.Body.Type); u.Kind != RefNamed || u.Named.Kind != KindStruct {
-				errs = append(errs, &Error{Pos: op.Pos, Operation: op.ID, Msg: fmt.Sprintf("multipart request body is %s, not an object: writegen sends one part per property", describeRef(op.Body.Type))})
+		if op.Body != nil && op.Body.Encoding == ir.BodyMultipart {
+			if u := under(op.Body.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct {
+				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID, Msg: fmt.Sprintf("multipart request body is %s, not an object: writegen sends one part per property", describeRef(op.Body.Type))})
 			}
 		}
 	}
@@ -48,8 +50,8 @@ func (b *builder) shape(ops []*Operation) ErrorList {
 // extraNames keeps the fields of a struct with JSON methods apart from them, and names the map
 // of its additional properties (AdditionalProperties, with underscores added while a property
 // has that name).
-func (b *builder) extraNames(t *Type) {
-	if slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
+func (b *builder) extraNames(t *ir.Type) {
+	if slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
 		claims := []*nameClaim{
 			{Want: "MarshalJSON", Key: "method MarshalJSON", Fixed: true, Got: new(string)},
 			{Want: "UnmarshalJSON", Key: "method UnmarshalJSON", Fixed: true, Got: new(string)},
@@ -63,32 +65,26 @@ func (b *builder) extraNames(t *Type) {
 		return
 	}
 	name := "AdditionalProperties"
-	for slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.GoName == name }) {
+	for slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.GoName == name }) {
 		name += "_"
 	}
 	t.ExtraName = name
 }
 
-// JSONMethods reports whether a struct has its own MarshalJSON and UnmarshalJSON: it keeps
-// additional properties, or a property no json tag can name.
-func (t *Type) JSONMethods() bool {
-	return t.Kind == KindStruct && (t.AdditionalProperties != nil || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Untagged }))
-}
-
 // discriminatorDefects checks that a discriminated union can be decoded by its property.
-func discriminatorDefects(t *Type) ErrorList {
+func discriminatorDefects(t *ir.Type) ir.ErrorList {
 	if t.Discriminator == "" {
 		return nil
 	}
 	if !validTagName(t.Discriminator) {
-		return ErrorList{{Pos: t.Pos, Msg: fmt.Sprintf("type %s: discriminator %q cannot be named in a Go json tag", t.Name, t.Discriminator)}}
+		return ir.ErrorList{{Pos: t.Pos, Msg: fmt.Sprintf("type %s: discriminator %q cannot be named in a Go json tag", t.Name, t.Discriminator)}}
 	}
-	var errs ErrorList
-	seen := map[string]*Variant{}
+	var errs ir.ErrorList
+	seen := map[string]*ir.Variant{}
 	for _, v := range t.Variants {
 		for _, tag := range v.Tags {
 			if prev := seen[tag]; prev != nil && prev != v {
-				errs = append(errs, &Error{Pos: v.Pos, Msg: fmt.Sprintf("type %s: discriminator value %q selects two variants, %s and %s", t.Name, tag, prev.GoName, v.GoName)})
+				errs = append(errs, &ir.Error{Pos: v.Pos, Msg: fmt.Sprintf("type %s: discriminator value %q selects two variants, %s and %s", t.Name, tag, prev.GoName, v.GoName)})
 				continue
 			}
 			seen[tag] = v
@@ -104,7 +100,7 @@ func discriminatorDefects(t *Type) ErrorList {
 //   - anything else is a pointer when optional (so that a zero value can still be sent) or
 //     nullable (so that null can be received), with omitempty when optional;
 //   - a required struct that contains its holder by value is a pointer (cyclic).
-func hold(r *TypeRef, required, nullable, cyclic bool) (ptr, omitempty bool) {
+func hold(r *ir.TypeRef, required, nullable, cyclic bool) (ptr, omitempty bool) {
 	if nilable(r) {
 		return false, !required
 	}
@@ -112,12 +108,12 @@ func hold(r *TypeRef, required, nullable, cyclic bool) (ptr, omitempty bool) {
 }
 
 // nilable reports whether the zero value of r's Go type is nil.
-func nilable(r *TypeRef) bool {
+func nilable(r *ir.TypeRef) bool {
 	switch r.Kind {
-	case RefArray, RefMap:
+	case ir.RefArray, ir.RefMap:
 		return true
-	case RefNamed:
-		return r.Named.Kind == KindAlias && nilable(r.Named.Elem)
+	case ir.RefNamed:
+		return r.Named.Kind == ir.KindAlias && nilable(r.Named.Elem)
 	}
 	switch r.Builtin {
 	case "[]byte", "any", "json.RawMessage":
@@ -130,25 +126,25 @@ func nilable(r *TypeRef) bool {
 // struct holding them by value, directly or through other structs. Such a field must be a
 // pointer, or the type would be infinitely large. Every such field of a cycle is made a
 // pointer, so the choice does not depend on the order of declarations.
-func cyclicFields(types []*Type) map[*Field]bool {
-	edges := func(t *Type) []*Field {
-		var out []*Field
+func cyclicFields(types []*ir.Type) map[*ir.Field]bool {
+	edges := func(t *ir.Type) []*ir.Field {
+		var out []*ir.Field
 		for _, f := range t.Fields {
-			if f.Required && !f.Nullable && f.Type.Kind == RefNamed && f.Type.Named.Kind == KindStruct {
+			if f.Required && !f.Nullable && f.Type.Kind == ir.RefNamed && f.Type.Named.Kind == ir.KindStruct {
 				out = append(out, f)
 			}
 		}
 		return out
 	}
 	// Tarjan's strongly connected components over the value edges.
-	index := map[*Type]int{}
-	low := map[*Type]int{}
-	comp := map[*Type]int{}
-	onStack := map[*Type]bool{}
-	var stack []*Type
+	index := map[*ir.Type]int{}
+	low := map[*ir.Type]int{}
+	comp := map[*ir.Type]int{}
+	onStack := map[*ir.Type]bool{}
+	var stack []*ir.Type
 	next, ncomp := 1, 0
-	var visit func(t *Type)
-	visit = func(t *Type) {
+	var visit func(t *ir.Type)
+	visit = func(t *ir.Type) {
 		index[t], low[t] = next, next
 		next++
 		stack = append(stack, t)
@@ -175,9 +171,9 @@ func cyclicFields(types []*Type) map[*Field]bool {
 			}
 		}
 	}
-	cyclic := map[*Field]bool{}
+	cyclic := map[*ir.Field]bool{}
 	for _, t := range types {
-		if t.Kind == KindStruct && index[t] == 0 {
+		if t.Kind == ir.KindStruct && index[t] == 0 {
 			visit(t)
 		}
 	}

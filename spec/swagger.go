@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -14,7 +15,7 @@ import (
 // parameters alone have the defect, theirs after the first body).
 func (d *document) checkSwagger() {
 	var cuts []cut
-	record := func(holder *yaml.Node, e *Error, c ...cut) {
+	record := func(holder *yaml.Node, e *ir.Error, c ...cut) {
 		d.defects = append(d.defects, &defect{err: e, holder: holder})
 		cuts = append(cuts, c...)
 	}
@@ -67,7 +68,7 @@ func (d *document) checkSwagger() {
 			}
 			_, own := d.child(op, "parameters")
 			in := d.paramPlaces(shared, own)
-			var e *Error
+			var e *ir.Error
 			switch {
 			case in["body"] > 1:
 				e = d.errorf(k, id, "Swagger 2.0 allows one body parameter, not %d", in["body"])

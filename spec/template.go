@@ -9,18 +9,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
 // bodyTemplate checks the JSON body a lookup sends (a POST search) against the lookup's request
 // body type, and splits it at the string values that hold "{ref}".
-func (r *resolver) bodyTemplate(so *specOp, read *Operation, n *yaml.Node) *BodyTemplate {
+func (r *resolver) bodyTemplate(so *specOp, read *ir.Operation, n *yaml.Node) *ir.BodyTemplate {
 	id := so.op.ID
 	switch {
 	case read.Body == nil:
 		r.errorf(n, id, "lookup operation %q takes no request body: pass the reference in params", read.ID)
 		return nil
-	case read.Body.Encoding != BodyJSON:
+	case read.Body.Encoding != ir.BodyJSON:
 		r.errorf(n, id, "lookup operation %q sends %s, not JSON: a body template is JSON", read.ID, read.Body.ContentType)
 		return nil
 	}
@@ -34,19 +35,19 @@ func (r *resolver) bodyTemplate(so *specOp, read *Operation, n *yaml.Node) *Body
 		return nil
 	}
 	w.flush()
-	return &BodyTemplate{Parts: w.parts, JSON: w.text.String(), Pos: r.pos(n)}
+	return &ir.BodyTemplate{Parts: w.parts, JSON: w.text.String(), Pos: r.pos(n)}
 }
 
 // fitJSON reports the first value of the YAML tree n that a value of type t cannot hold, and why.
-func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
+func fitJSON(n *yaml.Node, t *ir.TypeRef) (*yaml.Node, string) {
 	if n.Kind == yaml.AliasNode {
 		return n, "an alias: write the value out"
 	}
 	u := under(t)
 	switch {
-	case u.Kind == RefBuiltin && (u.Builtin == "any" || u.Builtin == "json.RawMessage"):
+	case u.Kind == ir.RefBuiltin && (u.Builtin == "any" || u.Builtin == "json.RawMessage"):
 		return nil, ""
-	case u.Kind == RefNamed && u.Named.Kind == KindUnion:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 		for _, v := range u.Named.Variants {
 			if bad, _ := fitJSON(n, v.Type); bad == nil {
 				return nil, ""
@@ -60,11 +61,11 @@ func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			var vt *TypeRef
+			var vt *ir.TypeRef
 			switch {
-			case u.Kind == RefMap:
+			case u.Kind == ir.RefMap:
 				vt = u.Elem
-			case u.Kind == RefNamed && u.Named.Kind == KindStruct:
+			case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
 				for _, f := range u.Named.Fields {
 					if f.Name == k.Value {
 						vt = f.Type
@@ -86,7 +87,7 @@ func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
 		}
 		return nil, ""
 	case yaml.SequenceNode:
-		if u.Kind != RefArray {
+		if u.Kind != ir.RefArray {
 			return n, fmt.Sprintf("a list where %s goes", describeRef(t))
 		}
 		for _, item := range n.Content {
@@ -99,9 +100,9 @@ func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
 	ok := false
 	switch n.Tag {
 	case "!!str":
-		ok = isStringType(t) || u.Kind == RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "[]byte")
-		if ok && u.Kind == RefNamed && len(u.Named.Enum) > 0 && !strings.Contains(n.Value, "{ref}") &&
-			!slices.ContainsFunc(u.Named.Enum, func(v EnumValue) bool { return v.Value == n.Value }) {
+		ok = isStringType(t) || u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "[]byte")
+		if ok && u.Kind == ir.RefNamed && len(u.Named.Enum) > 0 && !strings.Contains(n.Value, "{ref}") &&
+			!slices.ContainsFunc(u.Named.Enum, func(v ir.EnumValue) bool { return v.Value == n.Value }) {
 			return n, fmt.Sprintf("%q is not one of the values of %s", n.Value, u.Named.Name)
 		}
 	case "!!int":
@@ -109,7 +110,7 @@ func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
 	case "!!float":
 		ok = isFloatType(t)
 	case "!!bool":
-		ok = u.Kind == RefBuiltin && u.Builtin == "bool"
+		ok = u.Kind == ir.RefBuiltin && u.Builtin == "bool"
 	}
 	if !ok {
 		return n, fmt.Sprintf("%q where %s goes", n.Value, describeRef(t))
@@ -117,18 +118,18 @@ func fitJSON(n *yaml.Node, t *TypeRef) (*yaml.Node, string) {
 	return nil, ""
 }
 
-func isFloatType(r *TypeRef) bool {
+func isFloatType(r *ir.TypeRef) bool {
 	u := under(r)
-	if u.Kind == RefNamed {
-		return u.Named.Kind == KindEnum && u.Named.Base == "float64"
+	if u.Kind == ir.RefNamed {
+		return u.Named.Kind == ir.KindEnum && u.Named.Base == "float64"
 	}
-	return u.Kind == RefBuiltin && (u.Builtin == "float64" || u.Builtin == "float32")
+	return u.Kind == ir.RefBuiltin && (u.Builtin == "float64" || u.Builtin == "float32")
 }
 
 // jsonWriter writes a YAML tree as compact JSON, in the order written, cutting it at every
 // string value that holds "{ref}".
 type jsonWriter struct {
-	parts []JSONPart
+	parts []ir.JSONPart
 	buf   strings.Builder // literal JSON not yet in parts
 	text  strings.Builder // the whole template, "{ref}" kept, for reports
 }
@@ -140,7 +141,7 @@ func (w *jsonWriter) write(s string) {
 
 func (w *jsonWriter) flush() {
 	if w.buf.Len() > 0 {
-		w.parts = append(w.parts, JSONPart{Literal: w.buf.String()})
+		w.parts = append(w.parts, ir.JSONPart{Literal: w.buf.String()})
 		w.buf.Reset()
 	}
 }
@@ -185,16 +186,16 @@ func (w *jsonWriter) value(n *yaml.Node) (*yaml.Node, string) {
 			return nil, ""
 		}
 		w.flush()
-		var parts []TemplatePart
+		var parts []ir.TemplatePart
 		for i, lit := range strings.Split(n.Value, "{ref}") {
 			if i > 0 {
-				parts = append(parts, TemplatePart{Hole: true})
+				parts = append(parts, ir.TemplatePart{Hole: true})
 			}
 			if lit != "" {
-				parts = append(parts, TemplatePart{Literal: lit})
+				parts = append(parts, ir.TemplatePart{Literal: lit})
 			}
 		}
-		w.parts = append(w.parts, JSONPart{String: parts})
+		w.parts = append(w.parts, ir.JSONPart{String: parts})
 		w.text.WriteString(jsonQuote(n.Value))
 	case "!!int":
 		v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64)

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/ir"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ const (
 // and the name it imports the client by (API.ToolsClient). The operations are in the IR's
 // order. The Go names share the package's namespace with toolsReserved and are settled
 // together: one that collides is renamed deterministically (settleNames), whatever the order.
-func nameTools(api *API) {
+func nameTools(api *ir.API) {
 	api.ToolsPackage = api.Package + "mcp"
 	claims := []*nameClaim{{Want: api.Package, Alt: "client", Key: "import " + api.Package, Rank: rankToolsClient, Got: &api.ToolsClient}}
 	for _, name := range toolsReserved {
@@ -53,7 +54,7 @@ func nameTools(api *API) {
 // ([A-Za-z0-9_-], which every client accepts), else its Go name; a name longer than
 // maxToolName is cut, with a hash of the whole. A name an earlier operation (in taken) has gets
 // the suffix _2, _3 ...
-func toolName(op *Operation, taken map[string]bool) string {
+func toolName(op *ir.Operation, taken map[string]bool) string {
 	name := op.ID
 	if !validToolName(name) {
 		name = op.GoName
@@ -89,19 +90,19 @@ func validToolName(name string) bool {
 // Names that two arguments would share are qualified by where they go: key_NAME, path_NAME,
 // query_NAME, header_NAME, cookie_NAME ("body" keeps its name); what still collides gets the
 // suffix _2, _3 ..., in order.
-func toolArgs(op *Operation) []ToolArg {
-	var args []ToolArg
-	if op.Call == CallWrite || op.Call == CallSubmit {
+func toolArgs(op *ir.Operation) []ir.ToolArg {
+	var args []ir.ToolArg
+	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 		for i := range op.Safety.Key.Fields {
 			kf := &op.Safety.Key.Fields[i]
-			args = append(args, ToolArg{Name: toolArgName(kf.Name), Key: kf})
+			args = append(args, ir.ToolArg{Name: toolArgName(kf.Name), Key: kf})
 		}
 	}
 	for _, p := range op.Params {
-		args = append(args, ToolArg{Name: toolArgName(p.Name), Param: p})
+		args = append(args, ir.ToolArg{Name: toolArgName(p.Name), Param: p})
 	}
 	if op.Body != nil {
-		args = append(args, ToolArg{Name: "body", Body: true})
+		args = append(args, ir.ToolArg{Name: "body", Body: true})
 	}
 	count := map[string]int{}
 	for _, a := range args {

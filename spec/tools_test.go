@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // TestToolNames checks that tool names are valid for every client, stable and unique.
 func TestToolNames(t *testing.T) {
 	long := strings.Repeat("a", 70)
-	api := &API{Operations: []*Operation{
+	api := &ir.API{Operations: []*ir.Operation{
 		{ID: "createThread", GoName: "CreateThread"},
 		{ID: "POST /threads", GoName: "PostThreads"},
 		{ID: "repos.get", GoName: "ReposGet"},
@@ -51,15 +52,15 @@ func TestToolArgNames(t *testing.T) {
 			t.Errorf("toolArgName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	op := &Operation{
-		Call:   CallWrite,
-		Safety: &Safety{Key: &Key{Fields: []KeyField{{Name: "id"}, {Name: "body"}}}},
-		Params: []*Param{
-			{Name: "id", In: InPath},
-			{Name: "id", In: InQuery},
-			{Name: "limit", In: InQuery},
+	op := &ir.Operation{
+		Call:   ir.CallWrite,
+		Safety: &ir.Safety{Key: &ir.Key{Fields: []ir.KeyField{{Name: "id"}, {Name: "body"}}}},
+		Params: []*ir.Param{
+			{Name: "id", In: ir.InPath},
+			{Name: "id", In: ir.InQuery},
+			{Name: "limit", In: ir.InQuery},
 		},
-		Body: &Body{},
+		Body: &ir.Body{},
 	}
 	var got []string
 	for _, a := range toolArgs(op) {

@@ -3,25 +3,9 @@ package spec
 import (
 	"time"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
-
-// WindowForever is the Window of an idempotency key the annotation says the provider keeps for
-// good (window: forever).
-//
-// A window is an answer a person gives from the provider's documentation: none is assumed.
-// Without one (no window, or window: unknown) the Window is 0, and the generated code relies on
-// the key only within the call that first sends it (the runtime's KeyWindow 0): its retries
-// re-send it, but Resume, a takeover of its ledger row and a later call with the same business
-// key never do, since the provider may have forgotten it. They ask the lookup, or leave the
-// outcome uncertain, as for a key past its window.
-const WindowForever time.Duration = -1
-
-// WindowKnown reports whether a person declared how long the provider remembers the key.
-func (i *Idempotency) WindowKnown() bool { return i.Window != 0 }
-
-// Forever reports whether the provider keeps the key for good (window: forever).
-func (i *Idempotency) Forever() bool { return i.Window == WindowForever }
 
 // window reads idempotency.window: a duration, forever, or unknown (the same as no window).
 func (p *annotParser) window(n *yaml.Node) time.Duration {
@@ -31,7 +15,7 @@ func (p *annotParser) window(n *yaml.Node) time.Duration {
 	}
 	switch s {
 	case "forever":
-		return WindowForever
+		return ir.WindowForever
 	case "unknown":
 		return 0
 	}

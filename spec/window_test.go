@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +58,7 @@ func TestPromise40_InitDeclaresNoWindow(t *testing.T) {
 		"owner: TODO", "owner: payments", "response: {is: TODO, id: /id}", "response: {is: receipt, id: /id}",
 	).Replace(string(out))
 	_, err = LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(answered), Options{})
-	var list ErrorList
+	var list ir.ErrorList
 	if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Msg, `"TODO" is a placeholder left by writegen init`) ||
 		list[0].Pos.Line != strings.Count(answered[:strings.Index(answered, "window: TODO")], "\n")+1 {
 		t.Fatalf("with the window unanswered: %v; want one placeholder error at the window", err)

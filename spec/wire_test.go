@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/ir"
 	"slices"
 	"testing"
 )
@@ -60,7 +61,7 @@ components:
             regex: {type: string}
 `
 
-func loadWire(t *testing.T) *API {
+func loadWire(t *testing.T) *ir.API {
 	t.Helper()
 	api, err := LoadBytes("wire.yaml", []byte(wireSpec), "ws.yaml", []byte("version: 1\npackage: x\nscope: x\noperations: {postA: {effect: idempotent, response: {is: acknowledgement}}}\n"), Options{})
 	if err != nil {
@@ -69,9 +70,9 @@ func loadWire(t *testing.T) *API {
 	return api
 }
 
-func typeNamed(t *testing.T, api *API, name string) *Type {
+func typeNamed(t *testing.T, api *ir.API, name string) *ir.Type {
 	t.Helper()
-	i := slices.IndexFunc(api.Types, func(ty *Type) bool { return ty.Name == name })
+	i := slices.IndexFunc(api.Types, func(ty *ir.Type) bool { return ty.Name == name })
 	if i < 0 {
 		var names []string
 		for _, ty := range api.Types {
@@ -82,9 +83,9 @@ func typeNamed(t *testing.T, api *API, name string) *Type {
 	return api.Types[i]
 }
 
-func fieldNamed(t *testing.T, ty *Type, name string) *Field {
+func fieldNamed(t *testing.T, ty *ir.Type, name string) *ir.Field {
 	t.Helper()
-	i := slices.IndexFunc(ty.Fields, func(f *Field) bool { return f.Name == name })
+	i := slices.IndexFunc(ty.Fields, func(f *ir.Field) bool { return f.Name == name })
 	if i < 0 {
 		t.Fatalf("%s has no field %s", ty.Name, name)
 	}
@@ -142,7 +143,7 @@ func TestPromise57_RequiredInBranches(t *testing.T) {
 // of the type; a pattern Go's regexp does not take is left out.
 func TestPromise57_Checks(t *testing.T) {
 	at := typeNamed(t, loadWire(t), "Attribute")
-	check := func(name string) Check {
+	check := func(name string) ir.Check {
 		t.Helper()
 		c := fieldNamed(t, at, name).Type.Check
 		if c == nil {

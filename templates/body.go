@@ -5,7 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // setInBody returns the statements that store value (providerKey or reference) at the path p
@@ -30,7 +30,7 @@ import (
 // A marker (a template over the reference) is appended to the text there instead:
 //
 //	body.Body += " [ref:" + reference + "]"
-func (g *generator) setInBody(p *spec.Path, value string, marker []spec.TemplatePart, n int, fail func() jen.Code) []jen.Code {
+func (g *generator) setInBody(p *ir.Path, value string, marker []ir.TemplatePart, n int, fail func() jen.Code) []jen.Code {
 	var path []string // selectors after body
 	at := func(extra ...string) *jen.Statement {
 		s := jen.Id("body")
@@ -40,7 +40,7 @@ func (g *generator) setInBody(p *spec.Path, value string, marker []spec.Template
 		return s
 	}
 	var stmts []jen.Code
-	if v := spec.StringVariant(p.Type); v != nil {
+	if v := ir.StringVariant(p.Type); v != nil {
 		union := "set" + strconv.Itoa(n)
 		stmts = append(stmts,
 			jen.Var().Id(union).Add(goType(p.Type)),
@@ -49,7 +49,7 @@ func (g *generator) setInBody(p *spec.Path, value string, marker []spec.Template
 	}
 	for i, st := range p.Steps {
 		last := i == len(p.Steps)-1
-		if st.Kind == spec.StepKey { // the last step: copy the map, then set the key
+		if st.Kind == ir.StepKey { // the last step: copy the map, then set the key
 			m := at()
 			if st.Extra {
 				m = at(st.Struct.ExtraName)
@@ -84,11 +84,11 @@ func (g *generator) setInBody(p *spec.Path, value string, marker []spec.Template
 
 // keyValue returns the string value named v as a value of type r (a pointer to it when ptr):
 // the IR allows a string, a named string type, any, or a union already set from v.
-func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
+func keyValue(r *ir.TypeRef, ptr bool, v string) *jen.Statement {
 	switch {
 	case ptr:
 		return jen.Op("&").Id(v)
-	case r.Kind == spec.RefBuiltin || isUnion(r):
+	case r.Kind == ir.RefBuiltin || isUnion(r):
 		return jen.Id(v)
 	}
 	return goType(r).Call(jen.Id(v))
@@ -98,11 +98,11 @@ func keyValue(r *spec.TypeRef, ptr bool, v string) *jen.Statement {
 // the generated code stores nothing in it (a body that carries the write's key or reference
 // is taken as required: the key must travel). The method then takes it as nil for absent: a
 // pointer (bodyArgType), or the slice, map or []byte itself.
-func optionalBody(op *spec.Operation) bool {
+func optionalBody(op *ir.Operation) bool {
 	if op.Body == nil || op.Body.Required {
 		return false
 	}
-	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 		for _, set := range op.Safety.Sets {
 			if set.Body != nil {
 				return false
@@ -114,17 +114,17 @@ func optionalBody(op *spec.Operation) bool {
 
 // bodyByPointer reports whether op's method takes its body through a pointer: it is optional
 // and its type has no nil of its own.
-func bodyByPointer(op *spec.Operation) bool {
+func bodyByPointer(op *ir.Operation) bool {
 	return optionalBody(op) && !nilable(op.Body.Type)
 }
 
 // bodyArgType is the type of op's body argument.
-func bodyArgType(op *spec.Operation) *jen.Statement {
+func bodyArgType(op *ir.Operation) *jen.Statement {
 	return heldType(op.Body.Type, bodyByPointer(op))
 }
 
 // bodyArg is the value e, of op's body type, as op's method takes it.
-func bodyArg(op *spec.Operation, e *jen.Statement) *jen.Statement {
+func bodyArg(op *ir.Operation, e *jen.Statement) *jen.Statement {
 	if bodyByPointer(op) {
 		return jen.Op("&").Add(e)
 	}
@@ -148,7 +148,7 @@ func bodyArg(op *spec.Operation, e *jen.Statement) *jen.Statement {
 //			return nil, err
 //		}
 //	}
-func (g *generator) encodeBody(op *spec.Operation, fail func() jen.Code) []jen.Code {
+func (g *generator) encodeBody(op *ir.Operation, fail func() jen.Code) []jen.Code {
 	stmts := g.encodeGiven(op, fail)
 	if !optionalBody(op) {
 		return stmts
@@ -157,14 +157,14 @@ func (g *generator) encodeBody(op *spec.Operation, fail func() jen.Code) []jen.C
 }
 
 // encodeGiven returns the statements of encodeBody that encode a body given.
-func (g *generator) encodeGiven(op *spec.Operation, fail func() jen.Code) []jen.Code {
+func (g *generator) encodeGiven(op *ir.Operation, fail func() jen.Code) []jen.Code {
 	var method string
 	switch op.Body.Encoding {
-	case spec.BodyJSON:
+	case ir.BodyJSON:
 		method = "JSON"
-	case spec.BodyForm:
+	case ir.BodyForm:
 		method = "Form"
-	case spec.BodyMultipart:
+	case ir.BodyMultipart:
 		return g.multipartBody(op, fail)
 	default: // raw bytes
 		return []jen.Code{jen.List(jen.Id("req").Dot("Body"), jen.Id("req").Dot("ContentType")).Op("=").List(jen.Id("body"), jen.Lit(op.Body.ContentType))}
@@ -183,7 +183,7 @@ func (g *generator) encodeGiven(op *spec.Operation, fail func() jen.Code) []jen.
 //	if err := req.Multipart(parts); err != nil {
 //		return nil, err
 //	}
-func (g *generator) multipartBody(op *spec.Operation, fail func() jen.Code) []jen.Code {
+func (g *generator) multipartBody(op *ir.Operation, fail func() jen.Code) []jen.Code {
 	st := under(op.Body.Type).Named // a struct: the IR sees to it
 	stmts := []jen.Code{jen.Id("parts").Op(":=").Make(jen.Index().Add(impl("Part")), jen.Lit(0), jen.Lit(len(st.Fields)))}
 	declared := false
@@ -221,7 +221,7 @@ func (g *generator) multipartBody(op *spec.Operation, fail func() jen.Code) []je
 
 // partData returns the bytes of a multipart part holding the field at(), of type r (behind a
 // pointer when ptr), and whether the part is a file; ok is false when it is sent as JSON.
-func partData(r *spec.TypeRef, at func() *jen.Statement, ptr bool) (data *jen.Statement, file, ok bool) {
+func partData(r *ir.TypeRef, at func() *jen.Statement, ptr bool) (data *jen.Statement, file, ok bool) {
 	v := at()
 	if ptr {
 		v = jen.Op("*").Add(at())
@@ -230,17 +230,17 @@ func partData(r *spec.TypeRef, at func() *jen.Statement, ptr bool) (data *jen.St
 	switch {
 	case isString(r):
 		return jen.Index().Byte().Call(v), false, true
-	case u.Kind == spec.RefNamed && u.Named.Kind == spec.KindEnum:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum:
 		if u.Named.Base == "int64" {
 			return itoa(jen.Int64().Call(v)), false, true
 		}
 		return float(jen.Float64().Call(v)), false, true
-	case u.Kind != spec.RefBuiltin:
+	case u.Kind != ir.RefBuiltin:
 		return nil, false, false
 	}
 	switch u.Builtin {
 	case "[]byte":
-		return v, r.Kind == spec.RefBuiltin, true
+		return v, r.Kind == ir.RefBuiltin, true
 	case "int64":
 		return itoa(v), false, true
 	case "int32":
@@ -252,7 +252,7 @@ func partData(r *spec.TypeRef, at func() *jen.Statement, ptr bool) (data *jen.St
 	case "bool":
 		return jen.Index().Byte().Call(jen.Qual("strconv", "FormatBool").Call(v)), false, true
 	case "time.Time":
-		if r.Kind == spec.RefBuiltin {
+		if r.Kind == ir.RefBuiltin {
 			return jen.Index().Byte().Call(at().Dot("Format").Call(jen.Qual("time", "RFC3339Nano"))), false, true
 		}
 	}

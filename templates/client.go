@@ -5,7 +5,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // rt names an identifier of the user-facing runtime package.
@@ -163,9 +163,9 @@ func (g *generator) inboxes(f *jen.File) {
 		}
 		order, how := "AnyOrder", "in any order, several at a time"
 		switch in.Order {
-		case spec.OrderInOrder:
+		case ir.OrderInOrder:
 			order, how = "InOrder", "one at a time per ordering key, in sequence"
-		case spec.OrderLatest:
+		case ir.OrderLatest:
 			order, how = "Latest", "one at a time per ordering key, skipping one older than an event already handled"
 		}
 		items := []jen.Code{
@@ -175,7 +175,7 @@ func (g *generator) inboxes(f *jen.File) {
 			jen.Id("Order").Op(":").Add(lg(order)),
 		}
 		seq := ""
-		if in.Order != spec.OrderAny {
+		if in.Order != ir.OrderAny {
 			params = append(params, jen.Id("sequence").Func().Params(jen.Id("body").Index().Byte()).Params(jen.Id("key").String(), jen.Id("seq").Int64(), jen.Err().Error()))
 			items = append(items, jen.Id("Sequence").Op(":").Id("sequence"))
 			seq = " sequence returns an event's ordering key and its place in that key's sequence."

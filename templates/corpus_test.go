@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The benchmarks run on the Stripe spec of the shared corpus, which lives beside the repository
@@ -37,7 +38,7 @@ func corpusSpec(tb testing.TB, name string) string {
 }
 
 // loadCorpus loads a corpus spec with corpusAnnotations.
-func loadCorpus(tb testing.TB, name string) *spec.API {
+func loadCorpus(tb testing.TB, name string) *ir.API {
 	tb.Helper()
 	data, err := os.ReadFile(corpusSpec(tb, name))
 	if err != nil {

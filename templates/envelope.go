@@ -6,7 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // envelope emits the function that builds a write's 2xx body around an object its generated
@@ -16,7 +16,7 @@ import (
 //	func createTicketEnvelope(v *Ticket) *CreateTicketResponse {
 //		return &CreateTicketResponse{Ticket: v}
 //	}
-func (g *generator) envelope(f *jen.File, op *spec.Operation) {
+func (g *generator) envelope(f *jen.File, op *ir.Operation) {
 	s := op.Safety
 	l := s.Lookup
 	elem := l.Operation.Response.Type
@@ -26,7 +26,7 @@ func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 	T := resultType(op)
 	var stmts []jen.Code
 	what := ""
-	copied := func(t *spec.TypeRef) string {
+	copied := func(t *ir.TypeRef) string {
 		if l.Copies {
 			return describe(t) + " with the fields of the same name of the " + describe(elem)
 		}
@@ -63,9 +63,9 @@ func (g *generator) envelope(f *jen.File, op *spec.Operation) {
 }
 
 // copyFields is the composite literal of the struct r that copies the fields of v, whose struct
-// r extends (spec.Lookup.Extends) or shares properties with (spec.Lookup.Copies), by property
+// r extends (ir.Lookup.Extends) or shares properties with (ir.Lookup.Copies), by property
 // name.
-func copyFields(r, elem *spec.TypeRef) *jen.Statement {
+func copyFields(r, elem *ir.TypeRef) *jen.Statement {
 	rt, et := under(r).Named, under(elem).Named
 	var d []jen.Code
 	for _, ef := range et.Fields {
@@ -80,16 +80,16 @@ func copyFields(r, elem *spec.TypeRef) *jen.Statement {
 
 // envNode is a struct literal under construction: the fields set, in the order added.
 type envNode struct {
-	fields []*spec.Field
-	values map[*spec.Field]jen.Code
-	nodes  map[*spec.Field]*envNode
+	fields []*ir.Field
+	values map[*ir.Field]jen.Code
+	nodes  map[*ir.Field]*envNode
 }
 
 // add sets the value at the end of steps (struct fields); v is a pointer when ptr.
-func (n *envNode) add(steps []spec.Step, v jen.Code, ptr bool) {
+func (n *envNode) add(steps []ir.Step, v jen.Code, ptr bool) {
 	fl := steps[0].Field
 	if n.values == nil {
-		n.values, n.nodes = map[*spec.Field]jen.Code{}, map[*spec.Field]*envNode{}
+		n.values, n.nodes = map[*ir.Field]jen.Code{}, map[*ir.Field]*envNode{}
 	}
 	if _, ok := n.values[fl]; !ok && n.nodes[fl] == nil {
 		n.fields = append(n.fields, fl)
@@ -138,7 +138,7 @@ func (n *envNode) literal() *jen.Statement {
 //		}
 //		return why
 //	}
-func (g *generator) refused(f *jen.File, op *spec.Operation) {
+func (g *generator) refused(f *jen.File, op *ir.Operation) {
 	s := op.Safety
 	T := resultType(op)
 	ok := reach(func() *jen.Statement { return jen.Id("v") }, true, s.OK.Steps)
@@ -152,7 +152,7 @@ func (g *generator) refused(f *jen.File, op *spec.Operation) {
 	if s.ErrorText != nil {
 		e := reach(func() *jen.Statement { return jen.Id("v") }, true, s.ErrorText.Steps)
 		text := value(e)
-		if s.ErrorText.Type.Kind != spec.RefBuiltin {
+		if s.ErrorText.Type.Kind != ir.RefBuiltin {
 			text = jen.String().Call(text)
 		}
 		present := append(e.present, jen.Add(text).Op("!=").Lit(""))
@@ -176,7 +176,7 @@ func (g *generator) refused(f *jen.File, op *spec.Operation) {
 //	if !res.OK {
 //		return nil, errors.New(`writegen: lookup conversationsHistory: the provider answered "/ok" false`)
 //	}
-func lookupOK(l *spec.Lookup, res func() *jen.Statement, rootPtr bool, zero jen.Code) jen.Code {
+func lookupOK(l *ir.Lookup, res func() *jen.Statement, rootPtr bool, zero jen.Code) jen.Code {
 	if l.OK == nil {
 		return nil
 	}
@@ -194,11 +194,11 @@ func lookupOK(l *spec.Lookup, res func() *jen.Statement, rootPtr bool, zero jen.
 //		Properties: []string{"email", "external_id", "name", "role"},
 //		Required:   []string{"name"},
 //	}
-func (g *generator) variantDesc(f *jen.File, op *spec.Operation) {
+func (g *generator) variantDesc(f *jen.File, op *ir.Operation) {
 	v := op.Safety.Reference.Through
-	var union *spec.Type
+	var union *ir.Type
 	for _, st := range op.Safety.Reference.Body.Steps {
-		if st.Kind == spec.StepVariant {
+		if st.Kind == ir.StepVariant {
 			union = st.Union
 		}
 	}
@@ -253,10 +253,10 @@ func (g *generator) variantDesc(f *jen.File, op *spec.Operation) {
 //			referenced = true
 //		}
 //	}
-func (g *generator) setInVariant(op *spec.Operation, p *spec.Path, value string, fail func() jen.Code) []jen.Code {
+func (g *generator) setInVariant(op *ir.Operation, p *ir.Path, value string, fail func() jen.Code) []jen.Code {
 	vi := 0
 	for i, st := range p.Steps {
-		if st.Kind == spec.StepVariant {
+		if st.Kind == ir.StepVariant {
 			vi = i
 		}
 	}
@@ -302,6 +302,6 @@ func (g *generator) setInVariant(op *spec.Operation, p *spec.Path, value string,
 }
 
 // throughSet reports whether a body place goes through a variant (reference.through).
-func throughSet(p *spec.Path) bool {
-	return p != nil && slices.ContainsFunc(p.Steps, func(st spec.Step) bool { return st.Kind == spec.StepVariant })
+func throughSet(p *ir.Path) bool {
+	return p != nil && slices.ContainsFunc(p.Steps, func(st ir.Step) bool { return st.Kind == ir.StepVariant })
 }

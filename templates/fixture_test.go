@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // sampleAPI loads testdata/sample.yaml and its annotations: a small support-desk API that uses
@@ -11,7 +12,7 @@ import (
 // recursive fields, unknown keys, enums, aliases, a discriminated and an undiscriminated union,
 // every parameter location, JSON, form and multipart bodies, receipts and acknowledgements,
 // hand-written and generated lookups, a compensation, an inbox and a ledger.
-func sampleAPI(t testing.TB) *spec.API {
+func sampleAPI(t testing.TB) *ir.API {
 	t.Helper()
 	api, err := spec.Load("testdata/sample.yaml", "testdata/sample.writesafety.yaml", spec.Options{})
 	if err != nil {

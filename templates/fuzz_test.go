@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/templates"
 )
 
@@ -238,7 +239,7 @@ func namedSpec(a, b, c, d string, mode uint8) (specData, annotData []byte) {
 // line, a message, and one line of printable text.
 func checkErrorList(t *testing.T, what string, err error) {
 	t.Helper()
-	var list spec.ErrorList
+	var list ir.ErrorList
 	if !errors.As(err, &list) {
 		t.Fatalf("%s: error %T is not a spec.ErrorList: %v", what, err, err)
 	}
@@ -278,7 +279,7 @@ func unsafeRune(s string, newlines bool) rune {
 
 // checkPackage checks the files of a package generated from api: each Go file starts with the
 // header, parses, holds no directive, and declares what the IR says; the package type-checks.
-func checkPackage(t *testing.T, api *spec.API, files []templates.File) {
+func checkPackage(t *testing.T, api *ir.API, files []templates.File) {
 	t.Helper()
 	fset := token.NewFileSet()
 	var asts []*ast.File
@@ -390,7 +391,7 @@ func addLookups(file *ast.File) {
 
 // checkType checks the declaration of the named type ty: a struct holds each field under its Go
 // name with its wire name in the json tag.
-func checkType(t *testing.T, ty *spec.Type, decl ast.Node) {
+func checkType(t *testing.T, ty *ir.Type, decl ast.Node) {
 	t.Helper()
 	ts, ok := decl.(*ast.TypeSpec)
 	if !ok {
@@ -403,7 +404,7 @@ func checkType(t *testing.T, ty *spec.Type, decl ast.Node) {
 		}
 		return
 	}
-	if ty.Kind != spec.KindStruct {
+	if ty.Kind != ir.KindStruct {
 		return
 	}
 	st, ok := ts.Type.(*ast.StructType)
@@ -475,7 +476,7 @@ func (c *cachingImporter) Import(path string) (*types.Package, error) {
 
 // blankDescriptions removes from api the text that only describes: titles, summaries and
 // descriptions.
-func blankDescriptions(api *spec.API) {
+func blankDescriptions(api *ir.API) {
 	api.Title, api.Version = "", ""
 	for _, ty := range api.Types {
 		ty.Doc = ""

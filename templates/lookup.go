@@ -10,20 +10,20 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // lookupSignature is the signature every lookup of op has:
 //
 //	createThreadLookup(ctx context.Context, reference string) ([]runtime.Found[*Thread], error)
-func lookupSignature(op *spec.Operation, name string) *jen.Statement {
+func lookupSignature(op *ir.Operation, name string) *jen.Statement {
 	return jen.Id(name).
 		Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("reference").String()).
 		Params(foundList(op), jen.Error())
 }
 
 // foundList is []runtime.Found[*T] of op's result type.
-func foundList(op *spec.Operation) *jen.Statement {
+func foundList(op *ir.Operation) *jen.Statement {
 	return jen.Index().Add(rt("Found")).Types(resultPtr(op))
 }
 
@@ -45,7 +45,7 @@ func foundList(op *spec.Operation) *jen.Statement {
 //	var _ interface {
 //		findComment(ctx context.Context, q AddCommentLookup) ([]runtime.Found[*Comment], error)
 //	} = (*Client)(nil)
-func (g *generator) funcLookup(f *jen.File, op *spec.Operation) {
+func (g *generator) funcLookup(f *jen.File, op *ir.Operation) {
 	l := op.Safety.Lookup
 	fields := []jen.Code{
 		jen.Comment("Reference is the write's reference, as the provider keeps it: the lookup returns the"),
@@ -56,14 +56,14 @@ func (g *generator) funcLookup(f *jen.File, op *spec.Operation) {
 	hole := jen.Id("reference")
 	var stmts []jen.Code
 	if len(l.Values) > 0 {
-		var vals map[*spec.LookupValue]jen.Code
+		var vals map[*ir.LookupValue]jen.Code
 		stmts, vals = lookupValues(l, true)
 		hole = jen.Id("ref")
 		for _, v := range l.Values {
 			name, typ, what := queryField(v)
 			fields = append(fields, jen.Id(name).Add(typ).Comment(what))
 			val := vals[v]
-			if v.Param != nil && !v.Integer && under(v.Param.Type).Kind != spec.RefBuiltin {
+			if v.Param != nil && !v.Integer && under(v.Param.Type).Kind != ir.RefBuiltin {
 				val = goType(v.Param.Type).Call(val)
 			}
 			d[jen.Id(name)] = val
@@ -86,7 +86,7 @@ func (g *generator) funcLookup(f *jen.File, op *spec.Operation) {
 
 // queryField is the field of a lookup's query struct that holds value v: its name, its type and
 // what it is.
-func queryField(v *spec.LookupValue) (string, *jen.Statement, string) {
+func queryField(v *ir.LookupValue) (string, *jen.Statement, string) {
 	if v.Field != nil {
 		name := v.Field.GoName
 		if name == "Reference" {
@@ -126,7 +126,7 @@ func queryField(v *spec.LookupValue) (string, *jen.Statement, string) {
 //		}
 //		return []runtime.Found[*Thread]{{Body: res, ID: createThreadID(res), Ref: res.ExternalReference}}, nil
 //	}
-func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
+func (g *generator) generatedLookup(f *jen.File, op *ir.Operation) {
 	l := op.Safety.Lookup
 	read := l.Operation
 	stmts, args, raw := g.lookupArgs(op)
@@ -147,11 +147,11 @@ func (g *generator) generatedLookup(f *jen.File, op *spec.Operation) {
 // search body, with the reference and the values of the write in them), the arguments, and the
 // locals that hold the values of the write as they are (not escaped for the query language:
 // the read that adopts takes them as parameters of its own).
-func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw map[*spec.LookupValue]jen.Code) {
+func (g *generator) lookupArgs(op *ir.Operation) (stmts, args []jen.Code, raw map[*ir.LookupValue]jen.Code) {
 	l := op.Safety.Lookup
 	read := l.Operation
 	hole := jen.Id("reference")
-	var vals map[*spec.LookupValue]jen.Code
+	var vals map[*ir.LookupValue]jen.Code
 	if len(l.Values) > 0 {
 		stmts, vals = lookupValues(l, usesHole(l))
 		hole = jen.Id("ref")
@@ -165,7 +165,7 @@ func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw 
 	args = []jen.Code{jen.Id("ctx")}
 	if read.ParamsName != "" {
 		ts := slices.Concat(l.Params, l.NewestFirst)
-		slices.SortFunc(ts, func(a, b *spec.Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
+		slices.SortFunc(ts, func(a, b *ir.Template) int { return strings.Compare(a.Param.Name, b.Param.Name) })
 		values, pre := templateParams(ts, hole, vals)
 		stmts = append(stmts, pre...)
 		stmts = append(stmts, jen.Id("params").Op(":=").Id(read.ParamsName).Custom(multiLine, values...))
@@ -183,15 +183,15 @@ func (g *generator) lookupArgs(op *spec.Operation) (stmts, args []jen.Code, raw 
 }
 
 // usesHole reports whether a lookup's params or body use the reference.
-func usesHole(l *spec.Lookup) bool {
+func usesHole(l *ir.Lookup) bool {
 	for _, t := range l.Params {
-		if slices.ContainsFunc(t.Parts, func(p spec.TemplatePart) bool { return p.Hole }) {
+		if slices.ContainsFunc(t.Parts, func(p ir.TemplatePart) bool { return p.Hole }) {
 			return true
 		}
 	}
 	if l.Body != nil {
 		for _, p := range l.Body.Parts {
-			if slices.ContainsFunc(p.String, func(p spec.TemplatePart) bool { return p.Hole }) {
+			if slices.ContainsFunc(p.String, func(p ir.TemplatePart) bool { return p.Hole }) {
 				return true
 			}
 		}
@@ -201,7 +201,7 @@ func usesHole(l *spec.Lookup) bool {
 
 // single returns the statements of a lookup that finds one object, not a list: the object,
 // when it is there and carries the reference field (the runtime compares its text).
-func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
+func (g *generator) single(op *ir.Operation, args []jen.Code) []jen.Code {
 	l := op.Safety.Lookup
 	read := l.Operation
 	stmts := []jen.Code{jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...)}
@@ -261,7 +261,7 @@ func (g *generator) single(op *spec.Operation, args []jen.Code) []jen.Code {
 //		}
 //		return page, nil
 //	})
-func (g *generator) walk(op *spec.Operation, args []jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
+func (g *generator) walk(op *ir.Operation, args []jen.Code, vals map[*ir.LookupValue]jen.Code) []jen.Code {
 	l := op.Safety.Lookup
 	read := l.Operation
 	T := resultPtr(op) // the walk's elements
@@ -308,7 +308,7 @@ func (g *generator) walk(op *spec.Operation, args []jen.Code, vals map[*spec.Loo
 		}
 	}
 	var set []jen.Code // fields set only when present
-	setField := func(name string, path *spec.Path, conv func(*spec.TypeRef, jen.Code) jen.Code) {
+	setField := func(name string, path *ir.Path, conv func(*ir.TypeRef, jen.Code) jen.Code) {
 		r := reach(elem, true, path.Steps)
 		v := conv(path.Type, value(r))
 		if len(r.present) == 0 {
@@ -336,11 +336,11 @@ func (g *generator) walk(op *spec.Operation, args []jen.Code, vals map[*spec.Loo
 		cursor := value(r)
 		more := append(slices.Clone(r.present), jen.Add(cursor).Op("!=").Lit(""))
 		var next []jen.Code
-		if u := under(p.Cursor.Type); u.Kind != spec.RefBuiltin {
+		if u := under(p.Cursor.Type); u.Kind != ir.RefBuiltin {
 			cursor = jen.String().Call(cursor)
 		}
 		nextV := cursor
-		if u := under(p.Param.Type); u.Kind != spec.RefBuiltin {
+		if u := under(p.Param.Type); u.Kind != ir.RefBuiltin {
 			nextV = goType(p.Param.Type).Call(nextV)
 		}
 		param := jen.Id("params").Dot(p.Param.GoName)
@@ -382,7 +382,7 @@ func (g *generator) walk(op *spec.Operation, args []jen.Code, vals map[*spec.Loo
 //
 //	number := int64(1 + n - 1)
 //	params.Page = &number
-func pageNumber(p *spec.Pages) []jen.Code {
+func pageNumber(p *ir.Pages) []jen.Code {
 	typ := goType(p.Param.Type)
 	n := jen.Id("n")
 	if p.Start != 1 {
@@ -415,7 +415,7 @@ func pageNumber(p *spec.Pages) []jen.Code {
 //		out = append(out, adopted)
 //	}
 //	return out, nil
-func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.LookupValue]jen.Code) []jen.Code {
+func (g *generator) adoptBy(op *ir.Operation, walk jen.Code, vals map[*ir.LookupValue]jen.Code) []jen.Code {
 	a := op.Safety.Lookup.Adopt
 	read := a.Operation
 	values, pre := templateParams(a.Params, jen.Id("f").Dot("ID"), vals)
@@ -460,7 +460,7 @@ func (g *generator) adoptBy(op *spec.Operation, walk jen.Code, vals map[*spec.Lo
 }
 
 // readName is the name of the method that reads a write's object by its durable id.
-func readName(op *spec.Operation) string { return op.Local + "Read" }
+func readName(op *ir.Operation) string { return op.Local + "Read" }
 
 // readByID emits the method that reads a write's object by its durable id, with the read its
 // lookup adopts by (lookup.adopt): a receipt a person recorded in the ledger holds the id alone,
@@ -474,12 +474,12 @@ func readName(op *spec.Operation) string { return op.Local + "Read" }
 //		...
 //		return c.IssuesGet(ctx, IssuesGetParams{IssueNumber: id, Owner: values[0], Repo: values[1]})
 //	}
-func (g *generator) readByID(f *jen.File, op *spec.Operation) {
+func (g *generator) readByID(f *jen.File, op *ir.Operation) {
 	l := op.Safety.Lookup
 	a := l.Adopt
 	read := a.Operation
 	var stmts []jen.Code
-	var vals map[*spec.LookupValue]jen.Code
+	var vals map[*ir.LookupValue]jen.Code
 	if len(l.Values) > 0 {
 		stmts, vals = lookupValues(l, false)
 	}
@@ -507,8 +507,8 @@ func (g *generator) readByID(f *jen.File, op *spec.Operation) {
 }
 
 // stringOf is v, a value of type t that converts from a string, as a string.
-func stringOf(t *spec.TypeRef, v jen.Code) jen.Code {
-	if under(t).Kind != spec.RefBuiltin {
+func stringOf(t *ir.TypeRef, v jen.Code) jen.Code {
+	if under(t).Kind != ir.RefBuiltin {
 		return jen.String().Call(v)
 	}
 	return v
@@ -516,14 +516,14 @@ func stringOf(t *spec.TypeRef, v jen.Code) jen.Code {
 
 // timeOf is v, a creation time of type t (a time.Time, an RFC 3339 string or Unix seconds), as
 // a time.Time.
-func timeOf(t *spec.TypeRef, v jen.Code) jen.Code {
+func timeOf(t *ir.TypeRef, v jen.Code) jen.Code {
 	u := under(t)
 	switch {
-	case u.Kind == spec.RefBuiltin && u.Builtin == "time.Time":
+	case u.Kind == ir.RefBuiltin && u.Builtin == "time.Time":
 		return v
 	case isString(t):
 		return impl("CreatedAt").Call(stringOf(t, v))
-	case u.Kind == spec.RefBuiltin && u.Builtin == "int64":
+	case u.Kind == ir.RefBuiltin && u.Builtin == "int64":
 		return jen.Qual("time", "Unix").Call(v, jen.Lit(0))
 	}
 	return jen.Qual("time", "Unix").Call(jen.Int64().Call(v), jen.Lit(0))
@@ -531,19 +531,19 @@ func timeOf(t *spec.TypeRef, v jen.Code) jen.Code {
 
 // idText is the id r reached in a found element, of type t (a string or an integer), as a
 // string.
-func idText(r reached, t *spec.TypeRef) jen.Code {
+func idText(r reached, t *ir.TypeRef) jen.Code {
 	v := value(r)
 	if isString(t) {
 		return stringOf(t, v)
 	}
-	if u := under(t); !(u.Kind == spec.RefBuiltin && u.Builtin == "int64") {
+	if u := under(t); !(u.Kind == ir.RefBuiltin && u.Builtin == "int64") {
 		v = jen.Int64().Call(v)
 	}
 	return jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10))
 }
 
 // walkText says, in a lookup's comment, what its walk keeps and how far it goes.
-func walkText(op *spec.Operation) string {
+func walkText(op *ir.Operation) string {
 	l := op.Safety.Lookup
 	s := op.Safety
 	what := "whose " + l.Match.Pointer + " is the reference"
@@ -566,7 +566,7 @@ func walkText(op *spec.Operation) string {
 }
 
 // adoptNote says, in a lookup's comment, how the receipt is read.
-func adoptNote(l *spec.Lookup) string {
+func adoptNote(l *ir.Lookup) string {
 	if l.Adopt == nil {
 		return ""
 	}
@@ -575,12 +575,12 @@ func adoptNote(l *spec.Lookup) string {
 
 // escapeFuncs are the functions of writegenimpl that write a value as a literal of each query
 // language.
-var escapeFuncs = map[spec.Escape]string{
-	spec.EscapeStripeSearch:  "StripeSearchString",
-	spec.EscapeZendeskSearch: "ZendeskSearchValue",
-	spec.EscapeGitHubSearch:  "GitHubSearchValue",
-	spec.EscapeJQL:           "JQLString",
-	spec.EscapeLucene:        "LuceneTerm",
+var escapeFuncs = map[ir.Escape]string{
+	ir.EscapeStripeSearch:  "StripeSearchString",
+	ir.EscapeZendeskSearch: "ZendeskSearchValue",
+	ir.EscapeGitHubSearch:  "GitHubSearchValue",
+	ir.EscapeJQL:           "JQLString",
+	ir.EscapeLucene:        "LuceneTerm",
 }
 
 // escapes returns the statements that write the reference and the string values of the write
@@ -592,10 +592,10 @@ var escapeFuncs = map[spec.Escape]string{
 //	if err != nil {
 //		return nil, err
 //	}
-func escapes(l *spec.Lookup, hole *jen.Statement, vals map[*spec.LookupValue]jen.Code) ([]jen.Code, *jen.Statement, map[*spec.LookupValue]jen.Code) {
+func escapes(l *ir.Lookup, hole *jen.Statement, vals map[*ir.LookupValue]jen.Code) ([]jen.Code, *jen.Statement, map[*ir.LookupValue]jen.Code) {
 	usesRef := false
-	var used []*spec.LookupValue
-	see := func(parts []spec.TemplatePart) {
+	var used []*ir.LookupValue
+	see := func(parts []ir.TemplatePart) {
 		for _, p := range parts {
 			switch {
 			case p.Hole:
@@ -620,9 +620,9 @@ func escapes(l *spec.Lookup, hole *jen.Statement, vals map[*spec.LookupValue]jen
 		stmts = append(stmts, jen.List(jen.Id("lit"), jen.Err()).Op(":=").Add(fn).Call(hole), fail)
 		hole = jen.Id("lit")
 	}
-	out := make(map[*spec.LookupValue]jen.Code, len(vals))
+	out := make(map[*ir.LookupValue]jen.Code, len(vals))
 	maps.Copy(out, vals)
-	slices.SortFunc(used, func(a, b *spec.LookupValue) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(used, func(a, b *ir.LookupValue) int { return strings.Compare(a.Name, b.Name) })
 	for i, v := range used {
 		name := "lit" + strconv.Itoa(i+1)
 		stmts = append(stmts, jen.List(jen.Id(name), jen.Err()).Op(":=").Add(fn).Call(vals[v]), fail)
@@ -631,7 +631,7 @@ func escapes(l *spec.Lookup, hole *jen.Statement, vals map[*spec.LookupValue]jen
 	return stmts, hole, out
 }
 
-func pathSteps(p *spec.Path) []spec.Step {
+func pathSteps(p *ir.Path) []ir.Step {
 	if p == nil {
 		return nil
 	}
@@ -639,9 +639,9 @@ func pathSteps(p *spec.Path) []spec.Step {
 }
 
 // eachStep is the index of the StepEach of steps, or len(steps) without one.
-func eachStep(steps []spec.Step) int {
+func eachStep(steps []ir.Step) int {
 	for i, st := range steps {
-		if st.Kind == spec.StepEach {
+		if st.Kind == ir.StepEach {
 			return i
 		}
 	}
@@ -649,7 +649,7 @@ func eachStep(steps []spec.Step) int {
 }
 
 // listOf is the list that steps reach from res, and the conditions under which it is absent.
-func listOf(res func() *jen.Statement, rootPtr bool, steps []spec.Step) (func() *jen.Statement, []jen.Code) {
+func listOf(res func() *jen.Statement, rootPtr bool, steps []ir.Step) (func() *jen.Statement, []jen.Code) {
 	r := reach(res, rootPtr, steps)
 	list := r.expr
 	if r.ptr {
@@ -669,7 +669,7 @@ func listOf(res func() *jen.Statement, rootPtr bool, steps []spec.Step) (func() 
 //	if err != nil {
 //		return nil, err
 //	}
-func lookupValues(l *spec.Lookup, refUsed bool) ([]jen.Code, map[*spec.LookupValue]jen.Code) {
+func lookupValues(l *ir.Lookup, refUsed bool) ([]jen.Code, map[*ir.LookupValue]jen.Code) {
 	names := []jen.Code{jen.Id("reference")}
 	for _, v := range l.Values {
 		names = append(names, jen.Lit(v.Name))
@@ -680,7 +680,7 @@ func lookupValues(l *spec.Lookup, refUsed bool) ([]jen.Code, map[*spec.LookupVal
 		ref = jen.Id("ref")
 	}
 	stmts := []jen.Code{jen.List(ref, jen.Id("values"), jen.Err()).Op(":=").Add(impl("SplitReference")).Call(names...), fail}
-	vals := make(map[*spec.LookupValue]jen.Code, len(l.Values))
+	vals := make(map[*ir.LookupValue]jen.Code, len(l.Values))
 	taken := map[string]bool{"c": true, "ctx": true, "reference": true, "ref": true, "values": true, "err": true, "res": true,
 		"found": true, "params": true, "page": true, "body": true, "i": true, "since": true, "bounded": true, "marker": true, "search": true,
 		"lit": true, "lit1": true, "lit2": true, "lit3": true, "number": true, "older": true}
@@ -698,7 +698,7 @@ func lookupValues(l *spec.Lookup, refUsed bool) ([]jen.Code, map[*spec.LookupVal
 }
 
 // localName is a Go local for a lookup value, apart from the names the lookup declares.
-func localName(v *spec.LookupValue, taken map[string]bool) string {
+func localName(v *ir.LookupValue, taken map[string]bool) string {
 	gn := "value"
 	if v.Param != nil {
 		gn = v.Param.GoName
@@ -734,7 +734,7 @@ func value(r reached) *jen.Statement {
 }
 
 // sameRef reports whether a and b are the same builtin or named type.
-func sameRef(a, b *spec.TypeRef) bool {
+func sameRef(a, b *ir.TypeRef) bool {
 	return a.Kind == b.Kind && a.Builtin == b.Builtin && a.Named == b.Named
 }
 
@@ -747,7 +747,7 @@ func plural(n int, word string) string {
 
 // envelopeOf is the write's answer around found, an object a lookup found (response.object),
 // or found itself.
-func envelopeOf(op *spec.Operation, found jen.Code) jen.Code {
+func envelopeOf(op *ir.Operation, found jen.Code) jen.Code {
 	if op.EnvelopeName == "" {
 		return found
 	}
@@ -755,7 +755,7 @@ func envelopeOf(op *spec.Operation, found jen.Code) jen.Code {
 }
 
 // foundDict is the fields of the runtime.Found of body.
-func foundDict(op *spec.Operation, body jen.Code) jen.Dict {
+func foundDict(op *ir.Operation, body jen.Code) jen.Dict {
 	d := jen.Dict{jen.Id("Body"): body}
 	if op.IDName != "" {
 		d[jen.Id("ID")] = jen.Id(op.IDName).Call(body)
@@ -778,7 +778,7 @@ func addr(r reached) *jen.Statement {
 //	if err := json.Unmarshal([]byte(`{"query":{"field":"external_id","value":`+jsonString(reference)+`}}`), &search); err != nil {
 //		return nil, err
 //	}
-func (g *generator) bodyFromTemplate(read *spec.Operation, t *spec.BodyTemplate, hole jen.Code) []jen.Code {
+func (g *generator) bodyFromTemplate(read *ir.Operation, t *ir.BodyTemplate, hole jen.Code) []jen.Code {
 	var parts []jen.Code
 	for _, p := range t.Parts {
 		if p.String == nil {
@@ -807,7 +807,7 @@ func rawLit(s string) jen.Code {
 
 // templateExpr is the string expression of a template whose hole is hole, and whose values of
 // the write are held in vals (a string, or an int64 formatted in base 10).
-func templateExpr(parts []spec.TemplatePart, hole jen.Code, vals map[*spec.LookupValue]jen.Code) *jen.Statement {
+func templateExpr(parts []ir.TemplatePart, hole jen.Code, vals map[*ir.LookupValue]jen.Code) *jen.Statement {
 	var codes []jen.Code
 	for _, p := range parts {
 		switch {
@@ -830,7 +830,7 @@ func templateExpr(parts []spec.TemplatePart, hole jen.Code, vals map[*spec.Looku
 // templateParams returns the fields of a parameter struct given by templates, with the hole
 // filled by hole (an addressable string) and the values of the write by vals, and the
 // statements that declare the values held through pointers.
-func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupValue]jen.Code) (values, pre []jen.Code) {
+func templateParams(ts []*ir.Template, hole jen.Code, vals map[*ir.LookupValue]jen.Code) (values, pre []jen.Code) {
 	for _, t := range ts {
 		p := t.Param
 		value := templateExpr(t.Parts, hole, vals)
@@ -851,16 +851,16 @@ func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupVal
 			}
 		}
 		simple := len(t.Parts) == 1 && t.Parts[0].Hole
-		if p.Pointer && simple && p.Type.Kind == spec.RefBuiltin { // the hole is addressable
+		if p.Pointer && simple && p.Type.Kind == ir.RefBuiltin { // the hole is addressable
 			values = append(values, jen.Id(p.GoName).Op(":").Op("&").Add(hole))
 			continue
 		}
 		switch u := under(p.Type); {
 		case isString(p.Type):
-			if p.Type.Kind != spec.RefBuiltin {
+			if p.Type.Kind != ir.RefBuiltin {
 				value = goType(p.Type).Call(value)
 			}
-		case u.Kind == spec.RefArray:
+		case u.Kind == ir.RefArray:
 			value = goType(p.Type).Values(value)
 		}
 		if p.Pointer {
@@ -875,17 +875,17 @@ func templateParams(ts []*spec.Template, hole jen.Code, vals map[*spec.LookupVal
 
 // intHole reports whether a template of ts passes the placeholder to an integer parameter: the
 // caller parses it into the local id first.
-func intHole(ts []*spec.Template) bool {
-	return slices.ContainsFunc(ts, func(t *spec.Template) bool {
+func intHole(ts []*ir.Template) bool {
+	return slices.ContainsFunc(ts, func(t *ir.Template) bool {
 		return t.Const == nil && len(t.Parts) == 1 && t.Parts[0].Hole && !isString(t.Param.Type)
 	})
 }
 
 // typedConst is v, a constant of the parameter type t (an int64, a float64, a bool, or an enum's
 // value), as Go writes it: 100, int32(100), ListThreadsOrder("desc").
-func typedConst(t *spec.TypeRef, v any) *jen.Statement {
+func typedConst(t *ir.TypeRef, v any) *jen.Statement {
 	c := jen.Lit(v)
-	if u := under(t); u.Kind != spec.RefBuiltin || !(u.Builtin == "int64" || u.Builtin == "float64" || u.Builtin == "bool" || u.Builtin == "string") {
+	if u := under(t); u.Kind != ir.RefBuiltin || !(u.Builtin == "int64" || u.Builtin == "float64" || u.Builtin == "bool" || u.Builtin == "string") {
 		return goType(t).Call(c)
 	}
 	return c
@@ -896,7 +896,7 @@ func typedConst(t *spec.TypeRef, v any) *jen.Statement {
 //	func (c *Client) createThreadCompensate(ctx context.Context, duplicate runtime.Found[*Thread]) error {
 //		return c.DeleteThread(ctx, DeleteThreadParams{ThreadID: duplicate.ID})
 //	}
-func (g *generator) compensation(f *jen.File, op *spec.Operation) {
+func (g *generator) compensation(f *jen.File, op *ir.Operation) {
 	c := op.Safety.Compensate
 	target := c.Operation
 	var stmts []jen.Code
@@ -937,7 +937,7 @@ type reached struct {
 // reach follows steps (no StepEach) from root, a value (a pointer to one when rootPtr), through
 // struct fields, array elements and map keys, collecting the conditions under which the value
 // is absent: a nil pointer on the way, a list too short.
-func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached {
+func reach(root func() *jen.Statement, rootPtr bool, steps []ir.Step) reached {
 	r := reached{expr: root, ptr: rootPtr}
 	for _, st := range steps {
 		prev, prevPtr := r.expr, r.ptr
@@ -948,7 +948,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 			return prev()
 		}
 		switch st.Kind {
-		case spec.StepField:
+		case ir.StepField:
 			fl := st.Field
 			r.expr = func() *jen.Statement { return prev().Dot(fl.GoName) }
 			r.ptr = fl.Pointer
@@ -956,7 +956,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 				r.missing = append(r.missing, r.expr().Op("==").Nil())
 				r.present = append(r.present, r.expr().Op("!=").Nil())
 			}
-		case spec.StepIndex:
+		case ir.StepIndex:
 			n := st.Index
 			if n == 0 {
 				r.missing = append(r.missing, jen.Len(deref()).Op("==").Lit(0))
@@ -966,7 +966,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 			r.present = append(r.present, jen.Len(deref()).Op(">").Lit(n))
 			r.expr = func() *jen.Statement { return deref().Index(jen.Lit(n)) }
 			r.ptr = false
-		case spec.StepKey:
+		case ir.StepKey:
 			key := st.Key
 			if st.Extra {
 				extra := st.Struct.ExtraName
@@ -981,7 +981,7 @@ func reach(root func() *jen.Statement, rootPtr bool, steps []spec.Step) reached 
 }
 
 // escapeNote says, in a lookup's comment, how its substitutions reach the query.
-func escapeNote(l *spec.Lookup) string {
+func escapeNote(l *ir.Lookup) string {
 	if l.Escape == "" {
 		return ""
 	}

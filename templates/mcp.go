@@ -9,7 +9,7 @@ import (
 	"github.com/dave/jennifer/jen"
 
 	"github.com/writegen/writegen/runtime"
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The import paths of the MCP tools (Options.MCP): the official Go SDK, and the support the
@@ -20,12 +20,12 @@ const (
 )
 
 // ToolsFile is the name of the generated file of MCP tools, in the directory of the tools
-// package (spec.API.ToolsPackage) inside the client's.
+// package (ir.API.ToolsPackage) inside the client's.
 const ToolsFile = "tools.go"
 
 // ToolsPath is the path of the generated file of MCP tools relative to the client package's
 // directory, as File.Name holds it: <Package>mcp/tools.go.
-func ToolsPath(api *spec.API) string { return api.ToolsPackage + "/" + ToolsFile }
+func ToolsPath(api *ir.API) string { return api.ToolsPackage + "/" + ToolsFile }
 
 // mcpGen emits the tools package of one API, which imports the client package at client.
 type mcpGen struct {
@@ -122,13 +122,13 @@ func (m *mcpGen) addTools(f *jen.File) {
 }
 
 // typ is the Go type of r in the tools package: a named type is the client package's.
-func (m *mcpGen) typ(r *spec.TypeRef) *jen.Statement {
+func (m *mcpGen) typ(r *ir.TypeRef) *jen.Statement {
 	switch r.Kind {
-	case spec.RefNamed:
+	case ir.RefNamed:
 		return jen.Qual(m.client, r.Named.Name)
-	case spec.RefArray:
+	case ir.RefArray:
 		return jen.Index().Add(m.typ(r.Elem))
-	case spec.RefMap:
+	case ir.RefMap:
 		return jen.Map(jen.String()).Add(m.typ(r.Elem))
 	}
 	return goType(r)
@@ -166,7 +166,7 @@ func list(names []string) string {
 //	}`),
 //		OutputSchema: json.RawMessage(`{...}`),
 //	}
-func (m *mcpGen) tool(f *jen.File, op *spec.Operation) {
+func (m *mcpGen) tool(f *jen.File, op *ir.Operation) {
 	h := op.Hints
 	title := oneLine(op.Summary)
 	if title == "" {
@@ -216,8 +216,8 @@ func rawJSON(schema *jobj) *jen.Statement {
 //			return mcptools.Receipt(r, err, mcptools.Check{Tool: "searchThreads", Args: `{"external_reference":"{ref}"}`}), nil
 //		}
 //	}
-func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
-	keyed := op.Call == spec.CallWrite || op.Call == spec.CallSubmit
+func (m *mcpGen) serve(f *jen.File, op *ir.Operation) {
+	keyed := op.Call == ir.CallWrite || op.Call == ir.CallSubmit
 	var stmts, decode, call []jen.Code
 	call = append(call, jen.Id("ctx"))
 	if keyed {
@@ -265,16 +265,16 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 		return jen.Return(jen.Qual(mcptoolsPath, fn).Call(args...), jen.Nil())
 	}
 	switch op.Call {
-	case spec.CallWrite, spec.CallSubmit:
+	case ir.CallWrite, ir.CallSubmit:
 		fn, v := "Receipt", "r"
-		if op.Call == spec.CallSubmit {
+		if op.Call == ir.CallSubmit {
 			fn, v = "Ack", "a"
 		}
 		stmts = append(stmts, jen.List(jen.Id(v), jen.Err()).Op(":=").Add(method), result(fn, jen.Id(v), jen.Err(), m.check(op)))
 	default:
 		fn := "Read"
 		var extra []jen.Code
-		if op.Call == spec.CallDo {
+		if op.Call == ir.CallDo {
 			fn = "Done"
 			extra = []jen.Code{jen.Lit(doneNote(op))}
 		} else if hasResult(op) && !isObject(op.Response.Type) {
@@ -298,7 +298,7 @@ func (m *mcpGen) serve(f *jen.File, op *spec.Operation) {
 // that find the write by its reference.
 //
 //	mcptools.Check{Tool: "searchThreads", Args: `{"external_reference":"{ref}"}`}
-func (m *mcpGen) check(op *spec.Operation) jen.Code {
+func (m *mcpGen) check(op *ir.Operation) jen.Code {
 	s := op.Safety
 	l := s.Lookup
 	if !toolChecks(l) {
@@ -326,7 +326,7 @@ func (m *mcpGen) check(op *spec.Operation) jen.Code {
 // toolChecks reports whether the read tool of lookup l alone can check a write: it is a read
 // of the spec called with the reference only, as it is (not escaped for a query language),
 // whose answer needs no matching on the client.
-func toolChecks(l *spec.Lookup) bool {
+func toolChecks(l *ir.Lookup) bool {
 	return l != nil && l.Operation != nil && l.Match == nil && l.Pages == nil && l.Since == nil && len(l.Values) == 0 && l.Escape == ""
 }
 
@@ -341,7 +341,7 @@ func rawString(s string) *jen.Statement {
 
 // templateValue is a lookup parameter's template as a JSON value in which {ref} stands for the
 // reference: a string, or the bare placeholder for a number that is the reference alone.
-func templateValue(t *spec.Template) string {
+func templateValue(t *ir.Template) string {
 	if len(t.Parts) == 1 && t.Parts[0].Hole && !isString(t.Param.Type) {
 		return "{ref}"
 	}
@@ -357,15 +357,15 @@ func templateValue(t *spec.Template) string {
 }
 
 // isObject reports whether values of r are JSON objects: a struct or a map.
-func isObject(r *spec.TypeRef) bool {
+func isObject(r *ir.TypeRef) bool {
 	u := under(r)
-	return u.Kind == spec.RefMap || u.Kind == spec.RefNamed && u.Named.Kind == spec.KindStruct
+	return u.Kind == ir.RefMap || u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct
 }
 
 // inputSchema is the schema of op's arguments: its business key fields (required), its
 // parameters and its body, with the body fields the tool fills in left to the tool.
-func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
-	var roots []*spec.TypeRef
+func (m *mcpGen) inputSchema(op *ir.Operation) *jobj {
+	var roots []*ir.TypeRef
 	for _, p := range op.Params {
 		roots = append(roots, p.Type)
 	}
@@ -389,17 +389,17 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 			required = append(required, a.Name)
 		case a.Param != nil:
 			s = g.ref(a.Param.Type).describe(a.Param.Doc)
-			if a.Param.Required || a.Param.In == spec.InPath {
+			if a.Param.Required || a.Param.In == ir.InPath {
 				required = append(required, a.Name)
 			}
 		default:
 			over := bodySets(op)
-			if t := op.Body.Type; len(over) > 0 && t.Kind == spec.RefNamed && t.Named.Kind == spec.KindStruct {
+			if t := op.Body.Type; len(over) > 0 && t.Kind == ir.RefNamed && t.Named.Kind == ir.KindStruct {
 				s = g.named(t.Named, over)
 			} else {
 				s = g.ref(t)
 			}
-			if op.Body.Encoding == spec.BodyRaw {
+			if op.Body.Encoding == ir.BodyRaw {
 				s.set("contentMediaType", op.Body.ContentType)
 			}
 			if !optionalBody(op) { // required by the spec, or carrying the write's key
@@ -421,8 +421,8 @@ func (m *mcpGen) inputSchema(op *spec.Operation) *jobj {
 
 // bodySets is the tree of the body fields a keyed write fills in: those reached through struct
 // fields only (a place behind an array or a map stays in the schema as the spec has it).
-func bodySets(op *spec.Operation) sets {
-	if op.Call != spec.CallWrite && op.Call != spec.CallSubmit {
+func bodySets(op *ir.Operation) sets {
+	if op.Call != ir.CallWrite && op.Call != ir.CallSubmit {
 		return nil
 	}
 	tree := sets{}
@@ -432,7 +432,7 @@ func bodySets(op *spec.Operation) sets {
 		}
 		fields := true
 		for _, st := range set.Body.Steps {
-			fields = fields && st.Kind == spec.StepField
+			fields = fields && st.Kind == ir.StepField
 		}
 		if !fields {
 			continue
@@ -469,8 +469,8 @@ const (
 // outputSchema is the schema of the structured content of op's results: a receipt {id,
 // source, body}, an acknowledgement {accepted, status, source, note, body}, or a read's
 // response (in {"result": ...} when it is not an object).
-func (m *mcpGen) outputSchema(op *spec.Operation) *jobj {
-	var roots []*spec.TypeRef
+func (m *mcpGen) outputSchema(op *ir.Operation) *jobj {
+	var roots []*ir.TypeRef
 	if hasResult(op) {
 		roots = append(roots, op.Response.Type)
 	}
@@ -495,8 +495,8 @@ func (m *mcpGen) outputSchema(op *spec.Operation) *jobj {
 }
 
 // output is the output schema of op written by g.
-func output(op *spec.Operation, g *schemaGen) *jobj {
-	var res *spec.TypeRef
+func output(op *ir.Operation, g *schemaGen) *jobj {
+	var res *ir.TypeRef
 	if hasResult(op) {
 		res = op.Response.Type
 	}
@@ -524,31 +524,31 @@ func output(op *spec.Operation, g *schemaGen) *jobj {
 		}
 	}
 	switch op.Call {
-	case spec.CallWrite:
+	case ir.CallWrite:
 		prop("id", obj().set("type", "string").set("description", "The durable id of the effect."), true)
 		prop("source", sourceSchema(), true)
 		bodyProp()
 		undecoded()
-	case spec.CallSubmit, spec.CallDo:
+	case ir.CallSubmit, ir.CallDo:
 		prop("accepted", obj().set("type", "boolean").set("const", true), true)
-		if op.Call == spec.CallSubmit {
+		if op.Call == ir.CallSubmit {
 			prop("status", obj().set("type", "integer").set("description", "The HTTP status of the acknowledgement."), false)
 			prop("source", sourceSchema(), false)
 		}
 		prop("note", obj().set("type", "string").set("description", "What the answer means: whether the effect has happened or may come later."), true)
 		bodyProp()
-		if op.Call == spec.CallSubmit {
+		if op.Call == ir.CallSubmit {
 			undecoded()
 		}
 	default:
 		switch {
 		case res == nil:
 			return obj().set("type", "object")
-		case isObject(res) && res.Kind == spec.RefNamed && g.defs[res.Named]:
+		case isObject(res) && res.Kind == ir.RefNamed && g.defs[res.Named]:
 			// A recursive response: the root refers to its definition.
 			g.use(res.Named)
 			return g.finish(obj().set("type", "object").set("$ref", "#/$defs/"+res.Named.Name))
-		case isObject(res) && res.Kind == spec.RefNamed:
+		case isObject(res) && res.Kind == ir.RefNamed:
 			s := g.named(res.Named, nil)
 			if note != "" {
 				s.set("description", strings.TrimSpace(oneLine(res.Named.Doc)+note))
@@ -567,7 +567,7 @@ func output(op *spec.Operation, g *schemaGen) *jobj {
 }
 
 // doneNote is what the 2xx of an idempotent write without a business key means.
-func doneNote(op *spec.Operation) string {
+func doneNote(op *ir.Operation) string {
 	if op.Safety.Receipt {
 		return "The provider carried it out; repeating it is harmless."
 	}
@@ -580,7 +580,7 @@ func doneNote(op *spec.Operation) string {
 // idempotent); with a key the provider keeps for a while, only while it does; with neither it only
 // names the write, and the description must not promise what the next sentence ("calling it
 // again makes a second effect") takes back.
-func keyMeans(op *spec.Operation) string {
+func keyMeans(op *ir.Operation) string {
 	switch {
 	case op.Hints.Idempotent:
 		return ": calls with the same key are one write."
@@ -594,7 +594,7 @@ func keyMeans(op *spec.Operation) string {
 // answers say one call does, what repeating it does, and what an uncertain outcome means. What
 // it claims (only reads, overwrites or deletes, no second effect when repeated) is what the
 // tool's hints claim, op.Hints; the answers say why.
-func (m *mcpGen) description(op *spec.Operation) string {
+func (m *mcpGen) description(op *ir.Operation) string {
 	var parts []string
 	sentence := func(s string) {
 		if s = oneLine(s); s != "" {
@@ -621,7 +621,7 @@ func (m *mcpGen) description(op *spec.Operation) string {
 	} else {
 		parts = append(parts, "It only adds: it neither overwrites nor deletes.")
 	}
-	keyed := op.Call == spec.CallWrite || op.Call == spec.CallSubmit
+	keyed := op.Call == ir.CallWrite || op.Call == ir.CallSubmit
 	if keyed {
 		var fields []string
 		for _, a := range op.ToolArgs {
@@ -645,7 +645,7 @@ func (m *mcpGen) description(op *spec.Operation) string {
 	default:
 		parts = append(parts, "Calling it again makes a second effect.")
 	}
-	if op.Call == spec.CallSubmit {
+	if op.Call == ir.CallSubmit {
 		parts = append(parts, "Its answer is an acknowledgement: the effect may come later.")
 	}
 	who := "it is recorded for a person"

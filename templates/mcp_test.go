@@ -17,6 +17,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // generatedTool is what a tool variable of a generated tools.go declares.
@@ -178,7 +179,7 @@ func TestToolHintsNeverClaimMore(t *testing.T) {
 // checkDescription fails when tool's description claims what its hints do not, or the reverse:
 // that it only reads, that it overwrites or deletes, that calling it again (with the same key)
 // makes no second effect.
-func checkDescription(t *testing.T, op *spec.Operation, tool generatedTool) {
+func checkDescription(t *testing.T, op *ir.Operation, tool generatedTool) {
 	t.Helper()
 	d := tool.description
 	if got := strings.Contains(d, "It only reads: calling it changes nothing."); got != tool.readOnly {
@@ -225,7 +226,7 @@ func checkClientImports(t *testing.T, files []File, tools string) {
 }
 
 // checkHints fails when a hint of tool claims more than op's annotations say.
-func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
+func checkHints(t *testing.T, op *ir.Operation, tool generatedTool) {
 	t.Helper()
 	s := op.Safety
 	read := s == nil || s.Effect == runtime.EffectReadOnly
@@ -255,7 +256,7 @@ func checkHints(t *testing.T, op *spec.Operation, tool generatedTool) {
 
 // checkSchemas resolves the schemas of tool and checks that its business key fields are
 // required arguments.
-func checkSchemas(t *testing.T, op *spec.Operation, tool generatedTool) {
+func checkSchemas(t *testing.T, op *ir.Operation, tool generatedTool) {
 	t.Helper()
 	for _, text := range []string{tool.input, tool.output} {
 		if text == "" {
@@ -278,7 +279,7 @@ func checkSchemas(t *testing.T, op *spec.Operation, tool generatedTool) {
 	}
 	var in struct{ Required []string }
 	json.Unmarshal([]byte(tool.input), &in)
-	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 		for _, a := range op.ToolArgs {
 			if a.Key != nil && !containsString(in.Required, a.Name) {
 				t.Errorf("%s: business key field %s is not a required argument", op.ID, a.Name)
@@ -362,17 +363,17 @@ func TestCorpusTools(t *testing.T) {
 // TestBoundedOutputSchema checks that a response reaching more named types than an output
 // schema describes in full is written down to fewer levels, says so, and still resolves.
 func TestBoundedOutputSchema(t *testing.T) {
-	types := make([]*spec.Type, maxOutputTypes+10)
+	types := make([]*ir.Type, maxOutputTypes+10)
 	for i := range types {
-		types[i] = &spec.Type{Name: "T" + strconv.Itoa(i), Kind: spec.KindStruct}
+		types[i] = &ir.Type{Name: "T" + strconv.Itoa(i), Kind: ir.KindStruct}
 	}
 	for i, typ := range types {
-		typ.Fields = []*spec.Field{{Name: "name", Type: &spec.TypeRef{Kind: spec.RefBuiltin, Builtin: "string"}, Required: true}}
+		typ.Fields = []*ir.Field{{Name: "name", Type: &ir.TypeRef{Kind: ir.RefBuiltin, Builtin: "string"}, Required: true}}
 		if i+1 < len(types) {
-			typ.Fields = append(typ.Fields, &spec.Field{Name: "next", Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[i+1]}})
+			typ.Fields = append(typ.Fields, &ir.Field{Name: "next", Type: &ir.TypeRef{Kind: ir.RefNamed, Named: types[i+1]}})
 		}
 	}
-	op := &spec.Operation{ID: "getChain", Call: spec.CallRead, Response: &spec.Response{Status: 200, Type: &spec.TypeRef{Kind: spec.RefNamed, Named: types[0]}}}
+	op := &ir.Operation{ID: "getChain", Call: ir.CallRead, Response: &ir.Response{Status: 200, Type: &ir.TypeRef{Kind: ir.RefNamed, Named: types[0]}}}
 	op.ToolName = "getChain"
 	m := &mcpGen{}
 	text := jsonText(m.outputSchema(op))
@@ -405,7 +406,7 @@ func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		dedupe     bool
-		idem       *spec.Idempotency
+		idem       *ir.Idempotency
 		idempotent bool // op.Hints.Idempotent, as the IR gives it for these answers
 		want       []string
 	}{
@@ -413,18 +414,18 @@ func TestDescriptionNeverTakesBackItsKey(t *testing.T) {
 			[]string{"it names the write in what is recorded and reported, and does not make two calls one write.", "Calling it again makes a second effect."}},
 		{"ledger", true, nil, true,
 			[]string{"calls with the same key are one write.", "makes no second effect: the ledger returns"}},
-		{"key kept forever", false, &spec.Idempotency{Header: "Idempotency-Key", Window: spec.WindowForever}, true,
+		{"key kept forever", false, &ir.Idempotency{Header: "Idempotency-Key", Window: ir.WindowForever}, true,
 			[]string{"calls with the same key are one write.", "makes no second effect: the provider recognises the key."}},
-		{"key kept for a window", false, &spec.Idempotency{Header: "Idempotency-Key", Window: time.Hour}, false,
+		{"key kept for a window", false, &ir.Idempotency{Header: "Idempotency-Key", Window: time.Hour}, false,
 			[]string{"one write while the provider remembers it.", "for 1h only: calling it again after that makes a second effect."}},
-		{"key window unknown", false, &spec.Idempotency{Header: "Idempotency-Key"}, false,
+		{"key window unknown", false, &ir.Idempotency{Header: "Idempotency-Key"}, false,
 			[]string{"one write while the provider remembers it.", "for a time it does not document: calling it again may make a second effect."}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			op := &spec.Operation{ID: "addNote", Call: spec.CallWrite, Safety: &spec.Safety{
+			op := &ir.Operation{ID: "addNote", Call: ir.CallWrite, Safety: &ir.Safety{
 				Effect: runtime.EffectAmbiguous, Dedupe: c.dedupe, Idempotency: c.idem, Owner: "desk-ops"},
-				Hints:    spec.Hints{Idempotent: c.idempotent},
-				ToolName: "addNote", ToolArgs: []spec.ToolArg{{Name: "note_ref", Key: &spec.KeyField{}}}}
+				Hints:    ir.Hints{Idempotent: c.idempotent},
+				ToolName: "addNote", ToolArgs: []ir.ToolArg{{Name: "note_ref", Key: &ir.KeyField{}}}}
 			m := &mcpGen{}
 			d := m.description(op)
 			for _, w := range c.want {

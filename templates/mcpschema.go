@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The MCP tools' input and output schemas are JSON Schema 2020-12, written by the emitter from
@@ -146,10 +146,10 @@ func strs(names []string) []any {
 
 // schemaGen writes the schemas of one tool's input or output, with its $defs.
 type schemaGen struct {
-	input bool                // the input of a tool: read-only fields are not required
-	defs  map[*spec.Type]bool // named types written under $defs
-	used  []*spec.Type        // defs referred to so far
-	types int                 // the named types the schema reaches
+	input bool              // the input of a tool: read-only fields are not required
+	defs  map[*ir.Type]bool // named types written under $defs
+	used  []*ir.Type        // defs referred to so far
+	types int               // the named types the schema reaches
 	// limit, when above 0, writes every type in place (no $defs) down to limit levels of named
 	// types, and every value below as {}: see limitedSchemaGen.
 	limit, depth int
@@ -164,18 +164,18 @@ type schemaGen struct {
 // responses reach most of their types (Stripe's expandable fields): such a schema says less
 // than the spec, never something else.
 func limitedSchemaGen(limit int) *schemaGen {
-	return &schemaGen{defs: map[*spec.Type]bool{}, limit: limit}
+	return &schemaGen{defs: map[*ir.Type]bool{}, limit: limit}
 }
 
 // newSchemaGen plans the schema of the types roots: which named types go under $defs.
-func newSchemaGen(input bool, roots ...*spec.TypeRef) *schemaGen {
-	p := &planner{count: map[*spec.Type]int{}, onStack: map[*spec.Type]bool{}, recursive: map[*spec.Type]bool{}}
+func newSchemaGen(input bool, roots ...*ir.TypeRef) *schemaGen {
+	p := &planner{count: map[*ir.Type]int{}, onStack: map[*ir.Type]bool{}, recursive: map[*ir.Type]bool{}}
 	for _, r := range roots {
 		p.ref(r)
 	}
-	g := &schemaGen{input: input, defs: map[*spec.Type]bool{}, types: len(p.seen)}
+	g := &schemaGen{input: input, defs: map[*ir.Type]bool{}, types: len(p.seen)}
 	for _, t := range p.seen {
-		shared := p.count[t] > 1 && (t.Kind == spec.KindStruct || t.Kind == spec.KindUnion || t.Kind == spec.KindAlias && under(t.Elem).Kind != spec.RefBuiltin)
+		shared := p.count[t] > 1 && (t.Kind == ir.KindStruct || t.Kind == ir.KindUnion || t.Kind == ir.KindAlias && under(t.Elem).Kind != ir.RefBuiltin)
 		if shared || p.recursive[t] {
 			g.defs[t] = true
 		}
@@ -186,22 +186,22 @@ func newSchemaGen(input bool, roots ...*spec.TypeRef) *schemaGen {
 // planner counts the uses of each named type in a schema written with every type in place, and
 // finds the types reached from themselves.
 type planner struct {
-	seen      []*spec.Type // in the order first used
-	count     map[*spec.Type]int
-	onStack   map[*spec.Type]bool
-	recursive map[*spec.Type]bool
+	seen      []*ir.Type // in the order first used
+	count     map[*ir.Type]int
+	onStack   map[*ir.Type]bool
+	recursive map[*ir.Type]bool
 }
 
-func (p *planner) ref(r *spec.TypeRef) {
+func (p *planner) ref(r *ir.TypeRef) {
 	switch r.Kind {
-	case spec.RefNamed:
+	case ir.RefNamed:
 		p.named(r.Named)
-	case spec.RefArray, spec.RefMap:
+	case ir.RefArray, ir.RefMap:
 		p.ref(r.Elem)
 	}
 }
 
-func (p *planner) named(t *spec.Type) {
+func (p *planner) named(t *ir.Type) {
 	p.count[t]++
 	if p.onStack[t] {
 		p.recursive[t] = true
@@ -228,25 +228,25 @@ func (p *planner) named(t *spec.Type) {
 }
 
 // use notes that the schema refers to the definition of t.
-func (g *schemaGen) use(t *spec.Type) {
+func (g *schemaGen) use(t *ir.Type) {
 	if !slices.Contains(g.used, t) {
 		g.used = append(g.used, t)
 	}
 }
 
 // ref is the schema of a use of r.
-func (g *schemaGen) ref(r *spec.TypeRef) *jobj {
+func (g *schemaGen) ref(r *ir.TypeRef) *jobj {
 	if g.nodes++; g.maxNodes > 0 && g.nodes > g.maxNodes {
 		g.over = true
 		return obj()
 	}
 	switch r.Kind {
-	case spec.RefNamed:
+	case ir.RefNamed:
 		if g.defs[r.Named] {
 			g.use(r.Named)
 			return obj().set("$ref", "#/$defs/"+r.Named.Name)
 		}
-		if leaf := r.Named.Kind == spec.KindEnum || r.Named.Kind == spec.KindAlias && under(r.Named.Elem).Kind == spec.RefBuiltin; g.limit > 0 && !leaf {
+		if leaf := r.Named.Kind == ir.KindEnum || r.Named.Kind == ir.KindAlias && under(r.Named.Elem).Kind == ir.RefBuiltin; g.limit > 0 && !leaf {
 			if g.depth >= g.limit {
 				return obj()
 			}
@@ -254,9 +254,9 @@ func (g *schemaGen) ref(r *spec.TypeRef) *jobj {
 			defer func() { g.depth-- }()
 		}
 		return g.named(r.Named, nil)
-	case spec.RefArray:
+	case ir.RefArray:
 		return g.check(obj().set("type", "array").set("items", g.ref(r.Elem)), r.Check)
-	case spec.RefMap:
+	case ir.RefMap:
 		return obj().set("type", "object").set("additionalProperties", g.ref(r.Elem))
 	}
 	switch r.Builtin {
@@ -280,7 +280,7 @@ func (g *schemaGen) ref(r *spec.TypeRef) *jobj {
 // type (c): its format, bounds and pattern, so that an agent that follows the schema sends what
 // the provider takes, and the tool refuses what it would not. Output schemas say only types:
 // what a provider answers is the provider's.
-func (g *schemaGen) check(o *jobj, c *spec.Check) *jobj {
+func (g *schemaGen) check(o *jobj, c *ir.Check) *jobj {
 	if c == nil || !g.input {
 		return o
 	}
@@ -312,14 +312,14 @@ func (g *schemaGen) check(o *jobj, c *spec.Check) *jobj {
 
 // sets is the tree of the body fields the generated code fills in (the provider key, the
 // reference): a leaf is a field to leave out, an inner node a struct on the way to one.
-type sets map[*spec.Field]sets
+type sets map[*ir.Field]sets
 
 // named is the schema of named type t written in place; over marks the fields of a struct
 // that the generated code fills in.
-func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
+func (g *schemaGen) named(t *ir.Type, over sets) *jobj {
 	var o *jobj
 	switch t.Kind {
-	case spec.KindStruct:
+	case ir.KindStruct:
 		o = obj().set("type", "object")
 		o.describe(t.Doc)
 		props := obj()
@@ -333,7 +333,7 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 				fs.set("description", "Filled in by the tool (the write's provider key or reference): leave it out.")
 				props.set(f.Name, fs)
 				continue
-			case isSet && f.Type.Kind == spec.RefNamed && f.Type.Named.Kind == spec.KindStruct:
+			case isSet && f.Type.Kind == ir.RefNamed && f.Type.Named.Kind == ir.KindStruct:
 				fs = g.named(f.Type.Named, sub)
 			default:
 				fs = g.ref(f.Type)
@@ -368,7 +368,7 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 			}
 			o.set(map[bool]string{false: "anyOf", true: "oneOf"}[t.RequiresOneOf], alts)
 		}
-	case spec.KindEnum:
+	case ir.KindEnum:
 		typ := map[string]string{"string": "string", "int64": "integer", "float64": "number"}[t.Base]
 		values := make([]any, len(t.Enum))
 		for i, v := range t.Enum {
@@ -376,7 +376,7 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 		}
 		o = obj().set("type", typ).set("enum", values)
 		o.describe(t.Doc)
-	case spec.KindUnion:
+	case ir.KindUnion:
 		variants := make([]any, len(t.Variants))
 		for i, v := range t.Variants {
 			variants[i] = g.ref(v.Type)
@@ -408,7 +408,7 @@ func (g *schemaGen) named(t *spec.Type, over sets) *jobj {
 // requiresFilled reports whether one of the alternatives of struct t's required properties
 // names a field the tool fills in (over): the arguments need not give it, so the alternatives
 // are left to the provider.
-func requiresFilled(t *spec.Type, over sets) bool {
+func requiresFilled(t *ir.Type, over sets) bool {
 	for f, sub := range over {
 		if len(sub) == 0 && slices.ContainsFunc(t.Requires, func(names []string) bool { return slices.Contains(names, f.Name) }) {
 			return true
@@ -434,7 +434,7 @@ func nullable(s *jobj) *jobj {
 
 // finish adds the $defs that root referred to, sorted by name, and returns root.
 func (g *schemaGen) finish(root *jobj) *jobj {
-	defs := map[*spec.Type]*jobj{}
+	defs := map[*ir.Type]*jobj{}
 	for i := 0; i < len(g.used); i++ { // writing a def may refer to more defs
 		defs[g.used[i]] = g.named(g.used[i], nil)
 	}
@@ -442,7 +442,7 @@ func (g *schemaGen) finish(root *jobj) *jobj {
 		return root
 	}
 	sorted := slices.Clone(g.used)
-	slices.SortFunc(sorted, func(a, b *spec.Type) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(sorted, func(a, b *ir.Type) int { return strings.Compare(a.Name, b.Name) })
 	d := obj()
 	for _, t := range sorted {
 		d.set(t.Name, defs[t])

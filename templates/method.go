@@ -6,11 +6,11 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // resultType is the Go type of op's response body, struct{} when it has none.
-func resultType(op *spec.Operation) *jen.Statement {
+func resultType(op *ir.Operation) *jen.Statement {
 	if !hasResult(op) {
 		return jen.Struct()
 	}
@@ -19,10 +19,10 @@ func resultType(op *spec.Operation) *jen.Statement {
 
 // resultPtr is a pointer to resultType, the type parameter of the runtime's Call and Found: the
 // type of a receipt's Body.
-func resultPtr(op *spec.Operation) *jen.Statement { return jen.Op("*").Add(resultType(op)) }
+func resultPtr(op *ir.Operation) *jen.Statement { return jen.Op("*").Add(resultType(op)) }
 
 // hasResult reports whether op's response has a body.
-func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Response.Type != nil }
+func hasResult(op *ir.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
 // method emits the method of an operation. Each calls the executor once and hands it the new
 // value to fill in (a receipt, an acknowledgement, a response body): a keyed write's type
@@ -70,9 +70,9 @@ func hasResult(op *spec.Operation) bool { return op.Response != nil && op.Respon
 //		}
 //		return res, nil
 //	}
-func (g *generator) method(f *jen.File, op *spec.Operation) {
+func (g *generator) method(f *jen.File, op *ir.Operation) {
 	args := []jen.Code{jen.Id("ctx").Qual("context", "Context")}
-	keyed := op.Call == spec.CallWrite || op.Call == spec.CallSubmit
+	keyed := op.Call == ir.CallWrite || op.Call == ir.CallSubmit
 	if keyed {
 		args = append(args, jen.Id("key").Id(op.Safety.Key.TypeName))
 	}
@@ -88,7 +88,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 	T := resultType(op)
 	if keyed {
 		fn, res := "WriteInto", "Receipt"
-		if op.Call == spec.CallSubmit {
+		if op.Call == ir.CallSubmit {
 			fn, res = "SubmitInto", "Ack"
 		}
 		results = []jen.Code{jen.Op("*").Add(rt(res)).Types(T), jen.Error()}
@@ -114,7 +114,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 		)))
 	} else {
 		fn := "Read"
-		if op.Call == spec.CallDo {
+		if op.Call == ir.CallDo {
 			fn = "Do"
 		}
 		fail := func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) }
@@ -150,7 +150,7 @@ func (g *generator) method(f *jen.File, op *spec.Operation) {
 
 // callItems are the fields of the writegenimpl.Call of a keyed write; request is its Request or
 // Build field, or nil (Resume sends the stored request).
-func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
+func (g *generator) callItems(op *ir.Operation, request jen.Code) []jen.Code {
 	s := op.Safety
 	var items []jen.Code
 	if request != nil {
@@ -181,7 +181,7 @@ func (g *generator) callItems(op *spec.Operation, request jen.Code) []jen.Code {
 // travel with its reference:
 //
 //	[]string{"ticket_id", strconv.FormatInt(params.TicketID, 10)}
-func lookupValuesOf(l *spec.Lookup) jen.Code {
+func lookupValuesOf(l *ir.Lookup) jen.Code {
 	var items []jen.Code
 	for _, v := range l.Values {
 		var x, t = jen.Id("key"), "string"
@@ -190,7 +190,7 @@ func lookupValuesOf(l *spec.Lookup) jen.Code {
 			t = v.Field.Type
 		} else {
 			x = jen.Id("params").Dot(v.Param.GoName)
-			if u := under(v.Param.Type); u.Kind != spec.RefBuiltin {
+			if u := under(v.Param.Type); u.Kind != ir.RefBuiltin {
 				t = "named"
 			} else {
 				t = u.Builtin
@@ -211,7 +211,7 @@ func lookupValuesOf(l *spec.Lookup) jen.Code {
 
 // methodDoc is the doc comment of op's method: what it calls, the spec's words, and for a write
 // a summary of its annotation.
-func (g *generator) methodDoc(op *spec.Operation) string {
+func (g *generator) methodDoc(op *ir.Operation) string {
 	lead := op.GoName + " calls " + op.Method + " " + op.Path
 	if op.SpecPath != op.Path {
 		var what []string
@@ -244,11 +244,11 @@ func (g *generator) methodDoc(op *spec.Operation) string {
 
 // overwrites says which places of the request the method fills in, overwriting what the caller
 // put there, and where it appends a reference marker.
-func overwrites(s *spec.Safety) string {
+func overwrites(s *ir.Safety) string {
 	var parts []string
 	var marker string
 	for _, set := range s.Sets {
-		if set.Value == spec.SetReference && s.Reference.Marker != nil && set.Body != nil {
+		if set.Value == ir.SetReference && s.Reference.Marker != nil && set.Body != nil {
 			ref := "the provider key"
 			if s.Reference.Value != nil {
 				ref = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
@@ -258,9 +258,9 @@ func overwrites(s *spec.Safety) string {
 			continue
 		}
 		what := "the provider key"
-		if set.Value == spec.SetReference && s.Reference.Value != nil {
+		if set.Value == ir.SetReference && s.Reference.Value != nil {
 			what = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
-		} else if set.Value == spec.SetReference {
+		} else if set.Value == ir.SetReference {
 			what = "the provider key, as the reference the lookup searches for"
 		}
 		where := "query parameter " + strconv.Quote(oneLine(set.Query))
@@ -280,7 +280,7 @@ func overwrites(s *spec.Safety) string {
 }
 
 // safetySummary says in one sentence what op's annotation declares.
-func safetySummary(op *spec.Operation) string {
+func safetySummary(op *ir.Operation) string {
 	s := op.Safety
 	var b strings.Builder
 	b.WriteString("Write safety (see " + SafetyReport + "): effect " + s.Effect.String())
@@ -314,13 +314,13 @@ func safetySummary(op *spec.Operation) string {
 // request returns the statements that build req, the request of op, and whether they use the
 // provider key and the reference (providerKey and reference, in scope in a keyed write's
 // Request). fail returns from the enclosing function after an error err.
-func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []jen.Code, uses [2]bool) {
-	var sets []spec.Set
-	if op.Call == spec.CallWrite || op.Call == spec.CallSubmit {
+func (g *generator) request(op *ir.Operation, fail func() jen.Code) (stmts []jen.Code, uses [2]bool) {
+	var sets []ir.Set
+	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 		sets = op.Safety.Sets
 	}
-	value := func(v spec.SetValue) string {
-		if v == spec.SetProviderKey {
+	value := func(v ir.SetValue) string {
+		if v == ir.SetProviderKey {
 			uses[0] = true
 			return "providerKey"
 		}
@@ -336,8 +336,8 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 			continue
 		}
 		if set.Body != nil {
-			var marker []spec.TemplatePart
-			if set.Value == spec.SetReference {
+			var marker []ir.TemplatePart
+			if set.Value == ir.SetReference {
 				marker = op.Safety.Reference.Marker
 			}
 			stmts = append(stmts, g.setInBody(set.Body, value(set.Value), marker, i, fail)...)
@@ -352,7 +352,7 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 		stmts = append(stmts, jen.Id("req").Dot("AddQuery").Call(jen.Lit(q.Name), jen.Lit(q.Value)))
 	}
 	for _, p := range op.Params {
-		if p.In != spec.InPath { // a path parameter is in the path
+		if p.In != ir.InPath { // a path parameter is in the path
 			stmts = append(stmts, g.passParam(p))
 		}
 	}
@@ -370,7 +370,7 @@ func (g *generator) request(op *spec.Operation, fail func() jen.Code) (stmts []j
 // path returns the expression of op's path with its parameters expanded:
 //
 //	"/threads/" + writegenimpl.PathSegment(params.ID) + "/messages"
-func (g *generator) path(op *spec.Operation) jen.Code {
+func (g *generator) path(op *ir.Operation) jen.Code {
 	var parts []jen.Code
 	for _, pp := range op.PathParts {
 		if pp.Param == nil {

@@ -6,22 +6,22 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // models emits the named types, in the IR's order.
-func (g *generator) models(f *jen.File, types []*spec.Type) {
+func (g *generator) models(f *jen.File, types []*ir.Type) {
 	for _, t := range types {
 		switch {
 		case t.Same != nil:
 			sameType(f, t)
-		case t.Kind == spec.KindStruct:
+		case t.Kind == ir.KindStruct:
 			g.structType(f, t)
-		case t.Kind == spec.KindEnum:
+		case t.Kind == ir.KindEnum:
 			g.enumType(f, t)
-		case t.Kind == spec.KindUnion:
+		case t.Kind == ir.KindUnion:
 			g.unionType(f, t)
-		case t.Kind == spec.KindAlias: // type Tags []string
+		case t.Kind == ir.KindAlias: // type Tags []string
 			typeDoc(f, t, "is "+describe(t.Elem)+".")
 			f.Type().Id(t.Name).Add(goType(t.Elem))
 		}
@@ -56,19 +56,19 @@ func (g *generator) modelHelpers(f *jen.File) {
 }
 
 // typeDoc emits the doc comment of a named type: its description, or fallback.
-func typeDoc(f *jen.File, t *spec.Type, fallback string) {
+func typeDoc(f *jen.File, t *ir.Type, fallback string) {
 	f.Line()
 	f.Comment(docComment(t.Name, t.Doc, fallback))
 }
 
 // describe names the shape of r for a comment: "a list of Thread", "a map of string".
-func describe(r *spec.TypeRef) string {
+func describe(r *ir.TypeRef) string {
 	switch r.Kind {
-	case spec.RefNamed:
+	case ir.RefNamed:
 		return r.Named.Name
-	case spec.RefArray:
+	case ir.RefArray:
 		return "a list of " + describe(r.Elem)
-	case spec.RefMap:
+	case ir.RefMap:
 		return "a map of " + describe(r.Elem)
 	}
 	return r.Builtin
@@ -80,7 +80,7 @@ func describe(r *spec.TypeRef) string {
 //		ID    string  `json:"id"`
 //		Title *string `json:"title,omitempty"`
 //	}
-func (g *generator) structType(f *jen.File, t *spec.Type) {
+func (g *generator) structType(f *jen.File, t *ir.Type) {
 	what := "is an inline object."
 	if t.SchemaName != "" {
 		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
@@ -123,19 +123,19 @@ func (g *generator) structType(f *jen.File, t *spec.Type) {
 	}
 }
 
-// sameType emits a type whose declaration would repeat another's (spec.Type.Same) as an alias of
+// sameType emits a type whose declaration would repeat another's (ir.Type.Same) as an alias of
 // it, with its own doc and, for an enum, its own constants:
 //
 //	// ShippingAddress is an inline object.
 //	//
 //	// It is an alias of BillingAddress: the spec repeats that object here.
 //	type ShippingAddress = BillingAddress
-func sameType(f *jen.File, t *spec.Type) {
+func sameType(f *jen.File, t *ir.Type) {
 	what, kind := "is an inline object.", "that object"
 	switch {
-	case t.Kind == spec.KindEnum:
+	case t.Kind == ir.KindEnum:
 		what, kind = "is one of the values below.", "its values"
-	case t.Kind == spec.KindUnion:
+	case t.Kind == ir.KindUnion:
 		what, kind = unionDoc(t), "that union"
 	case t.SchemaName != "":
 		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
@@ -144,7 +144,7 @@ func sameType(f *jen.File, t *spec.Type) {
 	f.Comment("//")
 	f.Comment("// It is an alias of " + t.Same.Name + ": the spec repeats " + kind + " here.")
 	f.Type().Id(t.Name).Op("=").Id(t.Same.Name)
-	if t.Kind == spec.KindEnum {
+	if t.Kind == ir.KindEnum {
 		enumValues(f, t)
 	}
 }
@@ -165,9 +165,9 @@ func sameType(f *jen.File, t *spec.Type) {
 //		extra, err := unmarshalExtra[string](data, "id", "title")
 //		...
 //	}
-func (g *generator) jsonMethods(f *jen.File, t *spec.Type) {
+func (g *generator) jsonMethods(f *jen.File, t *ir.Type) {
 	g.needExtra = true
-	var untagged []*spec.Field
+	var untagged []*ir.Field
 	for _, fl := range t.Fields {
 		if fl.Untagged {
 			untagged = append(untagged, fl)
@@ -291,14 +291,14 @@ func extraHelpers(f *jen.File) {
 //		ThreadStatusOpen   ThreadStatus = "open"
 //		ThreadStatusClosed ThreadStatus = "closed"
 //	)
-func (g *generator) enumType(f *jen.File, t *spec.Type) {
+func (g *generator) enumType(f *jen.File, t *ir.Type) {
 	typeDoc(f, t, "is one of the values below.")
 	f.Type().Id(t.Name).Id(t.Base)
 	enumValues(f, t)
 }
 
 // enumValues emits the constants of an enum.
-func enumValues(f *jen.File, t *spec.Type) {
+func enumValues(f *jen.File, t *ir.Type) {
 	if len(t.Enum) == 0 {
 		return
 	}

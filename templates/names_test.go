@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // TestEmittersReadTheIRNames renames, in the IR, what the generated code declares for the
@@ -12,9 +12,9 @@ import (
 // emitters make up no identifier of their own (spec settles them, apart from the others).
 func TestEmittersReadTheIRNames(t *testing.T) {
 	api := sampleAPI(t)
-	var unions []*spec.Type
+	var unions []*ir.Type
 	for _, ty := range api.Types {
-		if ty.Kind == spec.KindUnion && ty.Same == nil {
+		if ty.Kind == ir.KindUnion && ty.Same == nil {
 			unions = append(unions, ty)
 			for _, v := range ty.Variants {
 				v.AsName, v.FromName = "Decode"+v.GoName, "Set"+v.GoName

@@ -9,7 +9,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // operations emits, per operation in the IR's order: its parameter struct, its key type, its
@@ -67,11 +67,11 @@ func (g *generator) operations(f *jen.File) {
 //		ID    string // path
 //		Limit *int64 // query
 //	}
-func (g *generator) paramsStruct(f *jen.File, op *spec.Operation) {
+func (g *generator) paramsStruct(f *jen.File, op *ir.Operation) {
 	fields := make([]jen.Code, 0, 2*len(op.Params))
 	for _, p := range op.Params {
 		where := "In " + string(p.In) + " as " + strconv.Quote(oneLine(p.Name))
-		if p.Required || p.In == spec.InPath {
+		if p.Required || p.In == ir.InPath {
 			where += ", required"
 		}
 		fields = append(fields,
@@ -98,7 +98,7 @@ func (g *generator) paramsStruct(f *jen.File, op *spec.Operation) {
 //
 // BusinessKey has a pointer receiver, and the write methods pass &key: a value receiver would
 // cost every key a wrapper method for its pointer's method set.
-func (g *generator) keyType(f *jen.File, op *spec.Operation) {
+func (g *generator) keyType(f *jen.File, op *ir.Operation) {
 	key := op.Safety.Key
 	format := strconv.Quote(oneLine(key.Format))
 	fields := make([]jen.Code, 0, len(key.Fields))
@@ -128,7 +128,7 @@ func (g *generator) keyType(f *jen.File, op *spec.Operation) {
 }
 
 // oneWrite says what "one write" means for calls with equal keys of a keyed write.
-func oneWrite(s *spec.Safety) string {
+func oneWrite(s *ir.Safety) string {
 	window := "for a time nobody declared"
 	if i := s.Idempotency; i != nil && i.Forever() {
 		window = "for good"
@@ -147,7 +147,7 @@ func oneWrite(s *spec.Safety) string {
 // keyExpr is the Go expression of a template over the key's fields, read from k:
 //
 //	"escalation:" + strconv.FormatInt(k.EscalationID, 10)
-func keyExpr(parts []spec.KeyPart, k *jen.Statement) *jen.Statement {
+func keyExpr(parts []ir.KeyPart, k *jen.Statement) *jen.Statement {
 	var codes []jen.Code
 	for _, p := range parts {
 		switch {
@@ -201,7 +201,7 @@ func camel(name string) string {
 // retrySet emits the compile-time retry set of a write:
 //
 //	const createThreadRetry = runtime.RetryNotSent | runtime.RetryAmbiguous | runtime.Retry429
-func (g *generator) retrySet(f *jen.File, op *spec.Operation) {
+func (g *generator) retrySet(f *jen.File, op *ir.Operation) {
 	var kinds []jen.Code
 	for _, k := range writegenimpl.RetryKinds() {
 		if op.Safety.Retry.Has(k) {
@@ -235,7 +235,7 @@ const readAttempts = 3
 //		Retry:  createThreadRetry,
 //		...
 //	}
-func (g *generator) descriptor(f *jen.File, op *spec.Operation) {
+func (g *generator) descriptor(f *jen.File, op *ir.Operation) {
 	type field struct {
 		name  string
 		value jen.Code
@@ -339,11 +339,11 @@ func duration(d time.Duration) *jen.Statement {
 //	func createThreadID(v *Thread) string {
 //		return v.ID
 //	}
-func (g *generator) idAccessor(f *jen.File, op *spec.Operation) {
+func (g *generator) idAccessor(f *jen.File, op *ir.Operation) {
 	p := op.Safety.ID
 	steps := p.Steps
-	var union *spec.Step
-	if n := len(steps); n > 0 && steps[n-1].Kind == spec.StepUnion {
+	var union *ir.Step
+	if n := len(steps); n > 0 && steps[n-1].Kind == ir.StepUnion {
 		union, steps = &steps[n-1], steps[:n-1]
 	}
 	r := reach(func() *jen.Statement { return jen.Id("v") }, true, steps)
@@ -379,14 +379,14 @@ func (g *generator) idAccessor(f *jen.File, op *spec.Operation) {
 }
 
 // idString converts v, a string or an integer of type r, to a string.
-func idString(r *spec.TypeRef, v *jen.Statement) *jen.Statement {
+func idString(r *ir.TypeRef, v *jen.Statement) *jen.Statement {
 	u := under(r)
 	switch {
-	case isString(r) && r.Kind == spec.RefBuiltin:
+	case isString(r) && r.Kind == ir.RefBuiltin:
 		return v
 	case isString(r):
 		return jen.String().Call(v)
-	case u.Kind == spec.RefBuiltin && u.Builtin == "int64" && r.Kind == spec.RefBuiltin:
+	case u.Kind == ir.RefBuiltin && u.Builtin == "int64" && r.Kind == ir.RefBuiltin:
 		return jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10))
 	}
 	return jen.Qual("strconv", "FormatInt").Call(jen.Int64().Call(v), jen.Lit(10))

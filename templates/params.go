@@ -3,7 +3,7 @@ package templates
 import (
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // The generated code turns each parameter into its wire text with the formatter of its type
@@ -25,20 +25,20 @@ const (
 //	strconv.FormatInt(params.Limit, 10)                     // text
 //	writegenimpl.Texts(params.IDs, writegenimpl.TimeText)   // list
 //	params.Created.RawMessage                               // JSON
-func (g *generator) paramText(t *spec.TypeRef, v *jen.Statement) (*jen.Statement, shape) {
+func (g *generator) paramText(t *ir.TypeRef, v *jen.Statement) (*jen.Statement, shape) {
 	u := under(t)
 	switch {
 	case isUnion(t):
 		return v.Dot("RawMessage"), shapeJSON
-	case u.Kind == spec.RefBuiltin && u.Builtin == "json.RawMessage":
+	case u.Kind == ir.RefBuiltin && u.Builtin == "json.RawMessage":
 		return v, shapeJSON
-	case u.Kind == spec.RefBuiltin && u.Builtin == "any":
+	case u.Kind == ir.RefBuiltin && u.Builtin == "any":
 		return impl("JSONOf").Call(v), shapeJSON
-	case u.Kind == spec.RefArray:
+	case u.Kind == ir.RefArray:
 		return g.listText(u.Elem, v), shapeList
-	case u.Kind == spec.RefMap:
+	case u.Kind == ir.RefMap:
 		return impl("Pairs").Call(v, g.textFunc(u.Elem)), shapePairs
-	case u.Kind == spec.RefNamed && u.Named.Kind == spec.KindStruct:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
 		return g.structPairs(u.Named, v), shapePairs
 	}
 	return g.text(t, v), shapeText
@@ -47,15 +47,15 @@ func (g *generator) paramText(t *spec.TypeRef, v *jen.Statement) (*jen.Statement
 // text returns the expression of the wire text of v, a scalar of type t: a string as it is, an
 // enum or a named type by its base, a number in decimal, a time in RFC 3339. A value with
 // no scalar text (an object inside an object) is written as its JSON.
-func (g *generator) text(t *spec.TypeRef, v *jen.Statement) *jen.Statement {
-	if t.Kind == spec.RefNamed && t.Named.Kind == spec.KindEnum {
+func (g *generator) text(t *ir.TypeRef, v *jen.Statement) *jen.Statement {
+	if t.Kind == ir.RefNamed && t.Named.Kind == ir.KindEnum {
 		return builtinText(t.Named.Base, jen.Id(t.Named.Base).Call(v))
 	}
-	if t.Kind == spec.RefNamed && t.Named.Kind == spec.KindAlias && under(t).Kind == spec.RefBuiltin {
+	if t.Kind == ir.RefNamed && t.Named.Kind == ir.KindAlias && under(t).Kind == ir.RefBuiltin {
 		u := under(t)
 		return builtinText(u.Builtin, goType(u).Call(v))
 	}
-	if t.Kind == spec.RefBuiltin {
+	if t.Kind == ir.RefBuiltin {
 		if s := builtinText(t.Builtin, v); s != nil {
 			return s
 		}
@@ -89,16 +89,16 @@ func builtinText(b string, v *jen.Statement) *jen.Statement {
 // listText returns the expression that writes v, a list of elements of type elem, as texts:
 // v itself for strings, a runtime formatter for the common elements, else Texts with a
 // function of the element.
-func (g *generator) listText(elem *spec.TypeRef, v *jen.Statement) *jen.Statement {
+func (g *generator) listText(elem *ir.TypeRef, v *jen.Statement) *jen.Statement {
 	base := ""
 	switch u := under(elem); {
-	case u.Kind == spec.RefBuiltin:
+	case u.Kind == ir.RefBuiltin:
 		base = u.Builtin
-	case u.Kind == spec.RefNamed && u.Named.Kind == spec.KindEnum:
+	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum:
 		base = u.Named.Base
 	}
 	switch {
-	case base == "string" && elem.Kind == spec.RefBuiltin:
+	case base == "string" && elem.Kind == ir.RefBuiltin:
 		return v
 	case base == "string":
 		return impl("StringTexts").Call(v)
@@ -112,8 +112,8 @@ func (g *generator) listText(elem *spec.TypeRef, v *jen.Statement) *jen.Statemen
 
 // textFunc returns the function that writes one element of type t: a runtime formatter where
 // one fits, else a literal function.
-func (g *generator) textFunc(t *spec.TypeRef) jen.Code {
-	if t.Kind == spec.RefBuiltin {
+func (g *generator) textFunc(t *ir.TypeRef) jen.Code {
+	if t.Kind == ir.RefBuiltin {
 		switch t.Builtin {
 		case "time.Time":
 			return impl("TimeText")
@@ -134,7 +134,7 @@ func (g *generator) textFunc(t *spec.TypeRef) jen.Code {
 //		}
 //		return kv
 //	}(params.Filter)
-func (g *generator) structPairs(t *spec.Type, v *jen.Statement) *jen.Statement {
+func (g *generator) structPairs(t *ir.Type, v *jen.Statement) *jen.Statement {
 	var body []jen.Code
 	body = append(body, jen.Var().Id("kv").Index().String())
 	for _, f := range t.Fields {
@@ -159,15 +159,15 @@ func (g *generator) structPairs(t *spec.Type, v *jen.Statement) *jen.Statement {
 
 // fieldText writes one property of an object parameter: a scalar's text, a list's texts joined
 // by commas, anything else as its JSON.
-func (g *generator) fieldText(t *spec.TypeRef, v *jen.Statement) *jen.Statement {
-	if u := under(t); u.Kind == spec.RefArray && u.Elem.Kind != spec.RefArray {
+func (g *generator) fieldText(t *ir.TypeRef, v *jen.Statement) *jen.Statement {
+	if u := under(t); u.Kind == ir.RefArray && u.Elem.Kind != ir.RefArray {
 		return jen.Qual("strings", "Join").Call(g.listText(u.Elem, v), jen.Lit(","))
 	}
 	return g.text(t, v)
 }
 
 // pathParam returns the path segment of parameter p, in the simple style.
-func (g *generator) pathParam(p *spec.Param) jen.Code {
+func (g *generator) pathParam(p *ir.Param) jen.Code {
 	text, sh := g.paramText(p.Type, jen.Id("params").Dot(p.GoName))
 	switch sh {
 	case shapeList, shapePairs:
@@ -188,7 +188,7 @@ func (g *generator) pathParam(p *spec.Param) jen.Code {
 //	if params.Since != nil {
 //		req.AddQuery("since", writegenimpl.TimeText(*params.Since))
 //	}
-func (g *generator) passParam(p *spec.Param) jen.Code {
+func (g *generator) passParam(p *ir.Param) jen.Code {
 	field := func() *jen.Statement { return jen.Id("params").Dot(p.GoName) }
 	v := field()
 	if p.Pointer && !isUnion(p.Type) { // a union's RawMessage is selected through the pointer
@@ -201,18 +201,18 @@ func (g *generator) passParam(p *spec.Param) jen.Code {
 		return jen.If(field().Op("!=").Nil()).Block(add)
 	case nilable(p.Type) && !p.Required:
 		return jen.If(jen.Len(field()).Op(">").Lit(0)).Block(add)
-	case sh == shapeJSON && under(p.Type).Kind == spec.RefBuiltin && under(p.Type).Builtin == "any":
+	case sh == shapeJSON && under(p.Type).Kind == ir.RefBuiltin && under(p.Type).Builtin == "any":
 		return jen.If(field().Op("!=").Nil()).Block(add)
 	}
 	return add
 }
 
 // addParam returns the call that adds a parameter's text, of shape sh, where p travels.
-func (g *generator) addParam(p *spec.Param, text jen.Code, sh shape) jen.Code {
+func (g *generator) addParam(p *ir.Param, text jen.Code, sh shape) jen.Code {
 	req := func(m string, args ...jen.Code) jen.Code {
 		return jen.Id("req").Dot(m).Call(append([]jen.Code{jen.Lit(p.Name)}, args...)...)
 	}
-	if p.In == spec.InQuery {
+	if p.In == ir.InQuery {
 		switch sh {
 		case shapeList:
 			return req("AddQueryList", text, jen.Lit(listSeparator(p)))
@@ -230,7 +230,7 @@ func (g *generator) addParam(p *spec.Param, text jen.Code, sh shape) jen.Code {
 	case shapeJSON:
 		text = jen.Qual("strings", "Join").Call(impl("JSONTexts").Call(text), jen.Lit(","))
 	}
-	if p.In == spec.InHeader {
+	if p.In == ir.InHeader {
 		return req("SetHeader", text)
 	}
 	return req("AddCookie", text)
@@ -238,7 +238,7 @@ func (g *generator) addParam(p *spec.Param, text jen.Code, sh shape) jen.Code {
 
 // listSeparator is how a query parameter's list is written: "" for one pair per element (form
 // or deepObject, exploded), else the separator its values are joined by.
-func listSeparator(p *spec.Param) string {
+func listSeparator(p *ir.Param) string {
 	switch p.Style {
 	case "spaceDelimited":
 		return " "

@@ -9,6 +9,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // TestPromise51_ReportSaysWhatIsProven reads the WRITE_SAFETY.md of every golden package and of
@@ -67,7 +68,7 @@ func TestPromise51_ReportSaysWhatIsProven(t *testing.T) {
 			claim(strings.Contains(section, "newest first"), "the list is asked for newest first", l.Since != nil && len(l.NewestFirst) > 0)
 			claim(strings.Contains(section, "(source: "+cell(l.Source)+")"), "the source of its consistency", l.Consistency == runtime.Strong || l.Lag > 0)
 			claim(strings.Contains(section, "not found proves nothing"), "not found proves nothing", l.Consistency == runtime.Eventual && l.Lag == 0)
-			list := l.Found != nil && slices.ContainsFunc(l.Found.Steps, func(st spec.Step) bool { return st.Kind == spec.StepEach })
+			list := l.Found != nil && slices.ContainsFunc(l.Found.Steps, func(st ir.Step) bool { return st.Kind == ir.StepEach })
 			claim(strings.Contains(section, "reads one page"), "it reads one page", list && l.Pages == nil && l.Func == "")
 			claim(strings.Contains(section, "reads the same pages again"), "a walk by number is read twice", l.Pages != nil && l.Pages.Cursor == nil)
 			if strings.Contains(section, "the params ask for it") {

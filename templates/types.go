@@ -3,17 +3,17 @@ package templates
 import (
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // goType returns the Go type of r: Thread, []Thread, map[string]int64, time.Time, []byte ...
-func goType(r *spec.TypeRef) *jen.Statement {
+func goType(r *ir.TypeRef) *jen.Statement {
 	switch r.Kind {
-	case spec.RefNamed:
+	case ir.RefNamed:
 		return jen.Id(r.Named.Name)
-	case spec.RefArray:
+	case ir.RefArray:
 		return jen.Index().Add(goType(r.Elem))
-	case spec.RefMap:
+	case ir.RefMap:
 		return jen.Map(jen.String()).Add(goType(r.Elem))
 	}
 	switch r.Builtin {
@@ -28,12 +28,12 @@ func goType(r *spec.TypeRef) *jen.Statement {
 }
 
 // nilable reports whether the zero value of r's Go type is nil.
-func nilable(r *spec.TypeRef) bool {
+func nilable(r *ir.TypeRef) bool {
 	switch r.Kind {
-	case spec.RefArray, spec.RefMap:
+	case ir.RefArray, ir.RefMap:
 		return true
-	case spec.RefNamed:
-		return r.Named.Kind == spec.KindAlias && nilable(r.Named.Elem)
+	case ir.RefNamed:
+		return r.Named.Kind == ir.KindAlias && nilable(r.Named.Elem)
 	}
 	switch r.Builtin {
 	case "[]byte", "any", "json.RawMessage":
@@ -43,7 +43,7 @@ func nilable(r *spec.TypeRef) bool {
 }
 
 // heldType is goType(r), behind a pointer when ptr.
-func heldType(r *spec.TypeRef, ptr bool) *jen.Statement {
+func heldType(r *ir.TypeRef, ptr bool) *jen.Statement {
 	if ptr {
 		return jen.Op("*").Add(goType(r))
 	}
@@ -51,8 +51,8 @@ func heldType(r *spec.TypeRef, ptr bool) *jen.Statement {
 }
 
 // under returns the type a named alias stands for, following aliases, or r itself.
-func under(r *spec.TypeRef) *spec.TypeRef {
-	for r.Kind == spec.RefNamed && r.Named.Kind == spec.KindAlias {
+func under(r *ir.TypeRef) *ir.TypeRef {
+	for r.Kind == ir.RefNamed && r.Named.Kind == ir.KindAlias {
 		r = r.Named.Elem
 	}
 	return r
@@ -60,15 +60,15 @@ func under(r *spec.TypeRef) *spec.TypeRef {
 
 // isString reports whether values of r's Go type convert from a string: string, a string enum
 // or a named type over string.
-func isString(r *spec.TypeRef) bool {
+func isString(r *ir.TypeRef) bool {
 	u := under(r)
-	if u.Kind == spec.RefNamed {
-		return u.Named.Kind == spec.KindEnum && u.Named.Base == "string"
+	if u.Kind == ir.RefNamed {
+		return u.Named.Kind == ir.KindEnum && u.Named.Base == "string"
 	}
-	return u.Kind == spec.RefBuiltin && u.Builtin == "string"
+	return u.Kind == ir.RefBuiltin && u.Builtin == "string"
 }
 
 // isUnion reports whether r names a union (a named type over one would not have its methods).
-func isUnion(r *spec.TypeRef) bool {
-	return r.Kind == spec.RefNamed && r.Named.Kind == spec.KindUnion
+func isUnion(r *ir.TypeRef) bool {
+	return r.Kind == ir.RefNamed && r.Named.Kind == ir.KindUnion
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // unionType emits a union (oneOf, anyOf) as a struct embedding json.RawMessage, which holds the
@@ -29,7 +29,7 @@ import (
 //		return unionSet(&u.RawMessage, v)
 //	}
 //
-// Only a union a request can carry (spec.Type.Sent) has the From methods: one a response alone
+// Only a union a request can carry (ir.Type.Sent) has the From methods: one a response alone
 // holds is decoded, never set, and its setters would cost the compiler a function each.
 //
 // Every method has a pointer receiver and nothing is generic, so that a union costs the compiler
@@ -40,7 +40,7 @@ import (
 //
 // A discriminated union also gets Discriminator() (string, error) and Value() (any, error),
 // which decodes the variant the discriminator names.
-func (g *generator) unionType(f *jen.File, t *spec.Type) {
+func (g *generator) unionType(f *jen.File, t *ir.Type) {
 	typeDoc(f, t, unionDoc(t))
 	f.Comment("//")
 	if t.Sent {
@@ -76,7 +76,7 @@ func (g *generator) unionType(f *jen.File, t *spec.Type) {
 }
 
 // unionDoc says what a union is: "is one of: string, Card."
-func unionDoc(t *spec.Type) string {
+func unionDoc(t *ir.Type) string {
 	names := make([]string, len(t.Variants))
 	for i, v := range t.Variants {
 		names[i] = describe(v.Type)
@@ -115,7 +115,7 @@ func unionHelpers(f *jen.File) {
 //		}
 //		return nil, fmt.Errorf("%s: unknown %s %q", "Pet", "petType", tag)
 //	}
-func (g *generator) discriminated(f *jen.File, t *spec.Type) {
+func (g *generator) discriminated(f *jen.File, t *ir.Type) {
 	prop := strconv.Quote(oneLine(t.Discriminator))
 	f.Line()
 	f.Comment("// Discriminator returns the " + prop + " property of the JSON the union holds.")

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/mod/module"
 
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/templates"
 )
 
@@ -148,7 +149,7 @@ func (f genFlags) generate(stderr io.Writer) (output, error) {
 		}
 	}
 	warnings := api.Warnings
-	recordPath := filepath.Join(f.out, spec.IdentityFile)
+	recordPath := filepath.Join(f.out, ir.IdentityFile)
 	switch old, err := os.ReadFile(recordPath); {
 	case err == nil:
 		refused, warned := spec.CheckIdentity(api, filepath.ToSlash(recordPath), old)
@@ -206,8 +207,8 @@ func importPath(dir string) (string, error) {
 
 // unmatchedAcks warns of every acknowledgement when there is no record to compare with: none
 // matches a change.
-func unmatchedAcks(api *spec.API, record string) spec.ErrorList {
-	_, warned := spec.CheckIdentity(api, record, spec.IdentityRecord{Version: 1, Scope: api.Scope}.Marshal())
+func unmatchedAcks(api *ir.API, record string) ir.ErrorList {
+	_, warned := spec.CheckIdentity(api, record, ir.IdentityRecord{Version: 1, Scope: api.Scope}.Marshal())
 	return warned
 }
 
@@ -254,7 +255,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 // fail prints err, one "writegen: " line per defect, and returns the exit status of a refusal.
 func fail(stderr io.Writer, err error) int {
-	var list spec.ErrorList
+	var list ir.ErrorList
 	if errors.As(err, &list) {
 		for _, e := range list {
 			fmt.Fprintf(stderr, "writegen: %v\n", e)

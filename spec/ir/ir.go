@@ -1,17 +1,12 @@
-package spec
+package ir
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/writegen/writegen/runtime"
 )
-
-// The IR is what the emitters in templates/ read. It is built once by Load, validated, and never
-// changed afterwards. It is fully resolved: every Go identifier the emitters write is a field of
-// its node, every JSON pointer of the annotation file is a typed Path, every enumeration is a
-// typed value, and every node keeps its source position. The emitters make no decision that can
-// fail: what they cannot express is refused by Load, at the position of what is wrong. Every
-// slice is sorted (see each comment); no emitter iterates a map.
 
 // Pos is a position in an input file, 1-based. A zero Line means the position is unknown.
 type Pos struct {
@@ -65,6 +60,8 @@ type API struct {
 	// spec in parts no operation in scope reaches (left out), what was read another way, and
 	// acknowledgements that match no change.
 	Warnings ErrorList
+	// Identity is the record of the writes' identities, what WRITE_SAFETY.json holds.
+	Identity IdentityRecord
 }
 
 // Excluded is an operation left out on purpose (usually a write), with the person's reason.
@@ -804,3 +801,76 @@ type Step struct {
 	Rest    []string // StepUnion: the properties, in order
 	Type    *TypeRef // the type of the value reached
 }
+
+// Hints are what an agent tool of the operation may claim about it (MCP's tool annotations),
+// derived from the answers and never more than they prove (promise 36).
+type Hints struct {
+	// ReadOnly: the operation changes nothing (a read, or a write answered read_only).
+	ReadOnly bool
+	// Idempotent: repeating the call with the same arguments cannot make a second effect. A
+	// read; an idempotent effect; a business key claimed in the ledger (a repeat gets the
+	// first outcome); or a provider key the provider keeps forever (window: forever). A key
+	// remembered for a window, or for a time nobody declared, does not qualify: a repeat after
+	// the window is a second effect.
+	Idempotent bool
+	// Destructive: the write overwrites or deletes (the destructive answer, else the method's
+	// default: true for DELETE, PUT and PATCH).
+	Destructive bool
+}
+
+// QueryPair is one query parameter a spec writes into a path key, name and value unescaped.
+type QueryPair struct {
+	Name, Value string
+}
+
+// StringVariant returns the member of the union r names that is a plain string, or nil when r
+// names no union or the union has no such member.
+func StringVariant(r *TypeRef) *Variant {
+	if r.Kind != RefNamed || r.Named.Kind != KindUnion {
+		return nil
+	}
+	for _, v := range r.Named.Variants {
+		if v.Type.Kind == RefBuiltin && v.Type.Builtin == "string" {
+			return v
+		}
+	}
+	return nil
+}
+
+// String renders a type reference as Go source, for messages and tests.
+func (r *TypeRef) String() string {
+	switch r.Kind {
+	case RefNamed:
+		return r.Named.Name
+	case RefArray:
+		return "[]" + r.Elem.String()
+	case RefMap:
+		return "map[string]" + r.Elem.String()
+	case RefBuiltin:
+		return r.Builtin
+	}
+	return fmt.Sprintf("TypeRef(%d)", r.Kind)
+}
+
+// JSONMethods reports whether a struct has its own MarshalJSON and UnmarshalJSON: it keeps
+// additional properties, or a property no json tag can name.
+func (t *Type) JSONMethods() bool {
+	return t.Kind == KindStruct && (t.AdditionalProperties != nil || slices.ContainsFunc(t.Fields, func(f *Field) bool { return f.Untagged }))
+}
+
+// WindowForever is the Window of an idempotency key the annotation says the provider keeps for
+// good (window: forever).
+//
+// A window is an answer a person gives from the provider's documentation: none is assumed.
+// Without one (no window, or window: unknown) the Window is 0, and the generated code relies on
+// the key only within the call that first sends it (the runtime's KeyWindow 0): its retries
+// re-send it, but Resume, a takeover of its ledger row and a later call with the same business
+// key never do, since the provider may have forgotten it. They ask the lookup, or leave the
+// outcome uncertain, as for a key past its window.
+const WindowForever time.Duration = -1
+
+// WindowKnown reports whether a person declared how long the provider remembers the key.
+func (i *Idempotency) WindowKnown() bool { return i.Window != 0 }
+
+// Forever reports whether the provider keeps the key for good (window: forever).
+func (i *Idempotency) Forever() bool { return i.Window == WindowForever }

@@ -1,0 +1,32 @@
+package spec
+
+import (
+	"go/build"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLayers holds the generator's packages to the stages they are: the IR is a leaf that
+// knows only runtime's enumerations, and the emitters read the IR alone, never a stage that
+// builds it.
+func TestLayers(t *testing.T) {
+	const module = "github.com/writegen/writegen/"
+	allowed := map[string][]string{
+		"spec/ir":   {"runtime"},
+		"templates": {"runtime", "runtime/writegenimpl", "spec/ir"},
+	}
+	for dir, want := range allowed {
+		pkg, err := build.ImportDir(filepath.Join("..", dir), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		for _, imp := range pkg.Imports {
+			ours, ok := strings.CutPrefix(imp, module)
+			if ok && !slices.Contains(want, ours) {
+				t.Errorf("%s imports %s; it may import only %s of writegen", dir, imp, strings.Join(want, ", "))
+			}
+		}
+	}
+}
