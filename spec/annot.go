@@ -13,6 +13,7 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 )
 
 // annotations is the annotation file as written, each answer with the node it came from.
@@ -799,11 +800,11 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *ir.Key {
 		p.errorf(kv[1], "key needs at least one field")
 	}
 	// The key type has the method BusinessKey: a field takes another name.
-	claims := []*nameClaim{{Want: "BusinessKey", Key: "method BusinessKey", Fixed: true, Got: new(string)}}
+	claims := []*naming.Claim{{Want: "BusinessKey", Key: "method BusinessKey", Fixed: true, Got: new(string)}}
 	for i := range k.Fields {
-		claims = append(claims, &nameClaim{Want: goName(k.Fields[i].Name), Literal: goLiteral(k.Fields[i].Name), Alt: "Field", Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
+		claims = append(claims, &naming.Claim{Want: naming.GoName(k.Fields[i].Name), Literal: naming.GoLiteral(k.Fields[i].Name), Alt: "Field", Key: k.Fields[i].Name, Got: &k.Fields[i].GoName})
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 	fk, ok := m["format"]
 	if !ok {
 		if p.absent(n, m, "format") {
@@ -1346,7 +1347,7 @@ func (p *annotParser) inbox(n *yaml.Node) *ir.Inbox {
 	in := &ir.Inbox{Order: ir.OrderAny, Pos: p.pos(n)}
 	if kv, ok := m["source"]; ok {
 		in.Source, _ = p.str(kv[1])
-		if in.Source != "" && goName(in.Source) == "X" {
+		if in.Source != "" && naming.GoName(in.Source) == "X" {
 			p.errorf(kv[1], "inbox source %q needs a letter or a digit: it names the inbox's constructor", in.Source)
 		}
 	} else if p.absent(n, m, "source") {

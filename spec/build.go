@@ -11,6 +11,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 )
 
 // Ranks of name claims: a lower rank keeps a contested name.
@@ -25,7 +26,7 @@ const (
 type builder struct {
 	d        *document
 	types    []*ir.Type
-	claims   []*nameClaim
+	claims   []*naming.Claim
 	byRef    map[string]*ir.TypeRef // by canonical reference; nil while being converted
 	bySchema map[*openapi3.Schema]*ir.TypeRef
 	unions   map[string]*ir.TypeRef // shared unions by signature
@@ -37,14 +38,14 @@ type builder struct {
 // claimType asks for the Go name a type wants, with what settles a collision: the literal
 // spelling of its last pointer segment, and its kind as a suffix.
 func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
-	c := &nameClaim{Want: want, Key: key, Rank: rank, Got: &t.Name}
+	c := &naming.Claim{Want: want, Key: key, Rank: rank, Got: &t.Name}
 	if i := strings.LastIndex(key, "/"); i >= 0 {
 		last := unescapePointer(key[i+1:])
-		if g := goName(last); strings.HasSuffix(want, g) {
+		if g := naming.GoName(last); strings.HasSuffix(want, g) {
 			if prefix := want[:len(want)-len(g)]; prefix != "" {
-				c.Literal = prefix + literal(last)
+				c.Literal = prefix + naming.Literal(last)
 			} else {
-				c.Literal = goLiteral(last)
+				c.Literal = naming.GoLiteral(last)
 			}
 		}
 	}
@@ -69,7 +70,7 @@ func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
 func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 	start := len(r.errs)
 	var errs ir.ErrorList
-	byKey := make(map[string]*nameClaim, len(b.claims))
+	byKey := make(map[string]*naming.Claim, len(b.claims))
 	for _, c := range b.claims {
 		byKey[c.Key] = c
 	}
@@ -92,9 +93,9 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 			reserved = append(reserved, so.op.GoName+"Key", so.op.GoName+"Params")
 		}
 	}
-	claims := append([]*nameClaim(nil), b.claims...)
+	claims := append([]*naming.Claim(nil), b.claims...)
 	for _, name := range reserved {
-		claims = append(claims, &nameClaim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
+		claims = append(claims, &naming.Claim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
 	}
 	// An inbox's constructor is named after its source, and keeps the name over a type.
 	inboxNames := map[string]*string{}
@@ -103,11 +104,11 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 			got := new(string)
 			inboxNames[src.inbox.Source] = got
 			source := src.inbox.Source
-			claims = append(claims, &nameClaim{Want: "New" + goName(source) + "Inbox", Literal: "New" + goLiteral(source) + "Inbox",
+			claims = append(claims, &naming.Claim{Want: "New" + naming.GoName(source) + "Inbox", Literal: "New" + naming.GoLiteral(source) + "Inbox",
 				Key: "inbox:" + source, Rank: rankInbox, Got: got})
 		}
 	}
-	fixed := make(map[string]*nameClaim)
+	fixed := make(map[string]*naming.Claim)
 	for _, c := range claims {
 		if !c.Fixed {
 			continue
@@ -125,30 +126,30 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 		}
 		fixed[c.Want] = c
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 
 	// Enum constants share the package namespace with the types, which keep their names.
-	taken := make([]*nameClaim, 0, len(claims))
+	taken := make([]*naming.Claim, 0, len(claims))
 	for _, c := range claims {
-		taken = append(taken, &nameClaim{Want: *c.Got, Key: c.Key, Fixed: true, Got: new(string)})
+		taken = append(taken, &naming.Claim{Want: *c.Got, Key: c.Key, Fixed: true, Got: new(string)})
 	}
 	for _, t := range b.types {
 		for i := range t.Enum {
 			v := &t.Enum[i]
-			taken = append(taken, &nameClaim{Want: t.Name + valueWord(v.Value), Literal: t.Name + literal(fmt.Sprint(v.Value)),
+			taken = append(taken, &naming.Claim{Want: t.Name + valueWord(v.Value), Literal: t.Name + naming.Literal(fmt.Sprint(v.Value)),
 				Alt: "Value", Key: fmt.Sprintf("%s=%v", t.Name, v.Value), Rank: rankConst, Got: &v.GoName})
 		}
-		var vclaims []*nameClaim
+		var vclaims []*naming.Claim
 		for i, v := range t.Variants {
 			if v.Type.Kind != ir.RefNamed || v.GoName == "" {
 				v.GoName = builtinWord(v.Type)
 			}
-			vclaims = append(vclaims, &nameClaim{Want: v.GoName, Key: fmt.Sprintf("%06d", i), Got: &v.GoName})
+			vclaims = append(vclaims, &naming.Claim{Want: v.GoName, Key: fmt.Sprintf("%06d", i), Got: &v.GoName})
 		}
-		settleNames(vclaims)
+		naming.Settle(vclaims)
 		unionMethods(t)
 	}
-	settleNames(taken)
+	naming.Settle(taken)
 
 	ops := make([]*ir.Operation, len(inScope))
 	for i, so := range inScope {
@@ -181,26 +182,26 @@ func unionMethods(t *ir.Type) {
 	if len(t.Variants) == 0 {
 		return
 	}
-	var claims []*nameClaim
+	var claims []*naming.Claim
 	for _, m := range unionMembers {
-		claims = append(claims, &nameClaim{Want: m, Key: "member " + m, Fixed: true, Got: new(string)})
+		claims = append(claims, &naming.Claim{Want: m, Key: "member " + m, Fixed: true, Got: new(string)})
 	}
 	for i, v := range t.Variants {
 		claims = append(claims,
-			&nameClaim{Want: "As" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("as %06d", i), Got: &v.AsName},
-			&nameClaim{Want: "From" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("from %06d", i), Got: &v.FromName})
+			&naming.Claim{Want: "As" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("as %06d", i), Got: &v.AsName},
+			&naming.Claim{Want: "From" + v.GoName, Alt: "Variant", Key: fmt.Sprintf("from %06d", i), Got: &v.FromName})
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 }
 
 // stems gives every operation in scope the unexported stem of the names it declares
 // (createThread for CreateThread), unique among the operations.
 func (r *resolver) stems(ops []*ir.Operation) {
-	claims := make([]*nameClaim, len(ops))
+	claims := make([]*naming.Claim, len(ops))
 	for i, op := range ops {
-		claims[i] = &nameClaim{Want: lowerFirst(op.GoName), Key: op.ID, Got: &op.Local}
+		claims[i] = &naming.Claim{Want: lowerFirst(op.GoName), Key: op.ID, Got: &op.Local}
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 }
 
 // declare names what each operation declares, decides how it is called, and checks the methods
@@ -364,18 +365,18 @@ func valueWord(v any) string {
 	switch {
 	case s == "":
 		return "Empty"
-	case len(words(s)) == 0:
-		return spell(s)
+	case len(naming.Words(s)) == 0:
+		return naming.Spell(s)
 	}
 	var b strings.Builder
 	rs := []rune(s)
 	for i, r := range rs {
 		if (r == '+' || r == '-') && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) {
-			b.WriteString(symbolWords[r])
+			b.WriteString(naming.SymbolWords[r])
 			b.WriteByte(' ')
 			continue
 		}
 		b.WriteRune(r)
 	}
-	return joinWords(words(b.String()))
+	return naming.JoinWords(naming.Words(b.String()))
 }

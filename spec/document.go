@@ -17,6 +17,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -300,9 +301,9 @@ func goWords(t string) string {
 		return t
 	}
 	if plural, ok := strings.CutSuffix(name, "s"); ok && plural != "" && name != "Paths" && name != "Types" {
-		return "a list of " + strings.ToLower(strings.Join(words(plural), " ")) + "s"
+		return "a list of " + strings.ToLower(strings.Join(naming.Words(plural), " ")) + "s"
 	}
-	w := strings.ToLower(strings.Join(words(name), " "))
+	w := strings.ToLower(strings.Join(naming.Words(name), " "))
 	article := "a "
 	if strings.ContainsRune("aeiou", rune(w[0])) {
 		article = "an "

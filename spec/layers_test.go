@@ -14,8 +14,9 @@ import (
 func TestLayers(t *testing.T) {
 	const module = "github.com/writegen/writegen/"
 	allowed := map[string][]string{
-		"spec/ir":   {"runtime"},
-		"templates": {"runtime", "runtime/writegenimpl", "spec/ir"},
+		"spec/ir":     {"runtime"},
+		"spec/naming": {},
+		"templates":   {"runtime", "runtime/writegenimpl", "spec/ir"},
 	}
 	for dir, want := range allowed {
 		pkg, err := build.ImportDir(filepath.Join("..", dir), 0)

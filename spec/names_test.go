@@ -10,71 +10,30 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 	"go.yaml.in/yaml/v4"
 )
-
-func TestGoName(t *testing.T) {
-	cases := map[string]string{
-		"createThread":       "CreateThread",
-		"get_user_by_id":     "GetUserByID",
-		"HTTPServer":         "HTTPServer",
-		"userIds":            "UserIDs",
-		"api-url":            "APIURL",
-		"type":               "Type",
-		"func":               "Func",
-		"名前":                 "X名前",
-		"café au lait":       "CaféAuLait",
-		"1st":                "X1st",
-		"":                   "X",
-		"*/":                 "X",
-		"post /threads/{id}": "PostThreadsID",
-		"x-request-id":       "XRequestID",
-		"v2Beta":             "V2Beta",
-	}
-	for in, want := range cases {
-		if got := goName(in); got != want {
-			t.Errorf("goName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestLiteral(t *testing.T) {
-	cases := map[string]string{
-		"JOYING_BOX":   "JOYING_BOX",
-		"issuing.card": "IssuingDotCard",
-		"DateCreated<": "DateCreatedLt",
-		"Etc/GMT+1":    "EtcSlashGMTPlus1",
-		"-1":           "Minus1",
-		"a--b":         "A_B",
-		"\x00":         "U0000",
-	}
-	for in, want := range cases {
-		if got := literal(in); got != want {
-			t.Errorf("literal(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
 
 // TestSettleNamesOrder checks that the claims' order does not matter and that nobody keeps a
 // contested name by arriving first.
 func TestSettleNamesOrder(t *testing.T) {
-	make := func() ([]*nameClaim, map[string]*string) {
+	make := func() ([]*naming.Claim, map[string]*string) {
 		got := map[string]*string{}
-		var claims []*nameClaim
-		add := func(c nameClaim) {
+		var claims []*naming.Claim
+		add := func(c naming.Claim) {
 			c.Got = new(string)
 			got[c.Key] = c.Got
 			claims = append(claims, &c)
 		}
-		add(nameClaim{Want: "Card", Key: "#/components/schemas/card", Rank: rankComponent})
-		add(nameClaim{Want: "Card", Key: "#/paths/x/card", Rank: rankInline, Alt: "Object"})
-		add(nameClaim{Want: "IssuingCard", Literal: "IssuingDotCard", Key: "#/components/schemas/issuing.card", Rank: rankComponent})
-		add(nameClaim{Want: "IssuingCard", Literal: "Issuing_Card", Key: "#/components/schemas/issuing_card", Rank: rankComponent})
-		add(nameClaim{Want: "Client", Key: "#/components/schemas/Client", Rank: rankComponent, Alt: "Object"})
-		add(nameClaim{Want: "Client", Key: "reserved", Fixed: true})
-		add(nameClaim{Want: "AB", Literal: "A_B", Key: "a-b"})
-		add(nameClaim{Want: "AB", Literal: "A_B", Key: "a_b"})
-		add(nameClaim{Want: "AB", Literal: "AB", Key: "AB"})
+		add(naming.Claim{Want: "Card", Key: "#/components/schemas/card", Rank: rankComponent})
+		add(naming.Claim{Want: "Card", Key: "#/paths/x/card", Rank: rankInline, Alt: "Object"})
+		add(naming.Claim{Want: "IssuingCard", Literal: "IssuingDotCard", Key: "#/components/schemas/issuing.card", Rank: rankComponent})
+		add(naming.Claim{Want: "IssuingCard", Literal: "Issuing_Card", Key: "#/components/schemas/issuing_card", Rank: rankComponent})
+		add(naming.Claim{Want: "Client", Key: "#/components/schemas/Client", Rank: rankComponent, Alt: "Object"})
+		add(naming.Claim{Want: "Client", Key: "reserved", Fixed: true})
+		add(naming.Claim{Want: "AB", Literal: "A_B", Key: "a-b"})
+		add(naming.Claim{Want: "AB", Literal: "A_B", Key: "a_b"})
+		add(naming.Claim{Want: "AB", Literal: "AB", Key: "AB"})
 		return claims, got
 	}
 	want := map[string]string{
@@ -86,7 +45,7 @@ func TestSettleNamesOrder(t *testing.T) {
 	for seed := range uint64(20) {
 		claims, got := make()
 		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(claims), func(i, j int) { claims[i], claims[j] = claims[j], claims[i] })
-		settleNames(claims)
+		naming.Settle(claims)
 		for k, w := range want {
 			if *got[k] != w {
 				t.Errorf("seed %d: %s got %q, want %q", seed, k, *got[k], w)
@@ -334,7 +293,7 @@ func FuzzGoName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, name := range []string{goName(s), goLiteral(s), "T" + valueWord(s)} {
+		for _, name := range []string{naming.GoName(s), naming.GoLiteral(s), "T" + valueWord(s)} {
 			if !token.IsIdentifier(name) || !token.IsExported(name) {
 				t.Errorf("%q gives %q, not an exported identifier", s, name)
 			}

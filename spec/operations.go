@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 )
 
 // methods in the order operations of one path are listed.
@@ -79,7 +80,7 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 			ops = append(ops, so)
 		}
 	}
-	claims := []*nameClaim{
+	claims := []*naming.Claim{
 		// Methods the generated Client has besides the operations.
 		{Want: "Runtime", Key: "Runtime", Fixed: true, Got: new(string)},
 		{Want: "Resume", Key: "Resume", Fixed: true, Got: new(string)},
@@ -89,9 +90,9 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 		if so.raw.OperationID == "" {
 			want = strings.ToLower(so.op.Method) + " " + so.op.SpecPath
 		}
-		claims = append(claims, &nameClaim{Want: goName(want), Literal: goLiteral(want), Key: so.op.ID, Got: &so.op.GoName})
+		claims = append(claims, &naming.Claim{Want: naming.GoName(want), Literal: naming.GoLiteral(want), Key: so.op.ID, Got: &so.op.GoName})
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 	return ops, errs
 }
 
@@ -156,7 +157,7 @@ func (b *builder) params(so *specOp) []*ir.Param {
 				continue
 			}
 			p := pr.Value
-			at := b.item(owner, "parameters", i, so.op.GoName+goName(p.Name))
+			at := b.item(owner, "parameters", i, so.op.GoName+naming.GoName(p.Name))
 			pos := b.d.pos(at.key)
 			if pr.Ref != "" {
 				at = b.refSite(pr.Ref)
@@ -191,11 +192,11 @@ func (b *builder) params(so *specOp) []*ir.Param {
 		return cmp.Or(cmp.Compare(order[x.In], order[y.In]), strings.Compare(x.Name, y.Name))
 	})
 	out = append(out, rest...)
-	claims := make([]*nameClaim, len(out))
+	claims := make([]*naming.Claim, len(out))
 	for i, p := range out {
-		claims[i] = &nameClaim{Want: goName(p.Name), Literal: goLiteral(p.Name), Alt: goName(string(p.In)), Key: string(p.In) + " " + p.Name, Got: &p.GoName}
+		claims[i] = &naming.Claim{Want: naming.GoName(p.Name), Literal: naming.GoLiteral(p.Name), Alt: naming.GoName(string(p.In)), Key: string(p.In) + " " + p.Name, Got: &p.GoName}
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 	return out
 }
 

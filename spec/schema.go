@@ -8,6 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -58,7 +59,7 @@ func (b *builder) refSite(ref string) site {
 	}
 	name := "Root"
 	if len(named) > 0 {
-		name = goName(named[len(named)-1])
+		name = naming.GoName(named[len(named)-1])
 	}
 	if len(named) > 3 && named[0] == "components" && named[1] == "schemas" {
 		name = nestedName(named[2:])
@@ -108,13 +109,13 @@ var v2Sections = map[string]string{"schemas": "definitions", "parameters": "para
 // nestedName names a schema inside a component schema ("A", "properties", "b") the way
 // descending from the component names it ("AB"), so a reference straight to it agrees.
 func nestedName(segs []string) string {
-	name := goName(segs[0])
+	name := naming.GoName(segs[0])
 	for i := 1; i < len(segs); i++ {
 		switch segs[i] {
 		case "properties":
 			if i+1 < len(segs) {
 				i++
-				name += goName(segs[i])
+				name += naming.GoName(segs[i])
 			}
 		case "items":
 			name += "Item"
@@ -641,7 +642,7 @@ func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRe
 	for i, m := range ms {
 		word := "Variant" + strconv.Itoa(i+1)
 		if m.Value != nil && m.Value.Title != "" {
-			word = goName(m.Value.Title)
+			word = naming.GoName(m.Value.Title)
 		}
 		vat := b.item(at, kw, i, at.name+word)
 		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.d.pos(vat.key)}
@@ -716,7 +717,7 @@ func builtinWord(r *ir.TypeRef) string {
 	case "json.RawMessage":
 		return "Raw"
 	}
-	return goName(r.Builtin)
+	return naming.GoName(r.Builtin)
 }
 
 func before(a, b ir.Pos) bool {
@@ -767,7 +768,7 @@ func (b *builder) requireDeclared(c *collector, at site) {
 		for _, name := range u.names {
 			if !c.have[name] {
 				c.have[name] = true
-				c.props = append(c.props, prop{name: name, sr: anyProp, at: b.sub(u.at, "required", u.at.name+goName(name))})
+				c.props = append(c.props, prop{name: name, sr: anyProp, at: b.sub(u.at, "required", u.at.name+naming.GoName(name))})
 			}
 		}
 	}
@@ -793,7 +794,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRe
 	if c.extra != nil {
 		t.AdditionalProperties = b.schemaRef(c.extra.sr, c.extra.at)
 	}
-	claims := make([]*nameClaim, 0, len(c.props))
+	claims := make([]*naming.Claim, 0, len(c.props))
 	for _, p := range c.props {
 		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.pos(p.at.key)}
 		if v := p.sr.Value; v != nil {
@@ -802,7 +803,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRe
 		t.Fields = append(t.Fields, f)
 		claims = append(claims, fieldClaim(p.name, &f.GoName))
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 	return ref
 }
 
@@ -810,15 +811,15 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRe
 // letter or a digit, which goName would make a bare "X" (the name of a property "x"), is
 // spelled out instead ("" is Empty, "$" Dollar, "+" Plus), and yields to a property that is
 // called so: it then takes the suffix Field (EmptyField).
-func fieldClaim(name string, got *string) *nameClaim {
-	if name != "" && len(words(name)) > 0 {
-		return &nameClaim{Want: goName(name), Literal: goLiteral(name), Key: name, Got: got}
+func fieldClaim(name string, got *string) *naming.Claim {
+	if name != "" && len(naming.Words(name)) > 0 {
+		return &naming.Claim{Want: naming.GoName(name), Literal: naming.GoLiteral(name), Key: name, Got: got}
 	}
 	w := "Empty"
 	if name != "" {
-		w = spell(name)
+		w = naming.Spell(name)
 	}
-	return &nameClaim{Want: w, Literal: w, Alt: "Field", Key: name, Rank: 1, Got: got}
+	return &naming.Claim{Want: w, Literal: w, Alt: "Field", Key: name, Rank: 1, Got: got}
 }
 
 // collect gathers the properties of s and of its allOf members, first to last and then its own,
@@ -868,7 +869,7 @@ func (b *builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bo
 				continue
 			}
 			c.have[name] = true
-			c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+goName(name))})
+			c.props = append(c.props, prop{name: name, sr: sr, at: b.sub(psite, name, at.name+naming.GoName(name))})
 		}
 	}
 	if branch {

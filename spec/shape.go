@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 )
 
 // The Go shape of the types is decided here, once every type is known: which fields are held
@@ -52,14 +53,14 @@ func (b *builder) shape(ops []*ir.Operation) ir.ErrorList {
 // has that name).
 func (b *builder) extraNames(t *ir.Type) {
 	if slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
-		claims := []*nameClaim{
+		claims := []*naming.Claim{
 			{Want: "MarshalJSON", Key: "method MarshalJSON", Fixed: true, Got: new(string)},
 			{Want: "UnmarshalJSON", Key: "method UnmarshalJSON", Fixed: true, Got: new(string)},
 		}
 		for _, f := range t.Fields {
-			claims = append(claims, &nameClaim{Want: goName(f.Name), Literal: goLiteral(f.Name), Alt: "Field", Key: f.Name, Got: &f.GoName})
+			claims = append(claims, &naming.Claim{Want: naming.GoName(f.Name), Literal: naming.GoLiteral(f.Name), Alt: "Field", Key: f.Name, Got: &f.GoName})
 		}
-		settleNames(claims)
+		naming.Settle(claims)
 	}
 	if t.AdditionalProperties == nil {
 		return

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -35,19 +36,19 @@ const (
 // together: one that collides is renamed deterministically (settleNames), whatever the order.
 func nameTools(api *ir.API) {
 	api.ToolsPackage = api.Package + "mcp"
-	claims := []*nameClaim{{Want: api.Package, Alt: "client", Key: "import " + api.Package, Rank: rankToolsClient, Got: &api.ToolsClient}}
+	claims := []*naming.Claim{{Want: api.Package, Alt: "client", Key: "import " + api.Package, Rank: rankToolsClient, Got: &api.ToolsClient}}
 	for _, name := range toolsReserved {
-		claims = append(claims, &nameClaim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
+		claims = append(claims, &naming.Claim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
 	}
 	taken := map[string]bool{}
 	for _, op := range api.Operations {
 		op.ToolName = toolName(op, taken)
 		op.ToolArgs = toolArgs(op)
 		claims = append(claims,
-			&nameClaim{Want: op.Local + "Tool", Alt: "Var", Key: "tool " + op.ID, Rank: rankToolVar, Got: &op.ToolVar},
-			&nameClaim{Want: "serve" + op.GoName, Alt: "Handler", Key: "serve " + op.ID, Rank: rankToolFunc, Got: &op.ToolFunc})
+			&naming.Claim{Want: op.Local + "Tool", Alt: "Var", Key: "tool " + op.ID, Rank: rankToolVar, Got: &op.ToolVar},
+			&naming.Claim{Want: "serve" + op.GoName, Alt: "Handler", Key: "serve " + op.ID, Rank: rankToolFunc, Got: &op.ToolFunc})
 	}
-	settleNames(claims)
+	naming.Settle(claims)
 }
 
 // toolName names the tool of op: its operationId when that is a valid tool name

@@ -1,4 +1,4 @@
-package spec
+package naming
 
 import (
 	"cmp"
@@ -23,20 +23,20 @@ var initialisms = map[string]string{
 	"apis": "APIs",
 }
 
-// goName turns any text into an exported Go identifier: words are split at separators and at
+// GoName turns any text into an exported Go identifier: words are split at separators and at
 // lower-to-upper case changes, capitalised (initialisms upper case) and joined. A name that would
 // not start with an upper-case letter (a digit, a letter without case, nothing at all) gets the
 // prefix "X", so the result is always a valid exported identifier.
-func goName(s string) string {
-	name := joinWords(words(s))
+func GoName(s string) string {
+	name := JoinWords(Words(s))
 	if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) {
 		name = "X" + name
 	}
 	return name
 }
 
-// joinWords capitalises each word (initialisms all upper case) and joins them.
-func joinWords(ws []string) string {
+// JoinWords capitalises each word (initialisms all upper case) and joins them.
+func JoinWords(ws []string) string {
 	var b strings.Builder
 	for _, w := range ws {
 		if up, ok := initialisms[strings.ToLower(w)]; ok {
@@ -50,10 +50,10 @@ func joinWords(ws []string) string {
 	return b.String()
 }
 
-// words splits s into runs of letters and digits, breaking also where a lower-case letter or a
+// Words splits s into runs of letters and digits, breaking also where a lower-case letter or a
 // digit is followed by an upper-case one, and inside an upper-case run before its last letter
 // when a lower-case letter follows ("HTTPServer" -> "HTTP", "Server").
-func words(s string) []string {
+func Words(s string) []string {
 	var out []string
 	start := -1
 	var prev rune
@@ -87,9 +87,9 @@ func words(s string) []string {
 
 func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// symbolWords spell the characters that a name would otherwise lose, where they are all that
+// SymbolWords spell the characters that a name would otherwise lose, where they are all that
 // tells two names apart ("DateCreated<" and "DateCreated>", "!=" and "=").
-var symbolWords = map[rune]string{
+var SymbolWords = map[rune]string{
 	'<': "Lt", '>': "Gt", '=': "Eq", '!': "Not", '~': "Tilde", '^': "Caret", '$': "Dollar",
 	'*': "Star", '+': "Plus", '-': "Minus", '%': "Percent", '&': "And", '|': "Or", '#': "Hash",
 	'@': "At", '?': "Question", '.': "Dot", '/': "Slash", ':': "Colon", ',': "Comma", ';': "Semicolon",
@@ -97,11 +97,11 @@ var symbolWords = map[rune]string{
 	'\\': "Backslash", '\'': "Quote", '"': "DQuote", '`': "Backquote", ' ': "Space", '_': "Underscore",
 }
 
-// literal spells s closer to how it is written than goName does: "_", "-" and spaces become
+// Literal spells s closer to how it is written than goName does: "_", "-" and spaces become
 // "_", a sign before a digit is spelled (Plus, Minus), and so is any other symbol ("." is Dot).
 // It tells apart names that goName makes equal ("JOYING_BOX" and "JOYINGBOX", "issuing.card"
 // and "issuing_card", "DateCreated<" and "DateCreated").
-func literal(s string) string {
+func Literal(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
@@ -116,16 +116,16 @@ func literal(s string) string {
 				}
 				j += w
 			}
-			b.WriteString(joinWords(words(s[i:j])))
+			b.WriteString(JoinWords(Words(s[i:j])))
 			w = j - i
 		case (r == '+' || r == '-') && unicode.IsDigit(next):
-			b.WriteString(symbolWords[r])
+			b.WriteString(SymbolWords[r])
 		case r == '_' || r == '-' || r == ' ':
 			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
 				b.WriteByte('_')
 			}
 		default:
-			if sw, ok := symbolWords[r]; ok {
+			if sw, ok := SymbolWords[r]; ok {
 				b.WriteString(sw)
 			} else {
 				fmt.Fprintf(&b, "U%04X", r)
@@ -136,20 +136,20 @@ func literal(s string) string {
 	return strings.TrimSuffix(b.String(), "_")
 }
 
-// goLiteral is literal made a valid exported identifier, as goName does.
-func goLiteral(s string) string {
-	name := literal(s)
+// GoLiteral is literal made a valid exported identifier, as goName does.
+func GoLiteral(s string) string {
+	name := Literal(s)
 	if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) {
 		name = "X" + name
 	}
 	return name
 }
 
-// spell names text that has no letters or digits by its symbols ("!=" -> "NotEq").
-func spell(s string) string {
+// Spell names text that has no letters or digits by its symbols ("!=" -> "NotEq").
+func Spell(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if w, ok := symbolWords[r]; ok {
+		if w, ok := SymbolWords[r]; ok {
 			b.WriteString(w)
 		} else {
 			fmt.Fprintf(&b, "U%04X", r)
@@ -158,10 +158,10 @@ func spell(s string) string {
 	return b.String()
 }
 
-// nameClaim is one wish for a Go name in a namespace: a package, a struct's fields, an enum's
+// Claim is one wish for a Go name in a namespace: a package, a struct's fields, an enum's
 // constants. Key identifies the claimant (a JSON pointer, a wire name) and orders the claims
 // that lose a collision, so the outcome never depends on the order claims are made in.
-type nameClaim struct {
+type Claim struct {
 	Want    string // the name wanted, a valid identifier
 	Literal string // a spelling closer to the source, tried when Want collides ("" = Want)
 	Alt     string // a suffix from the claimant's context, tried next ("Enum", "Query")
@@ -171,14 +171,14 @@ type nameClaim struct {
 	Got     *string
 }
 
-// settleNames gives each claim a unique name. Claims wanting the same name collide. When exactly
+// Settle gives each claim a unique name. Claims wanting the same name collide. When exactly
 // one of them has the lowest rank (fixed claims count lowest) it keeps the name. Every other one
 // takes the first free of: its literal spelling, when that tells it apart from the rest of the
 // group; the name followed by its context suffix (tried first by a lone loser, which only needs
 // to step aside from the winner); the name followed by a number, counted in Key order. Nothing
 // depends on the order of the claims.
-func settleNames(claims []*nameClaim) {
-	slices.SortFunc(claims, func(a, b *nameClaim) int {
+func Settle(claims []*Claim) {
+	slices.SortFunc(claims, func(a, b *Claim) int {
 		return cmp.Or(strings.Compare(a.Want, b.Want), cmp.Compare(rankOf(a), rankOf(b)), strings.Compare(a.Key, b.Key))
 	})
 	taken := make(map[string]bool, len(claims))
@@ -188,7 +188,7 @@ func settleNames(claims []*nameClaim) {
 	type group struct {
 		want  string
 		kept  bool // a winner keeps want
-		claim []*nameClaim
+		claim []*Claim
 	}
 	var losers []group
 	for i := 0; i < len(claims); {
@@ -248,14 +248,14 @@ func settleNames(claims []*nameClaim) {
 	}
 }
 
-func literalOf(c *nameClaim) string {
+func literalOf(c *Claim) string {
 	if c.Literal == "" {
 		return c.Want
 	}
 	return c.Literal
 }
 
-func rankOf(c *nameClaim) int {
+func rankOf(c *Claim) int {
 	if c.Fixed {
 		return -1
 	}
