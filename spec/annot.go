@@ -13,6 +13,7 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
 )
 
@@ -221,8 +222,8 @@ func parseAnnotations(file string, data []byte) (*annotations, ir.ErrorList) {
 	a := &annotations{file: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		d := &document{file: file}
-		return nil, d.treeError(err, data)
+		d := &load.Document{File: file}
+		return nil, d.TreeError(err, data)
 	}
 	if len(doc.Content) == 0 {
 		p.errs = append(p.errs, &ir.Error{Pos: ir.Pos{File: file, Line: 1, Col: 1}, Msg: "empty annotation file: want version: 1"})
@@ -528,7 +529,7 @@ func (p *annotParser) typeError(n *yaml.Node, want string) {
 	}
 	hint := ""
 	if want == "a string" {
-		if h := valueHint(n, p.data); h != "" {
+		if h := load.ValueHint(n, p.data); h != "" {
 			hint = "; " + h
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
 )
 
@@ -24,7 +25,7 @@ const (
 
 // builder converts the spec's schemas and operations into the IR.
 type builder struct {
-	d        *document
+	d        *load.Document
 	types    []*ir.Type
 	claims   []*naming.Claim
 	byRef    map[string]*ir.TypeRef // by canonical reference; nil while being converted
@@ -40,7 +41,7 @@ type builder struct {
 func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
 	c := &naming.Claim{Want: want, Key: key, Rank: rank, Got: &t.Name}
 	if i := strings.LastIndex(key, "/"); i >= 0 {
-		last := unescapePointer(key[i+1:])
+		last := load.UnescapePointer(key[i+1:])
 		if g := naming.GoName(last); strings.HasSuffix(want, g) {
 			if prefix := want[:len(want)-len(g)]; prefix != "" {
 				c.Literal = prefix + naming.Literal(last)
@@ -77,7 +78,7 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 	for _, o := range a.names {
 		c := byKey[o.ptr]
 		if c == nil {
-			if _, ok := b.d.resolvePointer(strings.TrimPrefix(o.ptr, "#")); !ok {
+			if _, ok := b.d.ResolvePointer(strings.TrimPrefix(o.ptr, "#")); !ok {
 				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
 					Msg: fmt.Sprintf("names: %q names nothing in the spec", o.ptr)})
 			}

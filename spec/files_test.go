@@ -323,7 +323,7 @@ func TestMultiFileOrder(t *testing.T) {
 		"c/defs.yaml": {Data: []byte("Item: {type: object, properties: {c: {type: string}}}\n")},
 	}
 	refs := []string{`{$ref: "a/Item.yaml"}`, `{$ref: "b/Item.yaml"}`, `{$ref: "c/defs.yaml#/Item"}`}
-	load := func(order []int) string {
+	loadIn := func(order []int) string {
 		t.Helper()
 		root := "openapi: 3.0.3\ninfo: {title: x, version: \"1\"}\npaths:\n  /a:\n    get:\n      operationId: getA\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema:\n                properties:\n"
 		for _, i := range order {
@@ -346,12 +346,12 @@ func TestMultiFileOrder(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	want := load([]int{0, 1, 2})
+	want := loadIn([]int{0, 1, 2})
 	if w := "Item1{a:string}@a/Item.yaml:1:1 Item2{b:string}@b/Item.yaml:1:1 Item3{c:string}@c/defs.yaml:1:1"; want != w {
 		t.Errorf("types:\n%s\nwant:\n%s", want, w)
 	}
 	for _, order := range [][]int{{2, 1, 0}, {1, 2, 0}} {
-		if got := load(order); got != want {
+		if got := loadIn(order); got != want {
 			t.Errorf("order %v:\n%s\nwant:\n%s", order, got, want)
 		}
 	}

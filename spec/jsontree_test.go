@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/load"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -30,7 +31,7 @@ func TestParseJSONAsKin(t *testing.T) {
 	}
 	for name, data := range docs {
 		t.Run(name, func(t *testing.T) {
-			tree, err := parseJSON(data)
+			tree, err := load.ParseJSON(data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +56,7 @@ func TestParseJSONAsKin(t *testing.T) {
 }
 
 func TestParseJSONPositions(t *testing.T) {
-	tree, err := parseJSON([]byte("{\n  \"a\": [1,\n\t\"é\", {\"b\": null}],\r\n  \"c\": true}"))
+	tree, err := load.ParseJSON([]byte("{\n  \"a\": [1,\n\t\"é\", {\"b\": null}],\r\n  \"c\": true}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +92,8 @@ func TestParseJSONErrors(t *testing.T) {
 		strings.Repeat("[", 20000): "1:10002: nesting deeper than 10000 levels",
 	}
 	for in, want := range cases {
-		_, err := parseJSON([]byte(in))
-		var se *jsonSyntaxError
+		_, err := load.ParseJSON([]byte(in))
+		var se *load.JSONSyntaxError
 		if !asSyntax(err, &se) {
 			t.Errorf("%.20q: got %v, want a syntax error", in, err)
 			continue
@@ -103,8 +104,8 @@ func TestParseJSONErrors(t *testing.T) {
 	}
 }
 
-func asSyntax(err error, se **jsonSyntaxError) bool {
-	e, ok := err.(*jsonSyntaxError)
+func asSyntax(err error, se **load.JSONSyntaxError) bool {
+	e, ok := err.(*load.JSONSyntaxError)
 	*se = e
 	return ok
 }
@@ -116,10 +117,10 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if !utf8.Valid(data) || bytes.Count(data, []byte("[")) > maxJSONDepth/2 {
+		if !utf8.Valid(data) || bytes.Count(data, []byte("[")) > load.MaxJSONDepth/2 {
 			return
 		}
-		tree, err := parseJSON(data)
+		tree, err := load.ParseJSON(data)
 		if valid := json.Valid(data); (err == nil) != valid {
 			t.Fatalf("parseJSON: %v, but json.Valid: %v", err, valid)
 		}

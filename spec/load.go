@@ -9,6 +9,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 )
 
 // Options tune Load.
@@ -37,7 +38,7 @@ func Load(specPath, annotationsPath string, opts Options) (*ir.API, error) {
 		return nil, err
 	}
 	if opts.Files == nil {
-		dir := &dirFS{dir: filepath.Dir(specPath)}
+		dir := &load.DirFS{Dir: filepath.Dir(specPath)}
 		defer dir.Close()
 		opts.Files = dir
 	}
@@ -48,7 +49,7 @@ func Load(specPath, annotationsPath string, opts Options) (*ir.API, error) {
 // only their base names reach the IR. The other files of the spec are read from opts.Files.
 func LoadBytes(specName string, specData []byte, annotName string, annotData []byte, opts Options) (*ir.API, error) {
 	var errs ir.ErrorList
-	d, derrs := loadDocument(specName, specData, opts.Files)
+	d, derrs := load.Read(specName, specData, opts.Files)
 	errs = append(errs, derrs...)
 	a, aerrs := parseAnnotations(annotName, annotData)
 	errs = append(errs, aerrs...)
@@ -56,7 +57,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		return nil, sorted(errs)
 	}
 	api := &ir.API{
-		Title: d.api.Info.Title, Version: d.api.Info.Version,
+		Title: d.API.Info.Title, Version: d.API.Info.Version,
 		SpecFile: filepath.Base(specName), AnnotFile: filepath.Base(annotName),
 	}
 	if api.Package = a.pkg; opts.Package != "" {
@@ -77,7 +78,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 
 	b := newBuilder(d)
 	for _, o := range a.names {
-		if ptr, ok := d.origins[originKey(o.ptr)]; ok {
+		if ptr, ok := d.Origins[load.OriginKey(o.ptr)]; ok {
 			o.ptr = ptr // a schema of another file, by the pointer it was bundled at
 		}
 		b.overrides[o.ptr] = o.name
@@ -89,13 +90,13 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	r.decideScope()
 	r.resolve()
 	errs = append(errs, r.errs...)
-	var inScope []*specOp
+	var inScope []*ir.Operation
 	for _, so := range ops {
 		if r.scope[so] {
-			inScope = append(inScope, so)
+			inScope = append(inScope, so.op)
 		}
 	}
-	derrs, warnings := d.sortDefects(inScope)
+	derrs, warnings := d.SortDefects(inScope)
 	warnings = append(warnings, r.unscopedLookups()...)
 	errs = append(errs, derrs...)
 	for _, e := range derrs {
@@ -111,7 +112,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	if len(errs) > 0 {
 		return nil, sorted(errs)
 	}
-	api.DefaultBaseURL, warnings = d.baseURL(warnings)
+	api.DefaultBaseURL, warnings = d.BaseURL(warnings)
 	ir.SortErrors(warnings)
 	api.Warnings = warnings
 
@@ -132,39 +133,9 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	return api, nil
 }
 
-func newBuilder(d *document) *builder {
+func newBuilder(d *load.Document) *builder {
 	return &builder{d: d, byRef: make(map[string]*ir.TypeRef), bySchema: make(map[*openapi3.Schema]*ir.TypeRef),
 		unions: make(map[string]*ir.TypeRef), overrides: make(map[string]string)}
-}
-
-// sortDefects sorts the defects of the document into errors, the ones the operations in scope
-// reach (each naming the first operation that reaches it), and warnings, the rest and what was
-// read another way.
-func (d *document) sortDefects(inScope []*specOp) (errs, warnings ir.ErrorList) {
-	if len(d.defects) == 0 {
-		return nil, nil
-	}
-	reached := d.reach(inScope)
-	for _, df := range d.defects {
-		e := *df.err
-		so, ok := reached[df.holder]
-		switch {
-		case ok && df.mended:
-			warnings = append(warnings, &e)
-		case ok:
-			if so != nil && e.Operation == "" {
-				e.Operation = so.op.ID
-				e.Msg += "; correct the spec, or leave the operation out of scope"
-			}
-			errs = append(errs, &e)
-		default:
-			if !df.mended {
-				e.Msg += "; no operation in scope reaches it, so it is left out"
-			}
-			warnings = append(warnings, &e)
-		}
-	}
-	return errs, warnings
 }
 
 func sorted(errs ir.ErrorList) error {

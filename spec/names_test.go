@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
 	"go.yaml.in/yaml/v4"
 )
@@ -234,7 +235,7 @@ func firstDiff(a, b string) string {
 // shuffleDocument rewrites a spec as JSON with every mapping's keys in a random order.
 func shuffleDocument(t *testing.T, data []byte, seed uint64) []byte {
 	t.Helper()
-	tree, _, err := parseTree(data)
+	tree, _, err := load.ParseTree(data)
 	if err != nil {
 		t.Fatal(err)
 	}

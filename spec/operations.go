@@ -11,11 +11,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
 )
-
-// methods in the order operations of one path are listed.
-var methods = [...]string{"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"}
 
 // specOp is an operation of the spec before conversion: what scope and annotations need.
 type specOp struct {
@@ -38,21 +36,21 @@ type specOp struct {
 func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 	var errs ir.ErrorList
 	var ops []*specOp
-	paths := b.d.api.Paths
+	paths := b.d.API.Paths
 	if paths == nil {
 		return nil, nil
 	}
-	_, pathsNode := b.d.child(b.d.root, "paths")
+	_, pathsNode := b.d.Child(b.d.Root, "paths")
 	byID := make(map[string]*specOp)
 	for _, path := range sortedKeys(paths.Map()) {
 		item := paths.Value(path)
-		pk, pn := b.d.child(pathsNode, path)
+		pk, pn := b.d.Child(pathsNode, path)
 		if msg := templateDefect(path); msg != "" {
-			e := b.d.errorf(pk, "", "path %q: %s", path, msg)
-			b.d.defects = append(b.d.defects, &defect{err: e, holder: pn})
+			e := b.d.Errorf(pk, "", "path %q: %s", path, msg)
+			b.d.Defects = append(b.d.Defects, &load.Defect{Err: e, Holder: pn})
 		}
-		pathAt := site{ptr: "#/paths/" + escapePointer(path), key: pk, node: pn}
-		for _, m := range methods {
+		pathAt := site{ptr: "#/paths/" + load.EscapePointer(path), key: pk, node: pn}
+		for _, m := range load.Methods {
 			raw := item.GetOperation(m)
 			if raw == nil {
 				continue
@@ -61,7 +59,7 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 			tmpl, fixed, notes := splitSpecPath(path)
 			op := &ir.Operation{
 				ID: raw.OperationID, Method: m, Path: tmpl, SpecPath: path, FixedQuery: fixed, Tags: slices.Clone(raw.Tags),
-				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.pos(at.key), Deprecated: raw.Deprecated,
+				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.Pos(at.key), Deprecated: raw.Deprecated,
 				Write: m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE",
 			}
 			if op.ID == "" {
@@ -69,7 +67,7 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 			}
 			so := &specOp{op: op, raw: raw, item: item, at: at, pathAt: pathAt}
 			for _, n := range notes {
-				so.warnings = append(so.warnings, &ir.Error{Pos: b.d.pos(pk), Operation: op.ID, Msg: n})
+				so.warnings = append(so.warnings, &ir.Error{Pos: b.d.Pos(pk), Operation: op.ID, Msg: n})
 			}
 			if prev, dup := byID[op.ID]; dup {
 				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
@@ -158,7 +156,7 @@ func (b *builder) params(so *specOp) []*ir.Param {
 			}
 			p := pr.Value
 			at := b.item(owner, "parameters", i, so.op.GoName+naming.GoName(p.Name))
-			pos := b.d.pos(at.key)
+			pos := b.d.Pos(at.key)
 			if pr.Ref != "" {
 				at = b.refSite(pr.Ref)
 			}
@@ -201,7 +199,7 @@ func (b *builder) params(so *specOp) []*ir.Param {
 }
 
 func (b *builder) param(p *openapi3.Parameter, at site) *ir.Param {
-	out := &ir.Param{Name: p.Name, In: ir.ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.pos(at.key)}
+	out := &ir.Param{Name: p.Name, In: ir.ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.Pos(at.key)}
 	switch {
 	case p.Schema != nil:
 		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))
@@ -296,7 +294,7 @@ func (b *builder) body(so *specOp) *ir.Body {
 	}
 	for _, c := range passed {
 		e, _ := mediaKind(c)
-		pos := b.d.pos(schemaSite(c).key)
+		pos := b.d.Pos(schemaSite(c).key)
 		if ct == "" {
 			so.errs = append(so.errs, &ir.Error{Pos: pos, Operation: so.op.ID,
 				Msg: fmt.Sprintf("request body %s: %s, and the operation offers no other media type: declare an object schema whose properties are the fields", c, inexpressible(e, mediaSchema(content, c)))})

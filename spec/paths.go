@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"strconv"
 )
 
@@ -29,7 +30,7 @@ func resolvePath(root *ir.TypeRef, ptr string, mode pathMode) (p *ir.Path, why s
 		return nil, "not a JSON pointer"
 	}
 	each := false
-	segs := splitPointer(ptr)
+	segs := load.SplitPointer(ptr)
 	for i, seg := range segs {
 		last := i == len(segs)-1
 		u := under(p.Type)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -35,7 +36,7 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 	}
 	what := "the write stores its reference in a query parameter"
 	if ref != nil {
-		segs := splitPointer(ref.Pointer)
+		segs := load.SplitPointer(ref.Pointer)
 		for i := 0; i < len(segs) && i < 2; i++ {
 			ptr := "/" + strings.Join(escapeSegments(segs[i:]), "/")
 			p, why := resolvePath(found.Type, ptr, readPath)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 )
 
 // resolver matches the annotation file to the spec's operations, decides the scope and turns
@@ -421,7 +422,7 @@ func unionOnPath(body *ir.Body, ptr string) *ir.Type {
 		return nil
 	}
 	t := body.Type
-	for _, seg := range splitPointer(ptr) {
+	for _, seg := range load.SplitPointer(ptr) {
 		u := under(t)
 		switch {
 		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
@@ -487,7 +488,7 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Referenc
 		return nil
 	}
 	p := &ir.Path{Pointer: ra.body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.bodyNode)}
-	segs := splitPointer(ra.body)
+	segs := load.SplitPointer(ra.body)
 	for i, seg := range segs {
 		u := under(p.Type)
 		switch {
@@ -556,7 +557,7 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Referenc
 func escapeSegments(segs []string) []string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
-		out[i] = pointerEscaper.Replace(s)
+		out[i] = load.PointerEscaper.Replace(s)
 	}
 	return out
 }
@@ -1008,7 +1009,7 @@ func fieldOfType(t, f *ir.TypeRef) string {
 	}
 	for _, fl := range u.Named.Fields {
 		if sameType(fl.Type, f) {
-			return "/" + pointerEscaper.Replace(fl.Name)
+			return "/" + load.PointerEscaper.Replace(fl.Name)
 		}
 	}
 	return ""

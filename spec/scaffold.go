@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 )
 
 // schemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
@@ -38,9 +39,9 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := &dirFS{dir: filepath.Dir(specPath)}
+	dir := &load.DirFS{Dir: filepath.Dir(specPath)}
 	defer dir.Close()
-	d, errs := loadDocument(specPath, data, dir)
+	d, errs := load.Read(specPath, data, dir)
 	if errs != nil {
 		return nil, errs
 	}
@@ -53,7 +54,7 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	if pkg == "" {
 		pkg = packageName(filepath.Base(specPath))
 	}
-	scope := normalScope(d.api.Info.Title)
+	scope := normalScope(d.API.Info.Title)
 	if scope == "" {
 		scope = normalScope(pkg)
 	}
@@ -64,7 +65,7 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 
 	var w bytes.Buffer
 	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", schemaURL)
-	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.api.Info.Title+" "+d.api.Info.Version), filepath.Base(specPath))
+	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.API.Info.Title+" "+d.API.Info.Version), filepath.Base(specPath))
 	if inc.any() {
 		w.WriteString("# The writes the include block selects are listed. Answer each TODO, or move the operation under\n")
 	} else {
@@ -92,8 +93,8 @@ operations:
 `)
 	writes := 0
 	envelopes := envelopesKnown()
-	gh := strings.Contains(d.api.Info.Title, "GitHub")
-	for _, sv := range d.api.Servers {
+	gh := strings.Contains(d.API.Info.Title, "GitHub")
+	for _, sv := range d.API.Servers {
 		gh = gh || strings.Contains(sv.URL, "github")
 	}
 	for _, so := range ops {

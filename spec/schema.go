@@ -8,6 +8,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
 	"go.yaml.in/yaml/v4"
 )
@@ -24,11 +25,11 @@ type site struct {
 
 // sub descends into the mapping key seg; name is what a type defined there wants.
 func (b *builder) sub(at site, seg, name string) site {
-	k, v := b.d.child(at.node, seg)
+	k, v := b.d.Child(at.node, seg)
 	if k == nil {
 		k = at.key
 	}
-	return site{ptr: at.ptr + "/" + escapePointer(seg), name: name, key: k, node: v}
+	return site{ptr: at.ptr + "/" + load.EscapePointer(seg), name: name, key: k, node: v}
 }
 
 // item descends into element i of the sequence at key seg.
@@ -48,10 +49,10 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 // name; anything else is named from the last segment of the pointer.
 func (b *builder) refSite(ref string) site {
 	frag := strings.TrimPrefix(ref, "#")
-	segs := splitPointer(frag)
+	segs := load.SplitPointer(frag)
 	named := segs // as the name is made from them
 	if len(segs) >= 3 && segs[0] == "components" {
-		if w, ok := b.d.graftNames[segs[1]+"/"+segs[2]]; ok {
+		if w, ok := b.d.GraftNames[segs[1]+"/"+segs[2]]; ok {
 			// A component of another file keyed apart from one of the same name.
 			named = slices.Clone(segs)
 			named[2] = w
@@ -79,21 +80,21 @@ func (b *builder) refSite(ref string) site {
 	}
 	at := site{ptr: ref, name: name}
 	ptr := frag
-	if b.d.v2 && len(segs) == 3 && segs[0] == "components" {
+	if b.d.V2 && len(segs) == 3 && segs[0] == "components" {
 		if sec, ok := v2Sections[segs[1]]; ok {
-			ptr = "/" + sec + "/" + escapePointer(segs[2])
+			ptr = "/" + sec + "/" + load.EscapePointer(segs[2])
 		}
 	}
-	if n, ok := b.d.resolvePointer(ptr); ok {
+	if n, ok := b.d.ResolvePointer(ptr); ok {
 		at.node = n
 		at.key = n
 		if len(segs) > 0 {
-			parent, _ := b.d.resolvePointer(ptr[:strings.LastIndex(ptr, "/")])
-			if k, _ := b.d.child(parent, segs[len(segs)-1]); k != nil {
+			parent, _ := b.d.ResolvePointer(ptr[:strings.LastIndex(ptr, "/")])
+			if k, _ := b.d.Child(parent, segs[len(segs)-1]); k != nil {
 				at.key = k
 			}
 		}
-		if len(b.d.files) > 1 && b.d.fileAt(at.key.Line) != b.d.fileAt(n.Line) {
+		if len(b.d.Files) > 1 && b.d.FileAt(at.key.Line) != b.d.FileAt(n.Line) {
 			// A component of the root that another file's schema took the place of: the
 			// schema is defined there.
 			at.key = n
@@ -134,14 +135,14 @@ func componentName(ref string) string {
 	if !ok || strings.Contains(name, "/") {
 		return ""
 	}
-	return unescapePointer(name)
+	return load.UnescapePointer(name)
 }
 
 // schemaName returns the name of the component schema a reference names, or "": its key, or
 // for a schema of another file keyed apart from one of the same name, the name it was given.
 func (b *builder) schemaName(ref string) string {
 	name := componentName(ref)
-	if w, ok := b.d.graftNames["schemas/"+name]; ok {
+	if w, ok := b.d.GraftNames["schemas/"+name]; ok {
 		return w
 	}
 	return name
@@ -190,10 +191,10 @@ func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *ir.TypeRef {
 func (b *builder) canonical(ref string) string {
 	for range 64 { // a longer chain is a cycle
 		name := componentName(ref)
-		if name == "" || b.d.api.Components == nil {
+		if name == "" || b.d.API.Components == nil {
 			return ref
 		}
-		sr := b.d.api.Components.Schemas[name]
+		sr := b.d.API.Components.Schemas[name]
 		if sr == nil || sr.Ref == "" || sr.Ref == ref {
 			return ref
 		}
@@ -491,7 +492,7 @@ func constraintOnly(s *openapi3.Schema) bool {
 // newType registers a named type defined at at, before its body is converted, so that a
 // recursive reference to it finds it.
 func (b *builder) newType(s *openapi3.Schema, at site, kind ir.Kind) (*ir.Type, *ir.TypeRef) {
-	t := &ir.Type{Kind: kind, Doc: s.Description, Pos: b.d.pos(at.key)}
+	t := &ir.Type{Kind: kind, Doc: s.Description, Pos: b.d.Pos(at.key)}
 	t.SchemaName = b.schemaName(at.ptr)
 	ref := &ir.TypeRef{Kind: ir.RefNamed, Named: t}
 	b.bySchema[s] = ref
@@ -617,7 +618,7 @@ func (b *builder) union(s *openapi3.Schema, at site, component bool) *ir.TypeRef
 	}
 	if sig, name, ok := b.sharedUnion(s, ms); ok && !component {
 		if ref, ok := b.unions[sig]; ok {
-			if p := b.d.pos(at.key); before(p, ref.Named.Pos) {
+			if p := b.d.Pos(at.key); before(p, ref.Named.Pos) {
 				ref.Named.Pos = p
 			}
 			return ref
@@ -645,7 +646,7 @@ func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRe
 			word = naming.GoName(m.Value.Title)
 		}
 		vat := b.item(at, kw, i, at.name+word)
-		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.d.pos(vat.key)}
+		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.d.Pos(vat.key)}
 		if m.Ref == "" {
 			v.GoName = word
 		}
@@ -796,7 +797,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRe
 	}
 	claims := make([]*naming.Claim, 0, len(c.props))
 	for _, p := range c.props {
-		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.pos(p.at.key)}
+		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.Pos(p.at.key)}
 		if v := p.sr.Value; v != nil {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}
@@ -855,7 +856,7 @@ func (b *builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bo
 	}
 	if len(s.Properties) > 0 {
 		psite := b.sub(at, "properties", at.name)
-		names := keys(psite.node)
+		names := load.Keys(psite.node)
 		if len(names) != len(s.Properties) { // the tree does not show this schema: fall back to sorted
 			names = make([]string, 0, len(s.Properties))
 			for name := range s.Properties {

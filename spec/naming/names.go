@@ -97,7 +97,7 @@ var SymbolWords = map[rune]string{
 	'\\': "Backslash", '\'': "Quote", '"': "DQuote", '`': "Backquote", ' ': "Space", '_': "Underscore",
 }
 
-// Literal spells s closer to how it is written than goName does: "_", "-" and spaces become
+// Literal spells s closer to how it is written than GoName does: "_", "-" and spaces become
 // "_", a sign before a digit is spelled (Plus, Minus), and so is any other symbol ("." is Dot).
 // It tells apart names that goName makes equal ("JOYING_BOX" and "JOYINGBOX", "issuing.card"
 // and "issuing_card", "DateCreated<" and "DateCreated").
@@ -136,7 +136,7 @@ func Literal(s string) string {
 	return strings.TrimSuffix(b.String(), "_")
 }
 
-// GoLiteral is literal made a valid exported identifier, as goName does.
+// GoLiteral is Literal made a valid exported identifier, as GoName does.
 func GoLiteral(s string) string {
 	name := Literal(s)
 	if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) {

@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"slices"
@@ -39,7 +39,7 @@ func (at place) pointer() string {
 	var b strings.Builder
 	for _, seg := range at.path {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(seg))
+		b.WriteString(EscapePointer(seg))
 	}
 	return b.String()
 }
@@ -58,7 +58,7 @@ var nameMaps = map[string]bool{
 var extensible = map[string]bool{"paths": true, "responses": true, "callback": true}
 
 // childRole is the role of the value v under key in a mapping at at.
-func (d *document) childRole(at place, key string, v *yaml.Node) (role, string) {
+func (d *Document) childRole(at place, key string, v *yaml.Node) (role, string) {
 	switch at.role {
 	case roleData, roleRef:
 		return roleData, ""
@@ -79,7 +79,7 @@ func (d *document) childRole(at place, key string, v *yaml.Node) (role, string) 
 	case at.of == "examples" && key == "value", // an Example Object's value
 		at.of == "links" && (key == "parameters" || key == "requestBody"): // a Link's runtime values
 		return roleData, ""
-	case key == "examples" && (v.Kind != yaml.MappingNode || d.v2):
+	case key == "examples" && (v.Kind != yaml.MappingNode || d.V2):
 		// A list of examples (JSON Schema), or Swagger 2.0's map of media types to examples.
 		return roleData, ""
 	case nameMaps[key] && v.Kind == yaml.MappingNode:
@@ -90,7 +90,7 @@ func (d *document) childRole(at place, key string, v *yaml.Node) (role, string) 
 
 // walk visits n and, when visit returns true, what n holds, in document order. It does not
 // follow aliases or references.
-func (d *document) walk(n *yaml.Node, at place, visit func(n *yaml.Node, at place) bool) {
+func (d *Document) walk(n *yaml.Node, at place, visit func(n *yaml.Node, at place) bool) {
 	if !visit(n, at) {
 		return
 	}
@@ -98,7 +98,7 @@ func (d *document) walk(n *yaml.Node, at place, visit func(n *yaml.Node, at plac
 	case yaml.MappingNode:
 		base := at.base
 		if d.v31 && at.role == roleObject {
-			if _, id := d.child(n, "$id"); id != nil && id.Kind == yaml.ScalarNode {
+			if _, id := d.Child(n, "$id"); id != nil && id.Kind == yaml.ScalarNode {
 				base = resolveURI(base, id.Value)
 			}
 		}
@@ -121,7 +121,7 @@ func (d *document) walk(n *yaml.Node, at place, visit func(n *yaml.Node, at plac
 }
 
 // top is the place of the document's root.
-func (d *document) top() place {
+func (d *Document) top() place {
 	return place{role: roleObject, base: documentBase}
 }
 
@@ -134,7 +134,7 @@ type cut struct {
 
 // remove takes the cuts out of the tree, the last of each parent first so that the indexes of
 // the others still hold. Each parent is changed on its own, so their order does not matter.
-func (d *document) remove(cuts []cut) {
+func (d *Document) remove(cuts []cut) {
 	byParent := make(map[*yaml.Node][]int)
 	for _, c := range cuts {
 		i := c.i
@@ -161,9 +161,9 @@ func (d *document) remove(cuts []cut) {
 
 // locate returns the place of the node that starts at line and column (the outermost one, as
 // a mapping and its first key start together), or ok false. The root has no place to cut.
-func (d *document) locate(line, col int) (at place, n *yaml.Node, ok bool) {
+func (d *Document) locate(line, col int) (at place, n *yaml.Node, ok bool) {
 	var found *yaml.Node
-	d.walk(d.root, d.top(), func(c *yaml.Node, p place) bool {
+	d.walk(d.Root, d.top(), func(c *yaml.Node, p place) bool {
 		if found != nil {
 			return false
 		}
@@ -173,11 +173,11 @@ func (d *document) locate(line, col int) (at place, n *yaml.Node, ok bool) {
 		}
 		// Inside one file a node starts before what it holds; the files of a spec split
 		// across several are interleaved in the tree.
-		return len(d.files) > 1 || !after(c, line, col)
+		return len(d.Files) > 1 || !after(c, line, col)
 	})
 	if found == nil {
 		// A key: the walk visits values only.
-		d.walkKeys(d.root, func(parent *yaml.Node, i int) bool {
+		d.walkKeys(d.Root, func(parent *yaml.Node, i int) bool {
 			if k := parent.Content[i]; found == nil && k.Line == line && k.Column == col {
 				found, at = k, place{parent: parent, i: i}
 			}
@@ -193,8 +193,8 @@ func after(n *yaml.Node, line, col int) bool {
 }
 
 // locateNode returns the place of node n in the tree, or ok false.
-func (d *document) locateNode(n *yaml.Node) (at place, ok bool) {
-	d.walk(d.root, d.top(), func(c *yaml.Node, p place) bool {
+func (d *Document) locateNode(n *yaml.Node) (at place, ok bool) {
+	d.walk(d.Root, d.top(), func(c *yaml.Node, p place) bool {
 		if ok {
 			return false
 		}
@@ -209,7 +209,7 @@ func (d *document) locateNode(n *yaml.Node) (at place, ok bool) {
 
 // walkKeys calls visit with every mapping key of the tree (parent and index), through
 // aliased keys, until visit returns false.
-func (d *document) walkKeys(n *yaml.Node, visit func(parent *yaml.Node, i int) bool) bool {
+func (d *Document) walkKeys(n *yaml.Node, visit func(parent *yaml.Node, i int) bool) bool {
 	for i, c := range n.Content {
 		if n.Kind == yaml.MappingNode && i%2 == 0 && !visit(n, i) {
 			return false

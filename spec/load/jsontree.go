@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// parseJSON reads a JSON document into the yaml.Node tree kin-openapi decodes from, with the line
+// ParseJSON reads a JSON document into the yaml.Node tree kin-openapi decodes from, with the line
 // and byte column of every node. It does in one linear pass what the YAML parser does for JSON
 // input several times slower, and it keeps the tree for positions. As with encoding/json, a key
 // repeated in one object keeps its last value.
-func parseJSON(data []byte) (*yaml.Node, error) {
+func ParseJSON(data []byte) (*yaml.Node, error) {
 	p := &jsonParser{data: data, line: 1, keys: make(map[string]string)}
 	p.skipSpace()
 	v, err := p.value(0)
@@ -29,16 +29,16 @@ func parseJSON(data []byte) (*yaml.Node, error) {
 	return doc, nil
 }
 
-// jsonSyntaxError is a JSON defect at a line and byte column.
-type jsonSyntaxError struct {
+// JSONSyntaxError is a JSON defect at a line and byte column.
+type JSONSyntaxError struct {
 	Line, Col int
 	Msg       string
 }
 
-func (e *jsonSyntaxError) Error() string { return e.Msg }
+func (e *JSONSyntaxError) Error() string { return e.Msg }
 
-// maxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
-const maxJSONDepth = 10000
+// MaxJSONDepth bounds nesting so hostile input cannot exhaust the stack.
+const MaxJSONDepth = 10000
 
 type jsonParser struct {
 	data      []byte
@@ -67,7 +67,7 @@ func (p *jsonParser) unexpected(context string) error {
 }
 
 func (p *jsonParser) errorf(format string, args ...any) error {
-	return &jsonSyntaxError{Line: p.line, Col: p.off - p.lineStart + 1, Msg: fmt.Sprintf(format, args...)}
+	return &JSONSyntaxError{Line: p.line, Col: p.off - p.lineStart + 1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // char quotes the character at the offset for an error message.
@@ -91,8 +91,8 @@ func (p *jsonParser) skipSpace() {
 }
 
 func (p *jsonParser) value(depth int) (*yaml.Node, error) {
-	if depth > maxJSONDepth {
-		return nil, p.errorf("nesting deeper than %d levels", maxJSONDepth)
+	if depth > MaxJSONDepth {
+		return nil, p.errorf("nesting deeper than %d levels", MaxJSONDepth)
 	}
 	if p.off >= len(p.data) {
 		return nil, p.unexpected("looking for beginning of value")

@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"bytes"
@@ -31,10 +31,10 @@ func syntaxHint(msg string, data []byte, line, col int) string {
 	return ""
 }
 
-// valueHint returns what to do when a string was wanted and n was found, "" when there is
+// ValueHint returns what to do when a string was wanted and n was found, "" when there is
 // nothing more to say: a placeholder in braces written without quotes is a mapping, and a value
 // after an unquoted # is a comment.
-func valueHint(n *yaml.Node, data []byte) string {
+func ValueHint(n *yaml.Node, data []byte) string {
 	switch {
 	case n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) == 2 && n.Content[1].Tag == "!!null":
 		// {id} unquoted: a placeholder read as a mapping of id to nothing.

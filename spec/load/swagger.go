@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"fmt"
@@ -13,32 +13,32 @@ import (
 // not know (the scheme cut), an operation with two body parameters or with a body and form
 // fields, its path's parameters included (its own body and form parameters cut; when the path's
 // parameters alone have the defect, theirs after the first body).
-func (d *document) checkSwagger() {
+func (d *Document) checkSwagger() {
 	var cuts []cut
 	record := func(holder *yaml.Node, e *ir.Error, c ...cut) {
-		d.defects = append(d.defects, &defect{err: e, holder: holder})
+		d.Defects = append(d.Defects, &Defect{Err: e, Holder: holder})
 		cuts = append(cuts, c...)
 	}
-	if i, v := d.childIndex(d.root, "host"); v != nil && v.Kind == yaml.ScalarNode && strings.Contains(v.Value, "/") {
-		record(d.root, d.errorf(v, "", "host %q must be a host name, without a scheme or a path (write the path in basePath)", v.Value), cut{d.root, i})
+	if i, v := d.childIndex(d.Root, "host"); v != nil && v.Kind == yaml.ScalarNode && strings.Contains(v.Value, "/") {
+		record(d.Root, d.Errorf(v, "", "host %q must be a host name, without a scheme or a path (write the path in basePath)", v.Value), cut{d.Root, i})
 	}
-	_, defs := d.child(d.root, "securityDefinitions")
-	for _, name := range keys(defs) {
+	_, defs := d.Child(d.Root, "securityDefinitions")
+	for _, name := range Keys(defs) {
 		i, def := d.childIndex(defs, name)
-		_, typ := d.child(def, "type")
-		_, flow := d.child(def, "flow")
+		_, typ := d.Child(def, "type")
+		_, flow := d.Child(def, "flow")
 		if typ != nil && typ.Value == "oauth2" && flow != nil {
 			switch flow.Value {
 			case "implicit", "accessCode", "password", "application":
 			default:
-				record(defs, d.errorf(flow, "", "security scheme %q: unknown OAuth2 flow %q (implicit, accessCode, password or application)", name, flow.Value), cut{defs, i})
+				record(defs, d.Errorf(flow, "", "security scheme %q: unknown OAuth2 flow %q (implicit, accessCode, password or application)", name, flow.Value), cut{defs, i})
 			}
 		}
 	}
-	_, paths := d.child(d.root, "paths")
-	for _, path := range keys(paths) {
-		_, item := d.child(paths, path)
-		sk, shared := d.child(item, "parameters")
+	_, paths := d.Child(d.Root, "paths")
+	for _, path := range Keys(paths) {
+		_, item := d.Child(paths, path)
+		sk, shared := d.Child(item, "parameters")
 		if in := d.paramPlaces(shared, nil); in["body"] > 1 || in["body"] > 0 && in["formData"] > 0 {
 			msg := fmt.Sprintf("Swagger 2.0 allows one body parameter, not %d", in["body"])
 			if in["body"] == 1 {
@@ -54,26 +54,26 @@ func (d *document) checkSwagger() {
 					extra = append(extra, cut{shared, j})
 				}
 			}
-			record(item, d.errorf(sk, "", "path %q: %s, and every operation of the path has these parameters", path, msg))
+			record(item, d.Errorf(sk, "", "path %q: %s, and every operation of the path has these parameters", path, msg))
 			d.remove(extra) // now, so that the operations below count what is left
 		}
-		for _, m := range methods {
-			k, op := d.child(item, strings.ToLower(m))
+		for _, m := range Methods {
+			k, op := d.Child(item, strings.ToLower(m))
 			if op == nil {
 				continue
 			}
 			id := m + " " + path
-			if _, v := d.child(op, "operationId"); v != nil && v.Value != "" {
+			if _, v := d.Child(op, "operationId"); v != nil && v.Value != "" {
 				id = v.Value
 			}
-			_, own := d.child(op, "parameters")
+			_, own := d.Child(op, "parameters")
 			in := d.paramPlaces(shared, own)
 			var e *ir.Error
 			switch {
 			case in["body"] > 1:
-				e = d.errorf(k, id, "Swagger 2.0 allows one body parameter, not %d", in["body"])
+				e = d.Errorf(k, id, "Swagger 2.0 allows one body parameter, not %d", in["body"])
 			case in["body"] > 0 && in["formData"] > 0:
-				e = d.errorf(k, id, "Swagger 2.0 allows a body parameter or formData parameters, not both")
+				e = d.Errorf(k, id, "Swagger 2.0 allows a body parameter or formData parameters, not both")
 			default:
 				continue
 			}
@@ -92,7 +92,7 @@ func (d *document) checkSwagger() {
 }
 
 // childIndex returns the index of the value of key in mapping n, and the value, or -1 and nil.
-func (d *document) childIndex(n *yaml.Node, key string) (int, *yaml.Node) {
+func (d *Document) childIndex(n *yaml.Node, key string) (int, *yaml.Node) {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return -1, nil
 	}
@@ -106,13 +106,13 @@ func (d *document) childIndex(n *yaml.Node, key string) (int, *yaml.Node) {
 
 // paramIdentity returns what identifies a parameter of a path or an operation (its reference,
 // else where it travels and its name) and where it travels ("body", "formData" ...).
-func (d *document) paramIdentity(p *yaml.Node) (id, in string) {
-	if _, ref := d.child(p, "$ref"); ref != nil {
-		p, _ = d.resolvePointer(strings.TrimPrefix(ref.Value, "#"))
+func (d *Document) paramIdentity(p *yaml.Node) (id, in string) {
+	if _, ref := d.Child(p, "$ref"); ref != nil {
+		p, _ = d.ResolvePointer(strings.TrimPrefix(ref.Value, "#"))
 		id = ref.Value
 	}
-	_, inNode := d.child(p, "in")
-	_, name := d.child(p, "name")
+	_, inNode := d.Child(p, "in")
+	_, name := d.Child(p, "name")
 	if inNode != nil {
 		in = inNode.Value
 	}
@@ -124,7 +124,7 @@ func (d *document) paramIdentity(p *yaml.Node) (id, in string) {
 
 // paramPlaces counts the parameters of an operation by where they travel ("body", "formData"
 // ...): its own, and those of its path it does not redeclare.
-func (d *document) paramPlaces(shared, own *yaml.Node) map[string]int {
+func (d *Document) paramPlaces(shared, own *yaml.Node) map[string]int {
 	counts := make(map[string]int)
 	redeclared := make(map[string]bool)
 	if own != nil && own.Kind == yaml.SequenceNode {

@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"bytes"
@@ -54,18 +54,18 @@ type specFile struct {
 }
 
 // posAt returns the position of line (of the tree, shifted) and col.
-func (d *document) posAt(line, col int) ir.Pos {
-	if len(d.files) < 2 || line <= 0 {
-		return ir.Pos{File: d.file, Line: line, Col: col}
+func (d *Document) posAt(line, col int) ir.Pos {
+	if len(d.Files) < 2 || line <= 0 {
+		return ir.Pos{File: d.File, Line: line, Col: col}
 	}
-	f := d.fileAt(line)
+	f := d.FileAt(line)
 	return ir.Pos{File: f.name, Line: line - f.base, Col: col}
 }
 
-// fileAt returns the file a line of the tree is in.
-func (d *document) fileAt(line int) *specFile {
-	i, _ := slices.BinarySearchFunc(d.files, line, func(f *specFile, line int) int { return cmp.Compare(f.base, line) })
-	return d.files[max(i-1, 0)]
+// FileAt returns the file a line of the tree is in.
+func (d *Document) FileAt(line int) *specFile {
+	i, _ := slices.BinarySearchFunc(d.Files, line, func(f *specFile, line int) int { return cmp.Compare(f.base, line) })
+	return d.Files[max(i-1, 0)]
 }
 
 // lineCount is the number of lines of data.
@@ -83,34 +83,34 @@ func shiftLines(n *yaml.Node, by int) {
 
 // DirFS reads the files of a spec from a directory on disk, and refuses what leaves it, also
 // through a symbolic link. It opens the directory on first use; Close releases it.
-type dirFS struct {
-	dir  string
+type DirFS struct {
+	Dir  string
 	root *os.Root
 	err  error
 }
 
-func (f *dirFS) open() error {
+func (f *DirFS) open() error {
 	if f.root == nil && f.err == nil {
-		f.root, f.err = os.OpenRoot(f.dir)
+		f.root, f.err = os.OpenRoot(f.Dir)
 	}
 	return f.err
 }
 
-func (f *dirFS) Open(name string) (fs.File, error) {
+func (f *DirFS) Open(name string) (fs.File, error) {
 	if err := f.open(); err != nil {
 		return nil, err
 	}
 	return f.root.Open(name)
 }
 
-func (f *dirFS) ReadFile(name string) ([]byte, error) {
+func (f *DirFS) ReadFile(name string) ([]byte, error) {
 	if err := f.open(); err != nil {
 		return nil, err
 	}
 	return f.root.ReadFile(name)
 }
 
-func (f *dirFS) Close() {
+func (f *DirFS) Close() {
 	if f.root != nil {
 		f.root.Close()
 	}
@@ -124,14 +124,14 @@ func escapes(err error) bool {
 }
 
 // open returns the file at rel, reading it on first use.
-func (d *document) open(rel string) *specFile {
+func (d *Document) open(rel string) *specFile {
 	if f := d.byRel[rel]; f != nil {
 		return f
 	}
-	f := &specFile{rel: rel, name: filepath.Join(filepath.Dir(d.file), filepath.FromSlash(rel))}
-	last := d.files[len(d.files)-1]
+	f := &specFile{rel: rel, name: filepath.Join(filepath.Dir(d.File), filepath.FromSlash(rel))}
+	last := d.Files[len(d.Files)-1]
 	f.base = last.base + last.lines
-	d.files = append(d.files, f)
+	d.Files = append(d.Files, f)
 	d.byRel[rel] = f
 	var data []byte
 	err := fs.ErrNotExist
@@ -142,7 +142,7 @@ func (d *document) open(rel string) *specFile {
 	case errors.Is(err, fs.ErrNotExist):
 		f.fail = "file not found: " + f.name
 	case escapes(err):
-		f.fail = fmt.Sprintf("%s is reached through a symbolic link that leads out of the directory of %s (an absolute link counts as out): move the file under it, or bundle the spec into one file", f.name, filepath.Base(d.file))
+		f.fail = fmt.Sprintf("%s is reached through a symbolic link that leads out of the directory of %s (an absolute link counts as out): move the file under it, or bundle the spec into one file", f.name, filepath.Base(d.File))
 	case err != nil:
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -154,9 +154,9 @@ func (d *document) open(rel string) *specFile {
 		return f
 	}
 	f.lines = lineCount(data)
-	tree, isJSON, err := parseTree(data)
+	tree, isJSON, err := ParseTree(data)
 	if err != nil {
-		f.errs = (&document{file: f.name, index: d.index}).treeError(err, data)
+		f.errs = (&Document{File: f.name, index: d.index}).TreeError(err, data)
 		return f
 	}
 	if tree == nil || len(tree.Content) == 0 {
@@ -166,7 +166,7 @@ func (d *document) open(rel string) *specFile {
 	shiftLines(tree, f.base)
 	if !isJSON {
 		if n := aliasCycle(tree.Content[0]); n != nil {
-			f.errs = ir.ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
+			f.errs = ir.ErrorList{d.Errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
 			return f
 		}
 		d.prepareYAML(tree.Content[0])
@@ -216,7 +216,7 @@ func mappingRef(v string) bool {
 
 // bundler brings what the references to other files name into the tree.
 type bundler struct {
-	d      *document
+	d      *Document
 	seen   map[*yaml.Node]bool // the $ref values (and mapping values) dealt with
 	sites  []*refUse
 	grafts map[*yaml.Node]*graft
@@ -262,19 +262,19 @@ type target struct {
 
 // bundle brings the parts of other files the tree refers to into it (see the top of this file).
 // data is the root file's contents.
-func (d *document) bundle(data []byte) {
-	if !outsideRefs(d.root) {
+func (d *Document) bundle(data []byte) {
+	if !outsideRefs(d.Root) {
 		return
 	}
-	root := &specFile{rel: path.Base(filepath.ToSlash(d.file)), name: d.file, lines: lineCount(data), root: d.root}
-	d.files = []*specFile{root}
+	root := &specFile{rel: path.Base(filepath.ToSlash(d.File)), name: d.File, lines: lineCount(data), root: d.Root}
+	d.Files = []*specFile{root}
 	d.byRel = map[string]*specFile{root.rel: root}
 	if d.v31 {
 		d.indexIDs()
 	}
 	b := &bundler{d: d, seen: make(map[*yaml.Node]bool), grafts: make(map[*yaml.Node]*graft),
 		used: make(map[*yaml.Node]bool), inside: make(map[*yaml.Node]bool)}
-	d.walk(d.root, d.top(), b.visit)
+	d.walk(d.Root, d.top(), b.visit)
 	for len(b.queue) > 0 {
 		g := b.queue[0]
 		b.queue = b.queue[1:]
@@ -304,7 +304,7 @@ func (b *bundler) visit(n *yaml.Node, at place) bool {
 	if n.Kind != yaml.MappingNode || at.role != roleObject && at.role != roleNames {
 		return true
 	}
-	_, v := d.child(n, "$ref")
+	_, v := d.Child(n, "$ref")
 	if v == nil || v.Kind != yaml.ScalarNode || v.Tag == "!!null" || b.seen[v] {
 		return true
 	}
@@ -331,10 +331,10 @@ func (b *bundler) visit(n *yaml.Node, at place) bool {
 	holder := n
 	if kind == "pathItem" || kind == "operation" || section == "" && !names {
 		// What a path item or an operation holds is unknown without it: always an error.
-		holder = d.root
+		holder = d.Root
 	}
 	if errs == nil && section == "" && at.parent == nil {
-		errs = ir.ErrorList{d.errorf(v, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", v.Value)}
+		errs = ir.ErrorList{d.Errorf(v, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", v.Value)}
 	}
 	if errs != nil {
 		b.refuse(n, v, errs, holder)
@@ -345,7 +345,7 @@ func (b *bundler) visit(n *yaml.Node, at place) bool {
 		return false
 	}
 	u := &refUse{ref: v, holder: n}
-	if d.fileAt(n.Line) == d.files[0] && refOnly(n) && at.parent == d.sectionMap(section, false) {
+	if d.FileAt(n.Line) == d.Files[0] && refOnly(n) && at.parent == d.sectionMap(section, false) {
 		u.homeParent, u.homeKey = at.parent, at.key
 	}
 	b.use(u, t, section)
@@ -369,7 +369,7 @@ func (b *bundler) mappingValue(n *yaml.Node, at place) {
 	case errs != nil:
 		for _, e := range errs {
 			e := *e
-			b.d.defects = append(b.d.defects, &defect{err: &e, holder: at.parent})
+			b.d.Defects = append(b.d.Defects, &Defect{Err: &e, Holder: at.parent})
 		}
 		b.cuts = append(b.cuts, cut{at.parent, at.i})
 	default:
@@ -391,7 +391,7 @@ func (b *bundler) use(u *refUse, t target, section string) {
 		}
 		b.grafts[t.node] = g
 		b.order = append(b.order, g)
-		if t.file != b.d.files[0] { // the root's own parts are walked already
+		if t.file != b.d.Files[0] { // the root's own parts are walked already
 			b.queue = append(b.queue, g)
 		}
 	}
@@ -404,7 +404,7 @@ func (b *bundler) use(u *refUse, t target, section string) {
 func (b *bundler) refuse(n, v *yaml.Node, errs ir.ErrorList, holder *yaml.Node) {
 	for _, e := range errs {
 		e := *e
-		b.d.defects = append(b.d.defects, &defect{err: &e, holder: holder})
+		b.d.Defects = append(b.d.Defects, &Defect{Err: &e, Holder: holder})
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i+1] == v {
@@ -418,11 +418,11 @@ func (b *bundler) refuse(n, v *yaml.Node, errs ir.ErrorList, holder *yaml.Node) 
 func (b *bundler) writeInPlace(n, v *yaml.Node, t target, at place) {
 	d := b.d
 	if b.inside[t.node] {
-		b.refuse(n, v, ir.ErrorList{d.errorf(v, "", "reference %q leads back into what holds it: what it names would be written inside itself without end", v.Value)}, d.root)
+		b.refuse(n, v, ir.ErrorList{d.Errorf(v, "", "reference %q leads back into what holds it: what it names would be written inside itself without end", v.Value)}, d.Root)
 		return
 	}
 	repl := t.node
-	if b.used[t.node] || t.file == d.files[0] {
+	if b.used[t.node] || t.file == d.Files[0] {
 		repl = copyTree(t.node)
 	}
 	b.used[t.node] = true
@@ -465,19 +465,19 @@ func copyTree(n *yaml.Node) *yaml.Node {
 // of spec/ deals with it. base is the 3.1 base URI in scope.
 func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorList, leave bool) {
 	d := b.d
-	from := d.fileAt(v.Line)
+	from := d.FileAt(v.Line)
 	ref := v.Value
 	fail := func(format string, args ...any) (target, ir.ErrorList, bool) {
-		return t, ir.ErrorList{d.errorf(v, "", format, args...)}, false
+		return t, ir.ErrorList{d.Errorf(v, "", format, args...)}, false
 	}
 	var frag string
 	if local, ok := strings.CutPrefix(ref, "#"); ok {
-		if from == d.files[0] {
+		if from == d.Files[0] {
 			return t, nil, true
 		}
 		t.file, frag = from, local
 	} else {
-		if ref == "" || from == d.files[0] && d.v31 && (base != documentBase || d.idOf(ref)) {
+		if ref == "" || from == d.Files[0] && d.v31 && (base != documentBase || d.idOf(ref)) {
 			return t, nil, true
 		}
 		u, err := url.Parse(ref)
@@ -488,11 +488,11 @@ func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorLis
 		frag = f
 		switch {
 		case (u.Scheme == "http" || u.Scheme == "https" || u.Host != "" || strings.HasPrefix(ref, "//")) && d.v31:
-			return fail("reference %q is a URL, and no schema of the spec has it as $id: writegen reads the spec's own files only; download the file under the directory of %s and refer to it by its relative path, or bundle the spec into one file", ref, filepath.Base(d.file))
+			return fail("reference %q is a URL, and no schema of the spec has it as $id: writegen reads the spec's own files only; download the file under the directory of %s and refer to it by its relative path, or bundle the spec into one file", ref, filepath.Base(d.File))
 		case u.Scheme == "http" || u.Scheme == "https" || u.Host != "" || strings.HasPrefix(ref, "//"):
-			return fail("reference %q is a URL: writegen reads the spec's own files only; download the file under the directory of %s and refer to it by its relative path, or bundle the spec into one file", ref, filepath.Base(d.file))
+			return fail("reference %q is a URL: writegen reads the spec's own files only; download the file under the directory of %s and refer to it by its relative path, or bundle the spec into one file", ref, filepath.Base(d.File))
 		case len(u.Scheme) == 1 || strings.HasPrefix(file, "/") || strings.HasPrefix(file, `\`):
-			return fail("reference %q is an absolute path: refer to the file by its path relative to %s, under the directory of %s, or bundle the spec into one file", ref, from.name, filepath.Base(d.file))
+			return fail("reference %q is an absolute path: refer to the file by its path relative to %s, under the directory of %s, or bundle the spec into one file", ref, from.name, filepath.Base(d.File))
 		case u.Scheme != "":
 			return fail("reference %q is not a path to a file (scheme %q): refer to a file of the spec by its relative path", ref, u.Scheme)
 		}
@@ -502,7 +502,7 @@ func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorLis
 		}
 		rel := path.Join(path.Dir(from.rel), p)
 		if rel == ".." || strings.HasPrefix(rel, "../") {
-			return fail("reference %q leaves the directory of %s: move the file under it, or bundle the spec into one file", ref, filepath.Base(d.file))
+			return fail("reference %q leaves the directory of %s: move the file under it, or bundle the spec into one file", ref, filepath.Base(d.File))
 		}
 		if rel == "." {
 			return fail("reference %q names a directory, not a file", ref)
@@ -527,12 +527,12 @@ func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorLis
 			frag = u
 		}
 	}
-	t.frag, t.segs, t.node = frag, splitPointer(frag), n
+	t.frag, t.segs, t.node = frag, SplitPointer(frag), n
 	return t, nil, false
 }
 
 // idOf reports whether an OpenAPI 3.1 reference names a schema of the root by its $id.
-func (d *document) idOf(ref string) bool {
+func (d *Document) idOf(ref string) bool {
 	u, _, _ := strings.Cut(resolveURI(documentBase, ref), "#")
 	_, ok := d.ids[u]
 	return ok
@@ -541,7 +541,7 @@ func (d *document) idOf(ref string) bool {
 // kindOf says what the object at at is, as far as where a reference to another file puts what
 // it names: a components section ("schemas" ...), "pathItem" or "operation" (written in place),
 // or "" when its place does not say.
-func (d *document) kindOf(at place) string {
+func (d *Document) kindOf(at place) string {
 	if at.role == roleNames && at.of == "callback" {
 		return "callbacks"
 	}
@@ -584,8 +584,8 @@ func (d *document) kindOf(at place) string {
 
 // section returns the components section (Swagger 2.0: the top-level map) a kind of object
 // goes into, or "" when there is none (it is written in place).
-func (d *document) section(kind string) string {
-	if d.v2 {
+func (d *Document) section(kind string) string {
+	if d.V2 {
 		return map[string]string{"schemas": "definitions", "parameters": "parameters", "responses": "responses",
 			"securitySchemes": "securityDefinitions"}[kind]
 	}
@@ -597,14 +597,14 @@ func (d *document) section(kind string) string {
 }
 
 // sectionOf returns the section a pointer into another file names a component of, or "".
-func (d *document) sectionOf(segs []string) string {
+func (d *Document) sectionOf(segs []string) string {
 	switch {
-	case d.v2 && len(segs) == 2:
+	case d.V2 && len(segs) == 2:
 		switch segs[0] {
 		case "definitions", "parameters", "responses", "securityDefinitions":
 			return segs[0]
 		}
-	case !d.v2 && len(segs) == 3 && segs[0] == "components":
+	case !d.V2 && len(segs) == 3 && segs[0] == "components":
 		return d.section(segs[1])
 	}
 	return ""
@@ -612,10 +612,10 @@ func (d *document) sectionOf(segs []string) string {
 
 // sectionMap returns the root's mapping of a components section, made when make is set (nil
 // when it is not there).
-func (d *document) sectionMap(section string, make bool) *yaml.Node {
-	holder := d.root
-	if !d.v2 {
-		holder = d.mapping(d.root, "components", make)
+func (d *Document) sectionMap(section string, make bool) *yaml.Node {
+	holder := d.Root
+	if !d.V2 {
+		holder = d.mapping(d.Root, "components", make)
 		if holder == nil {
 			return nil
 		}
@@ -624,7 +624,7 @@ func (d *document) sectionMap(section string, make bool) *yaml.Node {
 }
 
 // mapping returns the mapping under key in n, made (or made a mapping) when make is set.
-func (d *document) mapping(n *yaml.Node, key string, make bool) *yaml.Node {
+func (d *Document) mapping(n *yaml.Node, key string, make bool) *yaml.Node {
 	i, v := d.childIndex(n, key)
 	if v != nil && v.Kind == yaml.MappingNode || !make {
 		if v != nil && v.Kind != yaml.MappingNode {
@@ -657,8 +657,8 @@ func (b *bundler) cycles() {
 		}
 		if b.endOf(link, u) == u {
 			// Kept, so that what reaches one of them reaches all: read, they name nothing (any).
-			e := b.d.errorf(u.ref, "", "reference %q leads back to itself through references that define nothing: point one of them at a definition", u.ref.Value)
-			b.d.defects = append(b.d.defects, &defect{err: e, holder: u.holder})
+			e := b.d.Errorf(u.ref, "", "reference %q leads back to itself through references that define nothing: point one of them at a definition", u.ref.Value)
+			b.d.Defects = append(b.d.Defects, &Defect{Err: e, Holder: u.holder})
 		}
 	}
 }
@@ -687,7 +687,7 @@ func (b *bundler) place() {
 			mark(c)
 		}
 	}
-	mark(d.root)
+	mark(d.Root)
 	slices.SortFunc(b.order, func(x, y *graft) int {
 		return cmp.Or(strings.Compare(x.file.rel, y.file.rel), strings.Compare(x.frag, y.frag))
 	})
@@ -752,7 +752,7 @@ func (b *bundler) place() {
 			continue
 		}
 		taken := make(map[string]bool)
-		for _, k := range keys(d.sectionMap(g.section, false)) {
+		for _, k := range Keys(d.sectionMap(g.section, false)) {
 			taken[k] = true
 			count[g.section+"/"+k]++
 		}
@@ -774,10 +774,10 @@ func (b *bundler) place() {
 			if taken[key] {
 				key += "@" + g.frag
 			}
-			if d.graftNames == nil {
-				d.graftNames = make(map[string]string)
+			if d.GraftNames == nil {
+				d.GraftNames = make(map[string]string)
 			}
-			d.graftNames[d.v3Section(g.section)+"/"+key] = g.want
+			d.GraftNames[d.v3Section(g.section)+"/"+key] = g.want
 		}
 		taken[key] = true
 		entries = append(entries, entry{key, g})
@@ -790,7 +790,7 @@ func (b *bundler) place() {
 		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e.key, Line: e.g.node.Line, Column: e.g.node.Column}
 		if n := len(e.g.segs); n > 0 {
 			parent, _ := d.resolveIn(e.g.file.root, joinPointer(e.g.segs[:n-1]))
-			if pk, _ := d.child(parent, e.g.segs[n-1]); pk != nil {
+			if pk, _ := d.Child(parent, e.g.segs[n-1]); pk != nil {
 				k.Line, k.Column = pk.Line, pk.Column
 			}
 		}
@@ -808,7 +808,7 @@ func (b *bundler) place() {
 	}
 	ptrs := make(map[*yaml.Node]string)
 	inTree = make(map[*yaml.Node]bool)
-	d.walk(d.root, d.top(), func(n *yaml.Node, at place) bool {
+	d.walk(d.Root, d.top(), func(n *yaml.Node, at place) bool {
 		inTree[n] = true
 		if _, ok := ptrs[n]; want[n] && !ok {
 			ptrs[n] = at.pointer()
@@ -817,10 +817,10 @@ func (b *bundler) place() {
 	})
 	for _, g := range b.order {
 		if p, ok := ptrs[g.node]; ok {
-			if d.origins == nil {
-				d.origins = make(map[string]string)
+			if d.Origins == nil {
+				d.Origins = make(map[string]string)
 			}
-			d.origins[g.file.rel+"#"+g.frag] = "#" + p
+			d.Origins[g.file.rel+"#"+g.frag] = "#" + p
 		}
 	}
 	for _, u := range b.sites {
@@ -834,20 +834,20 @@ func (b *bundler) place() {
 		p, ok := ptrs[n]
 		if !ok {
 			// Not expected: every graft is placed above.
-			e := d.errorf(u.ref, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", u.ref.Value)
-			d.defects = append(d.defects, &defect{err: e, holder: d.root})
+			e := d.Errorf(u.ref, "", "reference %q names a part of another file that cannot be written here: bundle the spec into one file", u.ref.Value)
+			d.Defects = append(d.Defects, &Defect{Err: e, Holder: d.Root})
 			continue
 		}
 		u.ref.Value, u.ref.Tag = "#"+p, "!!str"
 	}
 	// The defects of the parts of other files that no reference brought in are not the spec's.
-	d.defects = slices.DeleteFunc(d.defects, func(df *defect) bool {
-		return df.holder != nil && !inTree[df.holder] && d.fileAt(df.holder.Line) != d.files[0]
+	d.Defects = slices.DeleteFunc(d.Defects, func(df *Defect) bool {
+		return df.Holder != nil && !inTree[df.Holder] && d.FileAt(df.Holder.Line) != d.Files[0]
 	})
 }
 
 // v3Section is the OpenAPI 3 name of a section: what kin-openapi's references name.
-func (d *document) v3Section(section string) string {
+func (d *Document) v3Section(section string) string {
 	switch section {
 	case "definitions":
 		return "schemas"
@@ -862,14 +862,14 @@ func joinPointer(segs []string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(s))
+		b.WriteString(EscapePointer(s))
 	}
 	return b.String()
 }
 
-// originKey is the key of d.origins a reference to another file written relative to the root
+// OriginKey is the key of d.origins a reference to another file written relative to the root
 // spec's directory has ("./schemas/Ticket.yaml" is "schemas/Ticket.yaml#"), or "".
-func originKey(ref string) string {
+func OriginKey(ref string) string {
 	file, frag, _ := strings.Cut(ref, "#")
 	if file == "" {
 		return ""

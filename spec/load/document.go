@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"bytes"
@@ -21,24 +21,24 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// document is a loaded OpenAPI document together with the node tree its positions are read from.
+// Document is a loaded OpenAPI document together with the node tree its positions are read from.
 // The tree is parsed once and kin-openapi decodes from it, so an 8 MB spec is read once.
-type document struct {
-	file string
-	root *yaml.Node // the mapping at the top of the file
-	v2   bool       // Swagger 2.0, converted: components live elsewhere in the tree
+type Document struct {
+	File string
+	Root *yaml.Node // the mapping at the top of the file
+	V2   bool       // Swagger 2.0, converted: components live elsewhere in the tree
 	v31  bool       // OpenAPI 3.1: $id and $anchor name schemas
-	api  *openapi3.T
+	API  *openapi3.T
 	// index holds the key -> Content index of large mappings, built on first use.
 	index map[*yaml.Node]map[string]int
 	// defects are what was cut out of the tree (or read another way) so that kin-openapi reads
 	// the rest; Load sorts them into errors and warnings by what the operations in scope reach.
-	defects []*defect
+	Defects []*Defect
 	patched bool              // the tree is no longer what the file says
 	ids     map[string]string // OpenAPI 3.1: JSON pointers of schemas by $id URI and URI#anchor
 	// files are the files of a spec split across several: the root first, then the others in
 	// the order their references were met (see files.go). Empty for a spec of one file.
-	files []*specFile
+	Files []*specFile
 	byRel map[string]*specFile
 	// src reads the files besides the root, by their slash-separated paths relative to the
 	// root's directory; nil when there are none to read.
@@ -46,46 +46,46 @@ type document struct {
 	// graftNames are the names wanted by the schemas of other files that were given a
 	// component key of their own to tell them apart ("Error@common/errors.yaml"), by
 	// section/key ("schemas/Error@common/errors.yaml").
-	graftNames map[string]string
+	GraftNames map[string]string
 	// origins are the pointers in the tree of what references to other files name, by the
 	// file's path and the JSON pointer in it ("common/errors.yaml#/components/schemas/Error").
-	origins map[string]string
+	Origins map[string]string
 }
 
 // maxRounds bounds how many times kin-openapi reads a document whose defects it finds one at a
 // time (each one is cut out, and the rest read again).
 const maxRounds = 32
 
-// loadDocument reads and resolves an OpenAPI 3.x or Swagger 2.0 document. A reference to
+// Read reads and resolves an OpenAPI 3.x or Swagger 2.0 document. A reference to
 // another file is read from src (nil: there is none), by its path relative to the directory of
 // file, and what it names is bundled into the tree (files.go). The errors it returns are those
 // that leave no document to read; the defects of a part of it are kept in d.defects.
-func loadDocument(file string, data []byte, src fs.FS) (*document, ir.ErrorList) {
-	d := &document{file: file, index: make(map[*yaml.Node]map[string]int), src: src}
-	tree, isJSON, err := parseTree(data)
+func Read(file string, data []byte, src fs.FS) (*Document, ir.ErrorList) {
+	d := &Document{File: file, index: make(map[*yaml.Node]map[string]int), src: src}
+	tree, isJSON, err := ParseTree(data)
 	if err != nil {
-		return nil, d.treeError(err, data)
+		return nil, d.TreeError(err, data)
 	}
 	if tree == nil || len(tree.Content) == 0 {
 		return nil, ir.ErrorList{{Pos: ir.Pos{File: file, Line: 1, Col: 1}, Msg: "not an OpenAPI document: the file is empty"}}
 	}
 	if tree.Content[0].Kind != yaml.MappingNode {
-		return nil, ir.ErrorList{d.errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
+		return nil, ir.ErrorList{d.Errorf(tree, "", "not an OpenAPI document: the top level is not a mapping")}
 	}
-	d.root = tree.Content[0]
+	d.Root = tree.Content[0]
 	if err := d.checkVersion(); err != nil {
 		return nil, ir.ErrorList{err}
 	}
 	if !isJSON {
-		if n := aliasCycle(d.root); n != nil {
-			return nil, ir.ErrorList{d.errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
+		if n := aliasCycle(d.Root); n != nil {
+			return nil, ir.ErrorList{d.Errorf(n, "", "alias %q leads back into itself: the value would never end", n.Value)}
 		}
-		d.prepareYAML(d.root)
+		d.prepareYAML(d.Root)
 	}
 	d.bundle(data)
 	d.cutNullKeys()
 	d.mend()
-	if d.v2 {
+	if d.V2 {
 		d.checkSwagger()
 	}
 	for round := 1; ; round++ {
@@ -99,21 +99,21 @@ func loadDocument(file string, data []byte, src fs.FS) (*document, ir.ErrorList)
 		}
 		d.remove(cuts)
 	}
-	if d.api.Info == nil {
-		d.api.Info = &openapi3.Info{} // required by OpenAPI, but only ever read for the docs
+	if d.API.Info == nil {
+		d.API.Info = &openapi3.Info{} // required by OpenAPI, but only ever read for the docs
 	}
 	return d, nil
 }
 
 // decode has kin-openapi read the tree: an OpenAPI 3 tree as it is, Swagger 2.0 through its
 // converter, from the file's bytes when the tree is still what they say, else from the tree.
-func (d *document) decode(data []byte) error {
+func (d *Document) decode(data []byte) error {
 	loader := openapi3.NewLoader()
 	loader.IsExternalRefsAllowed = false
-	if d.v2 {
+	if d.V2 {
 		if d.patched {
 			var err error
-			if data, err = treeJSON(d.root); err != nil {
+			if data, err = treeJSON(d.Root); err != nil {
 				return err
 			}
 		}
@@ -122,14 +122,14 @@ func (d *document) decode(data []byte) error {
 			return err
 		}
 		api, err := openapi2conv.ToV3WithLoader(&doc2, loader, nil)
-		d.api = api
+		d.API = api
 		return err
 	}
-	d.api = &openapi3.T{}
-	if err := d.root.Decode(d.api); err != nil {
+	d.API = &openapi3.T{}
+	if err := d.Root.Decode(d.API); err != nil {
 		return err
 	}
-	return loader.ResolveRefsIn(d.api, nil)
+	return loader.ResolveRefsIn(d.API, nil)
 }
 
 // treeJSON writes the tree as JSON, for the readers that only read bytes.
@@ -141,10 +141,10 @@ func treeJSON(root *yaml.Node) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// parseTree reads data as JSON when it starts like JSON, else as YAML.
-func parseTree(data []byte) (tree *yaml.Node, isJSON bool, err error) {
+// ParseTree reads data as JSON when it starts like JSON, else as YAML.
+func ParseTree(data []byte) (tree *yaml.Node, isJSON bool, err error) {
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
-		tree, err = parseJSON(data)
+		tree, err = ParseJSON(data)
 		return tree, true, err
 	}
 	var n yaml.Node
@@ -154,49 +154,49 @@ func parseTree(data []byte) (tree *yaml.Node, isJSON bool, err error) {
 	return &n, false, nil
 }
 
-func (d *document) checkVersion() *ir.Error {
-	if k, v := d.child(d.root, "swagger"); k != nil {
+func (d *Document) checkVersion() *ir.Error {
+	if k, v := d.Child(d.Root, "swagger"); k != nil {
 		if v.Kind != yaml.ScalarNode || v.Value != "2.0" {
-			return d.errorf(v, "", "unsupported swagger version %q (want 2.0)", v.Value)
+			return d.Errorf(v, "", "unsupported swagger version %q (want 2.0)", v.Value)
 		}
-		d.v2 = true
+		d.V2 = true
 		return nil
 	}
-	k, v := d.child(d.root, "openapi")
+	k, v := d.Child(d.Root, "openapi")
 	if k == nil {
-		return d.errorf(d.root, "", `not an OpenAPI document: neither "openapi" nor "swagger" is set`)
+		return d.Errorf(d.Root, "", `not an OpenAPI document: neither "openapi" nor "swagger" is set`)
 	}
 	if v.Kind != yaml.ScalarNode || !strings.HasPrefix(v.Value, "3.") {
-		return d.errorf(v, "", "unsupported openapi version %q (want 3.0 or 3.1)", v.Value)
+		return d.Errorf(v, "", "unsupported openapi version %q (want 3.0 or 3.1)", v.Value)
 	}
 	d.v31 = !strings.HasPrefix(v.Value, "3.0")
 	return nil
 }
 
-// errorf makes an Error at node n (nil: the file).
-func (d *document) errorf(n *yaml.Node, op, format string, args ...any) *ir.Error {
-	return &ir.Error{Pos: d.pos(n), Operation: op, Msg: fmt.Sprintf(format, args...)}
+// Errorf makes an Error at node n (nil: the file).
+func (d *Document) Errorf(n *yaml.Node, op, format string, args ...any) *ir.Error {
+	return &ir.Error{Pos: d.Pos(n), Operation: op, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (d *document) pos(n *yaml.Node) ir.Pos {
+func (d *Document) Pos(n *yaml.Node) ir.Pos {
 	if n == nil {
-		return ir.Pos{File: d.file}
+		return ir.Pos{File: d.File}
 	}
 	return d.posAt(n.Line, n.Column)
 }
 
-// treeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
+// TreeError turns a parser or kin-openapi error about data into positioned Errors: the parsers
 // know the position (the YAML reader's, of a character it cannot read, is found again), and a
 // kin-openapi message is placed at its culprit.
-func (d *document) treeError(err error, data []byte) ir.ErrorList {
+func (d *Document) TreeError(err error, data []byte) ir.ErrorList {
 	errs, _ := d.placeError(err, data)
 	return errs
 }
 
 // placeError is treeError, with the cuts that take each culprit out of the tree: one per error
 // when every one was found in the tree.
-func (d *document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
-	var syn *jsonSyntaxError
+func (d *Document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
+	var syn *JSONSyntaxError
 	if errors.As(err, &syn) {
 		return ir.ErrorList{{Pos: d.posAt(syn.Line, syn.Col), Msg: syn.Msg}}, nil
 	}
@@ -207,7 +207,7 @@ func (d *document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
 		for _, e := range les.Errors {
 			pe := &ir.Error{Pos: d.posAt(e.Mark.Line, e.Mark.Column), Msg: e.Message}
 			out = append(out, pe)
-			if d.root != nil {
+			if d.Root != nil {
 				if at, _, ok := d.locate(e.Mark.Line, e.Mark.Column); ok {
 					pe.Msg = typeMessage(at.key, e.Message)
 					cuts = append(cuts, d.cutOut(at, pe))
@@ -228,7 +228,7 @@ func (d *document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
 		}
 		return ir.ErrorList{e}, nil
 	}
-	e := &ir.Error{Pos: ir.Pos{File: d.file}, Msg: err.Error()}
+	e := &ir.Error{Pos: ir.Pos{File: d.File}, Msg: err.Error()}
 	n := d.culprit(e.Msg)
 	if m := badData.FindStringSubmatch(e.Msg); m != nil {
 		e.Msg = fmt.Sprintf("reference %q names something else than a %s: point it at one", m[1], m[2])
@@ -237,7 +237,7 @@ func (d *document) placeError(err error, data []byte) (ir.ErrorList, []cut) {
 		e.Msg = typeMessage(m[3], fmt.Sprintf("cannot construct %s into %s", jsonKinds[m[1]].tag+quoteValue(m[2]), m[4]))
 	}
 	if n != nil {
-		e.Pos = d.pos(n)
+		e.Pos = d.Pos(n)
 		if at, ok := d.locateNode(n); ok {
 			cuts = append(cuts, d.cutOut(at, e))
 		}
@@ -331,8 +331,8 @@ func quoteValue(v string) string {
 // culprit returns the node a kin-openapi message that names no place is about, or nil: the
 // reference it quotes, the first null where the object it names must be, the first parameter
 // with both a schema and content, the first value of the wrong kind under the field named.
-func (d *document) culprit(msg string) *yaml.Node {
-	if d.root == nil {
+func (d *Document) culprit(msg string) *yaml.Node {
+	if d.Root == nil {
 		return nil
 	}
 	if m := jsonType.FindStringSubmatch(msg); m != nil {
@@ -353,8 +353,8 @@ func (d *document) culprit(msg string) *yaml.Node {
 	}
 	if msg == "cannot contain both schema and content in a parameter" {
 		return d.find(func(n *yaml.Node, at place) bool {
-			_, schema := d.child(n, "schema")
-			_, content := d.child(n, "content")
+			_, schema := d.Child(n, "schema")
+			_, content := d.Child(n, "content")
 			return at.in == "parameters" && schema != nil && content != nil
 		})
 	}
@@ -384,9 +384,9 @@ var nullHolders = map[string]struct{ in, at []string }{
 }
 
 // find returns the first node, in document order and outside literal data, that match accepts.
-func (d *document) find(match func(n *yaml.Node, at place) bool) *yaml.Node {
+func (d *Document) find(match func(n *yaml.Node, at place) bool) *yaml.Node {
 	var found *yaml.Node
-	d.walk(d.root, d.top(), func(n *yaml.Node, at place) bool {
+	d.walk(d.Root, d.top(), func(n *yaml.Node, at place) bool {
 		if found != nil || at.role == roleData {
 			return false
 		}
@@ -427,19 +427,19 @@ func yamlPrintable(r rune) bool {
 var quotedRef = regexp.MustCompile(`"(#[^"]*)"`)
 
 // findRef returns the first $ref value, in document order, that is ref.
-func (d *document) findRef(ref string) *yaml.Node {
+func (d *Document) findRef(ref string) *yaml.Node {
 	return d.find(func(n *yaml.Node, at place) bool {
 		return at.role == roleRef && n.Kind == yaml.ScalarNode && n.Value == ref
 	})
 }
 
-// resolvePointer returns the node a JSON pointer (the fragment of a local reference) names.
-func (d *document) resolvePointer(ptr string) (*yaml.Node, bool) {
-	return d.resolveIn(d.root, ptr)
+// ResolvePointer returns the node a JSON pointer (the fragment of a local reference) names.
+func (d *Document) ResolvePointer(ptr string) (*yaml.Node, bool) {
+	return d.resolveIn(d.Root, ptr)
 }
 
 // resolveIn returns the node a JSON pointer names in the tree at root.
-func (d *document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
+func (d *Document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 	if strings.Contains(ptr, "%") {
 		if u, err := url.PathUnescape(ptr); err == nil {
 			ptr = u
@@ -452,7 +452,7 @@ func (d *document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 		return nil, false
 	}
 	n := root
-	for _, seg := range splitPointer(ptr) {
+	for _, seg := range SplitPointer(ptr) {
 		if n = d.step(n, seg); n == nil {
 			return nil, false
 		}
@@ -460,33 +460,33 @@ func (d *document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 	return n, true
 }
 
-// splitPointer splits a JSON pointer ("/a/b~1c") into unescaped segments.
-func splitPointer(ptr string) []string {
+// SplitPointer splits a JSON pointer ("/a/b~1c") into unescaped segments.
+func SplitPointer(ptr string) []string {
 	if ptr == "" {
 		return nil
 	}
 	segs := strings.Split(ptr[1:], "/")
 	for i, s := range segs {
-		segs[i] = unescapePointer(s)
+		segs[i] = UnescapePointer(s)
 	}
 	return segs
 }
 
 var (
-	pointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	PointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
 	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
 )
 
-// escapePointer escapes one JSON pointer segment.
-func escapePointer(s string) string {
+// EscapePointer escapes one JSON pointer segment.
+func EscapePointer(s string) string {
 	if !strings.ContainsAny(s, "~/") {
 		return s
 	}
-	return pointerEscaper.Replace(s)
+	return PointerEscaper.Replace(s)
 }
 
-// unescapePointer unescapes one JSON pointer segment.
-func unescapePointer(s string) string {
+// UnescapePointer unescapes one JSON pointer segment.
+func UnescapePointer(s string) string {
 	if !strings.Contains(s, "~") {
 		return s
 	}
@@ -494,10 +494,10 @@ func unescapePointer(s string) string {
 }
 
 // step returns the child of n named by one pointer segment, or nil.
-func (d *document) step(n *yaml.Node, seg string) *yaml.Node {
+func (d *Document) step(n *yaml.Node, seg string) *yaml.Node {
 	switch n.Kind {
 	case yaml.MappingNode:
-		_, v := d.child(n, seg)
+		_, v := d.Child(n, seg)
 		return v
 	case yaml.SequenceNode:
 		i, err := strconv.Atoi(seg)
@@ -511,8 +511,8 @@ func (d *document) step(n *yaml.Node, seg string) *yaml.Node {
 	return nil
 }
 
-// child returns the key and value nodes of key in mapping n, or nils.
-func (d *document) child(n *yaml.Node, key string) (k, v *yaml.Node) {
+// Child returns the key and value nodes of key in mapping n, or nils.
+func (d *Document) Child(n *yaml.Node, key string) (k, v *yaml.Node) {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, nil
 	}
@@ -541,8 +541,8 @@ func (d *document) child(n *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
-// keys returns the keys of mapping n in document order.
-func keys(n *yaml.Node) []string {
+// Keys returns the keys of mapping n in document order.
+func Keys(n *yaml.Node) []string {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}

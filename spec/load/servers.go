@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"strings"
@@ -7,26 +7,26 @@ import (
 	"go.yaml.in/yaml/v4"
 )
 
-// baseURL returns the URL of the spec's first server with its variables at their defaults, and
+// BaseURL returns the URL of the spec's first server with its variables at their defaults, and
 // warnings with what it adds to them: "" when the spec declares no server, or when the URL
 // uses a variable the server does not declare (a warning: the caller must then give NewClient a
 // base URL). The URL is kept as it is written otherwise, a relative one ("/v1") included: it is
 // relative to where the spec is served, which only the caller knows. Swagger 2.0's first
 // scheme (https when none is listed), host and basePath make its server, as kin-openapi
 // converts them; without a host, the basePath alone is a relative URL.
-func (d *document) baseURL(warnings ir.ErrorList) (string, ir.ErrorList) {
-	if len(d.api.Servers) == 0 || d.api.Servers[0] == nil {
+func (d *Document) BaseURL(warnings ir.ErrorList) (string, ir.ErrorList) {
+	if len(d.API.Servers) == 0 || d.API.Servers[0] == nil {
 		return "", warnings
 	}
-	s := d.api.Servers[0]
+	s := d.API.Servers[0]
 	var at *yaml.Node // the server's url, or Swagger's host
-	if d.v2 {
-		_, at = d.child(d.root, "host")
+	if d.V2 {
+		_, at = d.Child(d.Root, "host")
 		if at == nil {
-			_, at = d.child(d.root, "basePath")
+			_, at = d.Child(d.Root, "basePath")
 		}
-	} else if _, list := d.child(d.root, "servers"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 {
-		_, at = d.child(list.Content[0], "url")
+	} else if _, list := d.Child(d.Root, "servers"); list != nil && list.Kind == yaml.SequenceNode && len(list.Content) > 0 {
+		_, at = d.Child(list.Content[0], "url")
 	}
 	var b strings.Builder
 	for rest := s.URL; rest != ""; {
@@ -39,7 +39,7 @@ func (d *document) baseURL(warnings ir.ErrorList) (string, ir.ErrorList) {
 		name := rest[open+1 : open+1+end]
 		v := s.Variables[name]
 		if v == nil {
-			warnings = append(warnings, d.errorf(at, "", "server URL %q uses the variable {%s}, which the server does not declare: the client has no default base URL (declare it under variables with a default)", s.URL, name))
+			warnings = append(warnings, d.Errorf(at, "", "server URL %q uses the variable {%s}, which the server does not declare: the client has no default base URL (declare it under variables with a default)", s.URL, name))
 			return "", warnings
 		}
 		b.WriteString(rest[:open])

@@ -1,4 +1,4 @@
-package spec
+package load
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ import (
 // reads it (or read another way, a mend), and kept with the node that held it. Once the
 // operations in scope are known, a defect they reach is an error, and the others are warnings:
 // a user who leaves a part of the spec out of scope need not repair it.
-type defect struct {
-	err    *ir.Error
-	holder *yaml.Node // the mapping or sequence the defect was in
+type Defect struct {
+	Err    *ir.Error
+	Holder *yaml.Node // the mapping or sequence the defect was in
 	mended bool       // read another way rather than cut out: a warning even when reached
 }
 
 // cutOut records the defect e of the node at at and takes the node out (with its key).
-func (d *document) cutOut(at place, e *ir.Error) cut {
-	d.defects = append(d.defects, &defect{err: e, holder: at.parent})
+func (d *Document) cutOut(at place, e *ir.Error) cut {
+	d.Defects = append(d.Defects, &Defect{Err: e, Holder: at.parent})
 	return cut{at.parent, at.i}
 }
 
@@ -29,7 +29,7 @@ func (d *document) cutOut(at place, e *ir.Error) cut {
 // decodes one: a scalar with a tag of the author's own (!md) is a string, and so is a date (an
 // example "2024-01-02" stays the text it is); a mapping key is the text it is written as, also
 // when written as an alias. An infinity or a NaN, which JSON cannot hold, is a defect.
-func (d *document) prepareYAML(root *yaml.Node) {
+func (d *Document) prepareYAML(root *yaml.Node) {
 	var cuts []cut
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -53,8 +53,8 @@ func (d *document) prepareYAML(root *yaml.Node) {
 				case strings.HasPrefix(c.Tag, "!") && !strings.HasPrefix(c.Tag, "!!"), c.Tag == "!!timestamp":
 					c.Tag = "!!str"
 				case c.Tag == "!!float" && (strings.EqualFold(strings.TrimLeft(c.Value, "+-"), ".inf") || strings.EqualFold(c.Value, ".nan")):
-					e := d.errorf(c, "", "%s has no JSON representation: write a number", c.Value)
-					d.defects = append(d.defects, &defect{err: e, holder: n})
+					e := d.Errorf(c, "", "%s has no JSON representation: write a number", c.Value)
+					d.Defects = append(d.Defects, &Defect{Err: e, Holder: n})
 					cuts = append(cuts, cut{n, i})
 				}
 			}
@@ -100,16 +100,16 @@ func aliasCycle(root *yaml.Node) *yaml.Node {
 
 // cutNullKeys takes out every mapping pair whose key is null (written ~, null or not at all),
 // directly or through an alias: it names nothing.
-func (d *document) cutNullKeys() {
+func (d *Document) cutNullKeys() {
 	var cuts []cut
-	d.walkKeys(d.root, func(parent *yaml.Node, i int) bool {
+	d.walkKeys(d.Root, func(parent *yaml.Node, i int) bool {
 		key := parent.Content[i]
 		if key.Kind == yaml.AliasNode && key.Alias != nil {
 			key = key.Alias
 		}
 		if key.Kind == yaml.ScalarNode && key.Tag == "!!null" {
-			e := d.errorf(parent.Content[i], "", "a mapping key is null: it names nothing (quote it, or remove the entry)")
-			d.defects = append(d.defects, &defect{err: e, holder: parent})
+			e := d.Errorf(parent.Content[i], "", "a mapping key is null: it names nothing (quote it, or remove the entry)")
+			d.Defects = append(d.Defects, &Defect{Err: e, Holder: parent})
 			cuts = append(cuts, cut{parent, i})
 		}
 		return true
@@ -135,18 +135,18 @@ var (
 // both a schema and content (its content cut), and the tuple form of items (mended). In OpenAPI
 // 3.1 a reference to an $id or an $anchor of the file is rewritten as the JSON pointer of what
 // it names.
-func (d *document) mend() {
+func (d *Document) mend() {
 	if d.v31 {
 		d.indexIDs()
 	}
 	var cuts []cut
-	d.walk(d.root, d.top(), func(n *yaml.Node, at place) bool {
+	d.walk(d.Root, d.top(), func(n *yaml.Node, at place) bool {
 		switch at.role {
 		case roleData:
 			return false
 		case roleRef:
 			if msg := d.refDefect(n, at); msg != "" {
-				cuts = append(cuts, d.cutOut(at, d.errorf(n, "", "%s", msg)))
+				cuts = append(cuts, d.cutOut(at, d.Errorf(n, "", "%s", msg)))
 			}
 			return false
 		}
@@ -159,7 +159,7 @@ func (d *document) mend() {
 				what = nullLists[at.in]
 			}
 			if what != "" {
-				cuts = append(cuts, d.cutOut(at, d.errorf(n, "", "a %s is null here: write the object, or remove the entry", what)))
+				cuts = append(cuts, d.cutOut(at, d.Errorf(n, "", "a %s is null here: write the object, or remove the entry", what)))
 				return false
 			}
 		}
@@ -167,14 +167,14 @@ func (d *document) mend() {
 			return d.mendTuple(n, at)
 		}
 		if n.Kind == yaml.MappingNode && at.role == roleObject && (at.in == "parameters" && at.key == "" || at.of == "parameters") {
-			ck, content := d.child(n, "content")
-			if _, schema := d.child(n, "schema"); schema != nil && content != nil {
+			ck, content := d.Child(n, "content")
+			if _, schema := d.Child(n, "schema"); schema != nil && content != nil {
 				i := 0
 				for i < len(n.Content) && n.Content[i] != ck {
 					i++
 				}
-				e := d.errorf(ck, "", "a parameter has a schema or content, not both: remove one")
-				d.defects = append(d.defects, &defect{err: e, holder: n})
+				e := d.Errorf(ck, "", "a parameter has a schema or content, not both: remove one")
+				d.Defects = append(d.Defects, &Defect{Err: e, Holder: n})
 				cuts = append(cuts, cut{n, i})
 			}
 		}
@@ -188,14 +188,14 @@ func (d *document) mend() {
 // is that schema; in OpenAPI 3 several are their anyOf (a union); in Swagger 2.0, which has no
 // anyOf, several are any JSON value. The reading is a warning at the list. It returns whether
 // the schemas of the list are still read.
-func (d *document) mendTuple(n *yaml.Node, at place) bool {
+func (d *Document) mendTuple(n *yaml.Node, at place) bool {
 	var repl *yaml.Node
 	var how string
 	kept := true
 	switch {
 	case len(n.Content) == 1:
 		repl, how = n.Content[0], "an array of its one schema"
-	case len(n.Content) == 0 || d.v2:
+	case len(n.Content) == 0 || d.V2:
 		repl = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
 		how, kept = "an array of any JSON values (Swagger 2.0 has no anyOf to say which)", false
 	default:
@@ -206,8 +206,8 @@ func (d *document) mendTuple(n *yaml.Node, at place) bool {
 	}
 	at.parent.Content[at.i] = repl
 	d.patched = true
-	e := d.errorf(n, "", "items is a list of schemas (a tuple, which OpenAPI does not have): read as %s; write one schema to say what the elements are", how)
-	d.defects = append(d.defects, &defect{err: e, holder: at.parent, mended: true})
+	e := d.Errorf(n, "", "items is a list of schemas (a tuple, which OpenAPI does not have): read as %s; write one schema to say what the elements are", how)
+	d.Defects = append(d.Defects, &Defect{Err: e, Holder: at.parent, mended: true})
 	return kept
 }
 
@@ -230,9 +230,9 @@ func resolveURI(base, ref string) string {
 
 // indexIDs records the JSON pointer of every schema of an OpenAPI 3.1 document that has an
 // $id (by its resolved URI, without a fragment) or an $anchor (by URI#name).
-func (d *document) indexIDs() {
+func (d *Document) indexIDs() {
 	d.ids = make(map[string]string)
-	d.walk(d.root, d.top(), func(n *yaml.Node, at place) bool {
+	d.walk(d.Root, d.top(), func(n *yaml.Node, at place) bool {
 		if at.role == roleData || at.role == roleRef {
 			return false
 		}
@@ -240,8 +240,8 @@ func (d *document) indexIDs() {
 			return true
 		}
 		base := at.base
-		_, id := d.child(n, "$id")
-		_, anchor := d.child(n, "$anchor")
+		_, id := d.Child(n, "$id")
+		_, anchor := d.Child(n, "$anchor")
 		if id == nil && anchor == nil {
 			return true
 		}
@@ -274,7 +274,7 @@ func (d *document) indexIDs() {
 // refDefect says what is wrong with the $ref value n at at, or "" when it resolves in the file.
 // An OpenAPI 3.1 reference to an $id or $anchor of the file is rewritten first as the JSON
 // pointer of the schema it names.
-func (d *document) refDefect(n *yaml.Node, at place) string {
+func (d *Document) refDefect(n *yaml.Node, at place) string {
 	switch {
 	case n.Kind == yaml.ScalarNode && (n.Tag == "!!null" || n.Value == ""):
 		return `a $ref with no value: write the reference ("#/components/schemas/Name"), or remove the $ref`
@@ -324,7 +324,7 @@ func (d *document) refDefect(n *yaml.Node, at place) string {
 	if frag != "" && frag[0] != '/' {
 		return fmt.Sprintf("unresolved reference %q: a reference inside the file is a JSON pointer (\"#/components/schemas/Name\")", ref)
 	}
-	if _, ok := d.resolvePointer(frag); !ok {
+	if _, ok := d.ResolvePointer(frag); !ok {
 		return fmt.Sprintf("unresolved reference %q: nothing in the file is at that path", ref)
 	}
 	return ""
