@@ -10,5 +10,6 @@ import _ "embed"
 //go:embed writesafety.schema.json
 var AnnotationSchema []byte
 
-// SchemaURL is where editors find AnnotationSchema.
+// SchemaURL is where editors find AnnotationSchema: writegen init names it on the first line of
+// the file it writes.
 const SchemaURL = "https://raw.githubusercontent.com/writegen/writegen/main/spec/writesafety.schema.json"

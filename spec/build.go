@@ -10,6 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
@@ -68,23 +69,23 @@ func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
 // constructors. It then decides the Go shape of the types, names what each operation declares,
 // and checks the answers of every write in scope (safety), so that each message names the types
 // as the generated code does. It returns the defects found from here on.
-func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
+func (b *builder) settle(r *resolver, a *annot.File) ir.ErrorList {
 	start := len(r.errs)
 	var errs ir.ErrorList
 	byKey := make(map[string]*naming.Claim, len(b.claims))
 	for _, c := range b.claims {
 		byKey[c.Key] = c
 	}
-	for _, o := range a.names {
-		c := byKey[o.ptr]
+	for _, o := range a.Names {
+		c := byKey[o.Ptr]
 		if c == nil {
-			if _, ok := b.d.ResolvePointer(strings.TrimPrefix(o.ptr, "#")); !ok {
-				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
-					Msg: fmt.Sprintf("names: %q names nothing in the spec", o.ptr)})
+			if _, ok := b.d.ResolvePointer(strings.TrimPrefix(o.Ptr, "#")); !ok {
+				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.File, Line: o.Node.Line, Col: o.Node.Column},
+					Msg: fmt.Sprintf("names: %q names nothing in the spec", o.Ptr)})
 			}
 			continue
 		}
-		c.Want, c.Fixed = o.name, o.name != ""
+		c.Want, c.Fixed = o.Name, o.Name != ""
 	}
 	reserved := []string{"Client", "NewClient", "DefaultBaseURL"}
 	var inScope []*specOp
@@ -101,10 +102,10 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 	// An inbox's constructor is named after its source, and keeps the name over a type.
 	inboxNames := map[string]*string{}
 	for _, so := range inScope {
-		if src, _ := r.from(so, "inbox"); so.op.Write && src != nil && src.inbox != nil && inboxNames[src.inbox.Source] == nil {
+		if src, _ := r.from(so, "inbox"); so.op.Write && src != nil && src.Inbox != nil && inboxNames[src.Inbox.Source] == nil {
 			got := new(string)
-			inboxNames[src.inbox.Source] = got
-			source := src.inbox.Source
+			inboxNames[src.Inbox.Source] = got
+			source := src.Inbox.Source
 			claims = append(claims, &naming.Claim{Want: "New" + naming.GoName(source) + "Inbox", Literal: "New" + naming.GoLiteral(source) + "Inbox",
 				Key: "inbox:" + source, Rank: rankInbox, Got: got})
 		}
@@ -120,7 +121,7 @@ func (b *builder) settle(r *resolver, a *annotations) ir.ErrorList {
 				o, other = overrideFor(a, prev.Key), c
 			}
 			if o != nil {
-				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.file, Line: o.node.Line, Col: o.node.Column},
+				errs = append(errs, &ir.Error{Pos: ir.Pos{File: a.File, Line: o.Node.Line, Col: o.Node.Column},
 					Msg: fmt.Sprintf("names: %q is already the name of %s", c.Want, describeKey(other.Key))})
 			}
 			continue
@@ -312,9 +313,9 @@ func pathParts(op *ir.Operation) []ir.PathPart {
 
 // assemble fills in api from the resolved operations, once every defect is reported.
 func (r *resolver) assemble(api *ir.API) {
-	api.Scope = r.a.scope
-	api.ScopePos = r.pos(r.a.scopeNode)
-	api.PerAccount, api.PerAccountPos = r.a.tenancy.perAccount, r.pos(r.a.tenancy.node)
+	api.Scope = r.a.Scope
+	api.ScopePos = r.pos(r.a.ScopeNode)
+	api.PerAccount, api.PerAccountPos = r.a.Tenancy.PerAccount, r.pos(r.a.Tenancy.Node)
 	for _, so := range r.ops {
 		if r.scope[so] {
 			op := so.op
@@ -327,7 +328,7 @@ func (r *resolver) assemble(api *ir.API) {
 			}
 		}
 		if x := r.exclude[so]; x != nil {
-			api.Excluded = append(api.Excluded, ir.Excluded{ID: so.op.ID, Reason: x.reason, Pos: r.pos(x.node)})
+			api.Excluded = append(api.Excluded, ir.Excluded{ID: so.op.ID, Reason: x.Reason, Pos: r.pos(x.Node)})
 		}
 	}
 	byGoName := func(x, y *ir.Operation) int { return strings.Compare(x.GoName, y.GoName) }
@@ -343,9 +344,9 @@ func (r *resolver) assemble(api *ir.API) {
 	slices.SortFunc(api.Types, func(x, y *ir.Type) int { return strings.Compare(x.Name, y.Name) })
 }
 
-func overrideFor(a *annotations, ptr string) *nameOverride {
-	for _, o := range a.names {
-		if o.ptr == ptr {
+func overrideFor(a *annot.File, ptr string) *annot.NameOverride {
+	for _, o := range a.Names {
+		if o.Ptr == ptr {
 			return o
 		}
 	}

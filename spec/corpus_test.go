@@ -3,7 +3,6 @@ package spec
 import (
 	"bytes"
 	"errors"
-	"github.com/writegen/writegen/spec/ir"
 	"go/token"
 	"maps"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // corpusDir returns the shared folder of real provider specs (beside the repository), or skips
@@ -272,7 +273,7 @@ func TestScaffoldThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"# yaml-language-server: $schema=" + schemaURL + "\n",
+		"# yaml-language-server: $schema=" + SchemaURL + "\n",
 		"\npackage: threads\n",
 		"\nscope: threads\n",
 		"\n    destructive: TODO #",

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"errors"
-	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // answerAll answers every write the same way, so that only the spec's defects are reported.

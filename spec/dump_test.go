@@ -2,8 +2,9 @@ package spec
 
 import (
 	"fmt"
-	"github.com/writegen/writegen/spec/ir"
 	"strings"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // dumpAPI renders the IR as text, one line per node, for tests to compare.

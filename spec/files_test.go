@@ -2,12 +2,13 @@ package spec
 
 import (
 	"errors"
-	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // multiRoot is the root of the multi-file specs below: an operation whose response schema and

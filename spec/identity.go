@@ -12,6 +12,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/runtime/writegenimpl"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -393,7 +394,7 @@ func durationText(d time.Duration) string {
 func proofOf(w ir.IdentityWrite) (time.Duration, bool) {
 	switch {
 	case w.Lag != "":
-		d, ok := parseDuration(w.Lag)
+		d, ok := annot.ParseDuration(w.Lag)
 		return d, ok
 	case w.Lookup == runtime.Strong.String():
 		return 5 * time.Second, true
@@ -411,7 +412,7 @@ func lagName(consistency string) string {
 
 // retentionOf returns how long w's ledger rows are kept once settled; for good is the longest.
 func retentionOf(w ir.IdentityWrite) time.Duration {
-	if d, ok := parseDuration(w.Retention); ok {
+	if d, ok := annot.ParseDuration(w.Retention); ok {
 		return d
 	}
 	return math.MaxInt64

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"encoding/json"
-	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // identityBase answers createThread of testdata/threads.yaml with every answer its identity

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
@@ -76,9 +77,9 @@ func (r *resolver) boundKey(so *specOp, idem *ir.Idempotency) {
 	b := specKeyBound(so, idem)
 	switch {
 	case b.max <= 0:
-	case b.max < minKeyLength && (idem.MaxLength == 0 || idem.MaxLength > b.max):
+	case b.max < annot.MinKeyLength && (idem.MaxLength == 0 || idem.MaxLength > b.max):
 		r.errorAt(idem.Pos, so.op.ID, "the spec bounds the idempotency key (%s) to %d characters at %s: writegen's provider keys need at least %d (a shortened key is a hash of 128 bits); exclude the write, or leave the key out (idempotency: none)",
-			b.in, b.max, b.pos, minKeyLength)
+			b.in, b.max, b.pos, annot.MinKeyLength)
 	case idem.MaxLength > b.max:
 		r.errorAt(idem.MaxLengthPos, so.op.ID, "max_length %d is longer than the spec allows for the idempotency key (%s: maxLength %d at %s): the provider would refuse longer keys; write max_length: %d, or leave it out to use the spec's",
 			idem.MaxLength, b.in, b.max, b.pos, b.max)

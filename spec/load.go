@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
@@ -51,7 +52,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	var errs ir.ErrorList
 	d, derrs := load.Read(specName, specData, opts.Files)
 	errs = append(errs, derrs...)
-	a, aerrs := parseAnnotations(annotName, annotData)
+	a, aerrs := annot.Parse(annotName, annotData)
 	errs = append(errs, aerrs...)
 	if d == nil || a == nil {
 		return nil, sorted(errs)
@@ -60,15 +61,15 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		Title: d.API.Info.Title, Version: d.API.Info.Version,
 		SpecFile: filepath.Base(specName), AnnotFile: filepath.Base(annotName),
 	}
-	if api.Package = a.pkg; opts.Package != "" {
+	if api.Package = a.Pkg; opts.Package != "" {
 		api.Package = opts.Package
 	}
 	pkgPos := ir.Pos{File: annotName} // of the package's name: the annotation file's, or the flag's
-	if opts.Package == "" && a.pkgNode != nil {
-		pkgPos.Line, pkgPos.Col = a.pkgNode.Line, a.pkgNode.Column
+	if opts.Package == "" && a.PkgNode != nil {
+		pkgPos.Line, pkgPos.Col = a.PkgNode.Line, a.PkgNode.Column
 	}
 	switch {
-	case api.Package == "" && a.pkgNode == nil:
+	case api.Package == "" && a.PkgNode == nil:
 		errs = append(errs, &ir.Error{Pos: ir.Pos{File: annotName, Line: 1, Col: 1}, Msg: "package is required (package: name, or the -package flag)"})
 	case !token.IsIdentifier(api.Package) || api.Package == "_":
 		errs = append(errs, &ir.Error{Pos: pkgPos, Msg: fmt.Sprintf("package %q is not a Go package name", api.Package)})
@@ -77,11 +78,11 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	}
 
 	b := newBuilder(d)
-	for _, o := range a.names {
-		if ptr, ok := d.Origins[load.OriginKey(o.ptr)]; ok {
-			o.ptr = ptr // a schema of another file, by the pointer it was bundled at
+	for _, o := range a.Names {
+		if ptr, ok := d.Origins[load.OriginKey(o.Ptr)]; ok {
+			o.Ptr = ptr // a schema of another file, by the pointer it was bundled at
 		}
-		b.overrides[o.ptr] = o.name
+		b.overrides[o.Ptr] = o.Name
 	}
 	ops, operrs := b.listOperations()
 	errs = append(errs, operrs...)

@@ -1,11 +1,12 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // TestLoadThreads loads a small spec with every answer given and compares the whole IR.

@@ -1,10 +1,11 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/ir"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // splitSpecPath splits a path key of the spec into the template the request goes to, the query

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"fmt"
+	"strconv"
+
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
-	"strconv"
 )
 
 // The JSON pointers of the annotation file are resolved here, once, against the Go types they go

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 	"go.yaml.in/yaml/v4"
@@ -23,8 +24,8 @@ import (
 // {ticket: {external_id}} and finds tickets). A lookup whose element shows no such field is
 // refused: a search matches loosely, and only the reference, compared on the client, tells the
 // write's effect from another's.
-func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
-	if out.Match != nil || l.matchNode != nil {
+func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+	if out.Match != nil || l.MatchNode != nil {
 		return out.Match != nil
 	}
 	var ref *ir.Path
@@ -50,9 +51,9 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 		}
 		what = "the write stores its reference at " + ref.Pointer + ", which is no string field of it"
 	}
-	at := l.foundNode
+	at := l.FoundNode
 	if at == nil {
-		at = l.opNode
+		at = l.OpNode
 	}
 	r.errorf(at, so.op.ID, "lookup %s finds %s, and %s: add match: with the pointer to the field of the found element that holds the reference, so that the client keeps only the write's own effects (a search matches loosely, and another write's effect must never be adopted)",
 		out.Operation.ID, describeRef(found.Type), what)
@@ -63,9 +64,9 @@ func (r *resolver) matchOf(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 // the write's time (since) needs them, each a query parameter of the read that the spec lists
 // the value of, so that what the lookup sends asks for that order; the runtime checks the order
 // of every page it reads.
-func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
+func (r *resolver) newestFirst(so *specOp, l *annot.LookupAnswer, out *ir.Lookup) bool {
 	id, read := so.op.ID, out.Operation
-	if l.newestNode == nil {
+	if l.NewestNode == nil {
 		if out.Since == nil {
 			return true
 		}
@@ -73,23 +74,23 @@ func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *ir.Lookup) bool
 			u := under(q.Type)
 			return q.In == ir.InQuery && u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum
 		}) {
-			r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first, and %s has no query parameter whose values the spec lists to ask for that order: it cannot be walked back to the write's time; walk a read that can be asked for newest first (newest_first), walk this one to its end without since (pages), or write the lookup by hand (lookup.func)", l.since, read.ID)
+			r.errorf(l.SinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first, and %s has no query parameter whose values the spec lists to ask for that order: it cannot be walked back to the write's time; walk a read that can be asked for newest first (newest_first), walk this one to its end without since (pages), or write the lookup by hand (lookup.func)", l.Since, read.ID)
 			return false
 		}
-		r.errorf(l.sinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first: give newest_first: with the params of %s that ask for that order (like {sort: created, direction: desc}); writegen checks them against the spec and the runtime checks the order of every page", l.since, read.ID)
+		r.errorf(l.SinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first: give newest_first: with the params of %s that ask for that order (like {sort: created, direction: desc}); writegen checks them against the spec and the runtime checks the order of every page", l.Since, read.ID)
 		return false
 	}
 	if out.Since == nil {
-		r.errorf(l.newestNode, id, "lookup newest_first asks for the list newest first, which only a walk bounded by the write's time needs: add since: with when each element was created, or leave newest_first out")
+		r.errorf(l.NewestNode, id, "lookup newest_first asks for the list newest first, which only a walk bounded by the write's time needs: add since: with when each element was created, or leave newest_first out")
 		return false
 	}
 	before := len(r.errs)
-	ts, _, _ := r.lookupTemplates(so, nil, read, l.newestFirst, l.newestNode, "")
+	ts, _, _ := r.lookupTemplates(so, nil, read, l.NewestFirst, l.NewestNode, "")
 	ok := len(r.errs) == before
 	for _, t := range ts {
-		at := templateNode(l.newestFirst, t.Param.Name, l.newestNode)
+		at := templateNode(l.NewestFirst, t.Param.Name, l.NewestNode)
 		switch u := under(t.Param.Type); {
-		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == t.Param.Name }):
+		case slices.ContainsFunc(l.Params, func(g annot.TemplateAnswer) bool { return g.Name == t.Param.Name }):
 			r.errorf(at, id, "lookup newest_first %q is also given in params: give it once, in newest_first", t.Param.Name)
 			ok = false
 		case t.Param.In != ir.InQuery:
@@ -106,7 +107,7 @@ func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *ir.Lookup) bool
 			for _, v := range u.Named.Enum {
 				values = append(values, fmt.Sprint(v.Value))
 			}
-			r.errorf(at, id, "lookup newest_first %q: %q is not one of the values the spec lists for it (%s)%s", t.Param.Name, t.Text, strings.Join(values, ", "), Suggest(t.Text, values))
+			r.errorf(at, id, "lookup newest_first %q: %q is not one of the values the spec lists for it (%s)%s", t.Param.Name, t.Text, strings.Join(values, ", "), annot.Suggest(t.Text, values))
 			ok = false
 		}
 	}
@@ -117,15 +118,15 @@ func (r *resolver) newestFirst(so *specOp, l *lookupAnswer, out *ir.Lookup) bool
 // adoptBy checks lookup.adopt as a read: the receipt's object is read by the id of the element
 // the lookup found ({id}: the write's response.id pointer, resolved in the found element), and
 // the read answers with the receipt's own schema.
-func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
-	id, a := so.op.ID, l.adoptRead
+func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+	id, a := so.op.ID, l.AdoptRead
 	ao := r.adoptOp[so]
 	if ao == nil {
 		return false // reported when the scope was decided
 	}
 	read := ao.op
 	if s.ID == nil {
-		r.errorf(a.node, id, "lookup adopt reads the receipt by the found element's id, and the write declares no response.id")
+		r.errorf(a.Node, id, "lookup adopt reads the receipt by the found element's id, and the write declares no response.id")
 		return false
 	}
 	idPtr := s.ID.Pointer
@@ -137,16 +138,16 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 		if why == "" {
 			why = "it reaches no field of it"
 		}
-		r.errorf(a.node, id, "lookup adopt reads the receipt by {id}, the found element's %s (the write's response.id), which does not resolve in %s: %s", idPtr, describeRef(found.Type), why)
+		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s (the write's response.id), which does not resolve in %s: %s", idPtr, describeRef(found.Type), why)
 		return false
 	}
 	if !isStringType(idPath.Type) && !isIntegerType(idPath.Type) {
-		r.errorf(a.node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, describeRef(idPath.Type))
+		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, describeRef(idPath.Type))
 		return false
 	}
 	want := so.op.Response.Type
 	if !sameType(read.Response.Type, want) {
-		r.errorf(a.opNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, describeRef(read.Response.Type), id, describeRef(want))
+		r.errorf(a.OpNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, describeRef(read.Response.Type), id, describeRef(want))
 		return false
 	}
 	// The object read must show the reference too, where the found element shows it.
@@ -159,17 +160,17 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 		if why == "" {
 			why = "it is no string field of it"
 		}
-		r.errorf(a.opNode, id, "lookup adopt %s must answer with the reference where the found element holds it (%s), so that the object adopted is checked, not only the element found: %s", read.ID, matchPtr, why)
+		r.errorf(a.OpNode, id, "lookup adopt %s must answer with the reference where the found element holds it (%s), so that the object adopted is checked, not only the element found: %s", read.ID, matchPtr, why)
 		return false
 	}
-	match.Pos = r.pos(a.node)
+	match.Pos = r.pos(a.Node)
 	before := len(r.errs)
-	ts, _, holds := r.lookupTemplates(so, s, read, a.params, a.opNode, "id")
+	ts, _, holds := r.lookupTemplates(so, s, read, a.Params, a.OpNode, "id")
 	if len(r.errs) != before {
 		return false
 	}
 	if !holds {
-		r.errorf(a.node, id, "lookup adopt %s must be given the found element's id: write {id} in one of its params", read.ID)
+		r.errorf(a.Node, id, "lookup adopt %s must be given the found element's id: write {id} in one of its params", read.ID)
 		return false
 	}
 	for _, t := range ts {
@@ -186,7 +187,7 @@ func (r *resolver) adoptBy(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lo
 		}
 	}
 	slices.SortFunc(out.Values, func(a, b *ir.LookupValue) int { return strings.Compare(a.Name, b.Name) })
-	out.Adopt = &ir.AdoptRead{Operation: read, Params: ts, ID: idPath, Match: match, Pos: r.pos(a.node)}
+	out.Adopt = &ir.AdoptRead{Operation: read, Params: ts, ID: idPath, Match: match, Pos: r.pos(a.Node)}
 	out.Object, out.Extends, out.Copies = false, false, false
 	return true
 }
@@ -253,10 +254,10 @@ func constantOf(t *ir.TypeRef, text string) (any, bool) {
 }
 
 // templateNode returns the node of the template named name among given, or at.
-func templateNode(given []templateAnswer, name string, at *yaml.Node) *yaml.Node {
+func templateNode(given []annot.TemplateAnswer, name string, at *yaml.Node) *yaml.Node {
 	for _, g := range given {
-		if g.name == name {
-			return g.valueNode
+		if g.Name == name {
+			return g.ValueNode
 		}
 	}
 	return at

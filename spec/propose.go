@@ -3,10 +3,12 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/writegen/writegen/spec/ir"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // What writegen init proposes as a write's lookup: a read of the spec that finds what the write
@@ -248,7 +250,7 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 	if read.Method == "GET" {
 		for _, q := range read.Params {
 			list := under(q.Type).Kind == ir.RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
-			if q.In == ir.InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && sameName(q.Name, rf.name) {
+			if q.In == ir.InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && annot.SameName(q.Name, rf.name) {
 				add(&proposal{form: "filter",
 					check: fmt.Sprintf("%s filters by %s exactly", read.ID, q.Name)}, q.Name, "{ref}")
 			}
@@ -469,7 +471,7 @@ func searchBody(t *ir.TypeRef, name string, depth int) string {
 			return fmt.Sprintf(`{field: %s, operator: "=", value: "{ref}"}`, yamlKey(name))
 		}
 		for _, f := range st.Fields {
-			if sameName(f.Name, name) && f.Name != "" {
+			if annot.SameName(f.Name, name) && f.Name != "" {
 				if isStringType(f.Type) || ir.StringVariant(f.Type) != nil {
 					return fmt.Sprintf(`{%s: "{ref}"}`, yamlKey(f.Name))
 				}

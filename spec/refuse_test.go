@@ -10,9 +10,9 @@ import (
 	"github.com/writegen/writegen/spec/ir"
 )
 
-// annot builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
+// annotFile builds an annotation file for testdata/threads.yaml: the header takes lines 1-3, so the
 // first line of body is line 4; the scope comes last.
-func annot(body string) string {
+func annotFile(body string) string {
 	return "version: 1\npackage: threads\noperations:\n" + body + "scope: threads\n"
 }
 
@@ -50,16 +50,16 @@ func TestRefusals(t *testing.T) {
 		annot string
 		want  string
 	}{
-		{"ok", annot(okCreate + okRest), ""},
+		{"ok", annotFile(okCreate + okRest), ""},
 
-		{"missing entry", annot(okRest), `threads.yaml:24:5: operation "createThread": POST has no write-safety annotation: answer it under operations, or list it under exclude`},
-		{"ambiguous retry without key or lookup", annot(`  createThread:
+		{"missing entry", annotFile(okRest), `threads.yaml:24:5: operation "createThread": POST has no write-safety annotation: answer it under operations, or list it under exclude`},
+		{"ambiguous retry without key or lookup", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retry: {on: [not_sent, ambiguous]}
 ` + okRest), `ws.yaml:8:28: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup (or eventual with a lag) and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
-		{"ambiguous retry with eventual lookup", annot(`  createThread:
+		{"ambiguous retry with eventual lookup", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     reference: {body: /external_reference}
@@ -67,7 +67,7 @@ func TestRefusals(t *testing.T) {
     lookup: {func: findThread, consistency: eventual}
     retry: {on: [ambiguous]}
 ` + okRest), `ws.yaml:10:18: operation "createThread": retry on ambiguous never fires: after a lost answer the write may have committed, and with no idempotency key, no strongly consistent lookup (or eventual with a lag) and no idempotent effect it is never sent again; remove it, or declare what makes a resend safe`},
-		{"ambiguous retry with strong lookup", annot(`  createThread:
+		{"ambiguous retry with strong lookup", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     reference: {body: /external_reference}
@@ -75,7 +75,7 @@ func TestRefusals(t *testing.T) {
     lookup: {func: findThread, consistency: {strong: 5s, source: provider docs}}
     retry: {on: [ambiguous]}
 ` + okRest), ""},
-		{"ambiguous retry of an idempotent write", annot(okCreate + `  deleteThread:
+		{"ambiguous retry of an idempotent write", annotFile(okCreate + `  deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
     retry: {on: [ambiguous]}
@@ -83,80 +83,80 @@ exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), ""},
-		{"status_409 without key", annot(`  createThread:
+		{"status_409 without key", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
     retry: {on: [status_409]}
 ` + okRest), `ws.yaml:8:18: operation "createThread": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried`},
-		{"receipt id does not resolve", annot(`  createThread:
+		{"receipt id does not resolve", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /thread/id}
 ` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/thread/id" does not resolve in the 201 response: Thread has no property "thread"`},
-		{"receipt id is an object", annot(`  createThread:
+		{"receipt id is an object", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /parent}
 ` + okRest), `ws.yaml:7:33: operation "createThread": receipt id "/parent" is Thread in the 201 response, not a string or an integer`},
-		{"receipt id through a reference", annot(`  createThread:
+		{"receipt id through a reference", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /parent/parent/id}
 ` + okRest), ""},
-		{"receipt without a body", annot(okCreate + `  deleteThread:
+		{"receipt without a body", annotFile(okCreate + `  deleteThread:
     effect: idempotent
     response: {is: receipt, id: /id}
 exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), `ws.yaml:11:33: operation "deleteThread": receipt id "/id": the 204 response has no JSON body`},
-		{"receipt without id", annot(`  createThread:
+		{"receipt without id", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt}
 ` + okRest), `ws.yaml:7:15: operation "createThread": a receipt needs id: the JSON pointer of the durable id in the 2xx body (like /id)`},
-		{"acknowledgement with id", annot(`  createThread:
+		{"acknowledgement with id", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: acknowledgement, id: /id}
 ` + okRest), `ws.yaml:7:37: operation "createThread": an acknowledgement has no id: only a receipt names a durable id`},
-		{"lookup operation missing", annot(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
+		{"lookup operation missing", annotFile(okCreate + `    lookup: {operation: findThreads, params: {q: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "findThreads" is not in the spec`},
-		{"lookup operation is a write", annot(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
+		{"lookup operation is a write", annotFile(okCreate + `    lookup: {operation: deleteThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "deleteThread" is not a read (DELETE): a search sent as DELETE is a lookup once its entry says effect: read_only`},
-		{"lookup operation is excluded", annot(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
+		{"lookup operation is excluded", annotFile(okCreate + `    lookup: {operation: getThread, params: {thread_id: "{ref}"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest + "  getThread: not used\n"), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" is excluded`},
-		{"lookup operation is a read by declaration", annot(okCreateRef + `    lookup: {operation: searchThreads, params: {}, consistency: {strong: 5s, source: provider docs}}
+		{"lookup operation is a read by declaration", annotFile(okCreateRef + `    lookup: {operation: searchThreads, params: {}, consistency: {strong: 5s, source: provider docs}}
   searchThreads:
     effect: read_only
 ` + `exclude:
   deleteThread: not used
   "POST /threads/{thread_id}/messages": not used
 `), `ws.yaml:9:25: operation "createThread": lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)`},
-		{"lookup params and found", annot(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: {strong: 5s, source: provider docs}}
+		{"lookup params and found", annotFile(okCreateRef + `    lookup: {operation: listThreads, params: {ref: "{ref}", limit: "{limit}"}, found: /data/0, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:47: operation "createThread": lookup operation "listThreads" has no parameter "ref"
 ws.yaml:9:68: operation "createThread": lookup param "limit": "{limit}": {limit} is neither {ref} nor a path or query parameter of createThread nor a field of its key
 ws.yaml:9:87: operation "createThread": lookup found "/data/0" does not resolve in the response of "listThreads": ListThreadsResponse has no property "data"`},
-		{"lookup without the reference", annot(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: {strong: 5s, source: provider docs}}
+		{"lookup without the reference", annotFile(okCreateRef + `    lookup: {operation: getThread, params: {thread_id: "x"}, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)`},
-		{"lookup missing a required parameter", annot(okCreateRef + `    lookup: {operation: getThread, consistency: {strong: 5s, source: provider docs}}
+		{"lookup missing a required parameter", annotFile(okCreateRef + `    lookup: {operation: getThread, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:25: operation "createThread": lookup operation "getThread" needs its required parameter "thread_id" in params`},
-		{"consistency with another key", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {settle: 2s}}
+		{"consistency with another key", annotFile(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {settle: 2s}}
 ` + okRest), `ws.yaml:9:107: operation "createThread": consistency as a mapping is {strong: SETTLE, source: ...} or {eventual: LAG, source: ...}: how long after a write's last attempt could run the lookup is sure to see it
 ws.yaml:9:108: operation "createThread": unknown field "settle" (known: strong, eventual, source)`},
-		{"consistency strong alone", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: strong}
+		{"consistency strong alone", annotFile(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: strong}
 ` + okRest), `ws.yaml:9:107: operation "createThread": consistency strong says not found proves the write did not commit, a claim about the provider that a person must back: write {strong: SETTLE, source: ...}, with how long the provider may still commit a request whose connection was lost and where that is documented (a URL, or the reason you trust it), or eventual`},
-		{"consistency without its source", annot(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {eventual: 30s}}
+		{"consistency without its source", annotFile(okCreateRef + `    lookup: {operation: listThreads, params: {external_reference: "{ref}"}, found: /items/0, consistency: {eventual: 30s}}
 ` + okRest), `ws.yaml:9:107: operation "createThread": consistency {eventual: 30s} is a claim about the provider: add source: with where a person checked it (the provider's docs URL, or the reason it holds), which WRITE_SAFETY.md shows the reviewer`},
-		{"adopt fields of the same schema", annot(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, adopt: fields, consistency: {strong: 5s, source: provider docs}}
+		{"adopt fields of the same schema", annotFile(okCreateRef + `    lookup: {operation: listThreads, params: {reference: "{ref}"}, found: /items/0, adopt: fields, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:92: operation "createThread": lookup adopt: fields copies the properties of an element of another schema, and listThreads finds Thread, what the receipt is: leave adopt out`},
-		{"lookup func and operation", annot(okCreate + `    lookup: {func: find, operation: getThread, consistency: {strong: 5s, source: provider docs}}
+		{"lookup func and operation", annotFile(okCreate + `    lookup: {func: find, operation: getThread, consistency: {strong: 5s, source: provider docs}}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs exactly one of func or operation`},
-		{"lookup func not an identifier", annot(okCreate + `    lookup: {func: find-thread}
+		{"lookup func not an identifier", annotFile(okCreate + `    lookup: {func: find-thread}
 ` + okRest), `ws.yaml:9:13: operation "createThread": lookup needs consistency: eventual, or {eventual: LAG, source: ...} or {strong: SETTLE, source: ...} with where a person checked the provider's word
 ws.yaml:9:20: operation "createThread": lookup func "find-thread" is not a Go identifier`},
-		{"lookup func empty or blank", annot(okCreate + `    lookup: {func: "", consistency: {strong: 5s, source: provider docs}}
+		{"lookup func empty or blank", annotFile(okCreate + `    lookup: {func: "", consistency: {strong: 5s, source: provider docs}}
   deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
@@ -179,9 +179,9 @@ ws.yaml:10:25: operation "createThread": empty operation name (name it by operat
 ws.yaml:11:17: operation "createThread": empty operation name (name it by operationId or as "POST /path")
 ws.yaml:12:3: empty operation name (name it by operationId or as "POST /path")
 ws.yaml:18:3: empty operation name (name it by operationId or as "POST /path")`},
-		{"compensation missing", annot(okCreate + `    compensate: removeThread
+		{"compensation missing", annotFile(okCreate + `    compensate: removeThread
 ` + okRest), `ws.yaml:9:17: operation "createThread": compensation "removeThread" is not in the spec`},
-		{"compensation excluded", annot(okCreate + `    compensate: deleteThread
+		{"compensation excluded", annotFile(okCreate + `    compensate: deleteThread
 ` + okRest), `ws.yaml:9:17: operation "createThread": compensation "deleteThread" is excluded`},
 		{"compensation unannotated", `version: 1
 package: threads
@@ -190,52 +190,52 @@ operations:
 ` + okCreate + `    compensate: deleteThread
 scope: threads
 `, `ws.yaml:10:17: operation "createThread": compensation "deleteThread" has no write-safety annotation`},
-		{"compensation is a read", annot(okCreate + `    compensate: getThread
+		{"compensation is a read", annotFile(okCreate + `    compensate: getThread
 ` + okRest), `ws.yaml:9:17: operation "createThread": compensation "getThread" is a read (GET), not a write`},
-		{"compensatable without compensation", annot(`  createThread:
+		{"compensatable without compensation", annotFile(`  createThread:
     effect: compensatable
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:5:5: operation "createThread": effect compensatable needs compensate: the operation that undoes a duplicate`},
-		{"key format and fields differ", annot(`  createThread:
+		{"key format and fields differ", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string, tenant: int64}, format: "e:{escalation}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:6:67: operation "createThread": key format placeholder {escalation} is not a key field`},
-		{"key fields left out of the format", annot(`  createThread:
+		{"key fields left out of the format", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string, tenant: int64}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:6:67: operation "createThread": key field "tenant" is not in the format "e:{escalation_id}"`},
-		{"key format braces", annot(`  createThread:
+		{"key format braces", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:6:52: operation "createThread": key format "e:{escalation_id" has a { without }`},
-		{"key field type", annot(`  createThread:
+		{"key field type", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: uuid}, format: "{escalation_id}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:6:35: operation "createThread": "uuid" is not one of: string, int64`},
-		{"uncertain guessed away", annot(`  createThread:
+		{"uncertain guessed away", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "{escalation_id}"}
     response: {is: receipt, id: /id}
     uncertain: fail
 ` + okRest), `ws.yaml:8:16: operation "createThread": "fail" is not one of: reconcile`},
-		{"key missing", annot(`  createThread:
+		{"key missing", annotFile(`  createThread:
     effect: ambiguous
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:4:3: operation "createThread": effect ambiguous needs a key: the business key callers pass (key: {fields: ..., format: ...})`},
-		{"effect missing", annot(`  createThread:
+		{"effect missing", annotFile(`  createThread:
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:4:3: operation "createThread": effect is required: read_only, idempotent, compensatable or ambiguous`},
-		{"response missing", annot(`  createThread:
+		{"response missing", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
 ` + okRest), `ws.yaml:4:3: operation "createThread": response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?`},
-		{"unknown fields", annot(`  createThread:
+		{"unknown fields", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, formt: "e:{escalation_id}"}
     response: {is: receipt, id: /id}
@@ -243,22 +243,22 @@ scope: threads
 ` + okRest + "colour: blue\n"), `ws.yaml:6:44: operation "createThread": unknown field "formt" (did you mean "format"?)
 ws.yaml:8:5: operation "createThread": unknown field "retries" (known: effect, destructive, key, idempotency, reference, response, lookup, retry, compensate, dedupe, retention, uncertain, owner, credentials, inbox, acknowledge)
 ws.yaml:13:1: unknown field "colour" (known: version, package, scope, tenancy, include, defaults, operations, exclude, names)`},
-		{"misspelt operation, one message", annot(`  createThraed:
+		{"misspelt operation, one message", annotFile(`  createThraed:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key}
     response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:4:3: operation "createThraed": no such operation in the spec (did you mean "createThread"?)`},
-		{"misspelt answers, one message each", annot(`  createThread:
+		{"misspelt answers, one message each", annotFile(`  createThread:
     efect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key}
     respons: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:5:5: operation "createThread": unknown field "efect" (did you mean "effect"?)
 ws.yaml:8:5: operation "createThread": unknown field "respons" (did you mean "response"?)`},
-		{"misspelt value", annot(okCreate + `    dedupe: leger
+		{"misspelt value", annotFile(okCreate + `    dedupe: leger
 ` + okRest), `ws.yaml:9:13: operation "createThread": "leger" is not one of: ledger, none (did you mean "ledger"?)`},
-		{"wrong types", annot(`  createThread:
+		{"wrong types", annotFile(`  createThread:
     effect: [ambiguous]
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key, max_length: long, window: soon}
@@ -272,7 +272,7 @@ ws.yaml:8:33: operation "createThread": "id" is not a JSON pointer (want one sta
 ws.yaml:9:17: operation "createThread": on: want a list, found "not_sent"
 ws.yaml:9:37: operation "createThread": attempts is 3 but retry names nothing to retry on
 ws.yaml:10:41: operation "createThread": rotation_invalidates: want true or false, found "sometimes"`},
-		{"placeholders left", annot(`  createThread:
+		{"placeholders left", annotFile(`  createThread:
     effect: TODO
     key: {fields: {TODO: string}, format: "{TODO}"}
     response: {is: receipt, id: /id}
@@ -281,7 +281,7 @@ ws.yaml:10:41: operation "createThread": rotation_invalidates: want true or fals
 ws.yaml:6:20: operation "createThread": "TODO" is a placeholder left by writegen init: answer it
 ws.yaml:6:43: operation "createThread": "{TODO}" is a placeholder left by writegen init: answer it
 ws.yaml:8:12: operation "createThread": "TODO: ask the team" is a placeholder left by writegen init: answer it`},
-		{"body pointers", annot(`  createThread:
+		{"body pointers", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {body: /idempotency_key}
@@ -296,22 +296,22 @@ exclude:
   searchThreads: not used
 `), `ws.yaml:7:25: operation "createThread": idempotency body "/idempotency_key" does not resolve in the request body: CreateThreadRequest has no property "idempotency_key"
 ws.yaml:12:16: operation "deleteThread": reference needs a business key: the reference is the provider key or a template over the key's fields`},
-		{"retry names and attempts", annot(okCreate + `    retry: {on: [not_sent, status_418, not_sent], attempts: 0}
+		{"retry names and attempts", annotFile(okCreate + `    retry: {on: [not_sent, status_418, not_sent], attempts: 0}
 ` + okRest), `ws.yaml:9:28: operation "createThread": "status_418" is not one of: not_sent, ambiguous, status_408, status_409, status_425, status_429, status_500, status_502, status_503, status_504, status_5xx (did you mean "status_408"?)
 ws.yaml:9:40: operation "createThread": not_sent is listed twice
 ws.yaml:9:61: operation "createThread": attempts must be at least 1`},
-		{"attempts without a retry set", annot(okCreate + `    retry: {on: [], attempts: 3}
+		{"attempts without a retry set", annotFile(okCreate + `    retry: {on: [], attempts: 3}
 ` + okRest), `ws.yaml:9:31: operation "createThread": attempts is 3 but retry names nothing to retry on`},
-		{"operation named twice", annot(okCreate + `  "POST /threads":
+		{"operation named twice", annotFile(okCreate + `  "POST /threads":
     effect: idempotent
     response: {is: acknowledgement}
 ` + okRest), `ws.yaml:9:3: operation "POST /threads": POST /threads is already named at line 4 (as "createThread")`},
-		{"operation not in the spec", annot(okCreate + `  createMessage:
+		{"operation not in the spec", annotFile(okCreate + `  createMessage:
     effect: idempotent
     response: {is: acknowledgement}
 ` + okRest), `ws.yaml:9:3: operation "createMessage": no such operation in the spec (name it by operationId or as "POST /path")`},
-		{"entry and exclusion", annot(okCreate + okRest + "  createThread: twice\n"), `ws.yaml:13:3: operation "createThread": POST /threads is answered at line 4 and excluded here: keep one`},
-		{"entry for a read", annot(okCreate + `  getThread:
+		{"entry and exclusion", annotFile(okCreate + okRest + "  createThread: twice\n"), `ws.yaml:13:3: operation "createThread": POST /threads is answered at line 4 and excluded here: keep one`},
+		{"entry for a read", annotFile(okCreate + `  getThread:
     effect: read_only
 ` + okRest), `ws.yaml:9:3: operation "getThread": GET is a read: only writes take write-safety answers`},
 		{"version and package", "version: 2\npackage: 9lives\noperations:\n" + okCreate + okRest + "scope: 9lives\n", `ws.yaml:1:10: unsupported version 2 (want 1)
@@ -349,7 +349,7 @@ include: {operations: [createThread, "PUT /threads"], tags: [threads, billing]}
 operations:
 ` + okCreate + okRest + "scope: threads\n", `ws.yaml:3:38: operation "PUT /threads": included operation is not in the spec
 ws.yaml:3:71: included tag "billing" is not used by any operation`},
-		{"retention", annot(`  createThread:
+		{"retention", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key, window: 24h}
@@ -372,7 +372,7 @@ exclude:
 `), `ws.yaml:10:5: operation "createThread": retention 12h is shorter than the provider's key window (24h): a repeat after the ledger forgot the key would count the window from the repeat, and could send the key again after the provider forgot it, a second effect; make it 24h or longer, or forever
 ws.yaml:15:5: operation "deleteThread": retention 720h says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention
 ws.yaml:21:16: operation "POST /threads/{thread_id}/messages": retention "a month" is not a positive duration (like 30d or 720h) or forever: say how long the ledger must remember a business key once its write is settled, so that a repeat with the key gets the first outcome`},
-		{"dedupe without a key", annot(okCreate + `  deleteThread:
+		{"dedupe without a key", annotFile(okCreate + `  deleteThread:
     effect: idempotent
     response: {is: acknowledgement}
     dedupe: ledger
@@ -380,25 +380,25 @@ exclude:
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), `ws.yaml:12:5: operation "deleteThread": dedupe: ledger claims the business key, but the operation has no key`},
-		{"written twice", annot(okCreate + `    effect: idempotent
+		{"written twice", annotFile(okCreate + `    effect: idempotent
 ` + okRest), `ws.yaml:9:5: operation "createThread": "effect" is written twice (first at line 5)`},
-		{"exclusion without reason", annot(okCreate + `exclude:
+		{"exclusion without reason", annotFile(okCreate + `exclude:
   deleteThread: ""
   "POST /threads/{thread_id}/messages": not used
   searchThreads: not used
 `), `ws.yaml:10:17: operation "deleteThread": an exclusion needs a reason`},
-		{"name overrides", annot(okCreate + okRest + `names:
+		{"name overrides", annotFile(okCreate + okRest + `names:
   "#/components/schemas/Thread": thread
   "#/components/schemas/Post": Post
 `), `ws.yaml:14:34: name "thread" is not an exported Go identifier
 ws.yaml:15:3: names: "#/components/schemas/Post" names nothing in the spec`},
-		{"name override", annot(okCreate + okRest + `names:
+		{"name override", annotFile(okCreate + okRest + `names:
   "#/components/schemas/Thread": Conversation
 `), ""},
-		{"name override taken", annot(okCreate + okRest + `names:
+		{"name override taken", annotFile(okCreate + okRest + `names:
   "#/components/schemas/Thread": CreateThreadKey
 `), `ws.yaml:14:3: names: "CreateThreadKey" is already the name of generated CreateThreadKey`},
-		{"key none on an ambiguous write", annot(`  createThread:
+		{"key none on an ambiguous write", annotFile(`  createThread:
     key: none
 defaults:
   effect: ambiguous
@@ -406,7 +406,7 @@ defaults:
   idempotency: {header: Idempotency-Key}
   response: {is: receipt, id: /id}
 ` + okRest), `ws.yaml:4:3: operation "createThread": effect ambiguous needs a key: the business key callers pass (key: {fields: ..., format: ...})`},
-		{"idempotency none overrides the defaults", annot(`  createThread:
+		{"idempotency none overrides the defaults", annotFile(`  createThread:
     idempotency: none
 defaults:
   effect: ambiguous
@@ -415,39 +415,39 @@ defaults:
   response: {is: receipt, id: /id}
   retry: {on: [status_409]}
 ` + okRest), `ws.yaml:11:16: operation "createThread": retry on status_409 never fires: only a write with an idempotency key reads 409 as "the first attempt is still running"; without one a 409 is a rejection, never retried`},
-		{"none is not an answer everywhere", annot(`  createThread:
+		{"none is not an answer everywhere", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     response: none
 ` + okRest), `ws.yaml:7:15: operation "createThread": response: want a mapping, found "none"`},
-		{"read-only write with a response", annot(`  createThread:
+		{"read-only write with a response", annotFile(`  createThread:
     effect: read_only
     response: {is: acknowledgement}
 ` + okRest), `ws.yaml:6:5: operation "createThread": a read_only operation answers like a read: leave response out`},
-		{"read-only write under a receipt default", annot(`  createThread: {effect: read_only, key: none}
+		{"read-only write under a receipt default", annotFile(`  createThread: {effect: read_only, key: none}
 defaults:
   effect: ambiguous
   key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
   response: {is: receipt, id: /no/such/field}
 ` + okRest), ""},
-		{"ambiguous retry of a read-only write", annot(`  createThread:
+		{"ambiguous retry of a read-only write", annotFile(`  createThread:
     effect: read_only
     key: none
     retry: {on: [not_sent, ambiguous]}
 ` + okRest), ""},
-		{"response.error without ok", annot(`  createThread:
+		{"response.error without ok", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key}
     response: {is: receipt, id: /id, error: /title}
 ` + okRest), `ws.yaml:8:45: operation "createThread": response.error names the provider's error text when response.ok is false: give response.ok too`},
-		{"an acknowledgement with an object", annot(`  createThread:
+		{"an acknowledgement with an object", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     idempotency: {header: Idempotency-Key}
     response: {is: acknowledgement, object: /thread}
 ` + okRest), `ws.yaml:8:45: operation "createThread": an acknowledgement has no object: only a receipt names the object the write made`},
-		{"reference.through without body", annot(`  createThread:
+		{"reference.through without body", annotFile(`  createThread:
     effect: ambiguous
     key: {fields: {escalation_id: string}, format: "e:{escalation_id}"}
     reference: {query: ref, through: Thread}
@@ -492,7 +492,7 @@ func TestConsistencyTimes(t *testing.T) {
 		if c.want == runtime.Eventual && c.lag == 0 {
 			body = strings.Replace(body, "    response:", "    retry: {on: [not_sent]}\n    response:", 1) // ambiguous never fires without a lag
 		}
-		api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot(body+okRest)), Options{})
+		api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annotFile(body+okRest)), Options{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.consistency, err)
 		}

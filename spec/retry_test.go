@@ -7,6 +7,8 @@ import (
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/writegen/writegen/spec/annot"
 )
 
 var update = flag.Bool("update", false, "rewrite the files made from the runtime's lists (the annotation schema's retry kinds)")
@@ -26,17 +28,17 @@ func TestRetryVocabulary(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := doc.Defs.RetryKind.Enum
-	if slices.Equal(got, retryNames) {
+	if slices.Equal(got, annot.RetryNames) {
 		return
 	}
 	if !*update {
-		t.Fatalf("writesafety.schema.json's retryKind is %q, the runtime's kinds are %q: run go test ./spec -run TestRetryVocabulary -update", got, retryNames)
+		t.Fatalf("writesafety.schema.json's retryKind is %q, the runtime's kinds are %q: run go test ./spec -run TestRetryVocabulary -update", got, annot.RetryNames)
 	}
 	old, err := json.Marshal(got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now, err := json.Marshal(retryNames)
+	now, err := json.Marshal(annot.RetryNames)
 	if err != nil {
 		t.Fatal(err)
 	}

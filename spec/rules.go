@@ -7,6 +7,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -63,8 +64,8 @@ type writeCheck struct {
 	so         *specOp
 	op         *ir.Operation
 	s          *ir.Safety
-	entry, def *answers
-	at         *answers        // where the write is answered: its entry, or the defaults
+	entry, def *annot.Answers
+	at         *annot.Answers  // where the write is answered: its entry, or the defaults
 	refused    map[string]bool // answers refused, where written or by a rule
 	refNone    bool            // reference: none
 }
@@ -73,7 +74,7 @@ type writeCheck struct {
 // name is settled, so that its messages name the types as the generated code does.
 func (r *resolver) safety(so *specOp) {
 	op := so.op
-	entry, def := r.entries[so], r.a.defaults
+	entry, def := r.entries[so], r.a.Defaults
 	if entry == nil && def == nil {
 		if r.meant[so] {
 			return // reported where its entry misspells it
@@ -87,7 +88,7 @@ func (r *resolver) safety(so *specOp) {
 	if entry != nil {
 		w.at = entry
 	}
-	w.s.Pos = r.pos(w.at.at)
+	w.s.Pos = r.pos(w.at.At)
 	defer func() { r.rule = "" }()
 	for _, rule := range safetyRules {
 		r.rule = rule.name // the defects found meanwhile are the rule's
@@ -105,7 +106,7 @@ func (r *resolver) safety(so *specOp) {
 
 // from returns the answers that hold k for the write (its entry's, or the defaults'), noting an
 // inherited one.
-func (w *writeCheck) from(k string) *answers {
+func (w *writeCheck) from(k string) *annot.Answers {
 	src, inherited := w.r.from(w.so, k)
 	if inherited {
 		w.s.Inherited = append(w.s.Inherited, k)
@@ -118,7 +119,7 @@ func (w *writeCheck) fail(n *yaml.Node, format string, args ...any) {
 }
 
 // bad reports whether the answer k of src was refused where it is written.
-func (w *writeCheck) bad(src *answers, k string) bool { return src != nil && src.bad[k] }
+func (w *writeCheck) bad(src *annot.Answers, k string) bool { return src != nil && src.Bad[k] }
 
 // needKey refuses what needs a business key when the write has none (unless the key itself was
 // refused), and reports whether it has one.
@@ -133,19 +134,19 @@ func (w *writeCheck) readOnly() bool { return w.s.Effect == runtime.EffectReadOn
 
 func (w *writeCheck) effect() bool {
 	src := w.from("effect")
-	if src == nil || src.effect == 0 {
+	if src == nil || src.Effect == 0 {
 		if src == nil {
-			w.fail(w.at.at, "effect is required: read_only, idempotent, compensatable or ambiguous")
+			w.fail(w.at.At, "effect is required: read_only, idempotent, compensatable or ambiguous")
 		}
 		return false
 	}
-	w.s.Effect, w.s.EffectPos = src.effect, w.r.pos(src.set["effect"])
+	w.s.Effect, w.s.EffectPos = src.Effect, w.r.pos(src.Set["effect"])
 	return true
 }
 
 func (w *writeCheck) destructive() bool {
 	if src := w.from("destructive"); src != nil {
-		w.s.Destructive, w.s.DestructiveSet = src.destructive, true
+		w.s.Destructive, w.s.DestructiveSet = src.Destructive, true
 	} else {
 		w.s.Destructive = w.op.Method != "POST"
 	}
@@ -156,16 +157,16 @@ func (w *writeCheck) key() bool {
 	s := w.s
 	repeatable := w.readOnly() || s.Effect == runtime.EffectIdempotent
 	switch src := w.from("key"); {
-	case src != nil && src.key != nil && !w.bad(src, "key"):
-		s.Key = w.r.key(w.so, src.key, w.at)
+	case src != nil && src.Key != nil && !w.bad(src, "key"):
+		s.Key = w.r.key(w.so, src.Key, w.at)
 		if w.readOnly() {
-			w.fail(src.set["key"], "a read_only operation is called like a read and takes no business key: write key: none")
+			w.fail(src.Set["key"], "a read_only operation is called like a read and takes no business key: write key: none")
 			s.Key, w.refused["key"] = nil, true
 		}
-	case src != nil && !src.none["key"]:
+	case src != nil && !src.None["key"]:
 		w.refused["key"] = true
 	case !repeatable:
-		w.fail(w.at.at, "effect %s needs a key: the business key callers pass (key: {fields: ..., format: ...})", s.Effect)
+		w.fail(w.at.At, "effect %s needs a key: the business key callers pass (key: {fields: ..., format: ...})", s.Effect)
 		w.refused["key"] = true
 	}
 	return true
@@ -173,15 +174,15 @@ func (w *writeCheck) key() bool {
 
 func (w *writeCheck) idempotency() bool {
 	src := w.from("idempotency")
-	if src == nil || src.idempotency == nil {
+	if src == nil || src.Idempotency == nil {
 		return true
 	}
 	w.refused["idempotency"] = w.bad(src, "idempotency")
-	idem := *src.idempotency
+	idem := *src.Idempotency
 	w.s.Idempotency = &idem
-	w.needKey(src.set["idempotency"], "idempotency needs a business key: the provider key is derived from it (add key: {fields: ..., format: ...})")
-	if src.idemBody != "" {
-		if idem.Body = w.r.bodyPath(w.so, src.idemBodyNode, "idempotency body", src.idemBody); idem.Body == nil {
+	w.needKey(src.Set["idempotency"], "idempotency needs a business key: the provider key is derived from it (add key: {fields: ..., format: ...})")
+	if src.IdemBody != "" {
+		if idem.Body = w.r.bodyPath(w.so, src.IdemBodyNode, "idempotency body", src.IdemBody); idem.Body == nil {
 			w.refused["idempotency"] = true
 		}
 	}
@@ -193,12 +194,12 @@ func (w *writeCheck) idempotency() bool {
 
 func (w *writeCheck) reference() bool {
 	switch src := w.from("reference"); {
-	case src != nil && src.none["reference"]:
+	case src != nil && src.None["reference"]:
 		w.refNone = true // no reference: a lookup is refused for it, never dropped
-	case src != nil && (src.reference == nil || w.bad(src, "reference")):
+	case src != nil && (src.Reference == nil || w.bad(src, "reference")):
 		w.refused["reference"] = true
-	case src != nil && w.needKey(src.reference.node, "reference needs a business key: the reference is the provider key or a template over the key's fields"):
-		w.s.Reference = w.r.reference(w.so, src.reference, w.s)
+	case src != nil && w.needKey(src.Reference.Node, "reference needs a business key: the reference is the provider key or a template over the key's fields"):
+		w.s.Reference = w.r.reference(w.so, src.Reference, w.s)
 	}
 	w.r.sets(w.so, w.s)
 	return true
@@ -208,24 +209,24 @@ func (w *writeCheck) response() bool {
 	s := w.s
 	if w.readOnly() {
 		// A read answers with its body: it has no receipt, and a receipt of the defaults does not apply.
-		if w.entry != nil && w.entry.set["response"] != nil {
-			w.fail(w.entry.set["response"], "a read_only operation answers like a read: leave response out")
+		if w.entry != nil && w.entry.Set["response"] != nil {
+			w.fail(w.entry.Set["response"], "a read_only operation answers like a read: leave response out")
 		}
 		return true
 	}
 	src := w.from("response")
 	if src == nil {
-		w.fail(w.at.at, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
+		w.fail(w.at.At, "response is required: is the 2xx a receipt (response: {is: receipt, id: /id}) or an acknowledgement?")
 		w.refused["response"] = true
 		return true
 	}
-	s.Receipt = src.respIs == "receipt"
+	s.Receipt = src.RespIs == "receipt"
 	w.refused["response"] = w.bad(src, "response")
-	if src.envelope != nil && !w.refused["response"] && !w.r.envelope(w.so, src.envelope, s) {
+	if src.Envelope != nil && !w.refused["response"] && !w.r.envelope(w.so, src.Envelope, s) {
 		w.refused["response"] = true
 	}
-	if s.Receipt && src.respID != "" && !w.refused["response"] {
-		if s.ID = w.r.idPath(w.so, s, src.respIDNode, src.respID); s.ID == nil {
+	if s.Receipt && src.RespID != "" && !w.refused["response"] {
+		if s.ID = w.r.idPath(w.so, s, src.RespIDNode, src.RespID); s.ID == nil {
 			w.refused["response"] = true
 		}
 	}
@@ -240,18 +241,18 @@ func (w *writeCheck) lookup() bool {
 	r, so, s := w.r, w.so, w.s
 	lop := r.lookupOp[so]
 	switch {
-	case src.lookup == nil || w.bad(src, "lookup") || w.refused["key"] || w.refused["reference"] || w.refused["idempotency"],
-		src.lookup.op != "" && (lop == nil || len(lop.errs) > 0 || r.defective[lop.op.ID] || r.defective[w.op.ID]):
+	case src.Lookup == nil || w.bad(src, "lookup") || w.refused["key"] || w.refused["reference"] || w.refused["idempotency"],
+		src.Lookup.Op != "" && (lop == nil || len(lop.errs) > 0 || r.defective[lop.op.ID] || r.defective[w.op.ID]):
 		// refused where it is written, or its types are
 		w.refused["lookup"] = true
 	case w.readOnly():
-		w.fail(src.lookup.node, "a read_only operation is sent again like a read after any failure, so nothing asks its lookup: leave the lookup out")
+		w.fail(src.Lookup.Node, "a read_only operation is sent again like a read after any failure, so nothing asks its lookup: leave the lookup out")
 		w.refused["lookup"] = true
 	case w.refNone && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == ""):
-		w.fail(src.lookup.node, "lookup searches by the write's reference, but the entry says reference: none, so the provider keeps nothing to find the write by: store one (reference: {body: /field}) or leave the lookup out")
+		w.fail(src.Lookup.Node, "lookup searches by the write's reference, but the entry says reference: none, so the provider keeps nothing to find the write by: store one (reference: {body: /field}) or leave the lookup out")
 		w.refused["lookup"] = true
-	case w.needKey(src.lookup.node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
-		if s.Lookup = r.lookup(so, src.lookup, s); s.Lookup == nil {
+	case w.needKey(src.Lookup.Node, "lookup needs a business key: it searches for the write's reference, derived from the key"):
+		if s.Lookup = r.lookup(so, src.Lookup, s); s.Lookup == nil {
 			w.refused["lookup"] = true
 		}
 	}
@@ -267,9 +268,9 @@ func (w *writeCheck) retry() bool {
 		}
 		return true
 	}
-	s.RetryPos = w.r.pos(src.set["retry"])
-	s.Attempts = src.attempts
-	s.RetryOn = slices.Clone(src.retry)
+	s.RetryPos = w.r.pos(src.Set["retry"])
+	s.Attempts = src.Attempts
+	s.RetryOn = slices.Clone(src.Retry)
 	quiet := w.refused["key"] || w.refused["idempotency"] || w.refused["lookup"] // what it depends on is refused
 	for _, m := range s.RetryOn {
 		s.Retry |= m.Kind
@@ -286,18 +287,18 @@ func (w *writeCheck) compensate() bool {
 		if w.s.Effect == runtime.EffectCompensatable {
 			w.fail(src0(w.from, "effect"), "effect compensatable needs compensate: the operation that undoes a duplicate")
 		}
-	case src.compensate == nil || w.bad(src, "compensate") || w.refused["lookup"] || w.refused["response"]:
+	case src.Compensate == nil || w.bad(src, "compensate") || w.refused["lookup"] || w.refused["response"]:
 	default:
-		w.s.Compensate = w.r.compensation(w.so, src.compensate, w.s)
+		w.s.Compensate = w.r.compensation(w.so, src.Compensate, w.s)
 	}
 	return true
 }
 
 func (w *writeCheck) dedupe() bool {
 	if src := w.from("dedupe"); src != nil {
-		w.s.Dedupe, w.s.DedupePos = src.dedupe, w.r.pos(src.set["dedupe"])
+		w.s.Dedupe, w.s.DedupePos = src.Dedupe, w.r.pos(src.Set["dedupe"])
 		if w.s.Dedupe {
-			w.needKey(src.set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
+			w.needKey(src.Set["dedupe"], "dedupe: ledger claims the business key, but the operation has no key")
 		}
 	}
 	w.retention()
@@ -308,10 +309,10 @@ func (w *writeCheck) dedupe() bool {
 // once dedupe is resolved.
 func (w *writeCheck) retention() {
 	src, inherited := w.r.from(w.so, "retention")
-	if src == nil || w.bad(src, "retention") || src.retention == 0 {
+	if src == nil || w.bad(src, "retention") || src.Retention == 0 {
 		return
 	}
-	n := src.set["retention"]
+	n := src.Set["retention"]
 	window := time.Duration(0)
 	if i := w.s.Idempotency; i != nil && !i.Forever() {
 		window = i.Window
@@ -320,12 +321,12 @@ func (w *writeCheck) retention() {
 	case !w.s.Dedupe && inherited:
 		// the defaults' retention is for the writes that claim their keys
 	case !w.s.Dedupe:
-		w.fail(n, "retention %s says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention", durationText(src.retention))
-	case src.retention < window:
+		w.fail(n, "retention %s says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention", durationText(src.Retention))
+	case src.Retention < window:
 		w.fail(n, "retention %s is shorter than the provider's key window (%s): a repeat after the ledger forgot the key would count the window from the repeat, and could send the key again after the provider forgot it, a second effect; make it %s or longer, or forever",
-			durationText(src.retention), durationText(window), durationText(window))
+			durationText(src.Retention), durationText(window), durationText(window))
 	default:
-		w.s.Retention, w.s.RetentionPos = src.retention, w.r.pos(n)
+		w.s.Retention, w.s.RetentionPos = src.Retention, w.r.pos(n)
 		if inherited {
 			w.s.Inherited = append(w.s.Inherited, "retention")
 		}
@@ -334,22 +335,22 @@ func (w *writeCheck) retention() {
 
 func (w *writeCheck) report() bool {
 	s := w.s
-	if src := w.from("uncertain"); src != nil && src.uncertain != "" {
-		s.Uncertain = src.uncertain
+	if src := w.from("uncertain"); src != nil && src.Uncertain != "" {
+		s.Uncertain = src.Uncertain
 	}
 	if src := w.from("owner"); src != nil {
-		s.Owner = src.owner
+		s.Owner = src.Owner
 	}
-	if src := w.from("credentials"); src != nil && src.credentials != nil {
-		c := *src.credentials
+	if src := w.from("credentials"); src != nil && src.Credentials != nil {
+		c := *src.Credentials
 		s.Credentials = &c
 	}
 	return true
 }
 
 func (w *writeCheck) inbox() bool {
-	if src := w.from("inbox"); src != nil && src.inbox != nil {
-		w.s.Inbox = w.r.inbox(w.so, src.inbox)
+	if src := w.from("inbox"); src != nil && src.Inbox != nil {
+		w.s.Inbox = w.r.inbox(w.so, src.Inbox)
 	}
 	return true
 }
@@ -358,14 +359,14 @@ func (w *writeCheck) inbox() bool {
 // the entry's own.
 func (w *writeCheck) acknowledge() bool {
 	s := w.s
-	for _, src := range []*answers{w.entry, w.def} {
-		if src == nil || src.acknowledge == nil {
+	for _, src := range []*annot.Answers{w.entry, w.def} {
+		if src == nil || src.Acknowledge == nil {
 			continue
 		}
 		if s.Acknowledge == nil {
-			s.Acknowledge = &ir.Acknowledge{Reason: src.acknowledge.Reason, Pos: src.acknowledge.Pos}
+			s.Acknowledge = &ir.Acknowledge{Reason: src.Acknowledge.Reason, Pos: src.Acknowledge.Pos}
 		}
-		for _, it := range src.acknowledge.Items {
+		for _, it := range src.Acknowledge.Items {
 			it.Defaults = src == w.def
 			s.Acknowledge.Items = append(s.Acknowledge.Items, it)
 		}

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"errors"
-	"github.com/writegen/writegen/spec/ir"
 	"sync"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // refusedBy records the rules of the safety check that refused an answer in the refusal tests.

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
@@ -17,12 +18,12 @@ import (
 // the answers into validated Safety.
 type resolver struct {
 	b       *builder
-	a       *annotations
+	a       *annot.File
 	rule    string // the safety check's rule running, for the defects it finds (Error.Rule)
 	ops     []*specOp
 	byName  map[string]*specOp // operationId and "METHOD /path"
-	entries map[*specOp]*answers
-	exclude map[*specOp]*exclusion
+	entries map[*specOp]*annot.Answers
+	exclude map[*specOp]*annot.Exclusion
 	scope   map[*specOp]bool
 	// The operations the answers of a write name, found when the scope is decided.
 	lookupOp, adoptOp, compensateOp map[*specOp]*specOp
@@ -36,9 +37,9 @@ type resolver struct {
 	errs    ir.ErrorList
 }
 
-func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
+func newResolver(b *builder, a *annot.File, ops []*specOp) *resolver {
 	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
-		entries: make(map[*specOp]*answers), exclude: make(map[*specOp]*exclusion), scope: make(map[*specOp]bool),
+		entries: make(map[*specOp]*annot.Answers), exclude: make(map[*specOp]*annot.Exclusion), scope: make(map[*specOp]bool),
 		lookupOp: make(map[*specOp]*specOp), adoptOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
 		keyScopes: make(map[string]*ir.Operation), inboxes: make(map[string]*ir.Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
@@ -51,9 +52,9 @@ func newResolver(b *builder, a *annotations, ops []*specOp) *resolver {
 // pos is the position of node n of the annotation file.
 func (r *resolver) pos(n *yaml.Node) ir.Pos {
 	if n == nil {
-		return ir.Pos{File: r.a.file}
+		return ir.Pos{File: r.a.File}
 	}
-	return ir.Pos{File: r.a.file, Line: n.Line, Col: n.Column}
+	return ir.Pos{File: r.a.File, Line: n.Line, Col: n.Column}
 }
 
 // errorf records a defect of the annotation file at node n.
@@ -82,7 +83,7 @@ func (r *resolver) closestOp(name string) *specOp {
 	for i, so := range r.ops {
 		ids[i] = so.op.ID
 	}
-	if like := closest(name, ids); like != "" {
+	if like := annot.Closest(name, ids); like != "" {
 		return r.byName[like]
 	}
 	return nil
@@ -108,36 +109,36 @@ func (r *resolver) bind() {
 		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.SpecPath, prev.Line, prev.Value)
 		return false
 	}
-	for _, e := range r.a.entries {
-		so := r.find(e.id)
+	for _, e := range r.a.Entries {
+		so := r.find(e.ID)
 		switch {
-		case e.id == "":
+		case e.ID == "":
 		case so == nil:
-			like := r.closestOp(e.id)
+			like := r.closestOp(e.ID)
 			if like == nil {
-				r.errorf(e.at, e.id, "no such operation in the spec (name it by operationId or as \"POST /path\")")
+				r.errorf(e.At, e.ID, "no such operation in the spec (name it by operationId or as \"POST /path\")")
 				break
 			}
-			r.errorf(e.at, e.id, "no such operation in the spec (did you mean %q?)", like.op.ID)
+			r.errorf(e.At, e.ID, "no such operation in the spec (did you mean %q?)", like.op.ID)
 			if r.meant == nil {
 				r.meant = map[*specOp]bool{}
 			}
 			r.meant[like] = true // its missing answers are this entry's misspelling, not a defect of their own
 		case !so.op.Write:
-			r.errorf(e.at, e.id, "%s is a read: only writes take write-safety answers", so.op.Method)
-		case claim(so, e.at, e.id):
+			r.errorf(e.At, e.ID, "%s is a read: only writes take write-safety answers", so.op.Method)
+		case claim(so, e.At, e.ID):
 			r.entries[so] = e
 		}
 	}
-	for _, x := range r.a.excludes {
-		so := r.find(x.id)
+	for _, x := range r.a.Excludes {
+		so := r.find(x.ID)
 		switch {
-		case x.id == "":
+		case x.ID == "":
 		case so == nil:
-			r.errorf(x.node, x.id, "excluded operation is not in the spec%s", r.suggestOp(x.id))
+			r.errorf(x.Node, x.ID, "excluded operation is not in the spec%s", r.suggestOp(x.ID))
 		case r.entries[so] != nil:
-			r.errorf(x.node, x.id, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.SpecPath, r.entries[so].at.Line)
-		case claim(so, x.node, x.id):
+			r.errorf(x.Node, x.ID, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.SpecPath, r.entries[so].At.Line)
+		case claim(so, x.Node, x.ID):
 			r.exclude[so] = x
 		}
 	}
@@ -146,7 +147,7 @@ func (r *resolver) bind() {
 // decideScope puts in scope every operation the include filter selects (all, without one) that is
 // not excluded. Entries outside the filter need no answers: their placeholders do not block.
 func (r *resolver) decideScope() {
-	in := r.a.include
+	in := r.a.Include
 	pick := make(map[*specOp]bool)
 	tags := make(map[string]bool)
 	if in != nil {
@@ -156,14 +157,14 @@ func (r *resolver) decideScope() {
 				known[t] = true
 			}
 		}
-		for _, n := range in.operations {
+		for _, n := range in.Operations {
 			if so := r.find(n.Value); so != nil {
 				pick[so] = true
 			} else {
 				r.errorf(n, n.Value, "included operation is not in the spec%s", r.suggestOp(n.Value))
 			}
 		}
-		for _, n := range in.tags {
+		for _, n := range in.Tags {
 			if !known[n.Value] {
 				r.errorf(n, "", "included tag %q is not used by any operation", n.Value)
 			}
@@ -213,10 +214,10 @@ func (r *resolver) unscopedLookups() ir.ErrorList {
 	var out ir.ErrorList
 	for _, so := range r.ops {
 		e := r.entries[so]
-		if r.scope[so] || e == nil || e.set["lookup"] == nil {
+		if r.scope[so] || e == nil || e.Set["lookup"] == nil {
 			continue
 		}
-		out = append(out, &ir.Error{Pos: r.pos(e.set["lookup"]), Operation: so.op.ID,
+		out = append(out, &ir.Error{Pos: r.pos(e.Set["lookup"]), Operation: so.op.ID,
 			Msg: "the lookup of an operation outside the scope (include) is neither generated nor checked: include the operation, or leave the lookup out"})
 	}
 	return out
@@ -224,16 +225,16 @@ func (r *resolver) unscopedLookups() ir.ErrorList {
 
 // annotated reports whether a write has answers: an entry, or defaults.
 func (r *resolver) annotated(so *specOp) bool {
-	return r.entries[so] != nil || r.a.defaults != nil && r.exclude[so] == nil
+	return r.entries[so] != nil || r.a.Defaults != nil && r.exclude[so] == nil
 }
 
 // from returns the answers of a write that a key is taken from: its entry's, else the
 // defaults'. inherited reports the second.
-func (r *resolver) from(so *specOp, k string) (a *answers, inherited bool) {
-	if e := r.entries[so]; e != nil && e.set[k] != nil {
+func (r *resolver) from(so *specOp, k string) (a *annot.Answers, inherited bool) {
+	if e := r.entries[so]; e != nil && e.Set[k] != nil {
 		return e, false
 	}
-	if d := r.a.defaults; d != nil && d.set[k] != nil {
+	if d := r.a.Defaults; d != nil && d.Set[k] != nil {
 		return d, true
 	}
 	return nil, false
@@ -244,36 +245,36 @@ func (r *resolver) from(so *specOp, k string) (a *answers, inherited bool) {
 func (r *resolver) deps(so *specOp) []*specOp {
 	op := so.op
 	if e := r.entries[so]; e != nil {
-		r.errs = append(r.errs, e.todos...)
+		r.errs = append(r.errs, e.Todos...)
 	}
 	var deps []*specOp
-	if src, _ := r.from(so, "lookup"); src != nil && src.lookup != nil && src.lookup.op != "" {
-		l := src.lookup
-		if lo := r.readOf(so, l.op, l.opNode, "lookup operation"); lo != nil {
+	if src, _ := r.from(so, "lookup"); src != nil && src.Lookup != nil && src.Lookup.Op != "" {
+		l := src.Lookup
+		if lo := r.readOf(so, l.Op, l.OpNode, "lookup operation"); lo != nil {
 			r.lookupOp[so] = lo
 			deps = append(deps, lo)
 		}
-		if a := l.adoptRead; a != nil && a.op != "" {
-			if ao := r.readOf(so, a.op, a.opNode, "lookup adopt"); ao != nil {
+		if a := l.AdoptRead; a != nil && a.Op != "" {
+			if ao := r.readOf(so, a.Op, a.OpNode, "lookup adopt"); ao != nil {
 				r.adoptOp[so] = ao
 				deps = append(deps, ao)
 			}
 		}
 	}
-	if src, _ := r.from(so, "compensate"); src != nil && src.compensate != nil && src.compensate.op != "" {
-		c := src.compensate
-		co := r.find(c.op)
+	if src, _ := r.from(so, "compensate"); src != nil && src.Compensate != nil && src.Compensate.Op != "" {
+		c := src.Compensate
+		co := r.find(c.Op)
 		switch {
 		case co == nil:
-			r.errorf(c.opNode, op.ID, "compensation %q is not in the spec%s", c.op, r.suggestOp(c.op))
+			r.errorf(c.OpNode, op.ID, "compensation %q is not in the spec%s", c.Op, r.suggestOp(c.Op))
 		case co == so:
-			r.errorf(c.opNode, op.ID, "an operation cannot compensate itself")
+			r.errorf(c.OpNode, op.ID, "an operation cannot compensate itself")
 		case !co.op.Write:
-			r.errorf(c.opNode, op.ID, "compensation %q is a read (%s), not a write", c.op, co.op.Method)
+			r.errorf(c.OpNode, op.ID, "compensation %q is a read (%s), not a write", c.Op, co.op.Method)
 		case r.exclude[co] != nil:
-			r.errorf(c.opNode, op.ID, "compensation %q is excluded", c.op)
+			r.errorf(c.OpNode, op.ID, "compensation %q is excluded", c.Op)
 		case !r.annotated(co):
-			r.errorf(c.opNode, op.ID, "compensation %q has no write-safety annotation", c.op)
+			r.errorf(c.OpNode, op.ID, "compensation %q has no write-safety annotation", c.Op)
 		default:
 			r.compensateOp[so] = co
 			deps = append(deps, co)
@@ -292,7 +293,7 @@ func (r *resolver) readOf(so *specOp, name string, n *yaml.Node, what string) *s
 		r.errorf(n, so.op.ID, "%s %q is not in the spec%s", what, name, r.suggestOp(name))
 	case ro == so:
 		r.errorf(n, so.op.ID, "an operation cannot be its own lookup")
-	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].effect == runtime.EffectReadOnly):
+	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].Effect == runtime.EffectReadOnly):
 		r.errorf(n, so.op.ID, "%s %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", what, name, ro.op.Method, ro.op.Method)
 	case r.exclude[ro] != nil:
 		r.errorf(n, so.op.ID, "%s %q is excluded", what, name)
@@ -302,16 +303,16 @@ func (r *resolver) readOf(so *specOp, name string, n *yaml.Node, what string) *s
 	return nil
 }
 
-func src0(from func(string) *answers, k string) *yaml.Node {
+func src0(from func(string) *annot.Answers, k string) *yaml.Node {
 	if a := from(k); a != nil {
-		return a.set[k]
+		return a.Set[k]
 	}
 	return nil
 }
 
 // key copies a parsed key for one write and settles its scope: key.scope, or the entry's name
 // normalised. Two writes never share a key scope.
-func (r *resolver) key(so *specOp, k *ir.Key, at *answers) *ir.Key {
+func (r *resolver) key(so *specOp, k *ir.Key, at *annot.Answers) *ir.Key {
 	out := &ir.Key{TypeName: so.op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
 		Scope: k.Scope, ScopePos: k.ScopePos, Pos: k.Pos, FormatPos: k.FormatPos}
 	for _, p := range k.Parts {
@@ -323,11 +324,11 @@ func (r *resolver) key(so *specOp, k *ir.Key, at *answers) *ir.Key {
 	}
 	if out.Scope == "" {
 		name := so.op.ID
-		if at.id != "" {
-			name = at.id
+		if at.ID != "" {
+			name = at.ID
 		}
 		out.ScopePos = r.pos(r.entryNode(so))
-		if out.Scope = normalScope(name); out.Scope == "" {
+		if out.Scope = annot.NormalScope(name); out.Scope == "" {
 			r.errorAt(out.ScopePos, so.op.ID, "the name %q makes no key scope: write key.scope (lower-case letters, digits, '.', '_', '-')", name)
 			return out
 		}
@@ -344,9 +345,9 @@ func (r *resolver) key(so *specOp, k *ir.Key, at *answers) *ir.Key {
 // entryNode is the key naming a write's entry, or the defaults key when it has none.
 func (r *resolver) entryNode(so *specOp) *yaml.Node {
 	if e := r.entries[so]; e != nil {
-		return e.at
+		return e.At
 	}
-	return r.a.defaults.at
+	return r.a.Defaults.At
 }
 
 // bodyPath resolves a pointer to a string of the request body that the generated code fills in.
@@ -389,27 +390,27 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path
 }
 
 // reference checks where the reference is stored and what it is.
-func (r *resolver) reference(so *specOp, ra *referenceAnswer, s *ir.Safety) *ir.Reference {
-	ref := &ir.Reference{Query: ra.query, Pos: r.pos(ra.node)}
+func (r *resolver) reference(so *specOp, ra *annot.ReferenceAnswer, s *ir.Safety) *ir.Reference {
+	ref := &ir.Reference{Query: ra.Query, Pos: r.pos(ra.Node)}
 	switch {
-	case ra.body != "" && ra.throughNode != nil:
+	case ra.Body != "" && ra.ThroughNode != nil:
 		ref.Body = r.throughPath(so, ra, ref)
-	case ra.body != "":
-		if u := unionOnPath(so.op.Body, ra.body); u != nil {
-			r.errorf(ra.bodyNode, so.op.ID, "reference body %q goes through %s, a oneOf/anyOf: name the variant the reference is stored in with reference.through (one of: %s); calls that send another variant then carry no reference",
-				ra.body, u.Name, strings.Join(variantNames(u), ", "))
+	case ra.Body != "":
+		if u := unionOnPath(so.op.Body, ra.Body); u != nil {
+			r.errorf(ra.BodyNode, so.op.ID, "reference body %q goes through %s, a oneOf/anyOf: name the variant the reference is stored in with reference.through (one of: %s); calls that send another variant then carry no reference",
+				ra.Body, u.Name, strings.Join(variantNames(u), ", "))
 			break
 		}
-		ref.Body = r.bodyPath(so, ra.bodyNode, "reference body", ra.body)
+		ref.Body = r.bodyPath(so, ra.BodyNode, "reference body", ra.Body)
 	}
-	if ra.valueNode != nil && ra.value != "" {
-		parts, err := keyTemplate(ra.value, s.Key.Fields)
+	if ra.ValueNode != nil && ra.Value != "" {
+		parts, err := annot.KeyTemplate(ra.Value, s.Key.Fields)
 		if err != "" {
-			r.errorf(ra.valueNode, so.op.ID, "reference value %s", err)
+			r.errorf(ra.ValueNode, so.op.ID, "reference value %s", err)
 		}
-		ref.Value, ref.ValueFormat = parts, ra.value
+		ref.Value, ref.ValueFormat = parts, ra.Value
 	}
-	if ra.markerNode != nil && ra.body != "" {
+	if ra.MarkerNode != nil && ra.Body != "" {
 		r.marker(so, ra, ref)
 	}
 	return ref
@@ -474,39 +475,39 @@ func variantName(v *ir.Variant) string {
 // request body (reference.through): struct fields to the union, the variant named, then the
 // variant's properties to a string. The generated code sets the reference only in a union that
 // holds that variant.
-func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Reference) *ir.Path {
+func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Reference) *ir.Path {
 	id, body := so.op.ID, so.op.Body
 	switch {
 	case body == nil:
-		r.errorf(ra.bodyNode, id, "reference body %q: the operation has no request body", ra.body)
+		r.errorf(ra.BodyNode, id, "reference body %q: the operation has no request body", ra.Body)
 		return nil
 	case body.Encoding != ir.BodyJSON:
-		r.errorf(ra.throughNode, id, "reference.through: the request body is sent as %s; a reference goes through a oneOf/anyOf of a JSON body only", body.ContentType)
+		r.errorf(ra.ThroughNode, id, "reference.through: the request body is sent as %s; a reference goes through a oneOf/anyOf of a JSON body only", body.ContentType)
 		return nil
-	case ra.markerNode != nil:
-		r.errorf(ra.throughNode, id, "reference.through and reference.marker together are not supported: store the reference in a field of the variant")
+	case ra.MarkerNode != nil:
+		r.errorf(ra.ThroughNode, id, "reference.through and reference.marker together are not supported: store the reference in a field of the variant")
 		return nil
 	}
-	p := &ir.Path{Pointer: ra.body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.bodyNode)}
-	segs := load.SplitPointer(ra.body)
+	p := &ir.Path{Pointer: ra.Body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.BodyNode)}
+	segs := load.SplitPointer(ra.Body)
 	for i, seg := range segs {
 		u := under(p.Type)
 		switch {
 		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 			var v *ir.Variant
 			for _, c := range u.Named.Variants {
-				if variantName(c) == ra.through || c.Type.Kind == ir.RefNamed && c.Type.Named.Name == ra.through || c.GoName == ra.through {
+				if variantName(c) == ra.Through || c.Type.Kind == ir.RefNamed && c.Type.Named.Name == ra.Through || c.GoName == ra.Through {
 					v = c
 				}
 			}
 			if v == nil {
-				r.errorf(ra.throughNode, id, "reference.through %q is not a variant of %s (one of: %s)%s", ra.through, u.Named.Name,
-					strings.Join(variantNames(u.Named), ", "), Suggest(ra.through, variantNames(u.Named)))
+				r.errorf(ra.ThroughNode, id, "reference.through %q is not a variant of %s (one of: %s)%s", ra.Through, u.Named.Name,
+					strings.Join(variantNames(u.Named), ", "), annot.Suggest(ra.Through, variantNames(u.Named)))
 				return nil
 			}
 			vu := under(v.Type)
 			if vu.Kind != ir.RefNamed || vu.Named.Kind != ir.KindStruct {
-				r.errorf(ra.throughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.through, describeRef(v.Type))
+				r.errorf(ra.ThroughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.Through, describeRef(v.Type))
 				return nil
 			}
 			rest := "/" + strings.Join(escapeSegments(segs[i:]), "/")
@@ -515,17 +516,17 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Referenc
 				why = "a reference inside a variant is reached through its object properties only"
 			}
 			if why != "" {
-				r.errorf(ra.bodyNode, id, "reference body %q does not resolve in the variant %s: %s", ra.body, ra.through, why)
+				r.errorf(ra.BodyNode, id, "reference body %q does not resolve in the variant %s: %s", ra.Body, ra.Through, why)
 				return nil
 			}
 			if !isStringType(q.Type) {
-				r.errorf(ra.bodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.body, describeRef(q.Type), ra.through)
+				r.errorf(ra.BodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.Body, describeRef(q.Type), ra.Through)
 				return nil
 			}
 			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepVariant, Union: u.Named, Variant: v, Type: v.Type})
 			p.Steps = append(p.Steps, q.Steps...)
 			p.Type = q.Type
-			ref.Through, ref.ThroughPos = v, r.pos(ra.throughNode)
+			ref.Through, ref.ThroughPos = v, r.pos(ra.ThroughNode)
 			return p
 		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct:
 			var f *ir.Field
@@ -535,21 +536,21 @@ func (r *resolver) throughPath(so *specOp, ra *referenceAnswer, ref *ir.Referenc
 				}
 			}
 			if f == nil {
-				r.errorf(ra.bodyNode, id, "reference body %q does not resolve in the request body: %s has no property %q", ra.body, u.Named.Name, seg)
+				r.errorf(ra.BodyNode, id, "reference body %q does not resolve in the request body: %s has no property %q", ra.Body, u.Named.Name, seg)
 				return nil
 			}
 			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepField, Field: f, Struct: u.Named, Type: f.Type})
 			p.Type = f.Type
 		default:
-			r.errorf(ra.bodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.body, describeRef(p.Type))
+			r.errorf(ra.BodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.Body, describeRef(p.Type))
 			return nil
 		}
 	}
 	if u := under(p.Type); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
-		r.errorf(ra.bodyNode, id, "reference body %q is the oneOf/anyOf itself: point at the property of the variant %s that holds the reference", ra.body, ra.through)
+		r.errorf(ra.BodyNode, id, "reference body %q is the oneOf/anyOf itself: point at the property of the variant %s that holds the reference", ra.Body, ra.Through)
 		return nil
 	}
-	r.errorf(ra.throughNode, id, "reference.through names a variant, but reference body %q goes through no oneOf/anyOf: leave through out", ra.body)
+	r.errorf(ra.ThroughNode, id, "reference.through names a variant, but reference body %q goes through no oneOf/anyOf: leave through out", ra.Body)
 	return nil
 }
 
@@ -564,28 +565,28 @@ func escapeSegments(segs []string) []string {
 
 // marker checks the marker a write appends to a text field of its body: a template that holds
 // the reference, appended to a string.
-func (r *resolver) marker(so *specOp, ra *referenceAnswer, ref *ir.Reference) {
+func (r *resolver) marker(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Reference) {
 	id := so.op.ID
-	parts, holds, bad := splitTemplate(ra.marker, "ref", func(string) (ir.TemplatePart, bool) { return ir.TemplatePart{}, false })
+	parts, holds, bad := splitTemplate(ra.Marker, "ref", func(string) (ir.TemplatePart, bool) { return ir.TemplatePart{}, false })
 	switch {
 	case bad != "":
-		r.errorf(ra.markerNode, id, "reference marker %q may only use the placeholder {ref}, the reference (%s)", ra.marker, bad)
+		r.errorf(ra.MarkerNode, id, "reference marker %q may only use the placeholder {ref}, the reference (%s)", ra.Marker, bad)
 		return
 	case !holds:
-		r.errorf(ra.markerNode, id, "reference marker %q has no {ref}: the lookup finds the write by the reference inside the marker", ra.marker)
+		r.errorf(ra.MarkerNode, id, "reference marker %q has no {ref}: the lookup finds the write by the reference inside the marker", ra.Marker)
 		return
-	case strings.TrimSpace(ra.marker) == "{ref}":
-		r.errorf(ra.markerNode, id, "reference marker %q is the reference alone: give it text around {ref} (like \" [ref:{ref}]\") so that no other text can contain it by chance", ra.marker)
+	case strings.TrimSpace(ra.Marker) == "{ref}":
+		r.errorf(ra.MarkerNode, id, "reference marker %q is the reference alone: give it text around {ref} (like \" [ref:{ref}]\") so that no other text can contain it by chance", ra.Marker)
 		return
 	}
 	if b := ref.Body; b != nil {
 		last := b.Steps[len(b.Steps)-1]
 		if last.Kind != ir.StepField || b.Type.Kind != ir.RefBuiltin || b.Type.Builtin != "string" {
-			r.errorf(ra.markerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, describeRef(b.Type))
+			r.errorf(ra.MarkerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, describeRef(b.Type))
 			return
 		}
 	}
-	ref.Marker, ref.MarkerText, ref.MarkerPos = parts, ra.marker, r.pos(ra.markerNode)
+	ref.Marker, ref.MarkerText, ref.MarkerPos = parts, ra.Marker, r.pos(ra.MarkerNode)
 }
 
 // splitTemplate splits a template at its placeholders {NAME}, each turned into a part by hole,
@@ -682,10 +683,10 @@ func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *i
 // provider's success flag and error text (response.ok, response.error), each reached through
 // struct fields only, so that the generated code can read them and build the body around an
 // object a lookup found. It reports whether they resolve.
-func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *ir.Safety) bool {
+func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) bool {
 	id, resp := so.op.ID, so.op.Response
-	at := e.objectNode
-	for _, n := range []*yaml.Node{e.okNode, e.errTextNode} {
+	at := e.ObjectNode
+	for _, n := range []*yaml.Node{e.OKNode, e.ErrTextNode} {
 		if at == nil {
 			at = n
 		}
@@ -711,34 +712,34 @@ func (r *resolver) envelope(so *specOp, e *envelopeAnswer, s *ir.Safety) bool {
 		return p
 	}
 	ok := true
-	if e.objectNode != nil {
+	if e.ObjectNode != nil {
 		if !s.Receipt {
 			return false // refused where it is written
 		}
-		if p := fields("object", e.object, e.objectNode); p == nil {
+		if p := fields("object", e.Object, e.ObjectNode); p == nil {
 			ok = false
 		} else if u := under(p.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct && u.Named.Kind != ir.KindUnion {
-			r.errorf(e.objectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.object, describeRef(p.Type), where)
+			r.errorf(e.ObjectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.Object, describeRef(p.Type), where)
 			ok = false
 		} else {
 			s.Object = p
 		}
 	}
-	if e.okNode != nil {
-		if p := fields("ok", e.ok, e.okNode); p == nil {
+	if e.OKNode != nil {
+		if p := fields("ok", e.OK, e.OKNode); p == nil {
 			ok = false
 		} else if u := under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
-			r.errorf(e.okNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.ok, describeRef(p.Type), where)
+			r.errorf(e.OKNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.OK, describeRef(p.Type), where)
 			ok = false
 		} else {
 			s.OK = p
 		}
 	}
-	if e.errTextNode != nil && e.okNode != nil {
-		if p := fields("error", e.errText, e.errTextNode); p == nil {
+	if e.ErrTextNode != nil && e.OKNode != nil {
+		if p := fields("error", e.ErrText, e.ErrTextNode); p == nil {
 			ok = false
 		} else if !isStringType(p.Type) {
-			r.errorf(e.errTextNode, id, "response.error %q is %s in %s, not a string: point at the provider's error text", e.errText, describeRef(p.Type), where)
+			r.errorf(e.ErrTextNode, id, "response.error %q is %s in %s, not a string: point at the provider's error text", e.ErrText, describeRef(p.Type), where)
 			ok = false
 		} else {
 			s.ErrorText = p
@@ -787,28 +788,28 @@ func neverFires(m ir.RetryMember, s *ir.Safety) string {
 
 // lookup checks a lookup answer: the reference reaches the provider with the write, the lookup
 // is called with it, and what it finds has the write's response type.
-func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *ir.Safety) *ir.Lookup {
+func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.Lookup {
 	id := so.op.ID
-	out := &ir.Lookup{Consistency: l.consistency, Lag: l.lag, Source: l.source, Func: l.fn, Pos: r.pos(l.node)}
-	if l.sourceNode != nil {
-		out.SourcePos = r.pos(l.sourceNode)
+	out := &ir.Lookup{Consistency: l.Consistency, Lag: l.Lag, Source: l.Source, Func: l.Fn, Pos: r.pos(l.Node)}
+	if l.SourceNode != nil {
+		out.SourcePos = r.pos(l.SourceNode)
 	}
 	if s.Reference == nil && (s.Idempotency == nil || s.Idempotency.Body == nil && s.Idempotency.Query == "") {
 		where := "no reference is sent"
 		if s.Idempotency != nil && s.Idempotency.Header != "" {
 			where = "the provider key travels only in the header " + s.Idempotency.Header + ", which the provider does not keep"
 		}
-		r.errorf(l.node, id, "lookup searches by the write's reference, but %s: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field", where)
+		r.errorf(l.Node, id, "lookup searches by the write's reference, but %s: store it with reference: {body: /field} (or a query parameter), or take the key in a body or query field", where)
 		return nil
 	}
-	if l.fn != "" {
+	if l.Fn != "" {
 		out.Name, out.QueryName = so.op.Local+"Lookup", so.op.GoName+"Lookup"
 		out.Values = r.funcValues(so, s)
 		return out
 	}
 	resp := so.op.Response
 	if resp.Type == nil || isBytes(resp.Type) {
-		r.errorf(l.node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.op)
+		r.errorf(l.Node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.Op)
 		return nil
 	}
 	lo := r.lookupOp[so]
@@ -820,37 +821,37 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *ir.Safety) *ir.Lookup 
 	out.Name = so.op.Local + "Lookup"
 	before := len(r.errs)
 	passes := false
-	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.params, l.opNode, "ref")
-	if l.body != nil {
-		out.Body = r.bodyTemplate(so, read, l.body)
+	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.Params, l.OpNode, "ref")
+	if l.Body != nil {
+		out.Body = r.bodyTemplate(so, read, l.Body)
 		passes = passes || out.Body != nil && slices.ContainsFunc(out.Body.Parts, func(p ir.JSONPart) bool { return p.String != nil })
 	} else if read.Body != nil && read.Body.Required {
-		r.errorf(l.opNode, id, "lookup operation %q takes a request body: give it as body: {...}, with \"{ref}\" where the reference goes", read.ID)
+		r.errorf(l.OpNode, id, "lookup operation %q takes a request body: give it as body: {...}, with \"{ref}\" where the reference goes", read.ID)
 	}
-	if l.matchNode == nil && s.Reference != nil && s.Reference.Marker != nil {
-		r.errorf(l.node, id, "the write appends its reference as a marker (reference.marker) that no read can filter on: the lookup must match it, like match: %s (the text field the marker is appended to, in the found element)", s.Reference.Body.Pointer)
+	if l.MatchNode == nil && s.Reference != nil && s.Reference.Marker != nil {
+		r.errorf(l.Node, id, "the write appends its reference as a marker (reference.marker) that no read can filter on: the lookup must match it, like match: %s (the text field the marker is appended to, in the found element)", s.Reference.Body.Pointer)
 		return nil
 	}
-	if l.escape != "" && len(r.errs) == before && !r.escaped(so, l, out) {
+	if l.Escape != "" && len(r.errs) == before && !r.escaped(so, l, out) {
 		return nil
 	}
 	rr := read.Response
 	if rr.Type == nil || isBytes(rr.Type) {
-		r.errorf(l.opNode, id, "lookup operation %q has no JSON response to find the write in", read.ID)
+		r.errorf(l.OpNode, id, "lookup operation %q has no JSON response to find the write in", read.ID)
 		return nil
 	}
-	found := &ir.Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.opNode)}
-	if l.found != "" {
+	found := &ir.Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.OpNode)}
+	if l.Found != "" {
 		var why string
-		if found, why = resolvePath(rr.Type, l.found, eachPath); why != "" {
-			r.errorf(l.foundNode, id, "lookup found %q does not resolve in the response of %q: %s", l.found, read.ID, why)
+		if found, why = resolvePath(rr.Type, l.Found, eachPath); why != "" {
+			r.errorf(l.FoundNode, id, "lookup found %q does not resolve in the response of %q: %s", l.Found, read.ID, why)
 			return nil
 		}
-		found.Pos = r.pos(l.foundNode)
+		found.Pos = r.pos(l.FoundNode)
 		out.Found = found
 	}
 	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) && len(r.errs) == before {
-		r.errorf(l.opNode, id, "lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)")
+		r.errorf(l.OpNode, id, "lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)")
 		return nil
 	}
 	if !r.sameObject(so, l, s, found, out) {
@@ -862,7 +863,7 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *ir.Safety) *ir.Lookup 
 	if !r.walk(so, l, s, out, found) || !r.matchOf(so, l, s, out, found) || !r.newestFirst(so, l, out) {
 		return nil
 	}
-	if l.adoptRead != nil && !r.adoptBy(so, l, s, out, found) {
+	if l.AdoptRead != nil && !r.adoptBy(so, l, s, out, found) {
 		return nil
 	}
 	return out
@@ -871,16 +872,16 @@ func (r *resolver) lookup(so *specOp, l *lookupAnswer, s *ir.Safety) *ir.Lookup 
 // sameObject checks that what a lookup finds is the receipt's object: the write's response, or
 // its object (response.object), of the very same schema, so that the generated code can adopt
 // it as it is (wrapped back into the envelope).
-func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
+func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
 	id, resp := so.op.ID, so.op.Response
 	want, what := resp.Type, so.op.ID+" answers with "+describeRef(resp.Type)
 	if s.Object != nil {
 		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
 	}
 	switch {
-	case l.adopt == "fields":
+	case l.Adopt == "fields":
 		return r.copies(so, l, s, found, out, want, what)
-	case l.adoptRead != nil:
+	case l.AdoptRead != nil:
 		return true // the receipt is read by the found element's id: adoptBy checks that read
 	}
 	switch {
@@ -893,9 +894,9 @@ func (r *resolver) sameObject(so *specOp, l *lookupAnswer, s *ir.Safety, found *
 		out.Object, out.Extends = s.Object != nil, true
 		return true
 	}
-	at := l.foundNode
+	at := l.FoundNode
 	if at == nil {
-		at = l.opNode
+		at = l.OpNode
 	}
 	hint := "a lookup must find what the write returns"
 	switch u := under(found.Type); {
@@ -947,15 +948,15 @@ func extends(r, f *ir.TypeRef) bool {
 // whole issues) by copying the properties of the same name, so each of want's properties is
 // one of the element's, of the same type and encoding, or optional and left empty, and the
 // receipt's id is among those copied.
-func (r *resolver) copies(so *specOp, l *lookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
+func (r *resolver) copies(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
 	id := so.op.ID
 	if sameType(found.Type, want) || sameType(found.Type, so.op.Response.Type) {
-		r.errorf(l.adoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.op, describeRef(found.Type))
+		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.Op, describeRef(found.Type))
 		return false
 	}
 	wu, fu := under(want), under(found.Type)
 	if wu.Kind != ir.RefNamed || fu.Kind != ir.RefNamed || wu.Named.Kind != ir.KindStruct || fu.Named.Kind != ir.KindStruct {
-		r.errorf(l.adoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.op, describeRef(found.Type), what)
+		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.Op, describeRef(found.Type), what)
 		return false
 	}
 	idField, at := "", 0 // the property of want the id is in (ID goes through Object)
@@ -970,21 +971,21 @@ func (r *resolver) copies(so *specOp, l *lookupAnswer, s *ir.Safety, found *ir.P
 		i := slices.IndexFunc(fu.Named.Fields, func(f *ir.Field) bool { return f.Name == wf.Name })
 		if i < 0 {
 			if wf.Required {
-				r.errorf(l.adoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, describeRef(found.Type), l.op)
+				r.errorf(l.AdoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, describeRef(found.Type), l.Op)
 				return false
 			}
 			continue
 		}
 		ff := fu.Named.Fields[i]
 		if !sameType(wf.Type, ff.Type) || wf.Pointer != ff.Pointer {
-			r.errorf(l.adoptNode, id, "lookup adopt: fields: property %q is %s in the receipt and %s in %s, which %s finds: only properties of the same type, required or optional in both, are copied",
-				wf.Name, fieldText(wf), fieldText(ff), describeRef(found.Type), l.op)
+			r.errorf(l.AdoptNode, id, "lookup adopt: fields: property %q is %s in the receipt and %s in %s, which %s finds: only properties of the same type, required or optional in both, are copied",
+				wf.Name, fieldText(wf), fieldText(ff), describeRef(found.Type), l.Op)
 			return false
 		}
 		copied = copied || wf.Name == idField
 	}
 	if !copied {
-		r.errorf(l.adoptNode, id, "lookup adopt: fields: the receipt's id %s is not a property %s finds: the receipt adopted would have no id", s.ID.Pointer, l.op)
+		r.errorf(l.AdoptNode, id, "lookup adopt: fields: the receipt's id %s is not a property %s finds: the receipt adopted would have no id", s.ID.Pointer, l.Op)
 		return false
 	}
 	out.Object, out.Copies = s.Object != nil, true
@@ -1030,9 +1031,9 @@ func okIn(t *ir.TypeRef, ptr string) *ir.Path {
 
 // escaped checks a lookup's escape: it has substitutions to escape, and none of them sits inside
 // quotes the template writes itself (the escaped value is a whole literal, quotes included).
-func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
+func (r *resolver) escaped(so *specOp, l *annot.LookupAnswer, out *ir.Lookup) bool {
 	id := so.op.ID
-	quote := map[ir.Escape]string{ir.EscapeStripeSearch: "'", ir.EscapeZendeskSearch: `"`, ir.EscapeGitHubSearch: `"`, ir.EscapeJQL: `"`}[l.escape]
+	quote := map[ir.Escape]string{ir.EscapeStripeSearch: "'", ir.EscapeZendeskSearch: `"`, ir.EscapeGitHubSearch: `"`, ir.EscapeJQL: `"`}[l.Escape]
 	n := 0
 	ok := true
 	check := func(parts []ir.TemplatePart, text string, at *yaml.Node) {
@@ -1049,16 +1050,16 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
 				if p.Value != nil {
 					name = p.Value.Name
 				}
-				r.errorf(at, id, "lookup template %q quotes {%s} itself, but escape: %s writes each substitution as a whole literal, quotes included: write {%s} without the %s around it", text, name, l.escape, name, quote)
+				r.errorf(at, id, "lookup template %q quotes {%s} itself, but escape: %s writes each substitution as a whole literal, quotes included: write {%s} without the %s around it", text, name, l.Escape, name, quote)
 				ok = false
 			}
 		}
 	}
 	for _, t := range out.Params {
-		at := l.opNode
-		for _, g := range l.params {
-			if g.name == t.Param.Name {
-				at = g.valueNode
+		at := l.OpNode
+		for _, g := range l.Params {
+			if g.Name == t.Param.Name {
+				at = g.ValueNode
 			}
 		}
 		check(t.Parts, t.Text, at)
@@ -1066,15 +1067,15 @@ func (r *resolver) escaped(so *specOp, l *lookupAnswer, out *ir.Lookup) bool {
 	if out.Body != nil {
 		for _, p := range out.Body.Parts {
 			if p.String != nil {
-				check(p.String, partsText(p.String), l.body)
+				check(p.String, partsText(p.String), l.Body)
 			}
 		}
 	}
 	if n == 0 && ok {
-		r.errorf(l.escapeNode, id, "escape: %s escapes the {...} substitutions of the lookup's params and body, and it has none: leave escape out", l.escape)
+		r.errorf(l.EscapeNode, id, "escape: %s escapes the {...} substitutions of the lookup's params and body, and it has none: leave escape out", l.Escape)
 		return false
 	}
-	out.Escape = l.escape
+	out.Escape = l.Escape
 	return ok
 }
 
@@ -1096,15 +1097,15 @@ func partsText(parts []ir.TemplatePart) string {
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:
 // match and since in the found element, pages through the read's response and parameters.
-func (r *resolver) walk(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	id, read := so.op.ID, out.Operation
-	if l.matchNode == nil && l.pages == nil && l.sinceNode == nil {
+	if l.MatchNode == nil && l.Pages == nil && l.SinceNode == nil {
 		return true
 	}
-	if (l.pages != nil || l.sinceNode != nil) && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) {
-		at := l.sinceNode
+	if (l.Pages != nil || l.SinceNode != nil) && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) {
+		at := l.SinceNode
 		if at == nil {
-			at = pagesNode(l.pages)
+			at = pagesNode(l.Pages)
 		}
 		r.errorf(at, id, "pages and since walk a list, but found %q is not an element of one: point found at an element of a list (like /comments/0)", pointerOf(out.Found))
 		return false
@@ -1130,57 +1131,57 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Looku
 		return p
 	}
 	elemWhere := "the found element (" + describeRef(elem) + ")"
-	if l.matchNode != nil {
-		if p := in(elem, l.match, l.matchNode, "match", elemWhere); p != nil {
+	if l.MatchNode != nil {
+		if p := in(elem, l.Match, l.MatchNode, "match", elemWhere); p != nil {
 			if !isStringType(p.Type) {
-				r.errorf(l.matchNode, id, "lookup match %q is %s in the found element, not a string: the client compares it with the reference", l.match, describeRef(p.Type))
+				r.errorf(l.MatchNode, id, "lookup match %q is %s in the found element, not a string: the client compares it with the reference", l.Match, describeRef(p.Type))
 				ok = false
 			} else {
 				out.Match = p
 			}
 		}
 	}
-	if l.sinceNode != nil {
-		if p := in(elem, l.since, l.sinceNode, "since", elemWhere); p != nil {
+	if l.SinceNode != nil {
+		if p := in(elem, l.Since, l.SinceNode, "since", elemWhere); p != nil {
 			if u := under(p.Type); !isStringType(p.Type) && !isIntegerType(p.Type) && !(u.Kind == ir.RefBuiltin && u.Builtin == "time.Time") {
-				r.errorf(l.sinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.since, describeRef(p.Type))
+				r.errorf(l.SinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.Since, describeRef(p.Type))
 				ok = false
 			} else {
 				out.Since = p
 			}
 		}
 	}
-	if pa := l.pages; pa != nil && pa.paramNode != nil && pa.max >= 1 && (pa.cursorNode == nil || pa.cursor != "") {
-		pg := &ir.Pages{Max: pa.max, Start: pa.start, Pos: r.pos(pa.node)}
-		if pa.cursorNode == nil {
+	if pa := l.Pages; pa != nil && pa.ParamNode != nil && pa.Max >= 1 && (pa.CursorNode == nil || pa.Cursor != "") {
+		pg := &ir.Pages{Max: pa.Max, Start: pa.Start, Pos: r.pos(pa.Node)}
+		if pa.CursorNode == nil {
 			// by page number
-		} else if p := in(read.Response.Type, pa.cursor, pa.cursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
+		} else if p := in(read.Response.Type, pa.Cursor, pa.CursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
 			if !isStringType(p.Type) {
-				r.errorf(pa.cursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.cursor, describeRef(p.Type), read.ID)
+				r.errorf(pa.CursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.Cursor, describeRef(p.Type), read.ID)
 				ok = false
 			}
 			pg.Cursor = p
 		}
 		for _, q := range read.Params {
-			if q.Name == pa.param {
+			if q.Name == pa.Param {
 				pg.Param = q
 			}
 		}
 		switch {
 		case pg.Param == nil:
-			r.errorf(pa.paramNode, id, "lookup pages.param %q is not a parameter of %q: the cursor must be passed to the read as one of its parameters%s", pa.param, read.ID, Suggest(pa.param, paramNames(read)))
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is not a parameter of %q: the cursor must be passed to the read as one of its parameters%s", pa.Param, read.ID, annot.Suggest(pa.Param, paramNames(read)))
 			ok = false
 		case pg.Param.In != ir.InQuery:
-			r.errorf(pa.paramNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.param, pg.Param.In, read.ID)
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.Param, pg.Param.In, read.ID)
 			ok = false
-		case pg.Cursor == nil && pa.cursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == ir.RefBuiltin):
-			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.param, describeRef(pg.Param.Type))
+		case pg.Cursor == nil && pa.CursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == ir.RefBuiltin):
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.Param, describeRef(pg.Param.Type))
 			ok = false
-		case pa.cursorNode != nil && !isStringType(pg.Param.Type):
-			r.errorf(pa.paramNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.param, describeRef(pg.Param.Type))
+		case pa.CursorNode != nil && !isStringType(pg.Param.Type):
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.Param, describeRef(pg.Param.Type))
 			ok = false
-		case slices.ContainsFunc(l.params, func(g templateAnswer) bool { return g.name == pa.param }):
-			r.errorf(pa.paramNode, id, "lookup pages.param %q is also given in params: the walk sets it from the cursor", pa.param)
+		case slices.ContainsFunc(l.Params, func(g annot.TemplateAnswer) bool { return g.Name == pa.Param }):
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is also given in params: the walk sets it from the cursor", pa.Param)
 			ok = false
 		}
 		out.Pages = pg
@@ -1190,11 +1191,11 @@ func (r *resolver) walk(so *specOp, l *lookupAnswer, s *ir.Safety, out *ir.Looku
 	return ok
 }
 
-func pagesNode(p *pagesAnswer) *yaml.Node {
+func pagesNode(p *annot.PagesAnswer) *yaml.Node {
 	if p == nil {
 		return nil
 	}
-	return p.node
+	return p.Node
 }
 
 func pointerOf(p *ir.Path) string {
@@ -1218,7 +1219,7 @@ func paramNames(op *ir.Operation) []string {
 // constant of the parameter's own type. It returns the values used, sorted by name, and whether
 // a template holds the placeholder. With hole "" (and s nil) it resolves constants only, and
 // needs no required parameter (newest_first).
-func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation, given []templateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
+func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
 	id := so.op.ID
 	var out []*ir.Template
 	var values []*ir.LookupValue
@@ -1226,22 +1227,22 @@ func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation,
 	for _, g := range given {
 		var param *ir.Param
 		for _, q := range read.Params {
-			if q.Name == g.name {
+			if q.Name == g.Name {
 				param = q
 				break
 			}
 		}
 		if param == nil {
-			r.errorf(g.nameNode, id, "lookup operation %q has no parameter %q%s", read.ID, g.name, Suggest(g.name, paramNames(read)))
+			r.errorf(g.NameNode, id, "lookup operation %q has no parameter %q%s", read.ID, g.Name, annot.Suggest(g.Name, paramNames(read)))
 			continue
 		}
 		why := ""
-		parts, h, bad := splitTemplate(g.text, hole, func(name string) (ir.TemplatePart, bool) {
+		parts, h, bad := splitTemplate(g.Text, hole, func(name string) (ir.TemplatePart, bool) {
 			if s == nil {
 				why = "the value is a constant of the spec, not a template"
 				return ir.TemplatePart{}, false
 			}
-			v, msg := r.lookupValue(so, s, name, g.valueNode)
+			v, msg := r.lookupValue(so, s, name, g.ValueNode)
 			if v == nil {
 				why = msg
 				return ir.TemplatePart{}, false
@@ -1257,19 +1258,19 @@ func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation,
 			if why == "" {
 				why = bad
 			}
-			r.errorf(g.valueNode, id, "lookup param %q: %q: %s", g.name, g.text, why)
+			r.errorf(g.ValueNode, id, "lookup param %q: %q: %s", g.Name, g.Text, why)
 			continue
 		}
 		holds = holds || h
-		t := &ir.Template{Param: param, Text: g.text, Parts: parts, Pos: r.pos(g.valueNode)}
+		t := &ir.Template{Param: param, Text: g.Text, Parts: parts, Pos: r.pos(g.ValueNode)}
 		single := len(parts) == 1 && parts[0].Value != nil
 		constant := !slices.ContainsFunc(parts, func(p ir.TemplatePart) bool { return p.Hole || p.Value != nil })
 		switch u := under(param.Type); {
 		case constant && !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
 			// a constant of the parameter's own type: per_page: 100
-			v, ok := constantOf(param.Type, g.text)
+			v, ok := constantOf(param.Type, g.Text)
 			if !ok {
-				r.errorf(g.valueNode, id, "lookup param %q is %s, and %q is not one", g.name, describeRef(param.Type), g.text)
+				r.errorf(g.ValueNode, id, "lookup param %q is %s, and %q is not one", g.Name, describeRef(param.Type), g.Text)
 				continue
 			}
 			t.Const = v
@@ -1277,17 +1278,17 @@ func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation,
 			// the found element's id, an integer: issues/get's issue_number
 		case isIntegerType(param.Type) && u.Kind == ir.RefBuiltin:
 			if !single || !parts[0].Value.Integer {
-				r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.name, describeRef(param.Type))
+				r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.Name, describeRef(param.Type))
 				continue
 			}
 		case !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
-			r.errorf(g.valueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.name, describeRef(param.Type))
+			r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.Name, describeRef(param.Type))
 			continue
 		}
 		out = append(out, t)
 	}
 	for _, q := range read.Params {
-		if hole != "" && q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
+		if hole != "" && q.Required && !slices.ContainsFunc(given, func(g annot.TemplateAnswer) bool { return g.Name == q.Name }) {
 			r.errorf(at, id, "lookup operation %q needs its required parameter %q in params", read.ID, q.Name)
 		}
 	}
@@ -1333,33 +1334,33 @@ func (r *resolver) lookupValue(so *specOp, s *ir.Safety, name string, n *yaml.No
 				names = append(names, f.Name)
 			}
 		}
-		return nil, fmt.Sprintf("{%s} is neither {ref} nor a path or query parameter of %s nor a field of its key%s", name, so.op.ID, Suggest(name, names))
+		return nil, fmt.Sprintf("{%s} is neither {ref} nor a path or query parameter of %s nor a field of its key%s", name, so.op.ID, annot.Suggest(name, names))
 	}
 	return v, ""
 }
 
 // templates resolves the parameters a lookup or a compensation passes, each a template with the
 // placeholder hole. It reports whether one of them holds the placeholder.
-func (r *resolver) templates(so *specOp, target *ir.Operation, given []templateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
+func (r *resolver) templates(so *specOp, target *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
 	id := so.op.ID
 	var out []*ir.Template
 	holds := false
 	for _, g := range given {
 		var param *ir.Param
 		for _, q := range target.Params {
-			if q.Name == g.name {
+			if q.Name == g.Name {
 				param = q
 				break
 			}
 		}
 		if param == nil {
-			r.errorf(g.nameNode, id, "%s operation %q has no parameter %q", what, target.ID, g.name)
+			r.errorf(g.NameNode, id, "%s operation %q has no parameter %q", what, target.ID, g.Name)
 			continue
 		}
-		t := &ir.Template{Param: param, Text: g.text, Pos: r.pos(g.valueNode)}
-		for i, lit := range strings.Split(g.text, hole) {
+		t := &ir.Template{Param: param, Text: g.Text, Pos: r.pos(g.ValueNode)}
+		for i, lit := range strings.Split(g.Text, hole) {
 			if strings.ContainsAny(lit, "{}") {
-				r.errorf(g.valueNode, id, "%s param %q: %q may only use the placeholder %s", what, g.name, g.text, hole)
+				r.errorf(g.ValueNode, id, "%s param %q: %q may only use the placeholder %s", what, g.Name, g.Text, hole)
 				t = nil
 				break
 			}
@@ -1375,13 +1376,13 @@ func (r *resolver) templates(so *specOp, target *ir.Operation, given []templateA
 			continue
 		}
 		if u := under(param.Type); !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)) {
-			r.errorf(g.valueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.name, describeRef(param.Type))
+			r.errorf(g.ValueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.Name, describeRef(param.Type))
 			continue
 		}
 		out = append(out, t)
 	}
 	for _, q := range target.Params {
-		if q.Required && !slices.ContainsFunc(given, func(g templateAnswer) bool { return g.name == q.Name }) {
+		if q.Required && !slices.ContainsFunc(given, func(g annot.TemplateAnswer) bool { return g.Name == q.Name }) {
 			r.errorf(at, id, "%s operation %q needs its required parameter %q in params", what, target.ID, q.Name)
 		}
 	}
@@ -1391,7 +1392,7 @@ func (r *resolver) templates(so *specOp, target *ir.Operation, given []templateA
 
 // compensation checks a compensation: an idempotent write without a business key, called for
 // each duplicate a lookup finds, with the duplicate's id where "{id}" is written.
-func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *ir.Safety) *ir.Compensation {
+func (r *resolver) compensation(so *specOp, c *annot.CompensateAnswer, s *ir.Safety) *ir.Compensation {
 	id := so.op.ID
 	co := r.compensateOp[so]
 	if co == nil {
@@ -1399,34 +1400,34 @@ func (r *resolver) compensation(so *specOp, c *compensateAnswer, s *ir.Safety) *
 	}
 	switch l := s.Lookup; {
 	case l == nil:
-		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, and the write has no lookup: add one, or leave compensate out")
+		r.errorf(c.Node, id, "compensate undoes the duplicates a lookup finds beyond the first, and the write has no lookup: add one, or leave compensate out")
 		return nil
 	case l.Operation != nil && !slices.ContainsFunc(pathSteps(l.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }):
 		found := "the whole response"
 		if l.Found != nil {
 			found = strconv.Quote(l.Found.Pointer)
 		}
-		r.errorf(c.node, id, "compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: %s): point found at an element of a list (like /items/0), so that every element is a found effect", found)
+		r.errorf(c.Node, id, "compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: %s): point found at an element of a list (like /items/0), so that every element is a found effect", found)
 		return nil
 	}
-	out := &ir.Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.node)}
+	out := &ir.Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.Node)}
 	effect, _ := r.from(co, "effect")
 	key, _ := r.from(co, "key")
-	if effect == nil || effect.effect == 0 || effect.bad["effect"] {
+	if effect == nil || effect.Effect == 0 || effect.Bad["effect"] {
 		return nil // the compensation's own entry is refused for it
 	}
-	if effect.effect != runtime.EffectIdempotent || key != nil && key.key != nil {
-		r.errorf(c.opNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.op.ID)
+	if effect.Effect != runtime.EffectIdempotent || key != nil && key.Key != nil {
+		r.errorf(c.OpNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.op.ID)
 		return nil
 	}
 	if co.op.Body != nil && co.op.Body.Required {
-		r.errorf(c.opNode, id, "compensation %q takes a request body: a compensation passes parameters only", co.op.ID)
+		r.errorf(c.OpNode, id, "compensation %q takes a request body: a compensation passes parameters only", co.op.ID)
 		return nil
 	}
 	var holds bool
-	out.Params, holds = r.templates(so, co.op, c.params, c.opNode, "{id}", "compensation")
+	out.Params, holds = r.templates(so, co.op, c.Params, c.OpNode, "{id}", "compensation")
 	if holds && s.ID == nil {
-		r.errorf(c.node, id, "compensation params use {id}, the duplicate's durable id, but the write's answer is not a receipt with an id")
+		r.errorf(c.Node, id, "compensation params use {id}, the duplicate's durable id, but the write's answer is not a receipt with an id")
 	}
 	return out
 }

@@ -3,10 +3,11 @@ package spec
 import (
 	"cmp"
 	"fmt"
-	"github.com/writegen/writegen/spec/ir"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // sameTypes sets Type.Same on the types of api.

@@ -2,9 +2,10 @@ package spec
 
 import (
 	"fmt"
-	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // checkSame fails the test for any alias (Type.Same) whose declaration would differ from the

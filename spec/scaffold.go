@@ -11,13 +11,10 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
-
-// schemaURL is the JSON Schema of the annotation file, named on the first line of a scaffold so
-// that editors check the file while it is written.
-const schemaURL = "https://raw.githubusercontent.com/writegen/writegen/main/spec/writesafety.schema.json"
 
 // ScaffoldOptions tune Scaffold.
 type ScaffoldOptions struct {
@@ -54,9 +51,9 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	if pkg == "" {
 		pkg = packageName(filepath.Base(specPath))
 	}
-	scope := normalScope(d.API.Info.Title)
+	scope := annot.NormalScope(d.API.Info.Title)
 	if scope == "" {
-		scope = normalScope(pkg)
+		scope = annot.NormalScope(pkg)
 	}
 	inc, err := scaffoldInclude(ops, opts.Include)
 	if err != nil {
@@ -64,7 +61,7 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	}
 
 	var w bytes.Buffer
-	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", schemaURL)
+	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", SchemaURL) // editors check the file while it is written
 	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.API.Info.Title+" "+d.API.Info.Version), filepath.Base(specPath))
 	if inc.any() {
 		w.WriteString("# The writes the include block selects are listed. Answer each TODO, or move the operation under\n")
@@ -205,7 +202,7 @@ func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envel
 	if op.Method == "POST" {
 		w.WriteString("    destructive: TODO # true if it overwrites or deletes, else false\n")
 	}
-	keyScope := normalScope(op.ID)
+	keyScope := annot.NormalScope(op.ID)
 	if keyScope == "" {
 		keyScope = "TODO"
 	}

@@ -1,6 +1,10 @@
 package spec
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/writegen/writegen/spec/annot"
+)
 
 func TestSuggest(t *testing.T) {
 	candidates := []string{"createThread", "deleteThread", "searchThreads", "effect", "idempotency", "status_409", "status_429"}
@@ -18,7 +22,7 @@ func TestSuggest(t *testing.T) {
 		{"crea", ""},
 		{"uploadAttachment", ""},
 	} {
-		if got := Suggest(tt.name, candidates); got != tt.want {
+		if got := annot.Suggest(tt.name, candidates); got != tt.want {
 			t.Errorf("Suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -41,7 +45,7 @@ func TestSameName(t *testing.T) {
 		{"external_reference", "reference", false},
 		{"customer", "customer_reference", false},
 	} {
-		if got := sameName(tt.filter, tt.field); got != tt.want {
+		if got := annot.SameName(tt.filter, tt.field); got != tt.want {
 			t.Errorf("sameName(%q, %q) = %v, want %v", tt.filter, tt.field, got, tt.want)
 		}
 	}

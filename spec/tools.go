@@ -1,11 +1,12 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/ir"
-	"github.com/writegen/writegen/spec/naming"
 	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/naming"
 )
 
 // maxToolName is the longest tool name written: MCP allows 128 characters, some clients 64.

@@ -1,9 +1,10 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/ir"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // TestToolNames checks that tool names are valid for every client, stable and unique.

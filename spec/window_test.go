@@ -2,11 +2,12 @@ package spec
 
 import (
 	"errors"
-	"github.com/writegen/writegen/spec/ir"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // plaidLike is a write whose key is a body field with a maxLength, as Plaid's transfers are

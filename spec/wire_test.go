@@ -1,9 +1,10 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/ir"
 	"slices"
 	"testing"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // wireSpec holds the shapes issue "On the wire as the spec says" found real specs write: a

@@ -9,7 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/annot"
 )
 
 // configFile is the file generate and check read their inputs from when it is in the current
@@ -54,7 +54,7 @@ func readConfig(f *genFlags, path string, explicit bool, set map[string]bool) er
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if !slices.Contains(configKeys, k.Value) {
-			return fmt.Errorf("%s:%d:%d: unknown key %q%s (known: %s)", path, k.Line, k.Column, k.Value, spec.Suggest(k.Value, configKeys), joinKeys())
+			return fmt.Errorf("%s:%d:%d: unknown key %q%s (known: %s)", path, k.Line, k.Column, k.Value, annot.Suggest(k.Value, configKeys), joinKeys())
 		}
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
 			return fmt.Errorf("%s:%d:%d: %s: want a non-empty string", path, v.Line, v.Column, k.Value)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/annot"
 )
 
 // commands are the subcommands "writegen help" knows, in the order the usage lists them.
@@ -39,7 +39,7 @@ func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Each command prints its flags on its error output for -h.
 		return run(ctx, []string{cmd, "-h"}, stdout, stdout)
 	default:
-		fmt.Fprintf(stderr, "writegen help: unknown command %q%s\n", cmd, spec.Suggest(cmd, append(commands, "annotations")))
+		fmt.Fprintf(stderr, "writegen help: unknown command %q%s\n", cmd, annot.Suggest(cmd, append(commands, "annotations")))
 		return exitUsage
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/annot"
 )
 
 func main() {
@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		return runHelp(ctx, rest, stdout, stderr)
 	}
-	fmt.Fprintf(stderr, "writegen: unknown command %q%s\n\n%s", cmd, spec.Suggest(cmd, commands), usage)
+	fmt.Fprintf(stderr, "writegen: unknown command %q%s\n\n%s", cmd, annot.Suggest(cmd, commands), usage)
 	return exitUsage
 }
 

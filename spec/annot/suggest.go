@@ -1,4 +1,4 @@
-package spec
+package annot
 
 import (
 	"strconv"
@@ -10,14 +10,14 @@ import (
 // with a short suffix more or less, ignoring case, underscores and dashes. Of equally close
 // candidates the first one wins, so callers pass them in a stable order.
 func Suggest(name string, candidates []string) string {
-	if best := closest(name, candidates); best != "" {
+	if best := Closest(name, candidates); best != "" {
 		return " (did you mean " + strconv.Quote(best) + "?)"
 	}
 	return ""
 }
 
-// closest returns the candidate closest to name, or "" when none is close enough.
-func closest(name string, candidates []string) string {
+// Closest returns the candidate closest to name, or "" when none is close enough.
+func Closest(name string, candidates []string) string {
 	n := normName(name)
 	limit := max(1, len([]rune(n))/4)
 	best, bestD := "", limit+1
@@ -49,11 +49,11 @@ func inflected(a, b string) bool {
 	return 4*short >= 3*long && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a))
 }
 
-// sameName reports whether two names clearly name the same thing, as a read's filter and a
+// SameName reports whether two names clearly name the same thing, as a read's filter and a
 // write's field: the same but for case, underscores and dashes (external_id, externalId), or one
 // the other with a short suffix (external_ids, reference_id and reference). Unlike Suggest it
 // takes no misspelling: a name one letter off may be another field.
-func sameName(a, b string) bool {
+func SameName(a, b string) bool {
 	return inflected(normName(a), normName(b))
 }
 

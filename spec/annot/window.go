@@ -1,4 +1,4 @@
-package spec
+package annot
 
 import (
 	"time"
@@ -19,7 +19,7 @@ func (p *annotParser) window(n *yaml.Node) time.Duration {
 	case "unknown":
 		return 0
 	}
-	d, ok := parseDuration(s)
+	d, ok := ParseDuration(s)
 	if !ok {
 		p.errorf(n, "window %q is not a positive duration (like 24h, 90m or 30d), forever or unknown: say how long the provider documents that it remembers a key", s)
 		return 0
@@ -34,7 +34,7 @@ func (p *annotParser) retention(n *yaml.Node) time.Duration {
 	if !ok || hasTODO(s) || s == "forever" {
 		return 0
 	}
-	d, ok := parseDuration(s)
+	d, ok := ParseDuration(s)
 	if !ok {
 		p.errorf(n, "retention %q is not a positive duration (like 30d or 720h) or forever: say how long the ledger must remember a business key once its write is settled, so that a repeat with the key gets the first outcome", s)
 		return 0

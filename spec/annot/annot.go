@@ -1,4 +1,4 @@
-package spec
+package annot
 
 import (
 	"fmt"
@@ -17,165 +17,165 @@ import (
 	"github.com/writegen/writegen/spec/naming"
 )
 
-// annotations is the annotation file as written, each answer with the node it came from.
-type annotations struct {
-	file      string
-	pkg       string
-	pkgNode   *yaml.Node
-	scope     string
-	scopeNode *yaml.Node
-	tenancy   tenancyAnswer
-	include   *include
-	defaults  *answers
-	entries   []*answers // operations, in file order
-	excludes  []*exclusion
-	names     []*nameOverride
+// File is the annotation file as written, each answer with the node it came from.
+type File struct {
+	File      string
+	Pkg       string
+	PkgNode   *yaml.Node
+	Scope     string
+	ScopeNode *yaml.Node
+	Tenancy   tenancyAnswer
+	Include   *include
+	Defaults  *Answers
+	Entries   []*Answers // operations, in file order
+	Excludes  []*Exclusion
+	Names     []*NameOverride
 }
 
 type include struct {
 	node       *yaml.Node
-	operations []*yaml.Node // scalar nodes: operationId or "METHOD /path"
-	tags       []*yaml.Node
+	Operations []*yaml.Node // scalar nodes: operationId or "METHOD /path"
+	Tags       []*yaml.Node
 }
 
-type exclusion struct {
-	id     string
-	node   *yaml.Node // the key
-	reason string
+type Exclusion struct {
+	ID     string
+	Node   *yaml.Node // the key
+	Reason string
 }
 
-type nameOverride struct {
-	ptr  string
-	name string
-	node *yaml.Node // the key
+type NameOverride struct {
+	Ptr  string
+	Name string
+	Node *yaml.Node // the key
 }
 
-// answers is one operation entry, or the defaults block. Set records the keys written, with the
+// Answers is one operation entry, or the defaults block. Set records the keys written, with the
 // node of each key: an answer the entry leaves out may come from the defaults.
-type answers struct {
-	id  string     // operation named; "" for defaults
-	at  *yaml.Node // the key naming the operation, or the "defaults" key
-	set map[string]*yaml.Node
+type Answers struct {
+	ID  string     // operation named; "" for defaults
+	At  *yaml.Node // the key naming the operation, or the "defaults" key
+	Set map[string]*yaml.Node
 	// none holds the answers written as none (key, idempotency, reference): explicitly absent,
 	// overriding the defaults.
-	none map[string]bool
+	None map[string]bool
 	// todos are the placeholders a scaffold left in the entry: they block only a write in scope.
-	todos ir.ErrorList
+	Todos ir.ErrorList
 	// bad holds the answers refused where they are written (or left as placeholders): the
 	// checks that depend on them are not made, so that one defect gives one message.
-	bad map[string]bool
+	Bad map[string]bool
 
-	effect       runtime.Effect
-	destructive  bool
-	key          *ir.Key
+	Effect       runtime.Effect
+	Destructive  bool
+	Key          *ir.Key
 	keyScopeNode *yaml.Node
-	idempotency  *ir.Idempotency
-	idemBody     string
-	idemBodyNode *yaml.Node
-	reference    *referenceAnswer
-	respIs       string
-	respID       string
-	respIDNode   *yaml.Node
-	envelope     *envelopeAnswer
-	lookup       *lookupAnswer
-	retry        []ir.RetryMember
-	attempts     int
-	compensate   *compensateAnswer
-	dedupe       bool
-	retention    time.Duration // 0: forever
-	uncertain    ir.Uncertain
-	owner        string
-	credentials  *ir.Credentials
-	inbox        *ir.Inbox
-	acknowledge  *ir.Acknowledge
+	Idempotency  *ir.Idempotency
+	IdemBody     string
+	IdemBodyNode *yaml.Node
+	Reference    *ReferenceAnswer
+	RespIs       string
+	RespID       string
+	RespIDNode   *yaml.Node
+	Envelope     *EnvelopeAnswer
+	Lookup       *LookupAnswer
+	Retry        []ir.RetryMember
+	Attempts     int
+	Compensate   *CompensateAnswer
+	Dedupe       bool
+	Retention    time.Duration // 0: forever
+	Uncertain    ir.Uncertain
+	Owner        string
+	Credentials  *ir.Credentials
+	Inbox        *ir.Inbox
+	Acknowledge  *ir.Acknowledge
 }
 
-type referenceAnswer struct {
-	node       *yaml.Node
-	body       string
-	bodyNode   *yaml.Node
-	query      string
-	value      string
-	valueNode  *yaml.Node
-	marker     string
-	markerNode *yaml.Node
+type ReferenceAnswer struct {
+	Node       *yaml.Node
+	Body       string
+	BodyNode   *yaml.Node
+	Query      string
+	Value      string
+	ValueNode  *yaml.Node
+	Marker     string
+	MarkerNode *yaml.Node
 	// through names the oneOf/anyOf variant of the request body the pointer body goes through.
-	through     string
-	throughNode *yaml.Node
+	Through     string
+	ThroughNode *yaml.Node
 }
 
-// envelopeAnswer is where a receipt sits in the write's 2xx body: the object (a pointer to it,
+// EnvelopeAnswer is where a receipt sits in the write's 2xx body: the object (a pointer to it,
 // response.object), and the provider's own success flag (response.ok) with its error text.
-type envelopeAnswer struct {
-	object, ok, errText             string
-	objectNode, okNode, errTextNode *yaml.Node
+type EnvelopeAnswer struct {
+	Object, OK, ErrText             string
+	ObjectNode, OKNode, ErrTextNode *yaml.Node
 }
 
-type lookupAnswer struct {
-	node        *yaml.Node
-	fn          string
+type LookupAnswer struct {
+	Node        *yaml.Node
+	Fn          string
 	fnNode      *yaml.Node
-	op          string
-	opNode      *yaml.Node
-	params      []templateAnswer
-	body        *yaml.Node // the JSON body template, as written
-	found       string
-	foundNode   *yaml.Node
-	consistency runtime.Consistency
-	source      string // where a person checked what the consistency claims: a URL or a reason
-	sourceNode  *yaml.Node
-	match       string // a pointer into the found element
-	matchNode   *yaml.Node
-	pages       *pagesAnswer
-	since       string // a pointer into the found element
-	sinceNode   *yaml.Node
-	escape      ir.Escape // the query language of the substitutions; "" for plain ones
-	escapeNode  *yaml.Node
-	lag         time.Duration // consistency: {eventual: 30s} or {strong: 5s}
+	Op          string
+	OpNode      *yaml.Node
+	Params      []TemplateAnswer
+	Body        *yaml.Node // the JSON body template, as written
+	Found       string
+	FoundNode   *yaml.Node
+	Consistency runtime.Consistency
+	Source      string // where a person checked what the consistency claims: a URL or a reason
+	SourceNode  *yaml.Node
+	Match       string // a pointer into the found element
+	MatchNode   *yaml.Node
+	Pages       *PagesAnswer
+	Since       string // a pointer into the found element
+	SinceNode   *yaml.Node
+	Escape      ir.Escape // the query language of the substitutions; "" for plain ones
+	EscapeNode  *yaml.Node
+	Lag         time.Duration // consistency: {eventual: 30s} or {strong: 5s}
 	lagNode     *yaml.Node
-	adopt       string // "fields": the receipt is built from the found element's fields
-	adoptNode   *yaml.Node
-	adoptRead   *compensateAnswer // adopt: {operation, params}: the receipt is read by the found element's id
-	newestFirst []templateAnswer  // the read's params that ask for the list newest first
-	newestNode  *yaml.Node
+	Adopt       string // "fields": the receipt is built from the found element's fields
+	AdoptNode   *yaml.Node
+	AdoptRead   *CompensateAnswer // adopt: {operation, params}: the receipt is read by the found element's id
+	NewestFirst []TemplateAnswer  // the read's params that ask for the list newest first
+	NewestNode  *yaml.Node
 }
 
-// pagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
+// PagesAnswer is the bound of a list walk: at most max pages, the next one asked for by passing
 // the response's cursor as the read's parameter param.
-type pagesAnswer struct {
-	node       *yaml.Node
-	max        int
+type PagesAnswer struct {
+	Node       *yaml.Node
+	Max        int
 	maxNode    *yaml.Node
-	cursor     string
-	cursorNode *yaml.Node
-	param      string
-	paramNode  *yaml.Node
-	start      int // the first page's number, without a cursor
+	Cursor     string
+	CursorNode *yaml.Node
+	Param      string
+	ParamNode  *yaml.Node
+	Start      int // the first page's number, without a cursor
 	startNode  *yaml.Node
 }
 
-// templateAnswer is one parameter given as a template.
-type templateAnswer struct {
-	name      string
-	text      string
-	nameNode  *yaml.Node
-	valueNode *yaml.Node
+// TemplateAnswer is one parameter given as a template.
+type TemplateAnswer struct {
+	Name      string
+	Text      string
+	NameNode  *yaml.Node
+	ValueNode *yaml.Node
 }
 
-type compensateAnswer struct {
-	node   *yaml.Node
-	op     string
-	opNode *yaml.Node
-	params []templateAnswer
+type CompensateAnswer struct {
+	Node   *yaml.Node
+	Op     string
+	OpNode *yaml.Node
+	Params []TemplateAnswer
 }
 
 // answerKeys are the keys an operation entry (or the defaults block) may hold.
 var answerKeys = []string{"effect", "destructive", "key", "idempotency", "reference", "response", "lookup", "retry",
 	"compensate", "dedupe", "retention", "uncertain", "owner", "credentials", "inbox", "acknowledge"}
 
-// retryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
+// RetryNames are the failure kinds a retry set may name, in the runtime's order: the runtime's
 // names of its kinds (writegenimpl.RetryKinds), the one list of them.
-var retryNames = func() []string {
+var RetryNames = func() []string {
 	var names []string
 	for _, k := range writegenimpl.RetryKinds() {
 		names = append(names, k.String())
@@ -216,10 +216,10 @@ func (p *annotParser) errorf(n *yaml.Node, format string, args ...any) {
 	p.errs = append(p.errs, &ir.Error{Pos: p.pos(n), Operation: p.op, Msg: fmt.Sprintf(format, args...)})
 }
 
-// parseAnnotations reads the annotation file. It returns what it could read and every defect.
-func parseAnnotations(file string, data []byte) (*annotations, ir.ErrorList) {
+// Parse reads the annotation file. It returns what it could read and every defect.
+func Parse(file string, data []byte) (*File, ir.ErrorList) {
 	p := &annotParser{file: file, keyOf: make(map[*yaml.Node]string), data: data}
-	a := &annotations{file: file}
+	a := &File{File: file}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		d := &load.Document{File: file}
@@ -241,36 +241,36 @@ func parseAnnotations(file string, data []byte) (*annotations, ir.ErrorList) {
 		p.errorf(kv[1], "unsupported version %d (want 1)", v)
 	}
 	if kv, ok := top["package"]; ok {
-		a.pkg, _ = p.str(kv[1])
-		a.pkgNode = kv[1]
+		a.Pkg, _ = p.str(kv[1])
+		a.PkgNode = kv[1]
 	}
 	if kv, ok := top["scope"]; ok {
-		a.scopeNode = kv[1]
+		a.ScopeNode = kv[1]
 		if s, ok := p.str(kv[1]); ok {
 			if msg := scopeDefect(s); msg != "" {
 				p.errorf(kv[1], "scope %q %s", s, msg)
 			}
-			a.scope = s
+			a.Scope = s
 		}
 	} else {
-		p.errorf(root, "scope is required: the provider's stable name in ledger rows and provider keys, like scope: %s", suggestScope(a.pkg))
+		p.errorf(root, "scope is required: the provider's stable name in ledger rows and provider keys, like scope: %s", suggestScope(a.Pkg))
 	}
 	if kv, ok := top["tenancy"]; ok {
-		a.tenancy = p.tenancy(kv[1])
+		a.Tenancy = p.tenancy(kv[1])
 	}
 	if kv, ok := top["include"]; ok {
-		a.include = p.include(kv[1])
+		a.Include = p.include(kv[1])
 	}
 	if kv, ok := top["defaults"]; ok {
-		a.defaults = p.answers(kv[0], kv[1], "")
+		a.Defaults = p.answers(kv[0], kv[1], "")
 		for _, k := range []string{"lookup", "compensate"} {
-			if n := a.defaults.set[k]; n != nil {
+			if n := a.Defaults.Set[k]; n != nil {
 				p.errorf(n, "%s names one operation's own %s and cannot be a default", k, k)
-				delete(a.defaults.set, k)
+				delete(a.Defaults.Set, k)
 			}
 		}
-		if a.defaults.keyScopeNode != nil {
-			p.errorf(a.defaults.keyScopeNode, "key.scope names one write's own scope and cannot be a default: write it in each entry")
+		if a.Defaults.keyScopeNode != nil {
+			p.errorf(a.Defaults.keyScopeNode, "key.scope names one write's own scope and cannot be a default: write it in each entry")
 		}
 	}
 	if kv, ok := top["operations"]; ok {
@@ -278,41 +278,41 @@ func parseAnnotations(file string, data []byte) (*annotations, ir.ErrorList) {
 			id, _ := p.opName(e[0])
 			p.op = id
 			entry := p.answers(e[0], e[1], id)
-			entry.todos = p.entryTodos(e[0], e[1])
-			a.entries = append(a.entries, entry)
+			entry.Todos = p.entryTodos(e[0], e[1])
+			a.Entries = append(a.Entries, entry)
 			p.op = ""
 		}
 	}
 	if kv, ok := top["exclude"]; ok {
 		for _, e := range p.pairs(kv[1]) {
-			x := &exclusion{node: e[0]}
-			x.id, _ = p.opName(e[0])
-			p.op = x.id
+			x := &Exclusion{Node: e[0]}
+			x.ID, _ = p.opName(e[0])
+			p.op = x.ID
 			if r, ok := p.str(e[1]); ok {
-				x.reason = strings.TrimSpace(r)
-				if x.reason == "" {
+				x.Reason = strings.TrimSpace(r)
+				if x.Reason == "" {
 					p.errorf(e[1], "an exclusion needs a reason")
 				}
 			}
 			p.op = ""
-			a.excludes = append(a.excludes, x)
+			a.Excludes = append(a.Excludes, x)
 		}
 	}
 	if kv, ok := top["names"]; ok {
 		for _, e := range p.pairs(kv[1]) {
-			o := &nameOverride{node: e[0]}
-			o.ptr, _ = p.str(e[0])
+			o := &NameOverride{Node: e[0]}
+			o.Ptr, _ = p.str(e[0])
 			if name, ok := p.str(e[1]); ok {
 				if !token.IsExported(name) || !token.IsIdentifier(name) {
 					p.errorf(e[1], "name %q is not an exported Go identifier", name)
 				}
-				o.name = name
+				o.Name = name
 			}
-			if !strings.HasPrefix(o.ptr, "#/") && (o.ptr == "" || o.ptr[0] == '#' || strings.Contains(o.ptr, "://")) {
-				p.errorf(e[0], "names: %q is not a reference (want \"#/components/schemas/...\", or \"schemas/Ticket.yaml\" for a schema of another file)", o.ptr)
+			if !strings.HasPrefix(o.Ptr, "#/") && (o.Ptr == "" || o.Ptr[0] == '#' || strings.Contains(o.Ptr, "://")) {
+				p.errorf(e[0], "names: %q is not a reference (want \"#/components/schemas/...\", or \"schemas/Ticket.yaml\" for a schema of another file)", o.Ptr)
 				continue // refused here, not again as naming nothing
 			}
-			a.names = append(a.names, o)
+			a.Names = append(a.Names, o)
 		}
 	}
 	return a, p.errs
@@ -334,10 +334,10 @@ func scopeDefect(s string) string {
 	return ""
 }
 
-// normalScope turns a name into a scope: lower-cased, each run of characters a scope cannot hold
+// NormalScope turns a name into a scope: lower-cased, each run of characters a scope cannot hold
 // replaced by '-', without the leading characters a scope cannot start with or a trailing '-':
 // "createThread" -> "createthread", "POST /threads/{id}" -> "post-threads-id".
-func normalScope(name string) string {
+func NormalScope(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
@@ -359,7 +359,7 @@ func normalScope(name string) string {
 
 // suggestScope is a scope for a message: the package's name normalised, or an example.
 func suggestScope(pkg string) string {
-	if s := normalScope(pkg); s != "" {
+	if s := NormalScope(pkg); s != "" {
 		return s
 	}
 	return "support-desk"
@@ -489,7 +489,7 @@ func (p *annotParser) mapping(n *yaml.Node, known ...string) map[string][2]*yaml
 	out := make(map[string][2]*yaml.Node, len(pairs))
 	for _, kv := range pairs {
 		if !slices.Contains(known, kv[0].Value) {
-			if like := closest(kv[0].Value, known); like != "" {
+			if like := Closest(kv[0].Value, known); like != "" {
 				p.errorf(kv[0], "unknown field %q (did you mean %q?)", kv[0].Value, like)
 				if p.misspelt == nil {
 					p.misspelt = map[*yaml.Node]map[string]*yaml.Node{}
@@ -599,16 +599,16 @@ func (p *annotParser) duration(n *yaml.Node) (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	d, ok := parseDuration(s)
+	d, ok := ParseDuration(s)
 	if !ok {
 		p.errorf(n, "%q is not a positive duration (like 24h, 90m or 30d)", s)
 	}
 	return d, ok
 }
 
-// parseDuration parses a Go duration ("24h", "90m") or a number of days ("30d"); ok is false
+// ParseDuration parses a Go duration ("24h", "90m") or a number of days ("30d"); ok is false
 // unless it is one, greater than zero.
-func parseDuration(s string) (d time.Duration, ok bool) {
+func ParseDuration(s string) (d time.Duration, ok bool) {
 	d, err := time.ParseDuration(s)
 	if days, cut := strings.CutSuffix(s, "d"); cut {
 		var v int
@@ -646,14 +646,14 @@ func (p *annotParser) include(n *yaml.Node) *include {
 	if kv, ok := m["operations"]; ok {
 		for _, item := range p.list(kv[1]) {
 			if _, ok := p.opName(item); ok {
-				in.operations = append(in.operations, item)
+				in.Operations = append(in.Operations, item)
 			}
 		}
 	}
 	if kv, ok := m["tags"]; ok {
 		for _, item := range p.list(kv[1]) {
 			if _, ok := p.str(item); ok {
-				in.tags = append(in.tags, item)
+				in.Tags = append(in.Tags, item)
 			}
 		}
 	}
@@ -661,16 +661,16 @@ func (p *annotParser) include(n *yaml.Node) *include {
 }
 
 // answers reads an operation entry or the defaults block.
-func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
-	a := &answers{id: id, at: k, set: make(map[string]*yaml.Node), none: make(map[string]bool), bad: make(map[string]bool)}
+func (p *annotParser) answers(k, n *yaml.Node, id string) *Answers {
+	a := &Answers{ID: id, At: k, Set: make(map[string]*yaml.Node), None: make(map[string]bool), Bad: make(map[string]bool)}
 	m := p.mapping(n, answerKeys...)
 	for name, kv := range m {
-		a.set[name] = kv[0]
+		a.Set[name] = kv[0]
 	}
 	// A misspelt answer is reported once, as misspelt: not again as missing.
 	for name, key := range p.misspelt[n] {
 		if _, ok := m[name]; !ok {
-			a.set[name], a.bad[name] = key, true
+			a.Set[name], a.Bad[name] = key, true
 		}
 	}
 	for _, name := range answerKeys { // in a fixed order, so errors come out the same every time
@@ -680,60 +680,60 @@ func (p *annotParser) answers(k, n *yaml.Node, id string) *answers {
 		}
 		v := kv[1]
 		if isNone(v) && noneable[name] {
-			a.none[name] = true
+			a.None[name] = true
 			continue
 		}
 		before := len(p.errs)
 		p.answer(a, name, v)
 		if len(p.errs) > before || hasTODO(v) {
-			a.bad[name] = true
+			a.Bad[name] = true
 		}
 	}
 	return a
 }
 
 // answer reads the answer name of an entry, written as v.
-func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
+func (p *annotParser) answer(a *Answers, name string, v *yaml.Node) {
 	switch name {
 	case "effect":
 		p.effect(v, a)
 	case "destructive":
-		a.destructive, _ = p.boolean(v)
+		a.Destructive, _ = p.boolean(v)
 	case "key":
-		a.key = p.key(v, a)
+		a.Key = p.key(v, a)
 	case "idempotency":
-		a.idempotency = p.idempotency(v, a)
+		a.Idempotency = p.idempotency(v, a)
 	case "reference":
-		a.reference = p.reference(v)
+		a.Reference = p.reference(v)
 	case "response":
 		p.response(v, a)
 	case "lookup":
-		a.lookup = p.lookup(v)
+		a.Lookup = p.lookup(v)
 	case "retry":
 		p.retry(v, a)
 	case "compensate":
-		a.compensate = p.compensate(v)
+		a.Compensate = p.compensate(v)
 	case "dedupe":
 		s, _ := p.oneOf(v, "ledger", "none")
-		a.dedupe = s == "ledger"
+		a.Dedupe = s == "ledger"
 	case "retention":
-		a.retention = p.retention(v)
+		a.Retention = p.retention(v)
 	case "uncertain":
 		s, _ := p.oneOf(v, string(ir.UncertainReconcile))
-		a.uncertain = ir.Uncertain(s)
+		a.Uncertain = ir.Uncertain(s)
 	case "owner":
-		a.owner, _ = p.str(v)
+		a.Owner, _ = p.str(v)
 	case "credentials":
 		if m := p.mapping(v, "rotation_invalidates"); m != nil {
-			a.credentials = &ir.Credentials{}
+			a.Credentials = &ir.Credentials{}
 			if kv, ok := m["rotation_invalidates"]; ok {
-				a.credentials.RotationInvalidates, _ = p.boolean(kv[1])
+				a.Credentials.RotationInvalidates, _ = p.boolean(kv[1])
 			}
 		}
 	case "inbox":
-		a.inbox = p.inbox(v)
+		a.Inbox = p.inbox(v)
 	case "acknowledge":
-		a.acknowledge = p.acknowledge(v)
+		a.Acknowledge = p.acknowledge(v)
 	}
 }
 
@@ -741,7 +741,7 @@ func (p *annotParser) answer(a *answers, name string, v *yaml.Node) {
 // idempotent, compensatable, ambiguous.
 var effectKinds = []runtime.Effect{runtime.EffectReadOnly, runtime.EffectIdempotent, runtime.EffectCompensatable, runtime.EffectAmbiguous}
 
-func (p *annotParser) effect(n *yaml.Node, a *answers) {
+func (p *annotParser) effect(n *yaml.Node, a *Answers) {
 	s, ok := p.str(n)
 	if !ok {
 		return
@@ -749,7 +749,7 @@ func (p *annotParser) effect(n *yaml.Node, a *answers) {
 	var names []string
 	for _, e := range effectKinds {
 		if e.String() == s {
-			a.effect = e
+			a.Effect = e
 			return
 		}
 		names = append(names, e.String())
@@ -762,7 +762,7 @@ func (p *annotParser) effect(n *yaml.Node, a *answers) {
 }
 
 // key reads a business key: its typed fields, the format that joins them and its scope.
-func (p *annotParser) key(n *yaml.Node, a *answers) *ir.Key {
+func (p *annotParser) key(n *yaml.Node, a *Answers) *ir.Key {
 	m := p.mapping(n, "scope", "fields", "format")
 	if m == nil {
 		return nil
@@ -817,7 +817,7 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *ir.Key {
 		return nil
 	}
 	k.FormatPos = p.pos(fk[1])
-	parts, err := keyTemplate(k.Format, k.Fields)
+	parts, err := KeyTemplate(k.Format, k.Fields)
 	if err != "" {
 		p.errorf(fk[1], "key format %s", err)
 		return nil
@@ -838,9 +838,9 @@ func (p *annotParser) key(n *yaml.Node, a *answers) *ir.Key {
 	return k
 }
 
-// keyTemplate splits a template over the key's fields ("escalation:{escalation_id}") into
+// KeyTemplate splits a template over the key's fields ("escalation:{escalation_id}") into
 // literals and fields; err says what is wrong. The parts point into fields.
-func keyTemplate(format string, fields []ir.KeyField) (parts []ir.KeyPart, err string) {
+func KeyTemplate(format string, fields []ir.KeyField) (parts []ir.KeyPart, err string) {
 	rest := format
 	for rest != "" {
 		open := strings.IndexAny(rest, "{}")
@@ -888,11 +888,11 @@ func isKeyFieldName(s string) bool {
 	return true
 }
 
-// minKeyLength is the shortest max_length writegen can derive keys for: a hashed key is never
+// MinKeyLength is the shortest max_length writegen can derive keys for: a hashed key is never
 // cut below 22 characters (128 bits of a SHA-256 in base64url).
-const minKeyLength = 22
+const MinKeyLength = 22
 
-func (p *annotParser) idempotency(n *yaml.Node, a *answers) *ir.Idempotency {
+func (p *annotParser) idempotency(n *yaml.Node, a *Answers) *ir.Idempotency {
 	m := p.mapping(n, "header", "query", "body", "max_length", "window")
 	if m == nil {
 		return nil
@@ -911,16 +911,16 @@ func (p *annotParser) idempotency(n *yaml.Node, a *answers) *ir.Idempotency {
 	}
 	if kv, ok := m["body"]; ok {
 		places++
-		a.idemBody, _ = p.pointer(kv[1])
-		a.idemBodyNode = kv[1]
+		a.IdemBody, _ = p.pointer(kv[1])
+		a.IdemBodyNode = kv[1]
 	}
 	if places != 1 {
 		p.errorf(n, "idempotency needs exactly one of header, query or body")
 	}
 	if kv, ok := m["max_length"]; ok {
 		if v, ok := p.integer(kv[1]); ok {
-			if v < minKeyLength {
-				p.errorf(kv[1], "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", v, minKeyLength)
+			if v < MinKeyLength {
+				p.errorf(kv[1], "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", v, MinKeyLength)
 			}
 			idem.MaxLength, idem.MaxLengthPos = v, p.pos(kv[1])
 		}
@@ -943,16 +943,16 @@ func validHeader(s string) bool {
 	return true
 }
 
-func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
+func (p *annotParser) reference(n *yaml.Node) *ReferenceAnswer {
 	m := p.mapping(n, "body", "query", "value", "marker", "through")
 	if m == nil {
 		return nil
 	}
-	ref := &referenceAnswer{node: n}
+	ref := &ReferenceAnswer{Node: n}
 	p.through(m, ref)
 	if kv, ok := m["marker"]; ok {
-		ref.marker, _ = p.str(kv[1])
-		ref.markerNode = kv[1]
+		ref.Marker, _ = p.str(kv[1])
+		ref.MarkerNode = kv[1]
 		if _, ok := m["query"]; ok {
 			p.errorf(kv[0], "a marker is appended to a text field of the body: give reference.body, not query")
 		}
@@ -960,16 +960,16 @@ func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
 	places := 0
 	if kv, ok := m["body"]; ok {
 		places++
-		ref.body, _ = p.pointer(kv[1])
-		ref.bodyNode = kv[1]
+		ref.Body, _ = p.pointer(kv[1])
+		ref.BodyNode = kv[1]
 	}
 	if kv, ok := m["query"]; ok {
 		places++
-		ref.query, _ = p.str(kv[1])
+		ref.Query, _ = p.str(kv[1])
 	}
 	if kv, ok := m["value"]; ok {
-		ref.value, _ = p.str(kv[1])
-		ref.valueNode = kv[1]
+		ref.Value, _ = p.str(kv[1])
+		ref.ValueNode = kv[1]
 	}
 	if places != 1 {
 		p.errorf(n, "reference needs exactly one of body or query")
@@ -977,7 +977,7 @@ func (p *annotParser) reference(n *yaml.Node) *referenceAnswer {
 	return ref
 }
 
-func (p *annotParser) response(n *yaml.Node, a *answers) {
+func (p *annotParser) response(n *yaml.Node, a *Answers) {
 	m := p.mapping(n, "is", "id", "object", "ok", "error")
 	if m == nil {
 		return
@@ -990,27 +990,27 @@ func (p *annotParser) response(n *yaml.Node, a *answers) {
 		}
 		return
 	}
-	a.respIs, _ = p.oneOf(kv[1], "receipt", "acknowledgement")
+	a.RespIs, _ = p.oneOf(kv[1], "receipt", "acknowledgement")
 	if id, ok := m["id"]; ok {
-		a.respID, _ = p.pointer(id[1])
-		a.respIDNode = id[1]
-		if a.respIs == "acknowledgement" {
+		a.RespID, _ = p.pointer(id[1])
+		a.RespIDNode = id[1]
+		if a.RespIs == "acknowledgement" {
 			p.errorf(id[0], "an acknowledgement has no id: only a receipt names a durable id")
 		}
-	} else if a.respIs == "receipt" {
+	} else if a.RespIs == "receipt" {
 		p.errorf(n, "a receipt needs id: the JSON pointer of the durable id in the 2xx body (like /id)")
 	}
 }
 
 // through reads reference.through: the name of the oneOf/anyOf variant of the request body that
 // reference.body goes through.
-func (p *annotParser) through(m map[string][2]*yaml.Node, ref *referenceAnswer) {
+func (p *annotParser) through(m map[string][2]*yaml.Node, ref *ReferenceAnswer) {
 	kv, ok := m["through"]
 	if !ok {
 		return
 	}
-	ref.through, _ = p.str(kv[1])
-	ref.throughNode = kv[1]
+	ref.Through, _ = p.str(kv[1])
+	ref.ThroughNode = kv[1]
 	if _, ok := m["body"]; !ok {
 		p.errorf(kv[0], "reference.through names the variant of the request body that reference.body goes through: give reference.body")
 	}
@@ -1019,35 +1019,35 @@ func (p *annotParser) through(m map[string][2]*yaml.Node, ref *referenceAnswer) 
 // envelope reads where a receipt sits in the 2xx body: response.object, the pointer of the
 // receipt's object (Zendesk's {ticket: {...}}), and response.ok with response.error, the
 // provider's success flag and error text (Slack's {ok: false, error: "..."}).
-func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *answers) {
-	var e envelopeAnswer
+func (p *annotParser) envelope(m map[string][2]*yaml.Node, a *Answers) {
+	var e EnvelopeAnswer
 	read := func(k string, v *string, at **yaml.Node) {
 		if kv, ok := m[k]; ok {
 			*v, _ = p.pointer(kv[1])
 			*at = kv[1]
 		}
 	}
-	read("object", &e.object, &e.objectNode)
-	read("ok", &e.ok, &e.okNode)
-	read("error", &e.errText, &e.errTextNode)
-	if e.objectNode == nil && e.okNode == nil && e.errTextNode == nil {
+	read("object", &e.Object, &e.ObjectNode)
+	read("ok", &e.OK, &e.OKNode)
+	read("error", &e.ErrText, &e.ErrTextNode)
+	if e.ObjectNode == nil && e.OKNode == nil && e.ErrTextNode == nil {
 		return
 	}
-	if e.errTextNode != nil && e.okNode == nil {
-		p.errorf(e.errTextNode, "response.error names the provider's error text when response.ok is false: give response.ok too")
+	if e.ErrTextNode != nil && e.OKNode == nil {
+		p.errorf(e.ErrTextNode, "response.error names the provider's error text when response.ok is false: give response.ok too")
 	}
-	if kv, ok := m["is"]; ok && kv[1].Value == "acknowledgement" && e.objectNode != nil {
-		p.errorf(e.objectNode, "an acknowledgement has no object: only a receipt names the object the write made")
+	if kv, ok := m["is"]; ok && kv[1].Value == "acknowledgement" && e.ObjectNode != nil {
+		p.errorf(e.ObjectNode, "an acknowledgement has no object: only a receipt names the object the write made")
 	}
-	a.envelope = &e
+	a.Envelope = &e
 }
 
-func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
+func (p *annotParser) lookup(n *yaml.Node) *LookupAnswer {
 	m := p.mapping(n, "func", "operation", "params", "body", "found", "match", "pages", "since", "newest_first", "consistency", "escape", "adopt")
 	if m == nil {
 		return nil
 	}
-	l := &lookupAnswer{node: n}
+	l := &LookupAnswer{Node: n}
 	fn, hasFn := m["func"]
 	op, hasOp := m["operation"]
 	switch {
@@ -1058,7 +1058,7 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
 				p.errorf(fn[1], "lookup func %q is not a Go identifier", name)
 			}
-			l.fn, l.fnNode = name, fn[1]
+			l.Fn, l.fnNode = name, fn[1]
 		}
 		for _, k := range []string{"params", "body", "found", "match", "pages", "since", "newest_first", "escape", "adopt"} {
 			if kv, ok := m[k]; ok {
@@ -1066,54 +1066,54 @@ func (p *annotParser) lookup(n *yaml.Node) *lookupAnswer {
 			}
 		}
 	default:
-		l.op, _ = p.opName(op[1])
-		l.opNode = op[1]
+		l.Op, _ = p.opName(op[1])
+		l.OpNode = op[1]
 	}
 	if kv, ok := m["params"]; ok {
-		l.params = p.templates(kv[1])
+		l.Params = p.templates(kv[1])
 	}
 	if kv, ok := m["body"]; ok {
-		l.body = kv[1]
+		l.Body = kv[1]
 	}
 	if kv, ok := m["found"]; ok {
 		if kv[1].Kind == yaml.ScalarNode && kv[1].Value == "" {
-			l.found = ""
+			l.Found = ""
 		} else {
-			l.found, _ = p.pointer(kv[1])
+			l.Found, _ = p.pointer(kv[1])
 		}
-		l.foundNode = kv[1]
+		l.FoundNode = kv[1]
 	}
 	if kv, ok := m["match"]; ok {
-		l.match, _ = p.pointer(kv[1])
-		l.matchNode = kv[1]
+		l.Match, _ = p.pointer(kv[1])
+		l.MatchNode = kv[1]
 	}
 	if kv, ok := m["since"]; ok {
-		l.since, _ = p.pointer(kv[1])
-		l.sinceNode = kv[1]
+		l.Since, _ = p.pointer(kv[1])
+		l.SinceNode = kv[1]
 	}
 	if kv, ok := m["pages"]; ok {
-		l.pages = p.pages(kv[1])
+		l.Pages = p.pages(kv[1])
 	}
 	if kv, ok := m["escape"]; ok {
-		l.escape, l.escapeNode = p.escape(kv[1]), kv[1]
+		l.Escape, l.EscapeNode = p.escape(kv[1]), kv[1]
 	}
 	if kv, ok := m["newest_first"]; ok {
-		l.newestFirst, l.newestNode = p.templates(kv[1]), kv[1]
-		if len(l.newestFirst) == 0 && kv[1].Kind == yaml.MappingNode {
+		l.NewestFirst, l.NewestNode = p.templates(kv[1]), kv[1]
+		if len(l.NewestFirst) == 0 && kv[1].Kind == yaml.MappingNode {
 			p.errorf(kv[1], "newest_first names the read's params that ask for the list newest first, like {sort: created, direction: desc}: it is empty")
 		}
 	}
 	if kv, ok := m["adopt"]; ok {
-		l.adoptNode = kv[1]
+		l.AdoptNode = kv[1]
 		if kv[1].Kind == yaml.MappingNode {
-			l.adoptRead = p.adoptRead(kv[1])
+			l.AdoptRead = p.adoptRead(kv[1])
 		} else {
-			l.adopt, _ = p.oneOf(kv[1], "fields")
+			l.Adopt, _ = p.oneOf(kv[1], "fields")
 		}
 	}
 	if kv, ok := m["consistency"]; ok {
-		l.consistency, l.lag, l.source, l.sourceNode = p.consistency(kv[1])
-		if l.lag > 0 {
+		l.Consistency, l.Lag, l.Source, l.SourceNode = p.consistency(kv[1])
+		if l.Lag > 0 {
 			l.lagNode = kv[1]
 		}
 	} else if p.absent(n, m, "consistency") {
@@ -1189,26 +1189,26 @@ func (p *annotParser) consistency(n *yaml.Node) (c runtime.Consistency, lag time
 }
 
 // pages reads the bound of a list walk: {max: 5, cursor: /meta/after_cursor, param: "page[after]"}.
-func (p *annotParser) pages(n *yaml.Node) *pagesAnswer {
+func (p *annotParser) pages(n *yaml.Node) *PagesAnswer {
 	m := p.mapping(n, "max", "cursor", "param", "start")
 	if m == nil {
 		return nil
 	}
-	pa := &pagesAnswer{node: n}
+	pa := &PagesAnswer{Node: n}
 	if kv, ok := m["max"]; ok {
 		if v, ok := p.integer(kv[1]); ok {
 			if v < 1 {
 				p.errorf(kv[1], "pages.max must be at least 1: the walk reads that many pages at most")
 			}
-			pa.max, pa.maxNode = v, kv[1]
+			pa.Max, pa.maxNode = v, kv[1]
 		}
 	} else if p.absent(n, m, "max") {
 		p.errorf(n, "pages needs max: how many pages the walk reads at most")
 	}
 	p.pageCursor(n, m, pa)
 	if kv, ok := m["param"]; ok {
-		pa.param, _ = p.str(kv[1])
-		pa.paramNode = kv[1]
+		pa.Param, _ = p.str(kv[1])
+		pa.ParamNode = kv[1]
 	} else if p.absent(n, m, "param") {
 		p.errorf(n, "pages needs param: the read's parameter that takes the cursor (like \"page[after]\") or, without a cursor, the page number (like page)")
 	}
@@ -1218,13 +1218,13 @@ func (p *annotParser) pages(n *yaml.Node) *pagesAnswer {
 // pageCursor reads how a walk asks for the next page: by the response's cursor
 // ({cursor: /meta/after_cursor, param: "page[after]"}), or, without a cursor, by page number
 // ({param: page, start: 1}): the walk passes start, start+1, ... as param.
-func (p *annotParser) pageCursor(n *yaml.Node, m map[string][2]*yaml.Node, pa *pagesAnswer) {
+func (p *annotParser) pageCursor(n *yaml.Node, m map[string][2]*yaml.Node, pa *PagesAnswer) {
 	kv, hasCursor := m["cursor"]
 	if hasCursor {
-		pa.cursor, _ = p.pointer(kv[1])
-		pa.cursorNode = kv[1]
+		pa.Cursor, _ = p.pointer(kv[1])
+		pa.CursorNode = kv[1]
 	}
-	pa.start = 1
+	pa.Start = 1
 	if kv, ok := m["start"]; ok {
 		pa.startNode = kv[1]
 		if hasCursor {
@@ -1233,25 +1233,25 @@ func (p *annotParser) pageCursor(n *yaml.Node, m map[string][2]*yaml.Node, pa *p
 			if v < 0 {
 				p.errorf(kv[1], "pages.start must be 0 or more: the number of the list's first page")
 			}
-			pa.start = v
+			pa.Start = v
 		}
 	}
 }
 
 // templates reads a mapping of parameter names to templates.
-func (p *annotParser) templates(n *yaml.Node) []templateAnswer {
-	var out []templateAnswer
+func (p *annotParser) templates(n *yaml.Node) []TemplateAnswer {
+	var out []TemplateAnswer
 	for _, e := range p.pairs(n) {
 		name, ok1 := p.str(e[0])
 		text, ok2 := p.str(e[1])
 		if ok1 && ok2 {
-			out = append(out, templateAnswer{name: name, text: text, nameNode: e[0], valueNode: e[1]})
+			out = append(out, TemplateAnswer{Name: name, Text: text, NameNode: e[0], ValueNode: e[1]})
 		}
 	}
 	return out
 }
 
-func (p *annotParser) retry(n *yaml.Node, a *answers) {
+func (p *annotParser) retry(n *yaml.Node, a *Answers) {
 	m := p.mapping(n, "on", "attempts")
 	if m == nil {
 		return
@@ -1259,7 +1259,7 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 	var set runtime.Retry
 	if kv, ok := m["on"]; ok {
 		for _, item := range p.list(kv[1]) {
-			name, ok := p.oneOf(item, retryNames...)
+			name, ok := p.oneOf(item, RetryNames...)
 			if !ok {
 				continue
 			}
@@ -1272,12 +1272,12 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 				continue
 			}
 			set |= kind
-			a.retry = append(a.retry, ir.RetryMember{Kind: kind, Name: name, Pos: p.pos(item)})
+			a.Retry = append(a.Retry, ir.RetryMember{Kind: kind, Name: name, Pos: p.pos(item)})
 		}
 	}
-	a.attempts = 1
-	if len(a.retry) > 0 {
-		a.attempts = 3
+	a.Attempts = 1
+	if len(a.Retry) > 0 {
+		a.Attempts = 3
 	}
 	if kv, ok := m["attempts"]; ok {
 		if v, ok := p.integer(kv[1]); ok {
@@ -1289,7 +1289,7 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 			case v == 1 && set != 0:
 				p.errorf(kv[1], "attempts is 1, so nothing in retry.on is ever retried: raise attempts or leave retry out")
 			}
-			a.attempts = v
+			a.Attempts = v
 		}
 	}
 }
@@ -1297,30 +1297,30 @@ func (p *annotParser) retry(n *yaml.Node, a *answers) {
 // compensate reads a compensation: an operation's name, or {operation: name, params: {...}}.
 // adoptRead reads lookup.adopt as a read of the object by the found element's id:
 // {operation: getIssue, params: {issue_number: "{id}"}}.
-func (p *annotParser) adoptRead(n *yaml.Node) *compensateAnswer {
+func (p *annotParser) adoptRead(n *yaml.Node) *CompensateAnswer {
 	m := p.mapping(n, "operation", "params")
 	if m == nil {
 		return nil
 	}
-	a := &compensateAnswer{node: n}
+	a := &CompensateAnswer{Node: n}
 	if kv, ok := m["operation"]; ok {
-		a.op, _ = p.opName(kv[1])
-		a.opNode = kv[1]
+		a.Op, _ = p.opName(kv[1])
+		a.OpNode = kv[1]
 	} else {
 		p.errorf(n, "lookup adopt needs operation: the read that returns the write's object by the id of what the lookup found")
 		return nil
 	}
 	if kv, ok := m["params"]; ok {
-		a.params = p.templates(kv[1])
+		a.Params = p.templates(kv[1])
 	}
 	return a
 }
 
-func (p *annotParser) compensate(n *yaml.Node) *compensateAnswer {
-	c := &compensateAnswer{node: n}
+func (p *annotParser) compensate(n *yaml.Node) *CompensateAnswer {
+	c := &CompensateAnswer{Node: n}
 	if n.Kind == yaml.ScalarNode {
-		c.op, _ = p.opName(n)
-		c.opNode = n
+		c.Op, _ = p.opName(n)
+		c.OpNode = n
 		return c
 	}
 	m := p.mapping(n, "operation", "params")
@@ -1328,14 +1328,14 @@ func (p *annotParser) compensate(n *yaml.Node) *compensateAnswer {
 		return nil
 	}
 	if kv, ok := m["operation"]; ok {
-		c.op, _ = p.opName(kv[1])
-		c.opNode = kv[1]
+		c.Op, _ = p.opName(kv[1])
+		c.OpNode = kv[1]
 	} else {
 		p.errorf(n, "compensate needs operation: the write that undoes a duplicate")
 		return nil
 	}
 	if kv, ok := m["params"]; ok {
-		c.params = p.templates(kv[1])
+		c.Params = p.templates(kv[1])
 	}
 	return c
 }
@@ -1411,7 +1411,7 @@ func (p *annotParser) acknowledge(n *yaml.Node) *ir.Acknowledge {
 				p.errorf(kv[1], "acknowledge lookup %q: want the old consistency, strong or eventual", old)
 			}
 		case "lag":
-			if _, ok := parseDuration(old); !ok {
+			if _, ok := ParseDuration(old); !ok {
 				p.errorf(kv[1], "acknowledge lag %q: want the old settle time or lag as WRITE_SAFETY.json writes it, like \"30s\"", old)
 			}
 		case "dedupe":
@@ -1419,7 +1419,7 @@ func (p *annotParser) acknowledge(n *yaml.Node) *ir.Acknowledge {
 				p.errorf(kv[1], "acknowledge dedupe %q: only a dropped dedupe: ledger is acknowledged (write ledger)", old)
 			}
 		case "retention":
-			if _, ok := parseDuration(old); !ok && old != "forever" {
+			if _, ok := ParseDuration(old); !ok && old != "forever" {
 				p.errorf(kv[1], "acknowledge retention %q: want the old retention as WRITE_SAFETY.json writes it, like \"720h\", or forever", old)
 			}
 		case "max_length":
