@@ -42,7 +42,7 @@ type builder struct {
 func (b *builder) claimType(t *ir.Type, want, key string, rank int) {
 	c := &naming.Claim{Want: want, Key: key, Rank: rank, Got: &t.Name}
 	if i := strings.LastIndex(key, "/"); i >= 0 {
-		last := load.UnescapePointer(key[i+1:])
+		last := ir.UnescapePointer(key[i+1:])
 		if g := naming.GoName(last); strings.HasSuffix(want, g) {
 			if prefix := want[:len(want)-len(g)]; prefix != "" {
 				c.Literal = prefix + naming.Literal(last)
@@ -265,9 +265,9 @@ func (r *resolver) declare(ops []*ir.Operation) {
 			r.errorAt(l.Pos, op.ID, "lookup func %s is %s: name the method written by hand otherwise", l.Func, what)
 			continue
 		}
-		if prev := funcs[l.Func]; prev != nil && !sameType(prev.Response.Type, op.Response.Type) {
+		if prev := funcs[l.Func]; prev != nil && !ir.SameType(prev.Response.Type, op.Response.Type) {
 			r.errorAt(l.Pos, op.ID, "lookup func %s is also the lookup of %q, which finds %s, not %s: give each its own func",
-				l.Func, prev.ID, describeRef(prev.Response.Type), describeRef(op.Response.Type))
+				l.Func, prev.ID, ir.DescribeRef(prev.Response.Type), ir.DescribeRef(op.Response.Type))
 			continue
 		}
 		funcs[l.Func] = op

@@ -57,11 +57,11 @@ func identityOf(api *ir.API, op *ir.Operation) (ir.IdentityWrite, bool) {
 		w.Envelope = s.Object.Pointer
 	}
 	if s.ID != nil {
-		w.ReceiptID, w.ReceiptIDType, w.ReceiptOf = s.ID.Pointer, "string", describeRef(op.Response.Type)
+		w.ReceiptID, w.ReceiptIDType, w.ReceiptOf = s.ID.Pointer, "string", ir.DescribeRef(op.Response.Type)
 		if s.Object != nil {
-			w.ReceiptOf = describeRef(s.Object.Type)
+			w.ReceiptOf = ir.DescribeRef(s.Object.Type)
 		}
-		if isIntegerType(s.ID.Type) {
+		if ir.IsIntegerType(s.ID.Type) {
 			w.ReceiptIDType = "integer"
 		}
 	}
@@ -370,7 +370,7 @@ func referenceText(r *ir.Reference) string {
 		b.WriteString(" value " + r.ValueFormat)
 	}
 	if r.Through != nil {
-		b.WriteString(" through " + describeRef(r.Through.Type))
+		b.WriteString(" through " + ir.DescribeRef(r.Through.Type))
 	}
 	return b.String()
 }

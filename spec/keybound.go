@@ -6,7 +6,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
-	"github.com/writegen/writegen/spec/load"
 )
 
 // keyBound is the maxLength the spec declares for the value the idempotency key travels in,
@@ -34,7 +33,7 @@ func specKeyBound(so *specOp, idem *ir.Idempotency) keyBound {
 		if n := len(idem.Body.Steps); n > 0 && idem.Body.Steps[n-1].Field != nil && idem.Body.Steps[n-1].Field.Pos.Line > 0 {
 			b.pos = idem.Body.Steps[n-1].Field.Pos
 		}
-		b.max = schemaMaxLength(so.bodySchema, load.SplitPointer(idem.Body.Pointer), 0)
+		b.max = schemaMaxLength(so.bodySchema, ir.SplitPointer(idem.Body.Pointer), 0)
 		return b
 	}
 	return keyBound{}

@@ -49,7 +49,7 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 			e := b.d.Errorf(pk, "", "path %q: %s", path, msg)
 			b.d.Defects = append(b.d.Defects, &load.Defect{Err: e, Holder: pn})
 		}
-		pathAt := site{ptr: "#/paths/" + load.EscapePointer(path), key: pk, node: pn}
+		pathAt := site{ptr: "#/paths/" + ir.EscapePointer(path), key: pk, node: pn}
 		for _, m := range load.Methods {
 			raw := item.GetOperation(m)
 			if raw == nil {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
-	"github.com/writegen/writegen/spec/load"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -37,11 +36,11 @@ func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 	}
 	what := "the write stores its reference in a query parameter"
 	if ref != nil {
-		segs := load.SplitPointer(ref.Pointer)
+		segs := ir.SplitPointer(ref.Pointer)
 		for i := 0; i < len(segs) && i < 2; i++ {
 			ptr := "/" + strings.Join(escapeSegments(segs[i:]), "/")
-			p, why := resolvePath(found.Type, ptr, readPath)
-			if why == "" && len(p.Steps) > 0 && isStringType(p.Type) && !slices.ContainsFunc(p.Steps, func(st ir.Step) bool {
+			p, why := ir.ResolvePath(found.Type, ptr, ir.ReadPath)
+			if why == "" && len(p.Steps) > 0 && ir.IsStringType(p.Type) && !slices.ContainsFunc(p.Steps, func(st ir.Step) bool {
 				return st.Kind == ir.StepUnion || st.Kind == ir.StepEach
 			}) {
 				p.Pos = out.Pos
@@ -56,7 +55,7 @@ func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 		at = l.OpNode
 	}
 	r.errorf(at, so.op.ID, "lookup %s finds %s, and %s: add match: with the pointer to the field of the found element that holds the reference, so that the client keeps only the write's own effects (a search matches loosely, and another write's effect must never be adopted)",
-		out.Operation.ID, describeRef(found.Type), what)
+		out.Operation.ID, ir.DescribeRef(found.Type), what)
 	return false
 }
 
@@ -71,7 +70,7 @@ func (r *resolver) newestFirst(so *specOp, l *annot.LookupAnswer, out *ir.Lookup
 			return true
 		}
 		if !slices.ContainsFunc(read.Params, func(q *ir.Param) bool {
-			u := under(q.Type)
+			u := ir.Under(q.Type)
 			return q.In == ir.InQuery && u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum
 		}) {
 			r.errorf(l.SinceNode, id, "lookup since %q stops the walk at the write's time, which proves nothing unless the list is newest first, and %s has no query parameter whose values the spec lists to ask for that order: it cannot be walked back to the write's time; walk a read that can be asked for newest first (newest_first), walk this one to its end without since (pages), or write the lookup by hand (lookup.func)", l.Since, read.ID)
@@ -89,7 +88,7 @@ func (r *resolver) newestFirst(so *specOp, l *annot.LookupAnswer, out *ir.Lookup
 	ok := len(r.errs) == before
 	for _, t := range ts {
 		at := templateNode(l.NewestFirst, t.Param.Name, l.NewestNode)
-		switch u := under(t.Param.Type); {
+		switch u := ir.Under(t.Param.Type); {
 		case slices.ContainsFunc(l.Params, func(g annot.TemplateAnswer) bool { return g.Name == t.Param.Name }):
 			r.errorf(at, id, "lookup newest_first %q is also given in params: give it once, in newest_first", t.Param.Name)
 			ok = false
@@ -133,21 +132,21 @@ func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 	if s.Object != nil {
 		idPtr = strings.TrimPrefix(idPtr, s.Object.Pointer)
 	}
-	idPath, why := resolvePath(found.Type, idPtr, readPath)
+	idPath, why := ir.ResolvePath(found.Type, idPtr, ir.ReadPath)
 	if why != "" || len(idPath.Steps) == 0 || slices.ContainsFunc(idPath.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
 		if why == "" {
 			why = "it reaches no field of it"
 		}
-		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s (the write's response.id), which does not resolve in %s: %s", idPtr, describeRef(found.Type), why)
+		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s (the write's response.id), which does not resolve in %s: %s", idPtr, ir.DescribeRef(found.Type), why)
 		return false
 	}
-	if !isStringType(idPath.Type) && !isIntegerType(idPath.Type) {
-		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, describeRef(idPath.Type))
+	if !ir.IsStringType(idPath.Type) && !ir.IsIntegerType(idPath.Type) {
+		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, ir.DescribeRef(idPath.Type))
 		return false
 	}
 	want := so.op.Response.Type
-	if !sameType(read.Response.Type, want) {
-		r.errorf(a.OpNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, describeRef(read.Response.Type), id, describeRef(want))
+	if !ir.SameType(read.Response.Type, want) {
+		r.errorf(a.OpNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, ir.DescribeRef(read.Response.Type), id, ir.DescribeRef(want))
 		return false
 	}
 	// The object read must show the reference too, where the found element shows it.
@@ -155,8 +154,8 @@ func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 	if s.Object != nil {
 		matchPtr = s.Object.Pointer + matchPtr
 	}
-	match, why := resolvePath(read.Response.Type, matchPtr, readPath)
-	if why != "" || len(match.Steps) == 0 || !isStringType(match.Type) || slices.ContainsFunc(match.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
+	match, why := ir.ResolvePath(read.Response.Type, matchPtr, ir.ReadPath)
+	if why != "" || len(match.Steps) == 0 || !ir.IsStringType(match.Type) || slices.ContainsFunc(match.Steps, func(st ir.Step) bool { return st.Kind == ir.StepUnion || st.Kind == ir.StepEach }) {
 		if why == "" {
 			why = "it is no string field of it"
 		}
@@ -201,12 +200,12 @@ func (r *resolver) funcValues(so *specOp, s *ir.Safety) []*ir.LookupValue {
 		if !q.Required || q.In != ir.InPath && q.In != ir.InQuery {
 			continue
 		}
-		u := under(q.Type)
+		u := ir.Under(q.Type)
 		v := &ir.LookupValue{Name: q.Name, Param: q, Pos: r.pos(nil)}
 		switch {
-		case isIntegerType(q.Type) && u.Kind == ir.RefBuiltin:
+		case ir.IsIntegerType(q.Type) && u.Kind == ir.RefBuiltin:
 			v.Integer = true
-		case !isStringType(q.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
+		case !ir.IsStringType(q.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
 			continue
 		}
 		out = append(out, v)
@@ -227,7 +226,7 @@ func (r *resolver) funcValues(so *specOp, s *ir.Safety) []*ir.LookupValue {
 // constantOf parses text as a constant of the parameter type t (an integer, a number or a
 // boolean): a lookup param given a value of its own type (per_page: 100).
 func constantOf(t *ir.TypeRef, text string) (any, bool) {
-	u := under(t)
+	u := ir.Under(t)
 	if u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum {
 		for _, v := range u.Named.Enum {
 			if fmt.Sprint(v.Value) == text {

@@ -88,16 +88,16 @@ func referenceFields(so *specOp, keyField string, markdown bool) []refField {
 		switch {
 		case "/"+f.Name == keyField:
 			out = append(out, refField{pointer: keyField, name: f.Name, key: true})
-		case referenceName.MatchString(f.Name) && isStringType(f.Type):
+		case referenceName.MatchString(f.Name) && ir.IsStringType(f.Type):
 			out = append(out, refField{pointer: "/" + f.Name, name: f.Name})
 		case strings.EqualFold(f.Name, "metadata"):
 			ptr := "/" + f.Name + "/" + metaKey
-			if p, why := resolvePath(body.Type, ptr, setPath); why == "" && isStringType(p.Type) {
+			if p, why := ir.ResolvePath(body.Type, ptr, ir.SetPath); why == "" && ir.IsStringType(p.Type) {
 				out = append(out, refField{pointer: ptr, name: metaKey, meta: true})
 			}
 		case structOf(f.Type) != nil:
 			for _, g := range structOf(f.Type).Fields {
-				if referenceName.MatchString(g.Name) && isStringType(g.Type) {
+				if referenceName.MatchString(g.Name) && ir.IsStringType(g.Type) {
 					out = append(out, refField{pointer: "/" + f.Name + "/" + g.Name, name: g.Name})
 				}
 			}
@@ -118,7 +118,7 @@ func referenceFields(so *specOp, keyField string, markdown bool) []refField {
 func textField(st *ir.Type, prefix string, depth int) (string, *ir.Field) {
 	for _, name := range textNames {
 		if i := slices.IndexFunc(st.Fields, func(f *ir.Field) bool {
-			return f.Name == name && isStringType(f.Type) && under(f.Type).Kind == ir.RefBuiltin
+			return f.Name == name && ir.IsStringType(f.Type) && ir.Under(f.Type).Kind == ir.RefBuiltin
 		}); i >= 0 {
 			return prefix + "/" + name, st.Fields[i]
 		}
@@ -140,7 +140,7 @@ func structOf(r *ir.TypeRef) *ir.Type {
 	if r == nil {
 		return nil
 	}
-	if u := under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct {
+	if u := ir.Under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct {
 		return u.Named
 	}
 	return nil
@@ -249,8 +249,8 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 	}
 	if read.Method == "GET" {
 		for _, q := range read.Params {
-			list := under(q.Type).Kind == ir.RefArray && isStringType(under(q.Type).Elem) // external_ids: a list of one
-			if q.In == ir.InQuery && (isStringType(q.Type) || list) && !rf.meta && rf.marker == "" && annot.SameName(q.Name, rf.name) {
+			list := ir.Under(q.Type).Kind == ir.RefArray && ir.IsStringType(ir.Under(q.Type).Elem) // external_ids: a list of one
+			if q.In == ir.InQuery && (ir.IsStringType(q.Type) || list) && !rf.meta && rf.marker == "" && annot.SameName(q.Name, rf.name) {
 				add(&proposal{form: "filter",
 					check: fmt.Sprintf("%s filters by %s exactly", read.ID, q.Name)}, q.Name, "{ref}")
 			}
@@ -313,7 +313,7 @@ func requiredParams(so *specOp, read *ir.Operation, skip string) ([][2]string, b
 // (Zendesk's search), or "" for one writegen does not know.
 func searchParam(read *ir.Operation, github bool) (*ir.Param, string) {
 	for _, q := range read.Params {
-		if q.In != ir.InQuery || !isStringType(q.Type) {
+		if q.In != ir.InQuery || !ir.IsStringType(q.Type) {
 			continue
 		}
 		doc := strings.ToLower(q.Doc)
@@ -346,7 +346,7 @@ func perPage(read *ir.Operation) [][2]string {
 		default:
 			continue
 		}
-		if q.In != ir.InQuery || q.Required || !isIntegerType(q.Type) {
+		if q.In != ir.InQuery || q.Required || !ir.IsIntegerType(q.Type) {
 			continue
 		}
 		if m := maxPerPage.FindStringSubmatch(q.Doc); m != nil {
@@ -365,7 +365,7 @@ var maxPerPage = regexp.MustCompile(`(?i)\bmax(?:imum)?\b[:\s]*(?:of\s+|is\s+)?(
 // sort_order=desc), or none.
 func newestFirst(read *ir.Operation) [][2]string {
 	value := func(q *ir.Param, want ...string) string {
-		u := under(q.Type)
+		u := ir.Under(q.Type)
 		if q.In != ir.InQuery || u.Kind != ir.RefNamed || u.Named.Kind != ir.KindEnum {
 			return ""
 		}
@@ -472,12 +472,12 @@ func searchBody(t *ir.TypeRef, name string, depth int) string {
 		}
 		for _, f := range st.Fields {
 			if annot.SameName(f.Name, name) && f.Name != "" {
-				if isStringType(f.Type) || ir.StringVariant(f.Type) != nil {
+				if ir.IsStringType(f.Type) || ir.StringVariant(f.Type) != nil {
 					return fmt.Sprintf(`{%s: "{ref}"}`, yamlKey(f.Name))
 				}
 				for _, inner := range structsOf(f.Type) {
 					for _, e := range []string{"exact", "eq", "equals"} {
-						if i := slices.IndexFunc(inner.Fields, func(g *ir.Field) bool { return g.Name == e }); i >= 0 && isStringType(inner.Fields[i].Type) {
+						if i := slices.IndexFunc(inner.Fields, func(g *ir.Field) bool { return g.Name == e }); i >= 0 && ir.IsStringType(inner.Fields[i].Type) {
 							return fmt.Sprintf(`{%s: {%s: "{ref}"}}`, yamlKey(f.Name), e)
 						}
 					}
@@ -499,7 +499,7 @@ func structsOf(r *ir.TypeRef) []*ir.Type {
 		return []*ir.Type{st}
 	}
 	var out []*ir.Type
-	if u := under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
+	if u := ir.Under(r); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
 		for _, v := range u.Named.Variants {
 			if st := structOf(v.Type); st != nil {
 				out = append(out, st)
@@ -537,7 +537,7 @@ var cursorPairs = []struct {
 // recognise how it pages.
 func pagesOf(read *ir.Operation) string {
 	for _, pair := range cursorPairs {
-		i := slices.IndexFunc(read.Params, func(q *ir.Param) bool { return q.In == ir.InQuery && q.Name == pair.param && isStringType(q.Type) })
+		i := slices.IndexFunc(read.Params, func(q *ir.Param) bool { return q.In == ir.InQuery && q.Name == pair.param && ir.IsStringType(q.Type) })
 		if i < 0 {
 			continue
 		}
@@ -547,7 +547,7 @@ func pagesOf(read *ir.Operation) string {
 	}
 	// pages by number: GitHub's page=1, 2, ...
 	for _, q := range read.Params {
-		if q.In == ir.InQuery && !q.Required && (q.Name == "page" || q.Name == "page_number") && isIntegerType(q.Type) {
+		if q.In == ir.InQuery && !q.Required && (q.Name == "page" || q.Name == "page_number") && ir.IsIntegerType(q.Type) {
 			return fmt.Sprintf("{max: 5, param: %s}", yamlKey(q.Name))
 		}
 	}
@@ -562,7 +562,7 @@ func findString(t *ir.TypeRef, names []string, depth int) string {
 		return ""
 	}
 	for _, n := range names {
-		if i := slices.IndexFunc(st.Fields, func(f *ir.Field) bool { return f.Name == n }); i >= 0 && isStringType(st.Fields[i].Type) {
+		if i := slices.IndexFunc(st.Fields, func(f *ir.Field) bool { return f.Name == n }); i >= 0 && ir.IsStringType(st.Fields[i].Type) {
 			return "/" + n
 		}
 	}
@@ -588,12 +588,12 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 		return false
 	}
 	elem := (*ir.TypeRef)(nil)
-	switch u := under(rr); {
+	switch u := ir.Under(rr); {
 	case u.Kind == ir.RefArray:
 		p.found, elem = "/0", u.Elem
 	case structOf(rr) != nil:
 		for _, f := range structOf(rr).Fields {
-			if a := under(f.Type); a.Kind == ir.RefArray && (sameType(a.Elem, w) || envelopeOf(w, a.Elem) != "") {
+			if a := ir.Under(f.Type); a.Kind == ir.RefArray && (ir.SameType(a.Elem, w) || envelopeOf(w, a.Elem) != "") {
 				p.found, elem = "/"+f.Name+"/0", a.Elem
 				break
 			}
@@ -601,7 +601,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 		if elem == nil && p.form == "query" {
 			// a search whose items look like what the write answers, read again by their id
 			for _, f := range structOf(rr).Fields {
-				if a := under(f.Type); a.Kind == ir.RefArray && searchElem(so.op, p.read.op) == a.Elem {
+				if a := ir.Under(f.Type); a.Kind == ir.RefArray && searchElem(so.op, p.read.op) == a.Elem {
 					p.found, elem = "/"+f.Name+"/0", a.Elem
 					break
 				}
@@ -611,11 +611,11 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 	if elem == nil {
 		return false
 	}
-	if !sameType(elem, w) {
+	if !ir.SameType(elem, w) {
 		p.object = envelopeOf(w, elem)
 	}
 	p.id = idOf(elem)
-	if !sameType(elem, w) && p.object == "" && !p.adoptBy(so, elem, items) {
+	if !ir.SameType(elem, w) && p.object == "" && !p.adoptBy(so, elem, items) {
 		return false
 	}
 	if p.id == "" {
@@ -627,7 +627,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 		if p.ref.key || p.form == "filter" || !strings.HasPrefix(ptr, "/") {
 			break
 		}
-		if m, why := resolvePath(elem, ptr, readPath); why == "" && isStringType(m.Type) &&
+		if m, why := ir.ResolvePath(elem, ptr, ir.ReadPath); why == "" && ir.IsStringType(m.Type) &&
 			!slices.ContainsFunc(m.Steps, func(s ir.Step) bool { return s.Kind == ir.StepUnion || s.Kind == ir.StepEach }) {
 			p.match = ptr
 			break
@@ -638,7 +638,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 	}
 	if p.adopt != nil {
 		// the object read must show the reference where the element does
-		if m, why := resolvePath(w, p.match, readPath); p.match == "" || why != "" || !isStringType(m.Type) {
+		if m, why := ir.ResolvePath(w, p.match, ir.ReadPath); p.match == "" || why != "" || !ir.IsStringType(m.Type) {
 			return false
 		}
 	}
@@ -668,9 +668,9 @@ func (p *proposal) adoptBy(so *specOp, elem *ir.TypeRef, items []*specOp) bool {
 		}
 		ptrs = append(ptrs, "/"+name)
 		for _, ptr := range ptrs {
-			e, why1 := resolvePath(elem, ptr, readPath)
-			r, why2 := resolvePath(so.op.Response.Type, ptr, readPath)
-			if why1 != "" || why2 != "" || !(isStringType(e.Type) || isIntegerType(e.Type)) || !(isStringType(r.Type) || isIntegerType(r.Type)) {
+			e, why1 := ir.ResolvePath(elem, ptr, ir.ReadPath)
+			r, why2 := ir.ResolvePath(so.op.Response.Type, ptr, ir.ReadPath)
+			if why1 != "" || why2 != "" || !(ir.IsStringType(e.Type) || ir.IsIntegerType(e.Type)) || !(ir.IsStringType(r.Type) || ir.IsIntegerType(r.Type)) {
 				continue
 			}
 			params, ok := requiredParams(so, c.op, name)
@@ -688,8 +688,8 @@ func (p *proposal) adoptBy(so *specOp, elem *ir.TypeRef, items []*specOp) bool {
 // property named created_at, created, createdAt or creation_date, or "".
 func createdOf(t *ir.TypeRef) string {
 	for _, ptr := range []string{"/created_at", "/createdAt", "/created", "/creation_date", "/date_created"} {
-		if p, why := resolvePath(t, ptr, readPath); why == "" {
-			if u := under(p.Type); u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "int64") || isStringType(p.Type) {
+		if p, why := ir.ResolvePath(t, ptr, ir.ReadPath); why == "" {
+			if u := ir.Under(p.Type); u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "int64") || ir.IsStringType(p.Type) {
 				return ptr
 			}
 		}
@@ -705,7 +705,7 @@ func envelopeOf(w, elem *ir.TypeRef) string {
 		return ""
 	}
 	for _, f := range st.Fields {
-		if sameType(f.Type, elem) {
+		if ir.SameType(f.Type, elem) {
 			return "/" + f.Name
 		}
 	}
@@ -715,7 +715,7 @@ func envelopeOf(w, elem *ir.TypeRef) string {
 // idOf returns the pointer of an object's durable id: id, sid or uuid, a string or an integer.
 func idOf(t *ir.TypeRef) string {
 	for _, ptr := range []string{"/id", "/sid", "/uuid"} {
-		if p, why := resolvePath(t, ptr, readPath); why == "" && (isStringType(p.Type) || isIntegerType(p.Type)) {
+		if p, why := ir.ResolvePath(t, ptr, ir.ReadPath); why == "" && (ir.IsStringType(p.Type) || ir.IsIntegerType(p.Type)) {
 			return ptr
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
-	"github.com/writegen/writegen/spec/load"
 )
 
 // resolver matches the annotation file to the spec's operations, decides the scope and turns
@@ -361,7 +360,7 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path
 		r.errorf(n, so.op.ID, "%s %q: the request body is raw bytes of %s, which writegen does not fill in", what, ptr, body.ContentType)
 		return nil
 	}
-	p, why := resolvePath(body.Type, ptr, setPath)
+	p, why := ir.ResolvePath(body.Type, ptr, ir.SetPath)
 	if why != "" {
 		r.errorf(n, so.op.ID, "%s %q does not resolve in the request body: %s", what, ptr, why)
 		return nil
@@ -371,7 +370,7 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path
 		return nil
 	}
 	last := p.Steps[len(p.Steps)-1]
-	u := under(p.Type)
+	u := ir.Under(p.Type)
 	ok := false
 	switch {
 	case ir.StringVariant(p.Type) != nil: // a oneOf/anyOf with a string member, set to that member
@@ -379,10 +378,10 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path
 	case last.Kind == ir.StepField && last.Field.Pointer:
 		ok = p.Type.Kind == ir.RefBuiltin && p.Type.Builtin == "string"
 	default:
-		ok = isStringType(p.Type) || u.Kind == ir.RefBuiltin && u.Builtin == "any"
+		ok = ir.IsStringType(p.Type) || u.Kind == ir.RefBuiltin && u.Builtin == "any"
 	}
 	if !ok {
-		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, describeRef(p.Type))
+		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, ir.DescribeRef(p.Type))
 		return nil
 	}
 	p.Pos = r.pos(n)
@@ -423,8 +422,8 @@ func unionOnPath(body *ir.Body, ptr string) *ir.Type {
 		return nil
 	}
 	t := body.Type
-	for _, seg := range load.SplitPointer(ptr) {
-		u := under(t)
+	for _, seg := range ir.SplitPointer(ptr) {
+		u := ir.Under(t)
 		switch {
 		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 			return u.Named
@@ -445,7 +444,7 @@ func unionOnPath(body *ir.Body, ptr string) *ir.Type {
 			return nil
 		}
 	}
-	if u := under(t); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion && ir.StringVariant(t) == nil {
+	if u := ir.Under(t); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion && ir.StringVariant(t) == nil {
 		return u.Named
 	}
 	return nil
@@ -489,9 +488,9 @@ func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Re
 		return nil
 	}
 	p := &ir.Path{Pointer: ra.Body, Root: body.Type, Type: body.Type, Pos: r.pos(ra.BodyNode)}
-	segs := load.SplitPointer(ra.Body)
+	segs := ir.SplitPointer(ra.Body)
 	for i, seg := range segs {
-		u := under(p.Type)
+		u := ir.Under(p.Type)
 		switch {
 		case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion:
 			var v *ir.Variant
@@ -505,13 +504,13 @@ func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Re
 					strings.Join(variantNames(u.Named), ", "), annot.Suggest(ra.Through, variantNames(u.Named)))
 				return nil
 			}
-			vu := under(v.Type)
+			vu := ir.Under(v.Type)
 			if vu.Kind != ir.RefNamed || vu.Named.Kind != ir.KindStruct {
-				r.errorf(ra.ThroughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.Through, describeRef(v.Type))
+				r.errorf(ra.ThroughNode, id, "reference.through %q is %s, not an object whose property can hold the reference", ra.Through, ir.DescribeRef(v.Type))
 				return nil
 			}
 			rest := "/" + strings.Join(escapeSegments(segs[i:]), "/")
-			q, why := resolvePath(v.Type, rest, setPath)
+			q, why := ir.ResolvePath(v.Type, rest, ir.SetPath)
 			if why == "" && slices.ContainsFunc(q.Steps, func(st ir.Step) bool { return st.Kind != ir.StepField }) {
 				why = "a reference inside a variant is reached through its object properties only"
 			}
@@ -519,8 +518,8 @@ func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Re
 				r.errorf(ra.BodyNode, id, "reference body %q does not resolve in the variant %s: %s", ra.Body, ra.Through, why)
 				return nil
 			}
-			if !isStringType(q.Type) {
-				r.errorf(ra.BodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.Body, describeRef(q.Type), ra.Through)
+			if !ir.IsStringType(q.Type) {
+				r.errorf(ra.BodyNode, id, "reference body %q is %s in the variant %s, not a string: writegen stores a string there", ra.Body, ir.DescribeRef(q.Type), ra.Through)
 				return nil
 			}
 			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepVariant, Union: u.Named, Variant: v, Type: v.Type})
@@ -542,11 +541,11 @@ func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Re
 			p.Steps = append(p.Steps, ir.Step{Kind: ir.StepField, Field: f, Struct: u.Named, Type: f.Type})
 			p.Type = f.Type
 		default:
-			r.errorf(ra.BodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.Body, describeRef(p.Type))
+			r.errorf(ra.BodyNode, id, "reference body %q: before reference.through's oneOf/anyOf it goes into %s: reach the union through object properties only", ra.Body, ir.DescribeRef(p.Type))
 			return nil
 		}
 	}
-	if u := under(p.Type); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
+	if u := ir.Under(p.Type); u.Kind == ir.RefNamed && u.Named.Kind == ir.KindUnion {
 		r.errorf(ra.BodyNode, id, "reference body %q is the oneOf/anyOf itself: point at the property of the variant %s that holds the reference", ra.Body, ra.Through)
 		return nil
 	}
@@ -558,7 +557,7 @@ func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Re
 func escapeSegments(segs []string) []string {
 	out := make([]string, len(segs))
 	for i, s := range segs {
-		out[i] = load.PointerEscaper.Replace(s)
+		out[i] = ir.EscapePointer(s)
 	}
 	return out
 }
@@ -582,7 +581,7 @@ func (r *resolver) marker(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Referen
 	if b := ref.Body; b != nil {
 		last := b.Steps[len(b.Steps)-1]
 		if last.Kind != ir.StepField || b.Type.Kind != ir.RefBuiltin || b.Type.Builtin != "string" {
-			r.errorf(ra.MarkerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, describeRef(b.Type))
+			r.errorf(ra.MarkerNode, id, "reference marker: the body field %q is %s, not a string field the marker can be appended to", b.Pointer, ir.DescribeRef(b.Type))
 			return
 		}
 	}
@@ -659,15 +658,15 @@ func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *i
 	}
 	root, where := resp.Type, "the "+statusText(resp.Status)+" response"
 	if obj := s.Object; obj != nil {
-		root, where = obj.Type, "the receipt's object at "+obj.Pointer+" ("+describeRef(obj.Type)+")"
+		root, where = obj.Type, "the receipt's object at "+obj.Pointer+" ("+ir.DescribeRef(obj.Type)+")"
 	}
-	p, why := resolvePath(root, ptr, readPath)
+	p, why := ir.ResolvePath(root, ptr, ir.ReadPath)
 	if why != "" {
 		r.errorf(n, so.op.ID, "receipt id %q does not resolve in %s: %s", ptr, where, why)
 		return nil
 	}
-	if !isStringType(p.Type) && !isIntegerType(p.Type) {
-		r.errorf(n, so.op.ID, "receipt id %q is %s in %s, not a string or an integer", ptr, describeRef(p.Type), where)
+	if !ir.IsStringType(p.Type) && !ir.IsIntegerType(p.Type) {
+		r.errorf(n, so.op.ID, "receipt id %q is %s in %s, not a string or an integer", ptr, ir.DescribeRef(p.Type), where)
 		return nil
 	}
 	if obj := s.Object; obj != nil {
@@ -695,9 +694,9 @@ func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) b
 		r.errorf(at, id, "response: the %s response has no JSON body to find the receipt in", statusText(resp.Status))
 		return false
 	}
-	where := "the " + statusText(resp.Status) + " response (" + describeRef(resp.Type) + ")"
+	where := "the " + statusText(resp.Status) + " response (" + ir.DescribeRef(resp.Type) + ")"
 	fields := func(what, ptr string, n *yaml.Node) *ir.Path {
-		p, why := resolvePath(resp.Type, ptr, readPath)
+		p, why := ir.ResolvePath(resp.Type, ptr, ir.ReadPath)
 		if why == "" && len(p.Steps) == 0 {
 			why = "it is the whole body"
 		}
@@ -718,8 +717,8 @@ func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) b
 		}
 		if p := fields("object", e.Object, e.ObjectNode); p == nil {
 			ok = false
-		} else if u := under(p.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct && u.Named.Kind != ir.KindUnion {
-			r.errorf(e.ObjectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.Object, describeRef(p.Type), where)
+		} else if u := ir.Under(p.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct && u.Named.Kind != ir.KindUnion {
+			r.errorf(e.ObjectNode, id, "response.object %q is %s in %s, not an object: point at the object the write made", e.Object, ir.DescribeRef(p.Type), where)
 			ok = false
 		} else {
 			s.Object = p
@@ -728,8 +727,8 @@ func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) b
 	if e.OKNode != nil {
 		if p := fields("ok", e.OK, e.OKNode); p == nil {
 			ok = false
-		} else if u := under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
-			r.errorf(e.OKNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.OK, describeRef(p.Type), where)
+		} else if u := ir.Under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
+			r.errorf(e.OKNode, id, "response.ok %q is %s in %s, not a boolean: point at the flag that is false when the provider refused the write", e.OK, ir.DescribeRef(p.Type), where)
 			ok = false
 		} else {
 			s.OK = p
@@ -738,8 +737,8 @@ func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) b
 	if e.ErrTextNode != nil && e.OKNode != nil {
 		if p := fields("error", e.ErrText, e.ErrTextNode); p == nil {
 			ok = false
-		} else if !isStringType(p.Type) {
-			r.errorf(e.ErrTextNode, id, "response.error %q is %s in %s, not a string: point at the provider's error text", e.ErrText, describeRef(p.Type), where)
+		} else if !ir.IsStringType(p.Type) {
+			r.errorf(e.ErrTextNode, id, "response.error %q is %s in %s, not a string: point at the provider's error text", e.ErrText, ir.DescribeRef(p.Type), where)
 			ok = false
 		} else {
 			s.ErrorText = p
@@ -843,7 +842,7 @@ func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.L
 	found := &ir.Path{Root: rr.Type, Type: rr.Type, Pos: r.pos(l.OpNode)}
 	if l.Found != "" {
 		var why string
-		if found, why = resolvePath(rr.Type, l.Found, eachPath); why != "" {
+		if found, why = ir.ResolvePath(rr.Type, l.Found, ir.EachPath); why != "" {
 			r.errorf(l.FoundNode, id, "lookup found %q does not resolve in the response of %q: %s", l.Found, read.ID, why)
 			return nil
 		}
@@ -874,9 +873,9 @@ func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.L
 // it as it is (wrapped back into the envelope).
 func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
 	id, resp := so.op.ID, so.op.Response
-	want, what := resp.Type, so.op.ID+" answers with "+describeRef(resp.Type)
+	want, what := resp.Type, so.op.ID+" answers with "+ir.DescribeRef(resp.Type)
 	if s.Object != nil {
-		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+describeRef(s.Object.Type)
+		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+ir.DescribeRef(s.Object.Type)
 	}
 	switch {
 	case l.Adopt == "fields":
@@ -885,9 +884,9 @@ func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, f
 		return true // the receipt is read by the found element's id: adoptBy checks that read
 	}
 	switch {
-	case sameType(found.Type, resp.Type): // the write's whole answer, envelope and all
+	case ir.SameType(found.Type, resp.Type): // the write's whole answer, envelope and all
 		return true
-	case s.Object != nil && sameType(found.Type, want):
+	case s.Object != nil && ir.SameType(found.Type, want):
 		out.Object = true
 		return true
 	case extends(want, found.Type):
@@ -899,8 +898,8 @@ func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, f
 		at = l.OpNode
 	}
 	hint := "a lookup must find what the write returns"
-	switch u := under(found.Type); {
-	case u.Kind == ir.RefArray && sameType(u.Elem, want):
+	switch u := ir.Under(found.Type); {
+	case u.Kind == ir.RefArray && ir.SameType(u.Elem, want):
 		hint = "point found at an element of the list (like " + found.Pointer + "/0): every element is a found effect"
 	case s.Object == nil:
 		if ptr := fieldOfType(resp.Type, found.Type); ptr != "" {
@@ -911,7 +910,7 @@ func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, f
 	default:
 		hint = "a lookup must find objects of the receipt's object's own schema, not a look-alike"
 	}
-	r.errorf(at, id, "lookup finds %s, but %s: %s", describeRef(found.Type), what, hint)
+	r.errorf(at, id, "lookup finds %s, but %s: %s", ir.DescribeRef(found.Type), what, hint)
 	return false
 }
 
@@ -920,7 +919,7 @@ func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, f
 // enabled_push_messaging). f's fields are then r's first ones, of the same names, types and
 // encodings, so that an f found by a lookup becomes an r by copying them.
 func extends(r, f *ir.TypeRef) bool {
-	ru, fu := under(r), under(f)
+	ru, fu := ir.Under(r), ir.Under(f)
 	if ru.Kind != ir.RefNamed || fu.Kind != ir.RefNamed || ru.Named.Kind != ir.KindStruct || fu.Named.Kind != ir.KindStruct {
 		return false
 	}
@@ -930,7 +929,7 @@ func extends(r, f *ir.TypeRef) bool {
 	}
 	for i, ff := range ft.Fields {
 		rf := rt.Fields[i]
-		if rf.Name != ff.Name || !sameType(rf.Type, ff.Type) || rf.Pointer != ff.Pointer || rf.OmitEmpty != ff.OmitEmpty ||
+		if rf.Name != ff.Name || !ir.SameType(rf.Type, ff.Type) || rf.Pointer != ff.Pointer || rf.OmitEmpty != ff.OmitEmpty ||
 			rf.Untagged != ff.Untagged || rf.Required != ff.Required || rf.Nullable != ff.Nullable {
 			return false
 		}
@@ -950,13 +949,13 @@ func extends(r, f *ir.TypeRef) bool {
 // receipt's id is among those copied.
 func (r *resolver) copies(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
 	id := so.op.ID
-	if sameType(found.Type, want) || sameType(found.Type, so.op.Response.Type) {
-		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.Op, describeRef(found.Type))
+	if ir.SameType(found.Type, want) || ir.SameType(found.Type, so.op.Response.Type) {
+		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.Op, ir.DescribeRef(found.Type))
 		return false
 	}
-	wu, fu := under(want), under(found.Type)
+	wu, fu := ir.Under(want), ir.Under(found.Type)
 	if wu.Kind != ir.RefNamed || fu.Kind != ir.RefNamed || wu.Named.Kind != ir.KindStruct || fu.Named.Kind != ir.KindStruct {
-		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.Op, describeRef(found.Type), what)
+		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies properties from object to object, and %s finds %s while %s: point found at an object", l.Op, ir.DescribeRef(found.Type), what)
 		return false
 	}
 	idField, at := "", 0 // the property of want the id is in (ID goes through Object)
@@ -971,15 +970,15 @@ func (r *resolver) copies(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found
 		i := slices.IndexFunc(fu.Named.Fields, func(f *ir.Field) bool { return f.Name == wf.Name })
 		if i < 0 {
 			if wf.Required {
-				r.errorf(l.AdoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, describeRef(found.Type), l.Op)
+				r.errorf(l.AdoptNode, id, "lookup adopt: fields: the receipt's required property %q is not a property of %s, which %s finds: the receipt adopted would lack it", wf.Name, ir.DescribeRef(found.Type), l.Op)
 				return false
 			}
 			continue
 		}
 		ff := fu.Named.Fields[i]
-		if !sameType(wf.Type, ff.Type) || wf.Pointer != ff.Pointer {
+		if !ir.SameType(wf.Type, ff.Type) || wf.Pointer != ff.Pointer {
 			r.errorf(l.AdoptNode, id, "lookup adopt: fields: property %q is %s in the receipt and %s in %s, which %s finds: only properties of the same type, required or optional in both, are copied",
-				wf.Name, fieldText(wf), fieldText(ff), describeRef(found.Type), l.Op)
+				wf.Name, fieldText(wf), fieldText(ff), ir.DescribeRef(found.Type), l.Op)
 			return false
 		}
 		copied = copied || wf.Name == idField
@@ -996,21 +995,21 @@ func (r *resolver) copies(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found
 // pointer in Go).
 func fieldText(f *ir.Field) string {
 	if f.Pointer {
-		return describeRef(f.Type) + " (optional)"
+		return ir.DescribeRef(f.Type) + " (optional)"
 	}
-	return describeRef(f.Type) + " (required)"
+	return ir.DescribeRef(f.Type) + " (required)"
 }
 
 // fieldOfType returns the pointer of the property of the struct t whose type is f, "" without
 // one.
 func fieldOfType(t, f *ir.TypeRef) string {
-	u := under(t)
+	u := ir.Under(t)
 	if u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct {
 		return ""
 	}
 	for _, fl := range u.Named.Fields {
-		if sameType(fl.Type, f) {
-			return "/" + load.PointerEscaper.Replace(fl.Name)
+		if ir.SameType(fl.Type, f) {
+			return "/" + ir.EscapePointer(fl.Name)
 		}
 	}
 	return ""
@@ -1019,11 +1018,11 @@ func fieldOfType(t, f *ir.TypeRef) string {
 // okIn resolves the write's response.ok pointer in a read's response: the read's own success
 // flag, when it has a boolean there, reached through struct fields; else nil.
 func okIn(t *ir.TypeRef, ptr string) *ir.Path {
-	p, why := resolvePath(t, ptr, readPath)
+	p, why := ir.ResolvePath(t, ptr, ir.ReadPath)
 	if why != "" || len(p.Steps) == 0 || slices.ContainsFunc(p.Steps, func(st ir.Step) bool { return st.Kind != ir.StepField }) {
 		return nil
 	}
-	if u := under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
+	if u := ir.Under(p.Type); u.Kind != ir.RefBuiltin || u.Builtin != "bool" {
 		return nil
 	}
 	return p
@@ -1115,7 +1114,7 @@ func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir
 	// in resolves a pointer into the found element (or, for the cursor, the read's response) that
 	// the generated code reads field by field.
 	in := func(root *ir.TypeRef, ptr string, n *yaml.Node, what, where string) *ir.Path {
-		p, why := resolvePath(root, ptr, readPath)
+		p, why := ir.ResolvePath(root, ptr, ir.ReadPath)
 		if why == "" && len(p.Steps) == 0 {
 			why = "it is the whole " + where
 		}
@@ -1130,11 +1129,11 @@ func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir
 		p.Pos = r.pos(n)
 		return p
 	}
-	elemWhere := "the found element (" + describeRef(elem) + ")"
+	elemWhere := "the found element (" + ir.DescribeRef(elem) + ")"
 	if l.MatchNode != nil {
 		if p := in(elem, l.Match, l.MatchNode, "match", elemWhere); p != nil {
-			if !isStringType(p.Type) {
-				r.errorf(l.MatchNode, id, "lookup match %q is %s in the found element, not a string: the client compares it with the reference", l.Match, describeRef(p.Type))
+			if !ir.IsStringType(p.Type) {
+				r.errorf(l.MatchNode, id, "lookup match %q is %s in the found element, not a string: the client compares it with the reference", l.Match, ir.DescribeRef(p.Type))
 				ok = false
 			} else {
 				out.Match = p
@@ -1143,8 +1142,8 @@ func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir
 	}
 	if l.SinceNode != nil {
 		if p := in(elem, l.Since, l.SinceNode, "since", elemWhere); p != nil {
-			if u := under(p.Type); !isStringType(p.Type) && !isIntegerType(p.Type) && !(u.Kind == ir.RefBuiltin && u.Builtin == "time.Time") {
-				r.errorf(l.SinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.Since, describeRef(p.Type))
+			if u := ir.Under(p.Type); !ir.IsStringType(p.Type) && !ir.IsIntegerType(p.Type) && !(u.Kind == ir.RefBuiltin && u.Builtin == "time.Time") {
+				r.errorf(l.SinceNode, id, "lookup since %q is %s in the found element: want when the element was created, a date-time string or an integer of Unix seconds", l.Since, ir.DescribeRef(p.Type))
 				ok = false
 			} else {
 				out.Since = p
@@ -1156,8 +1155,8 @@ func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir
 		if pa.CursorNode == nil {
 			// by page number
 		} else if p := in(read.Response.Type, pa.Cursor, pa.CursorNode, "pages.cursor", "the response of "+strconv.Quote(read.ID)); p != nil {
-			if !isStringType(p.Type) {
-				r.errorf(pa.CursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.Cursor, describeRef(p.Type), read.ID)
+			if !ir.IsStringType(p.Type) {
+				r.errorf(pa.CursorNode, id, "lookup pages.cursor %q is %s in the response of %q, not a string cursor", pa.Cursor, ir.DescribeRef(p.Type), read.ID)
 				ok = false
 			}
 			pg.Cursor = p
@@ -1174,11 +1173,11 @@ func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir
 		case pg.Param.In != ir.InQuery:
 			r.errorf(pa.ParamNode, id, "lookup pages.param %q is a %s parameter of %q: the cursor goes into a query parameter", pa.Param, pg.Param.In, read.ID)
 			ok = false
-		case pg.Cursor == nil && pa.CursorNode == nil && !(isIntegerType(pg.Param.Type) && under(pg.Param.Type).Kind == ir.RefBuiltin):
-			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.Param, describeRef(pg.Param.Type))
+		case pg.Cursor == nil && pa.CursorNode == nil && !(ir.IsIntegerType(pg.Param.Type) && ir.Under(pg.Param.Type).Kind == ir.RefBuiltin):
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s: without a cursor the walk goes by page number, and passes an integer (give pages.cursor for a walk by cursor)", pa.Param, ir.DescribeRef(pg.Param.Type))
 			ok = false
-		case pa.CursorNode != nil && !isStringType(pg.Param.Type):
-			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.Param, describeRef(pg.Param.Type))
+		case pa.CursorNode != nil && !ir.IsStringType(pg.Param.Type):
+			r.errorf(pa.ParamNode, id, "lookup pages.param %q is %s, not a string: the cursor is passed as it came", pa.Param, ir.DescribeRef(pg.Param.Type))
 			ok = false
 		case slices.ContainsFunc(l.Params, func(g annot.TemplateAnswer) bool { return g.Name == pa.Param }):
 			r.errorf(pa.ParamNode, id, "lookup pages.param %q is also given in params: the walk sets it from the cursor", pa.Param)
@@ -1265,24 +1264,24 @@ func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation,
 		t := &ir.Template{Param: param, Text: g.Text, Parts: parts, Pos: r.pos(g.ValueNode)}
 		single := len(parts) == 1 && parts[0].Value != nil
 		constant := !slices.ContainsFunc(parts, func(p ir.TemplatePart) bool { return p.Hole || p.Value != nil })
-		switch u := under(param.Type); {
-		case constant && !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
+		switch u := ir.Under(param.Type); {
+		case constant && !ir.IsStringType(param.Type) && !(u.Kind == ir.RefArray && ir.IsStringType(u.Elem)):
 			// a constant of the parameter's own type: per_page: 100
 			v, ok := constantOf(param.Type, g.Text)
 			if !ok {
-				r.errorf(g.ValueNode, id, "lookup param %q is %s, and %q is not one", g.Name, describeRef(param.Type), g.Text)
+				r.errorf(g.ValueNode, id, "lookup param %q is %s, and %q is not one", g.Name, ir.DescribeRef(param.Type), g.Text)
 				continue
 			}
 			t.Const = v
-		case isIntegerType(param.Type) && u.Kind == ir.RefBuiltin && hole == "id" && len(parts) == 1 && parts[0].Hole:
+		case ir.IsIntegerType(param.Type) && u.Kind == ir.RefBuiltin && hole == "id" && len(parts) == 1 && parts[0].Hole:
 			// the found element's id, an integer: issues/get's issue_number
-		case isIntegerType(param.Type) && u.Kind == ir.RefBuiltin:
+		case ir.IsIntegerType(param.Type) && u.Kind == ir.RefBuiltin:
 			if !single || !parts[0].Value.Integer {
-				r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.Name, describeRef(param.Type))
+				r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string, or one integer value of the write (like \"{ticket_id}\")", g.Name, ir.DescribeRef(param.Type))
 				continue
 			}
-		case !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)):
-			r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.Name, describeRef(param.Type))
+		case !ir.IsStringType(param.Type) && !(u.Kind == ir.RefArray && ir.IsStringType(u.Elem)):
+			r.errorf(g.ValueNode, id, "lookup param %q is %s, not a string: writegen passes it a string", g.Name, ir.DescribeRef(param.Type))
 			continue
 		}
 		out = append(out, t)
@@ -1319,13 +1318,13 @@ func (r *resolver) lookupValue(so *specOp, s *ir.Safety, name string, n *yaml.No
 	case v.Field != nil:
 		v.Integer = v.Field.Type == "int64"
 	case v.Param != nil:
-		switch u := under(v.Param.Type); {
+		switch u := ir.Under(v.Param.Type); {
 		case !v.Param.Required:
 			return nil, fmt.Sprintf("{%s} is an optional parameter of %s: a lookup value must be known to every call, so only a required one may travel with the reference", name, so.op.ID)
-		case isIntegerType(v.Param.Type) && u.Kind == ir.RefBuiltin:
+		case ir.IsIntegerType(v.Param.Type) && u.Kind == ir.RefBuiltin:
 			v.Integer = true
-		case !isStringType(v.Param.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
-			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, describeRef(v.Param.Type), so.op.ID)
+		case !ir.IsStringType(v.Param.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
+			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, ir.DescribeRef(v.Param.Type), so.op.ID)
 		}
 	default:
 		names := paramNames(so.op)
@@ -1375,8 +1374,8 @@ func (r *resolver) templates(so *specOp, target *ir.Operation, given []annot.Tem
 		if t == nil {
 			continue
 		}
-		if u := under(param.Type); !isStringType(param.Type) && !(u.Kind == ir.RefArray && isStringType(u.Elem)) {
-			r.errorf(g.ValueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.Name, describeRef(param.Type))
+		if u := ir.Under(param.Type); !ir.IsStringType(param.Type) && !(u.Kind == ir.RefArray && ir.IsStringType(u.Elem)) {
+			r.errorf(g.ValueNode, id, "%s param %q is %s, not a string: writegen passes it a string", what, g.Name, ir.DescribeRef(param.Type))
 			continue
 		}
 		out = append(out, t)

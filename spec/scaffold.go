@@ -270,7 +270,7 @@ func scaffoldResponse(so *specOp) string {
 	resp := so.op.Response
 	id := ""
 	if resp.Type != nil {
-		if p, why := resolvePath(resp.Type, "/id", readPath); why == "" && (isStringType(p.Type) || isIntegerType(p.Type)) {
+		if p, why := ir.ResolvePath(resp.Type, "/id", ir.ReadPath); why == "" && (ir.IsStringType(p.Type) || ir.IsIntegerType(p.Type)) {
 			id = "/id"
 		}
 	}
@@ -334,7 +334,7 @@ func idempotencyField(so *specOp) (string, int) {
 		return "", 0
 	}
 	for _, name := range []string{"idempotency_key", "idempotencyKey", "IdempotencyKey"} {
-		if p, why := resolvePath(body.Type, "/"+name, setPath); why == "" && isStringType(p.Type) {
+		if p, why := ir.ResolvePath(body.Type, "/"+name, ir.SetPath); why == "" && ir.IsStringType(p.Type) {
 			n := 0
 			if sr := so.bodySchema; sr != nil && sr.Value != nil {
 				if prop := sr.Value.Properties[name]; prop != nil && prop.Value != nil && prop.Value.MaxLength != nil {
@@ -400,18 +400,18 @@ func searchElem(w, read *ir.Operation) *ir.TypeRef {
 		return nil
 	}
 	var lists []*ir.TypeRef
-	switch u := under(read.Response.Type); {
+	switch u := ir.Under(read.Response.Type); {
 	case u.Kind == ir.RefArray:
 		lists = append(lists, u.Elem)
 	case structOf(read.Response.Type) != nil:
 		for _, f := range structOf(read.Response.Type).Fields {
-			if a := under(f.Type); a.Kind == ir.RefArray {
+			if a := ir.Under(f.Type); a.Kind == ir.RefArray {
 				lists = append(lists, a.Elem)
 			}
 		}
 	}
 	for _, e := range lists {
-		if sameType(e, w.Response.Type) || envelopeOf(w.Response.Type, e) != "" || lookalike(w.Response.Type, e) {
+		if ir.SameType(e, w.Response.Type) || envelopeOf(w.Response.Type, e) != "" || lookalike(w.Response.Type, e) {
 			return e
 		}
 	}
@@ -456,7 +456,7 @@ func itemReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 			continue
 		}
 		b.convert(c)
-		if len(c.errs) > 0 || so.op.Response.Type == nil || c.op.Response.Type == nil || !sameType(c.op.Response.Type, so.op.Response.Type) {
+		if len(c.errs) > 0 || so.op.Response.Type == nil || c.op.Response.Type == nil || !ir.SameType(c.op.Response.Type, so.op.Response.Type) {
 			continue
 		}
 		out = append(out, c)
@@ -521,7 +521,7 @@ func nonceField(so *specOp) nonce {
 		return nonce{}
 	}
 	for _, f := range st.Fields {
-		if !nonceName.MatchString(f.Name) || !isStringType(f.Type) && ir.StringVariant(f.Type) == nil || f.ReadOnly {
+		if !nonceName.MatchString(f.Name) || !ir.IsStringType(f.Type) && ir.StringVariant(f.Type) == nil || f.ReadOnly {
 			continue
 		}
 		n := nonce{pointer: "/" + f.Name, maxLength: propertyMaxLength(so, f.Name)}

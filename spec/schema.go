@@ -29,7 +29,7 @@ func (b *builder) sub(at site, seg, name string) site {
 	if k == nil {
 		k = at.key
 	}
-	return site{ptr: at.ptr + "/" + load.EscapePointer(seg), name: name, key: k, node: v}
+	return site{ptr: at.ptr + "/" + ir.EscapePointer(seg), name: name, key: k, node: v}
 }
 
 // item descends into element i of the sequence at key seg.
@@ -49,7 +49,7 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 // name; anything else is named from the last segment of the pointer.
 func (b *builder) refSite(ref string) site {
 	frag := strings.TrimPrefix(ref, "#")
-	segs := load.SplitPointer(frag)
+	segs := ir.SplitPointer(frag)
 	named := segs // as the name is made from them
 	if len(segs) >= 3 && segs[0] == "components" {
 		if w, ok := b.d.GraftNames[segs[1]+"/"+segs[2]]; ok {
@@ -82,7 +82,7 @@ func (b *builder) refSite(ref string) site {
 	ptr := frag
 	if b.d.V2 && len(segs) == 3 && segs[0] == "components" {
 		if sec, ok := v2Sections[segs[1]]; ok {
-			ptr = "/" + sec + "/" + load.EscapePointer(segs[2])
+			ptr = "/" + sec + "/" + ir.EscapePointer(segs[2])
 		}
 	}
 	if n, ok := b.d.ResolvePointer(ptr); ok {
@@ -135,7 +135,7 @@ func componentName(ref string) string {
 	if !ok || strings.Contains(name, "/") {
 		return ""
 	}
-	return load.UnescapePointer(name)
+	return ir.UnescapePointer(name)
 }
 
 // schemaName returns the name of the component schema a reference names, or "": its key, or

@@ -40,8 +40,8 @@ func (b *builder) shape(ops []*ir.Operation) ir.ErrorList {
 			p.Pointer, _ = hold(p.Type, p.Required || p.In == ir.InPath, false, false)
 		}
 		if op.Body != nil && op.Body.Encoding == ir.BodyMultipart {
-			if u := under(op.Body.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct {
-				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID, Msg: fmt.Sprintf("multipart request body is %s, not an object: writegen sends one part per property", describeRef(op.Body.Type))})
+			if u := ir.Under(op.Body.Type); u.Kind != ir.RefNamed || u.Named.Kind != ir.KindStruct {
+				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID, Msg: fmt.Sprintf("multipart request body is %s, not an object: writegen sends one part per property", ir.DescribeRef(op.Body.Type))})
 			}
 		}
 	}

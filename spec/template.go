@@ -43,7 +43,7 @@ func fitJSON(n *yaml.Node, t *ir.TypeRef) (*yaml.Node, string) {
 	if n.Kind == yaml.AliasNode {
 		return n, "an alias: write the value out"
 	}
-	u := under(t)
+	u := ir.Under(t)
 	switch {
 	case u.Kind == ir.RefBuiltin && (u.Builtin == "any" || u.Builtin == "json.RawMessage"):
 		return nil, ""
@@ -79,7 +79,7 @@ func fitJSON(n *yaml.Node, t *ir.TypeRef) (*yaml.Node, string) {
 					return k, fmt.Sprintf("%s has no property %q", u.Named.Name, k.Value)
 				}
 			default:
-				return n, fmt.Sprintf("an object where %s goes", describeRef(t))
+				return n, fmt.Sprintf("an object where %s goes", ir.DescribeRef(t))
 			}
 			if bad, why := fitJSON(v, vt); bad != nil {
 				return bad, why
@@ -88,7 +88,7 @@ func fitJSON(n *yaml.Node, t *ir.TypeRef) (*yaml.Node, string) {
 		return nil, ""
 	case yaml.SequenceNode:
 		if u.Kind != ir.RefArray {
-			return n, fmt.Sprintf("a list where %s goes", describeRef(t))
+			return n, fmt.Sprintf("a list where %s goes", ir.DescribeRef(t))
 		}
 		for _, item := range n.Content {
 			if bad, why := fitJSON(item, u.Elem); bad != nil {
@@ -100,26 +100,26 @@ func fitJSON(n *yaml.Node, t *ir.TypeRef) (*yaml.Node, string) {
 	ok := false
 	switch n.Tag {
 	case "!!str":
-		ok = isStringType(t) || u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "[]byte")
+		ok = ir.IsStringType(t) || u.Kind == ir.RefBuiltin && (u.Builtin == "time.Time" || u.Builtin == "[]byte")
 		if ok && u.Kind == ir.RefNamed && len(u.Named.Enum) > 0 && !strings.Contains(n.Value, "{ref}") &&
 			!slices.ContainsFunc(u.Named.Enum, func(v ir.EnumValue) bool { return v.Value == n.Value }) {
 			return n, fmt.Sprintf("%q is not one of the values of %s", n.Value, u.Named.Name)
 		}
 	case "!!int":
-		ok = isIntegerType(t) || isFloatType(t)
+		ok = ir.IsIntegerType(t) || isFloatType(t)
 	case "!!float":
 		ok = isFloatType(t)
 	case "!!bool":
 		ok = u.Kind == ir.RefBuiltin && u.Builtin == "bool"
 	}
 	if !ok {
-		return n, fmt.Sprintf("%q where %s goes", n.Value, describeRef(t))
+		return n, fmt.Sprintf("%q where %s goes", n.Value, ir.DescribeRef(t))
 	}
 	return nil, ""
 }
 
 func isFloatType(r *ir.TypeRef) bool {
-	u := under(r)
+	u := ir.Under(r)
 	if u.Kind == ir.RefNamed {
 		return u.Named.Kind == ir.KindEnum && u.Named.Base == "float64"
 	}

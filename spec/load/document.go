@@ -452,45 +452,12 @@ func (d *Document) resolveIn(root *yaml.Node, ptr string) (*yaml.Node, bool) {
 		return nil, false
 	}
 	n := root
-	for _, seg := range SplitPointer(ptr) {
+	for _, seg := range ir.SplitPointer(ptr) {
 		if n = d.step(n, seg); n == nil {
 			return nil, false
 		}
 	}
 	return n, true
-}
-
-// SplitPointer splits a JSON pointer ("/a/b~1c") into unescaped segments.
-func SplitPointer(ptr string) []string {
-	if ptr == "" {
-		return nil
-	}
-	segs := strings.Split(ptr[1:], "/")
-	for i, s := range segs {
-		segs[i] = UnescapePointer(s)
-	}
-	return segs
-}
-
-var (
-	PointerEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	pointerUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
-
-// EscapePointer escapes one JSON pointer segment.
-func EscapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return PointerEscaper.Replace(s)
-}
-
-// UnescapePointer unescapes one JSON pointer segment.
-func UnescapePointer(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
-	}
-	return pointerUnescaper.Replace(s)
 }
 
 // step returns the child of n named by one pointer segment, or nil.

@@ -527,7 +527,7 @@ func (b *bundler) resolve(v *yaml.Node, base string) (t target, errs ir.ErrorLis
 			frag = u
 		}
 	}
-	t.frag, t.segs, t.node = frag, SplitPointer(frag), n
+	t.frag, t.segs, t.node = frag, ir.SplitPointer(frag), n
 	return t, nil, false
 }
 
@@ -862,7 +862,7 @@ func joinPointer(segs []string) string {
 	var b strings.Builder
 	for _, s := range segs {
 		b.WriteByte('/')
-		b.WriteString(EscapePointer(s))
+		b.WriteString(ir.EscapePointer(s))
 	}
 	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -39,7 +40,7 @@ func (at place) pointer() string {
 	var b strings.Builder
 	for _, seg := range at.path {
 		b.WriteByte('/')
-		b.WriteString(EscapePointer(seg))
+		b.WriteString(ir.EscapePointer(seg))
 	}
 	return b.String()
 }
