@@ -121,7 +121,7 @@ func (g *generator) sources() []source {
 		emit(f)
 		srcs = append(srcs, source{name, f})
 	}
-	build("client.go", g.client)
+	build("client.go", func(f *jen.File) { g.client(f); g.writes(f) })
 	groups := modelGroups(api.Types)
 	for _, grp := range groups {
 		if grp.name != "models.go" {

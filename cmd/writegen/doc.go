@@ -20,7 +20,9 @@
 // Generate reads the spec (OpenAPI 3.0 or 3.1, or Swagger 2.0; YAML or JSON) and the annotation
 // file, checks them, and writes one Go package into DIR (with -mcp, a second inside it):
 //
-//   - client.go: Client, NewClient and, when a write is deduplicated in the ledger, Resume;
+//   - client.go: Client, NewClient, when a write is deduplicated in the ledger, Resume, and, when
+//     the package has writes, Writes, their answers as []runtime.WriteInfo (what the engine
+//     integrations check their retry policies against);
 //   - models.go: the schemas as Go types (an API with more than a thousand types spreads them over
 //     models_0.go to models_7.go by a hash of their names);
 //   - operations.go: one method per operation; each write takes its own business key type,

@@ -47,10 +47,12 @@
 // Temporal runs an activity again after any failure it does not know to be
 // final, and after a worker died or an attempt timed out, without a word
 // from the activity. Writes.Register checks the activity's retry policy
-// against the write's answers in WRITE_SAFETY.json and refuses a policy that
-// would run again a write writegen would not send again: one that may have
-// reached the provider and has neither a ledger claim (dedupe: ledger) nor a
-// provider key that writegen re-sends after an ambiguous failure.
+// against the write's answers, as the generated package's Writes describes
+// them (runtime.WriteInfo: NewWrites(payments.Writes())), and refuses a
+// policy that would run again a write writegen would not send again: one
+// that may have reached the provider and has neither a ledger claim (dedupe:
+// ledger) nor a provider key that writegen re-sends after an ambiguous
+// failure.
 //
 // # Resume, scheduled by Temporal
 //

@@ -55,10 +55,6 @@ func ExampleRegisterResume() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	safety, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
-	if err != nil {
-		log.Fatal(err)
-	}
 	pay := func(ctx context.Context, order string) (string, error) {
 		r, err := wgtemporal.Run(ctx, func(ctx context.Context, key string) (*runtime.Receipt[payments.Payment], error) {
 			return c.CreatePayment(ctx, payments.CreatePaymentKey{Ref: key}, payments.NewPayment{Order: order, Cents: 1999})
@@ -74,7 +70,7 @@ func ExampleRegisterResume() {
 	env := suite.NewTestWorkflowEnvironment()
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute}) // a loaded machine may hold a task past the default second
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-42", TaskQueue: "payments"})
-	ws := wgtemporal.NewWrites(safety)
+	ws := wgtemporal.NewWrites(payments.Writes())
 	if err := ws.Register(env, wgtemporal.Activity{Name: "pay-order", Func: pay, Write: "createPayment",
 		Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute}}); err != nil {
 		log.Fatal(err)

@@ -123,7 +123,6 @@ type harness struct {
 	t        testing.TB
 	provider *enginetest.Provider
 	ledger   *sqlite.Ledger
-	safety   *wgtemporal.Safety
 
 	mu    sync.Mutex
 	cur   *simWorker // guarded by mu
@@ -139,11 +138,7 @@ func newHarness(t testing.TB, seed uint64) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
-	s, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &harness{t: t, provider: p, ledger: l, safety: s}
+	h := &harness{t: t, provider: p, ledger: l}
 	h.cur = h.start()
 	return h
 }
@@ -252,7 +247,7 @@ func (h *harness) execute(order, name string, act any, write string, o workflow.
 	env := newEnv()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-" + order, TaskQueue: "payments"})
 	if write != "" {
-		ws := wgtemporal.NewWrites(h.safety)
+		ws := wgtemporal.NewWrites(payments.Writes())
 		if err := ws.Register(env, wgtemporal.Activity{Name: name, Func: act, Write: write, Options: o}); err != nil {
 			h.t.Fatal(err)
 		}

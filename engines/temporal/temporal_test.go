@@ -176,12 +176,8 @@ func TestErrorTypes(t *testing.T) {
 // A retry policy that would run again what writegen refuses to send again
 // is refused when the activity is registered.
 func TestRegisterRefusesPolicy(t *testing.T) {
-	s, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := newEnv()
-	ws := wgtemporal.NewWrites(s)
+	ws := wgtemporal.NewWrites(payments.Writes())
 	send := func(context.Context, string) (string, error) { return "", nil }
 	for _, c := range []struct {
 		write string
@@ -193,7 +189,7 @@ func TestRegisterRefusesPolicy(t *testing.T) {
 		{"sendNotice", &temporal.RetryPolicy{MaximumAttempts: 1}, ""},
 		{"createPayment", nil, ""},
 		{"requestPayout", &temporal.RetryPolicy{MaximumAttempts: 10}, ""},
-		{"deletePayment", nil, `write "deletePayment" is not in WRITE_SAFETY.json`},
+		{"deletePayment", nil, `write "deletePayment" is not one of the writes of scope "payments"`},
 	} {
 		err := ws.Register(env, wgtemporal.Activity{Name: c.write, Func: send, Write: c.write,
 			Options: workflow.ActivityOptions{StartToCloseTimeout: time.Minute, RetryPolicy: c.rp}})
@@ -203,6 +199,33 @@ func TestRegisterRefusesPolicy(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s with %+v: %v, want an error saying %q", c.write, c.rp, err, c.want)
 		}
+	}
+}
+
+// Rerunnable reads the typed answers: a ledger claim or a provider key
+// makes a write safe to run again, a lookup alone does not, and an effect
+// writegen re-sends after an ambiguous failure with neither is idempotent.
+func TestRerunnable(t *testing.T) {
+	amb := runtime.RetryNotSent | runtime.RetryAmbiguous
+	for _, c := range []struct {
+		w    runtime.WriteInfo
+		ok   bool
+		want string
+	}{
+		{runtime.WriteInfo{Retry: runtime.RetryNotSent, Dedupe: true}, true, "the ledger claims its business key"},
+		{runtime.WriteInfo{Retry: amb, ProviderKey: true}, true, "same provider key"},
+		{runtime.WriteInfo{Retry: amb, Effect: runtime.EffectIdempotent}, true, "idempotent"},
+		{runtime.WriteInfo{Retry: amb, Lookup: runtime.Strong}, false, "only its lookup (strong)"},
+		{runtime.WriteInfo{Retry: runtime.RetryNotSent, ProviderKey: true}, false, "(retry: not_sent)"},
+	} {
+		ok, why := wgtemporal.Rerunnable(c.w)
+		if ok != c.ok || !strings.Contains(why, c.want) {
+			t.Errorf("Rerunnable(%+v) = %v, %q; want %v, saying %q", c.w, ok, why, c.ok, c.want)
+		}
+	}
+	err := wgtemporal.NewWrites(nil).Register(newEnv(), wgtemporal.Activity{Name: "pay", Func: func() {}, Write: "createPayment"})
+	if err == nil || !strings.Contains(err.Error(), "NewWrites was given no writes") {
+		t.Errorf("Register with no writes: %v, want it refused", err)
 	}
 }
 
@@ -279,7 +302,7 @@ func TestAckCompletedByWebhook(t *testing.T) {
 			return ctx.Err()
 		}
 	}, activity.RegisterOptions{Name: "wait"})
-	ws := wgtemporal.NewWrites(h.safety)
+	ws := wgtemporal.NewWrites(payments.Writes())
 	if err := ws.Register(env, wgtemporal.Activity{Name: "payout", Func: payout, Write: "requestPayout", Options: payOptions}); err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +437,7 @@ func TestExecuteKeepsActivityID(t *testing.T) {
 	h := newHarness(t, 8)
 	env := newEnv()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "order-i", TaskQueue: "payments"})
-	ws := wgtemporal.NewWrites(h.safety)
+	ws := wgtemporal.NewWrites(payments.Writes())
 	if err := ws.Register(env, wgtemporal.Activity{Name: "pay", Func: h.pay, Write: "createPayment", Options: payOptions}); err != nil {
 		t.Fatal(err)
 	}

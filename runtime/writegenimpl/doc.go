@@ -1,6 +1,6 @@
 // Package writegenimpl is imported by code that writegen generates and by
-// writegen's own packages (the generator and the engines read the retry
-// kinds here: RetryKinds, ParseRetry), and by nothing else: its API may
+// writegen's own packages (the generator reads the retry kinds here:
+// RetryKinds, ParseRetry), and by nothing else: its API may
 // change with every SupportPackageIsVersionN, and a program calls a
 // generated client instead. Users' types (keys, receipts, errors, options,
 // the Ledger interface) live in package runtime; what the options set is

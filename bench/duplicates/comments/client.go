@@ -55,3 +55,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 var resumableWrites = []writegenimpl.Resumable{
 	{Op: createCommentOp, Call: writegenimpl.Call[*Comment]{ID: createCommentID}, Lookup: (*Client).createCommentLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("help-desk", createCommentOp)
+}

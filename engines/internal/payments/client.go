@@ -57,3 +57,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: requestPayoutOp, Call: writegenimpl.Call[*RequestPayoutResponse]{}},
 	{Op: sendNoticeOp, Call: writegenimpl.Call[*Payment]{ID: sendNoticeID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("payments", createPaymentOp, requestPayoutOp, sendNoticeOp)
+}

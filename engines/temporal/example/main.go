@@ -55,12 +55,8 @@ func (p *Payer) Pay(ctx context.Context, order string) (string, error) {
 // attempts, which the payment's ledger claim makes safe), and writegen's
 // Resume workflow.
 func Register(r wgtemporal.WorkerRegistry, p *Payer) error {
-	safety, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
-	if err != nil {
-		return err
-	}
-	ws := wgtemporal.NewWrites(safety)
-	err = ws.Register(r, wgtemporal.Activity{Name: "pay-order", Func: p.Pay, Write: "createPayment",
+	ws := wgtemporal.NewWrites(payments.Writes())
+	err := ws.Register(r, wgtemporal.Activity{Name: "pay-order", Func: p.Pay, Write: "createPayment",
 		Options: workflow.ActivityOptions{StartToCloseTimeout: 5 * time.Minute, HeartbeatTimeout: 20 * time.Second}})
 	if err != nil {
 		return err

@@ -103,11 +103,7 @@ func newApp(ctx context.Context, cfg appConfig) (*app, error) {
 
 // register registers the app's workflows and activities on w.
 func (a *app) register(w worker.Registry) error {
-	safety, err := wgtemporal.ParseSafety(payments.WriteSafetyJSON)
-	if err != nil {
-		return err
-	}
-	ws := wgtemporal.NewWrites(safety)
+	ws := wgtemporal.NewWrites(payments.Writes())
 	for _, act := range []wgtemporal.Activity{
 		{Name: "pay-order", Func: a.pay, Write: "createPayment", Options: payOptions},
 		{Name: "pay-order-once", Func: a.pay, Write: "createPayment", Options: onceOptions},

@@ -44,3 +44,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createChargeOp, Call: writegenimpl.Call[*Note]{ID: createChargeID}},
 	{Op: createNoteOp, Call: writegenimpl.Call[*Note]{ID: createNoteID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("bodies", createChargeOp, createNoteOp, putBlobOp, uploadFileOp)
+}

@@ -50,3 +50,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: openConversationOp, Call: writegenimpl.Call[*Thread]{ID: openConversationID}, Lookup: (*Client).openConversationLookup},
 	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("support-desk", openConversationOp, postMessageOp)
+}

@@ -50,3 +50,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createFollowUpOp, Call: writegenimpl.Call[*TicketResponse]{ID: createFollowUpID}, Lookup: (*Client).createFollowUpLookup},
 	{Op: createTicketOp, Call: writegenimpl.Call[*TicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("support", createFollowUpOp, createTicketOp)
+}

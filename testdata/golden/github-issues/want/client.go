@@ -56,3 +56,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: issuesCreateOp, Call: writegenimpl.Call[*Issue]{ID: issuesCreateID}, Lookup: (*Client).issuesCreateLookup},
 	{Op: issuesCreateCommentOp, Call: writegenimpl.Call[*IssueComment]{ID: issuesCreateCommentID}, Lookup: (*Client).issuesCreateCommentLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("github", issuesCreateOp, issuesCreateCommentOp)
+}

@@ -45,3 +45,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: keyInHeaderOp, Call: writegenimpl.Call[*Obj]{ID: keyInHeaderID}},
 	{Op: keyInQueryOp, Call: writegenimpl.Call[*Obj]{ID: keyInQueryID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("idem", keyInBodyOp, keyInHeaderOp, keyInQueryOp)
+}

@@ -50,3 +50,19 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createTicketOp, Call: writegenimpl.Call[*CreateTicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
 	{Op: postChatMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postChatMessageID}, Lookup: (*Client).postChatMessageLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe(
+		"relay-desk",
+		addNoteOp,
+		createChargeOp,
+		createContactOp,
+		createMessageOp,
+		createPaymentOp,
+		createTicketOp,
+		postChatMessageOp,
+	)
+}

@@ -50,3 +50,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createChargeOp, Call: writegenimpl.Call[*Charge]{ID: createChargeID}},
 	{Op: createTransferOp, Call: writegenimpl.Call[*Charge]{ID: createTransferID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("payments", createChargeOp, createTransferOp)
+}

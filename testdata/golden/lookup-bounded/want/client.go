@@ -50,3 +50,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: addTicketCommentOp, Call: writegenimpl.Call[*Comment]{ID: addTicketCommentID}, Lookup: (*Client).addTicketCommentLookup},
 	{Op: addTicketNoteOp, Call: writegenimpl.Call[*Note]{ID: addTicketNoteID}, Lookup: (*Client).addTicketNoteLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("helpdesk", addTicketCommentOp, addTicketNoteOp)
+}

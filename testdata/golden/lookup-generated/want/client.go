@@ -44,3 +44,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
 	{Op: postMessageOp, Call: writegenimpl.Call[*Thread]{ID: postMessageID}, Lookup: (*Client).postMessageLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("threads", createThreadOp, postMessageOp)
+}

@@ -58,3 +58,16 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: indexDocumentOp, Call: writegenimpl.Call[*Document]{ID: indexDocumentID}, Lookup: (*Client).indexDocumentLookup},
 	{Op: postCustomersOp, Call: writegenimpl.Call[*Customer]{ID: postCustomersID}, Lookup: (*Client).postCustomersLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe(
+		"search",
+		createIssueOp,
+		createTicketOp,
+		indexDocumentOp,
+		postCustomersOp,
+	)
+}

@@ -50,3 +50,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 var resumableWrites = []writegenimpl.Resumable{
 	{Op: createTicketOp, Call: writegenimpl.Call[*Ticket]{ID: createTicketID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("search", createTicketOp)
+}

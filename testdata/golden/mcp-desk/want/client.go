@@ -58,3 +58,17 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: startExportOp, Call: writegenimpl.Call[*Export]{}},
 	{Op: updateThreadOp, Call: writegenimpl.Call[*Thread]{ID: updateThreadID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe(
+		"desk",
+		addNoteOp,
+		createThreadOp,
+		deleteThreadOp,
+		startExportOp,
+		updateThreadOp,
+	)
+}

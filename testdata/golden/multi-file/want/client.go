@@ -52,3 +52,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createTicketOp, Call: writegenimpl.Call[*Ticket]{ID: createTicketID}},
 	{Op: deleteTicketOp, Call: writegenimpl.Call[*struct{}]{}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("desk", addCommentOp, createTicketOp, deleteTicketOp)
+}

@@ -51,3 +51,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: addNoteOp, Call: writegenimpl.Call[*Event]{ID: addNoteID}},
 	{Op: createAttributeOp, Call: writegenimpl.Call[*Event]{ID: createAttributeID}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("wire", addNoteOp, createAttributeOp, putTargetOp, uploadOp)
+}

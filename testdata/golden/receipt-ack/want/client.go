@@ -45,3 +45,10 @@ var resumableWrites = []writegenimpl.Resumable{
 	{Op: createScheduleOp, Call: writegenimpl.Call[*CreateScheduleResponse]{ID: createScheduleID}},
 	{Op: submitJobOp, Call: writegenimpl.Call[*SubmitJobResponse]{}},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("jobs", cancelJobOp, createScheduleOp, submitJobOp)
+}

@@ -27,3 +27,10 @@ func NewClient(baseURL string, opts ...runtime.Option) (*Client, error) {
 	}
 	return &Client{impl: impl}, nil
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("billing", setPayerOp)
+}

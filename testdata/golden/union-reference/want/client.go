@@ -49,3 +49,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 var resumableWrites = []writegenimpl.Resumable{
 	{Op: createUserOp, Call: writegenimpl.Call[*UserResponse]{ID: createUserID}, Lookup: (*Client).createUserLookup},
 }
+
+// Writes describes the client's writes, in the order of their methods: the answers that decide
+// what running one again does, which the engine integrations check their retry policies against
+// (wgtemporal.NewWrites). It returns a new slice on each call.
+func Writes() []runtime.WriteInfo {
+	return writegenimpl.Describe("users", createUserOp)
+}
