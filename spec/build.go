@@ -87,7 +87,7 @@ func (b *builder) settle(r *resolver, a *annot.File) ir.ErrorList {
 		}
 		c.Want, c.Fixed = o.Name, o.Name != ""
 	}
-	reserved := []string{"Client", "NewClient", "DefaultBaseURL"}
+	reserved := []string{"Client", "NewClient", "DefaultBaseURL", "Writes"}
 	var inScope []*specOp
 	for _, so := range r.ops {
 		if r.scope[so] {

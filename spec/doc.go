@@ -73,7 +73,7 @@
 //
 // Names are settled once, for the whole package, after every type is known. Names that collide
 // are settled by rank and by what was written, never by declaration order: a name the generated
-// code reserves (Client, NewClient, DefaultBaseURL, <Op>Key, <Op>Params) keeps it, and so does
+// code reserves (Client, NewClient, DefaultBaseURL, Writes, <Op>Key, <Op>Params) keeps it, and so does
 // an inbox constructor (New<Source>Inbox); a component schema keeps its
 // name over an inline type; of the rest, each takes its literal spelling when that tells it
 // apart ("issuing.card" IssuingDotCard, "issuing_card" Issuing_Card, "DateCreated<"

@@ -338,3 +338,36 @@ func TestLowerFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestReservedNames holds the names the generated package declares for itself (the client, its
+// constructor, the default base URL and the writes' descriptions) against schemas that want them.
+func TestReservedNames(t *testing.T) {
+	const doc = `openapi: 3.0.3
+info: {title: x, version: "1"}
+paths:
+  /things:
+    put:
+      operationId: putThing
+      requestBody: {content: {application/json: {schema: {$ref: "#/components/schemas/Writes"}}}}
+      responses: {"204": {description: done}}
+components:
+  schemas:
+    Writes: {type: object, properties: {a: {$ref: "#/components/schemas/Client"}}}
+    Client: {type: object, properties: {b: {$ref: "#/components/schemas/NewClient"}}}
+    NewClient: {type: object, properties: {c: {$ref: "#/components/schemas/DefaultBaseURL"}}}
+    DefaultBaseURL: {type: object, properties: {d: {type: string}}}
+`
+	api, errs, _ := loadCase(t, "reserved.yaml", doc, answerAll)
+	if errs != "" {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, ty := range api.Types {
+		got = append(got, ty.SchemaName+"="+ty.Name)
+	}
+	slices.Sort(got)
+	want := []string{"Client=ClientObject", "DefaultBaseURL=DefaultBaseURLObject", "NewClient=NewClientObject", "Writes=WritesObject"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
