@@ -888,10 +888,6 @@ func isKeyFieldName(s string) bool {
 	return true
 }
 
-// MinKeyLength is the shortest max_length writegen can derive keys for: a hashed key is never
-// cut below 22 characters (128 bits of a SHA-256 in base64url).
-const MinKeyLength = 22
-
 func (p *annotParser) idempotency(n *yaml.Node, a *Answers) *ir.Idempotency {
 	m := p.mapping(n, "header", "query", "body", "max_length", "window")
 	if m == nil {
@@ -919,10 +915,7 @@ func (p *annotParser) idempotency(n *yaml.Node, a *Answers) *ir.Idempotency {
 	}
 	if kv, ok := m["max_length"]; ok {
 		if v, ok := p.integer(kv[1]); ok {
-			if v < MinKeyLength {
-				p.errorf(kv[1], "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", v, MinKeyLength)
-			}
-			idem.MaxLength, idem.MaxLengthPos = v, p.pos(kv[1])
+			idem.MaxLength, idem.MaxLengthPos = v, p.pos(kv[1]) // held to the key's bounds by the idempotency rule
 		}
 	}
 	if kv, ok := m["window"]; ok {

@@ -4,9 +4,29 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/ir"
 )
+
+// idempotency resolves the provider's idempotency key and holds it to its bounds (boundKey).
+func (w *writeCheck) idempotency() bool {
+	src := w.from("idempotency")
+	if src == nil || src.Idempotency == nil {
+		return true
+	}
+	w.refused["idempotency"] = w.bad(src, "idempotency")
+	idem := *src.Idempotency
+	w.s.Idempotency = &idem
+	w.needKey(src.Set["idempotency"], "idempotency needs a business key: the provider key is derived from it (add key: {fields: ..., format: ...})")
+	if src.IdemBody != "" {
+		if idem.Body = w.r.bodyPath(w.so, src.IdemBodyNode, "idempotency body", src.IdemBody); idem.Body == nil {
+			w.refused["idempotency"] = true
+		}
+	}
+	if !w.refused["idempotency"] {
+		w.r.boundKey(w.so, &idem)
+	}
+	return true
+}
 
 // keyBound is the maxLength the spec declares for the value the idempotency key travels in,
 // with the position of what declares it; max 0 when it declares none.
@@ -71,14 +91,19 @@ func schemaMaxLength(sr *openapi3.SchemaRef, segs []string, depth int) int {
 // boundKey holds the key's max_length to the spec's bound: an annotation may give a shorter
 // one (the provider's documentation knows better), never a longer one, which the provider
 // would refuse; without one the spec's bound is used, so that longer keys are hashed to fit.
-// A spec bound shorter than writegen's hashed keys is refused: they could never fit.
+// A max_length, written or the spec's, shorter than writegen's hashed keys is refused: they
+// could never fit. Every refusal of max_length is made here.
 func (r *resolver) boundKey(so *specOp, idem *ir.Idempotency) {
+	if idem.MaxLengthPos.Line > 0 && idem.MaxLength < minKeyLength {
+		r.errorAt(idem.MaxLengthPos, so.op.ID, "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", idem.MaxLength, minKeyLength)
+		return
+	}
 	b := specKeyBound(so, idem)
 	switch {
 	case b.max <= 0:
-	case b.max < annot.MinKeyLength && (idem.MaxLength == 0 || idem.MaxLength > b.max):
+	case b.max < minKeyLength && (idem.MaxLength == 0 || idem.MaxLength > b.max):
 		r.errorAt(idem.Pos, so.op.ID, "the spec bounds the idempotency key (%s) to %d characters at %s: writegen's provider keys need at least %d (a shortened key is a hash of 128 bits); exclude the write, or leave the key out (idempotency: none)",
-			b.in, b.max, b.pos, annot.MinKeyLength)
+			b.in, b.max, b.pos, minKeyLength)
 	case idem.MaxLength > b.max:
 		r.errorAt(idem.MaxLengthPos, so.op.ID, "max_length %d is longer than the spec allows for the idempotency key (%s: maxLength %d at %s): the provider would refuse longer keys; write max_length: %d, or leave it out to use the spec's",
 			idem.MaxLength, b.in, b.max, b.pos, b.max)
@@ -86,3 +111,7 @@ func (r *resolver) boundKey(so *specOp, idem *ir.Idempotency) {
 		idem.MaxLength, idem.MaxLengthPos, idem.MaxLengthSpec = b.max, b.pos, true
 	}
 }
+
+// minKeyLength is the shortest max_length writegen can derive keys for: a hashed key is never
+// cut below 22 characters (128 bits of a SHA-256 in base64url).
+const minKeyLength = 22
