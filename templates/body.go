@@ -94,28 +94,10 @@ func keyValue(r *ir.TypeRef, ptr bool, v string) *jen.Statement {
 	return goType(r).Call(jen.Id(v))
 }
 
-// optionalBody reports whether op's body may be left out: the spec does not require it, and
-// the generated code stores nothing in it (a body that carries the write's key or reference
-// is taken as required: the key must travel). The method then takes it as nil for absent: a
-// pointer (bodyArgType), or the slice, map or []byte itself.
-func optionalBody(op *ir.Operation) bool {
-	if op.Body == nil || op.Body.Required {
-		return false
-	}
-	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
-		for _, set := range op.Safety.Sets {
-			if set.Body != nil {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // bodyByPointer reports whether op's method takes its body through a pointer: it is optional
 // and its type has no nil of its own.
 func bodyByPointer(op *ir.Operation) bool {
-	return optionalBody(op) && !nilable(op.Body.Type)
+	return ir.OptionalBody(op) && !nilable(op.Body.Type)
 }
 
 // bodyArgType is the type of op's body argument.
@@ -150,7 +132,7 @@ func bodyArg(op *ir.Operation, e *jen.Statement) *jen.Statement {
 //	}
 func (g *generator) encodeBody(op *ir.Operation, fail func() jen.Code) []jen.Code {
 	stmts := g.encodeGiven(op, fail)
-	if !optionalBody(op) {
+	if !ir.OptionalBody(op) {
 		return stmts
 	}
 	return []jen.Code{jen.If(jen.Id("body").Op("!=").Nil()).Block(stmts...)}
@@ -184,7 +166,7 @@ func (g *generator) encodeGiven(op *ir.Operation, fail func() jen.Code) []jen.Co
 //		return nil, err
 //	}
 func (g *generator) multipartBody(op *ir.Operation, fail func() jen.Code) []jen.Code {
-	st := under(op.Body.Type).Named // a struct: the IR sees to it
+	st := ir.Under(op.Body.Type).Named // a struct: the IR sees to it
 	stmts := []jen.Code{jen.Id("parts").Op(":=").Make(jen.Index().Add(impl("Part")), jen.Lit(0), jen.Lit(len(st.Fields)))}
 	declared := false
 	for _, fl := range st.Fields {
@@ -226,7 +208,7 @@ func partData(r *ir.TypeRef, at func() *jen.Statement, ptr bool) (data *jen.Stat
 	if ptr {
 		v = jen.Op("*").Add(at())
 	}
-	u := under(r)
+	u := ir.Under(r)
 	switch {
 	case isString(r):
 		return jen.Index().Byte().Call(v), false, true

@@ -53,7 +53,7 @@ func (g *generator) client(f *jen.File) {
 
 	if api.DefaultBaseURL != "" {
 		f.Line()
-		f.Comment("// DefaultBaseURL is the URL of the API's first server in " + oneLine(api.SpecFile) + ", used when NewClient is\n// given none.")
+		f.Comment("// DefaultBaseURL is the URL of the API's first server in " + ir.OneLine(api.SpecFile) + ", used when NewClient is\n// given none.")
 		f.Const().Id("DefaultBaseURL").Op("=").Lit(api.DefaultBaseURL)
 	}
 

@@ -2,8 +2,9 @@ package templates
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/writegen/writegen/spec/ir"
 )
 
 // commentWidth is the widest a comment's text runs, not counting the "// " before it.
@@ -16,7 +17,7 @@ const commentWidth = 96
 // can become a directive or end the comment. It returns "" when nothing is left.
 func comment(text string) string {
 	var b strings.Builder
-	for _, para := range paragraphs(text) {
+	for _, para := range ir.Paragraphs(text) {
 		if b.Len() > 0 {
 			b.WriteString("\n//\n")
 		}
@@ -40,52 +41,11 @@ func comment(text string) string {
 	return b.String()
 }
 
-// lineBreaks turns every kind of line break into "\n", and a paragraph separator into "\n\n".
-var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n\n")
-
-// paragraphs splits text into paragraphs of words, dropping what a comment must not hold.
-func paragraphs(text string) [][]string {
-	text = strings.ToValidUTF8(text, "\uFFFD")
-	text = lineBreaks.Replace(text)
-	var paras [][]string
-	for _, p := range strings.Split(text, "\n\n") {
-		words := strings.FieldsFunc(p, func(r rune) bool {
-			return unicode.IsSpace(r) || unicode.IsControl(r)
-		})
-		kept := words[:0]
-		for _, w := range words {
-			w = strings.Map(func(r rune) rune {
-				if unicode.Is(unicode.Cf, r) || unicode.IsControl(r) {
-					return -1
-				}
-				return r
-			}, w)
-			if w != "" {
-				kept = append(kept, w)
-			}
-		}
-		if len(kept) > 0 {
-			paras = append(paras, kept)
-		}
-	}
-	return paras
-}
-
 // docComment is the doc comment of name: "name: text", or "name fallback" when text is empty,
 // so that it starts with the name it documents, as Go doc comments do.
 func docComment(name, text, fallback string) string {
-	if len(paragraphs(text)) == 0 {
+	if len(ir.Paragraphs(text)) == 0 {
 		return comment(name + " " + fallback)
 	}
 	return comment(name + ": " + text)
-}
-
-// oneLine returns text on one line, with what comment drops dropped, for Markdown cells and
-// comment fragments.
-func oneLine(text string) string {
-	var words []string
-	for _, p := range paragraphs(text) {
-		words = append(words, p...)
-	}
-	return strings.Join(words, " ")
 }

@@ -66,7 +66,7 @@ func (g *generator) envelope(f *jen.File, op *ir.Operation) {
 // r extends (ir.Lookup.Extends) or shares properties with (ir.Lookup.Copies), by property
 // name.
 func copyFields(r, elem *ir.TypeRef) *jen.Statement {
-	rt, et := under(r).Named, under(elem).Named
+	rt, et := ir.Under(r).Named, ir.Under(elem).Named
 	var d []jen.Code
 	for _, ef := range et.Fields {
 		for _, rf := range rt.Fields {
@@ -202,7 +202,7 @@ func (g *generator) variantDesc(f *jen.File, op *ir.Operation) {
 			union = st.Union
 		}
 	}
-	t := under(v.Type).Named
+	t := ir.Under(v.Type).Named
 	d := []jen.Code{jen.Id("Name").Op(":").Lit(t.Name)}
 	if union.Discriminator != "" {
 		d = append(d, jen.Id("Discriminator").Op(":").Lit(union.Discriminator))

@@ -63,7 +63,7 @@ func (g *generator) funcLookup(f *jen.File, op *ir.Operation) {
 			name, typ, what := queryField(v)
 			fields = append(fields, jen.Id(name).Add(typ).Comment(what))
 			val := vals[v]
-			if v.Param != nil && !v.Integer && under(v.Param.Type).Kind != ir.RefBuiltin {
+			if v.Param != nil && !v.Integer && ir.Under(v.Param.Type).Kind != ir.RefBuiltin {
 				val = goType(v.Param.Type).Call(val)
 			}
 			d[jen.Id(name)] = val
@@ -336,11 +336,11 @@ func (g *generator) walk(op *ir.Operation, args []jen.Code, vals map[*ir.LookupV
 		cursor := value(r)
 		more := append(slices.Clone(r.present), jen.Add(cursor).Op("!=").Lit(""))
 		var next []jen.Code
-		if u := under(p.Cursor.Type); u.Kind != ir.RefBuiltin {
+		if u := ir.Under(p.Cursor.Type); u.Kind != ir.RefBuiltin {
 			cursor = jen.String().Call(cursor)
 		}
 		nextV := cursor
-		if u := under(p.Param.Type); u.Kind != ir.RefBuiltin {
+		if u := ir.Under(p.Param.Type); u.Kind != ir.RefBuiltin {
 			nextV = goType(p.Param.Type).Call(nextV)
 		}
 		param := jen.Id("params").Dot(p.Param.GoName)
@@ -508,7 +508,7 @@ func (g *generator) readByID(f *jen.File, op *ir.Operation) {
 
 // stringOf is v, a value of type t that converts from a string, as a string.
 func stringOf(t *ir.TypeRef, v jen.Code) jen.Code {
-	if under(t).Kind != ir.RefBuiltin {
+	if ir.Under(t).Kind != ir.RefBuiltin {
 		return jen.String().Call(v)
 	}
 	return v
@@ -517,7 +517,7 @@ func stringOf(t *ir.TypeRef, v jen.Code) jen.Code {
 // timeOf is v, a creation time of type t (a time.Time, an RFC 3339 string or Unix seconds), as
 // a time.Time.
 func timeOf(t *ir.TypeRef, v jen.Code) jen.Code {
-	u := under(t)
+	u := ir.Under(t)
 	switch {
 	case u.Kind == ir.RefBuiltin && u.Builtin == "time.Time":
 		return v
@@ -536,7 +536,7 @@ func idText(r reached, t *ir.TypeRef) jen.Code {
 	if isString(t) {
 		return stringOf(t, v)
 	}
-	if u := under(t); !(u.Kind == ir.RefBuiltin && u.Builtin == "int64") {
+	if u := ir.Under(t); !(u.Kind == ir.RefBuiltin && u.Builtin == "int64") {
 		v = jen.Int64().Call(v)
 	}
 	return jen.Qual("strconv", "FormatInt").Call(v, jen.Lit(10))
@@ -840,13 +840,13 @@ func templateParams(ts []*ir.Template, hole jen.Code, vals map[*ir.LookupValue]j
 		case len(t.Parts) == 1 && t.Parts[0].Value != nil && t.Parts[0].Value.Integer && !isString(p.Type):
 			// an integer parameter takes the integer value
 			value = jen.Add(vals[t.Parts[0].Value])
-			if u := under(p.Type); u.Builtin != "int64" {
+			if u := ir.Under(p.Type); u.Builtin != "int64" {
 				value = goType(p.Type).Call(value)
 			}
 		case len(t.Parts) == 1 && t.Parts[0].Hole && !isString(p.Type):
 			// an integer parameter takes the id, parsed (intHole)
 			value = jen.Id("id")
-			if u := under(p.Type); u.Builtin != "int64" {
+			if u := ir.Under(p.Type); u.Builtin != "int64" {
 				value = goType(p.Type).Call(value)
 			}
 		}
@@ -855,7 +855,7 @@ func templateParams(ts []*ir.Template, hole jen.Code, vals map[*ir.LookupValue]j
 			values = append(values, jen.Id(p.GoName).Op(":").Op("&").Add(hole))
 			continue
 		}
-		switch u := under(p.Type); {
+		switch u := ir.Under(p.Type); {
 		case isString(p.Type):
 			if p.Type.Kind != ir.RefBuiltin {
 				value = goType(p.Type).Call(value)
@@ -885,7 +885,7 @@ func intHole(ts []*ir.Template) bool {
 // value), as Go writes it: 100, int32(100), ListThreadsOrder("desc").
 func typedConst(t *ir.TypeRef, v any) *jen.Statement {
 	c := jen.Lit(v)
-	if u := under(t); u.Kind != ir.RefBuiltin || !(u.Builtin == "int64" || u.Builtin == "float64" || u.Builtin == "bool" || u.Builtin == "string") {
+	if u := ir.Under(t); u.Kind != ir.RefBuiltin || !(u.Builtin == "int64" || u.Builtin == "float64" || u.Builtin == "bool" || u.Builtin == "string") {
 		return goType(t).Call(c)
 	}
 	return c
@@ -907,14 +907,14 @@ func (g *generator) compensation(f *jen.File, op *ir.Operation) {
 		args = append(args, jen.Id(target.ParamsName).Custom(multiLine, values...))
 	}
 	switch {
-	case optionalBody(target):
+	case ir.OptionalBody(target):
 		args = append(args, jen.Nil()) // no body: the compensation sends none
 	case target.Body != nil:
 		stmts = append(stmts, jen.Var().Id("body").Add(goType(target.Body.Type)))
 		args = append(args, jen.Id("body"))
 	}
 	call := jen.Id("c").Dot(target.GoName).Call(args...)
-	if hasResult(target) {
+	if ir.HasResult(target) {
 		stmts = append(stmts, jen.List(jen.Id("_"), jen.Err()).Op(":=").Add(call), jen.Return(jen.Err()))
 	} else {
 		stmts = append(stmts, jen.Return(call))

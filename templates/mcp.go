@@ -10,6 +10,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/ir/toolschema"
 )
 
 // The import paths of the MCP tools (Options.MCP): the official Go SDK, and the support the
@@ -168,7 +169,7 @@ func list(names []string) string {
 //	}
 func (m *mcpGen) tool(f *jen.File, op *ir.Operation) {
 	h := op.Hints
-	title := oneLine(op.Summary)
+	title := ir.OneLine(op.Summary)
 	if title == "" {
 		title = op.ToolName
 	}
@@ -183,9 +184,9 @@ func (m *mcpGen) tool(f *jen.File, op *ir.Operation) {
 		jen.Id("Title").Op(":").Lit(title),
 		jen.Id("Description").Op(":").Lit(m.description(op)),
 		jen.Id("Annotations").Op(":").Add(annotations),
-		jen.Id("InputSchema").Op(":").Add(rawJSON(m.inputSchema(op))),
+		jen.Id("InputSchema").Op(":").Add(rawJSON(toolschema.Input(op))),
 	}
-	if out := m.outputSchema(op); out != nil {
+	if out := toolschema.Output(op); out != "" {
 		items = append(items, jen.Id("OutputSchema").Op(":").Add(rawJSON(out)))
 	}
 	f.Line()
@@ -193,10 +194,10 @@ func (m *mcpGen) tool(f *jen.File, op *ir.Operation) {
 	f.Var().Id(op.ToolVar).Op("=").Op("&").Qual(mcpPath, "Tool").Custom(multiLine, items...)
 }
 
-// rawJSON is a schema as json.RawMessage(`...`): a raw string, which jsonText's escaping of
+// rawJSON is a schema as json.RawMessage(`...`): a raw string, which toolschema's escaping of
 // backticks keeps whole.
-func rawJSON(schema *jobj) *jen.Statement {
-	return jen.Qual("encoding/json", "RawMessage").Call(jen.Op("`" + jsonText(schema) + "`"))
+func rawJSON(schema string) *jen.Statement {
+	return jen.Qual("encoding/json", "RawMessage").Call(jen.Op("`" + schema + "`"))
 }
 
 // serve emits the function that returns the handler of an operation's tool:
@@ -277,10 +278,10 @@ func (m *mcpGen) serve(f *jen.File, op *ir.Operation) {
 		if op.Call == ir.CallDo {
 			fn = "Done"
 			extra = []jen.Code{jen.Lit(doneNote(op))}
-		} else if hasResult(op) && !isObject(op.Response.Type) {
+		} else if ir.HasResult(op) && !ir.IsObject(op.Response.Type) {
 			fn = "Wrap"
 		}
-		if hasResult(op) {
+		if ir.HasResult(op) {
 			stmts = append(stmts, jen.List(jen.Id("v"), jen.Err()).Op(":=").Add(method), result(fn, append([]jen.Code{jen.Id("v"), jen.Err()}, extra...)...))
 		} else {
 			stmts = append(stmts, jen.Err().Op(define).Add(method), result(fn, append([]jen.Code{jen.Struct().Values(), jen.Err()}, extra...)...))
@@ -308,11 +309,11 @@ func (m *mcpGen) check(op *ir.Operation) jen.Code {
 	for _, a := range l.Operation.ToolArgs {
 		for _, t := range l.Params {
 			if a.Param == t.Param {
-				args = append(args, jsonString(a.Name)+":"+templateValue(t))
+				args = append(args, toolschema.Quote(a.Name)+":"+templateValue(t))
 			}
 		}
 		if a.Body && l.Body != nil {
-			args = append(args, jsonString(a.Name)+":"+l.Body.JSON)
+			args = append(args, toolschema.Quote(a.Name)+":"+l.Body.JSON)
 		}
 	}
 	text := "{" + strings.Join(args, ",") + "}"
@@ -353,217 +354,7 @@ func templateValue(t *ir.Template) string {
 			b.WriteString(p.Literal)
 		}
 	}
-	return jsonString(b.String())
-}
-
-// isObject reports whether values of r are JSON objects: a struct or a map.
-func isObject(r *ir.TypeRef) bool {
-	u := under(r)
-	return u.Kind == ir.RefMap || u.Kind == ir.RefNamed && u.Named.Kind == ir.KindStruct
-}
-
-// inputSchema is the schema of op's arguments: its business key fields (required), its
-// parameters and its body, with the body fields the tool fills in left to the tool.
-func (m *mcpGen) inputSchema(op *ir.Operation) *jobj {
-	var roots []*ir.TypeRef
-	for _, p := range op.Params {
-		roots = append(roots, p.Type)
-	}
-	if op.Body != nil {
-		roots = append(roots, op.Body.Type)
-	}
-	g := newSchemaGen(true, roots...)
-	props := obj()
-	var required []string
-	for _, a := range op.ToolArgs {
-		var s *jobj
-		switch {
-		case a.Key != nil:
-			k := op.Safety.Key
-			if a.Key.Type == "int64" {
-				s = obj().set("type", "integer")
-			} else {
-				s = obj().set("type", "string").set("minLength", 1)
-			}
-			s.set("description", "Business key: calls with the same key ("+strconv.Quote(k.Format)+") are one write.")
-			required = append(required, a.Name)
-		case a.Param != nil:
-			s = g.ref(a.Param.Type).describe(a.Param.Doc)
-			if a.Param.Required || a.Param.In == ir.InPath {
-				required = append(required, a.Name)
-			}
-		default:
-			over := bodySets(op)
-			if t := op.Body.Type; len(over) > 0 && t.Kind == ir.RefNamed && t.Named.Kind == ir.KindStruct {
-				s = g.named(t.Named, over)
-			} else {
-				s = g.ref(t)
-			}
-			if op.Body.Encoding == ir.BodyRaw {
-				s.set("contentMediaType", op.Body.ContentType)
-			}
-			if !optionalBody(op) { // required by the spec, or carrying the write's key
-				required = append(required, a.Name)
-			}
-		}
-		props.set(a.Name, s)
-	}
-	root := obj().set("type", "object")
-	if len(props.keys) > 0 {
-		root.set("properties", props)
-	}
-	if len(required) > 0 {
-		root.set("required", strs(required))
-	}
-	root.set("additionalProperties", false)
-	return g.finish(root)
-}
-
-// bodySets is the tree of the body fields a keyed write fills in: those reached through struct
-// fields only (a place behind an array or a map stays in the schema as the spec has it).
-func bodySets(op *ir.Operation) sets {
-	if op.Call != ir.CallWrite && op.Call != ir.CallSubmit {
-		return nil
-	}
-	tree := sets{}
-	for _, set := range op.Safety.Sets {
-		if set.Body == nil || len(set.Body.Steps) == 0 {
-			continue
-		}
-		fields := true
-		for _, st := range set.Body.Steps {
-			fields = fields && st.Kind == ir.StepField
-		}
-		if !fields {
-			continue
-		}
-		node := tree
-		for _, st := range set.Body.Steps {
-			next, ok := node[st.Field]
-			if !ok {
-				next = sets{}
-				node[st.Field] = next
-			}
-			node = next
-		}
-	}
-	return tree
-}
-
-// sourceSchema is the schema of a receipt's or an acknowledgement's source.
-func sourceSchema() *jobj {
-	return obj().set("type", "string").set("enum", strs([]string{"created", "adopted_lookup", "adopted_ledger"})).
-		set("description", "created: the write took effect during this call; adopted_lookup: a lookup found the effect of an earlier attempt; "+
-			"adopted_ledger: an earlier call with the same business key took effect, and the ledger returned its outcome without calling the provider.")
-}
-
-// Output schemas are bounded: one whose response reaches more than maxOutputTypes named types,
-// or that would take more than maxOutputNodes type uses or outputBudget bytes, writes its types
-// down to fewer levels (see limitedSchemaGen): three or two, the most that fits, else one.
-const (
-	maxOutputTypes = 64
-	maxOutputNodes = 2000
-	outputBudget   = 32 << 10
-)
-
-// outputSchema is the schema of the structured content of op's results: a receipt {id,
-// source, body}, an acknowledgement {accepted, status, source, note, body}, or a read's
-// response (in {"result": ...} when it is not an object).
-func (m *mcpGen) outputSchema(op *ir.Operation) *jobj {
-	var roots []*ir.TypeRef
-	if hasResult(op) {
-		roots = append(roots, op.Response.Type)
-	}
-	fits := func(g *schemaGen) *jobj {
-		g.maxNodes = maxOutputNodes
-		if s := output(op, g); !g.over && len(jsonText(s)) <= outputBudget {
-			return s
-		}
-		return nil
-	}
-	if g := newSchemaGen(false, roots...); g.types <= maxOutputTypes {
-		if s := fits(g); s != nil {
-			return s
-		}
-	}
-	for limit := 3; limit > 1; limit-- {
-		if s := fits(limitedSchemaGen(limit)); s != nil {
-			return s
-		}
-	}
-	return output(op, limitedSchemaGen(1))
-}
-
-// output is the output schema of op written by g.
-func output(op *ir.Operation, g *schemaGen) *jobj {
-	var res *ir.TypeRef
-	if hasResult(op) {
-		res = op.Response.Type
-	}
-	props := obj()
-	var required []string
-	prop := func(name string, s *jobj, req bool) {
-		props.set(name, s)
-		if req {
-			required = append(required, name)
-		}
-	}
-	note := ""
-	if g.limit > 0 {
-		note = " Objects nested more than " + strconv.Itoa(g.limit) + " levels deep are not described here."
-	}
-	bodyProp := func() {
-		if res != nil {
-			prop("body", g.ref(res).describe("The provider's answer."+note), false)
-		}
-	}
-	undecoded := func() {
-		if res != nil {
-			prop("undecoded", obj().set("type", "string").set("description",
-				"Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."), false)
-		}
-	}
-	switch op.Call {
-	case ir.CallWrite:
-		prop("id", obj().set("type", "string").set("description", "The durable id of the effect."), true)
-		prop("source", sourceSchema(), true)
-		bodyProp()
-		undecoded()
-	case ir.CallSubmit, ir.CallDo:
-		prop("accepted", obj().set("type", "boolean").set("const", true), true)
-		if op.Call == ir.CallSubmit {
-			prop("status", obj().set("type", "integer").set("description", "The HTTP status of the acknowledgement."), false)
-			prop("source", sourceSchema(), false)
-		}
-		prop("note", obj().set("type", "string").set("description", "What the answer means: whether the effect has happened or may come later."), true)
-		bodyProp()
-		if op.Call == ir.CallSubmit {
-			undecoded()
-		}
-	default:
-		switch {
-		case res == nil:
-			return obj().set("type", "object")
-		case isObject(res) && res.Kind == ir.RefNamed && g.defs[res.Named]:
-			// A recursive response: the root refers to its definition.
-			g.use(res.Named)
-			return g.finish(obj().set("type", "object").set("$ref", "#/$defs/"+res.Named.Name))
-		case isObject(res) && res.Kind == ir.RefNamed:
-			s := g.named(res.Named, nil)
-			if note != "" {
-				s.set("description", strings.TrimSpace(oneLine(res.Named.Doc)+note))
-			}
-			return g.finish(s)
-		case isObject(res):
-			return g.finish(g.ref(res))
-		}
-		prop("result", g.ref(res).describe(strings.TrimSpace(note)), true)
-	}
-	root := obj().set("type", "object").set("properties", props)
-	if len(required) > 0 {
-		root.set("required", strs(required))
-	}
-	return g.finish(root)
+	return toolschema.Quote(b.String())
 }
 
 // doneNote is what the 2xx of an idempotent write without a business key means.
@@ -597,7 +388,7 @@ func keyMeans(op *ir.Operation) string {
 func (m *mcpGen) description(op *ir.Operation) string {
 	var parts []string
 	sentence := func(s string) {
-		if s = oneLine(s); s != "" {
+		if s = ir.OneLine(s); s != "" {
 			if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
 				s += "."
 			}
@@ -605,7 +396,7 @@ func (m *mcpGen) description(op *ir.Operation) string {
 		}
 	}
 	sentence(op.Summary)
-	if oneLine(op.Doc) != oneLine(op.Summary) {
+	if ir.OneLine(op.Doc) != ir.OneLine(op.Summary) {
 		sentence(op.Doc)
 	}
 	if op.Deprecated {
@@ -650,7 +441,7 @@ func (m *mcpGen) description(op *ir.Operation) string {
 	}
 	who := "it is recorded for a person"
 	if s.Owner != "" {
-		who = oneLine(s.Owner) + " is told"
+		who = ir.OneLine(s.Owner) + " is told"
 	}
 	u := "If its outcome is uncertain the result says so: do not call it again; " + who
 	if l := s.Lookup; keyed && toolChecks(l) {

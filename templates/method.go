@@ -11,7 +11,7 @@ import (
 
 // resultType is the Go type of op's response body, struct{} when it has none.
 func resultType(op *ir.Operation) *jen.Statement {
-	if !hasResult(op) {
+	if !ir.HasResult(op) {
 		return jen.Struct()
 	}
 	return goType(op.Response.Type)
@@ -20,9 +20,6 @@ func resultType(op *ir.Operation) *jen.Statement {
 // resultPtr is a pointer to resultType, the type parameter of the runtime's Call and Found: the
 // type of a receipt's Body.
 func resultPtr(op *ir.Operation) *jen.Statement { return jen.Op("*").Add(resultType(op)) }
-
-// hasResult reports whether op's response has a body.
-func hasResult(op *ir.Operation) bool { return op.Response != nil && op.Response.Type != nil }
 
 // method emits the method of an operation. Each calls the executor once and hands it the new
 // value to fill in (a receipt, an acknowledgement, a response body): a keyed write's type
@@ -118,7 +115,7 @@ func (g *generator) method(f *jen.File, op *ir.Operation) {
 			fn = "Do"
 		}
 		fail := func() jen.Code { return jen.Return(jen.Nil(), jen.Err()) }
-		if !hasResult(op) {
+		if !ir.HasResult(op) {
 			fail = func() jen.Code { return jen.Return(jen.Err()) }
 		}
 		body, _ = g.request(op, fail)
@@ -132,10 +129,10 @@ func (g *generator) method(f *jen.File, op *ir.Operation) {
 				jen.Return(jen.Id("res"), jen.Nil())}
 		}
 		switch {
-		case hasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
+		case ir.HasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}
 			body = append(body, readInto(jen.Var().Id("res").Add(T), jen.Op("&").Id("res"))...)
-		case hasResult(op):
+		case ir.HasResult(op):
 			results = []jen.Code{jen.Op("*").Add(T), jen.Error()}
 			body = append(body, readInto(jen.Id("res").Op(":=").New(T), jen.Id("res"))...)
 		default:
@@ -190,7 +187,7 @@ func lookupValuesOf(l *ir.Lookup) jen.Code {
 			t = v.Field.Type
 		} else {
 			x = jen.Id("params").Dot(v.Param.GoName)
-			if u := under(v.Param.Type); u.Kind != ir.RefBuiltin {
+			if u := ir.Under(v.Param.Type); u.Kind != ir.RefBuiltin {
 				t = "named"
 			} else {
 				t = u.Builtin
@@ -223,11 +220,11 @@ func (g *generator) methodDoc(op *ir.Operation) string {
 		}
 		lead += " (the spec's path " + strconv.Quote(op.SpecPath) + ": " + strings.Join(what, ", ") + ")"
 	}
-	if s := oneLine(op.Summary); s != "" {
+	if s := ir.OneLine(op.Summary); s != "" {
 		lead += ": " + s
 	}
 	paras := []string{comment(strings.TrimSuffix(lead, ".") + ".")}
-	if d := comment(op.Doc); d != "" && oneLine(op.Doc) != oneLine(op.Summary) {
+	if d := comment(op.Doc); d != "" && ir.OneLine(op.Doc) != ir.OneLine(op.Summary) {
 		paras = append(paras, d)
 	}
 	if s := op.Safety; s != nil {
@@ -251,21 +248,21 @@ func overwrites(s *ir.Safety) string {
 		if set.Value == ir.SetReference && s.Reference.Marker != nil && set.Body != nil {
 			ref := "the provider key"
 			if s.Reference.Value != nil {
-				ref = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
+				ref = "the reference " + strconv.Quote(ir.OneLine(s.Reference.ValueFormat)) + " (from the key)"
 			}
 			marker = "It appends the marker " + strconv.Quote(s.Reference.MarkerText) + " to body field " +
-				strconv.Quote(oneLine(set.Body.Pointer)) + ", with " + ref + " for {ref}, for the lookup to match."
+				strconv.Quote(ir.OneLine(set.Body.Pointer)) + ", with " + ref + " for {ref}, for the lookup to match."
 			continue
 		}
 		what := "the provider key"
 		if set.Value == ir.SetReference && s.Reference.Value != nil {
-			what = "the reference " + strconv.Quote(oneLine(s.Reference.ValueFormat)) + " (from the key)"
+			what = "the reference " + strconv.Quote(ir.OneLine(s.Reference.ValueFormat)) + " (from the key)"
 		} else if set.Value == ir.SetReference {
 			what = "the provider key, as the reference the lookup searches for"
 		}
-		where := "query parameter " + strconv.Quote(oneLine(set.Query))
+		where := "query parameter " + strconv.Quote(ir.OneLine(set.Query))
 		if set.Body != nil {
-			where = "body field " + strconv.Quote(oneLine(set.Body.Pointer))
+			where = "body field " + strconv.Quote(ir.OneLine(set.Body.Pointer))
 		}
 		if throughSet(set.Body) {
 			what += ", when the body holds the variant " + describe(s.Reference.Through.Type) +
@@ -285,7 +282,7 @@ func safetySummary(op *ir.Operation) string {
 	var b strings.Builder
 	b.WriteString("Write safety (see " + SafetyReport + "): effect " + s.Effect.String())
 	if s.Key != nil {
-		b.WriteString(", business key " + strconv.Quote(oneLine(s.Key.Format)) + " in key scope " + strconv.Quote(s.Key.Scope))
+		b.WriteString(", business key " + strconv.Quote(ir.OneLine(s.Key.Format)) + " in key scope " + strconv.Quote(s.Key.Scope))
 	}
 	if s.Retry == 0 {
 		b.WriteString(", never retried")
@@ -306,7 +303,7 @@ func safetySummary(op *ir.Operation) string {
 		b.WriteString(", deduplicated in the ledger")
 	}
 	if s.Owner != "" {
-		b.WriteString("; uncertain outcomes go to " + oneLine(s.Owner))
+		b.WriteString("; uncertain outcomes go to " + ir.OneLine(s.Owner))
 	}
 	return b.String() + "."
 }

@@ -83,7 +83,7 @@ func describe(r *ir.TypeRef) string {
 func (g *generator) structType(f *jen.File, t *ir.Type) {
 	what := "is an inline object."
 	if t.SchemaName != "" {
-		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
+		what = "is the " + strconv.Quote(ir.OneLine(t.SchemaName)) + " object."
 	}
 	typeDoc(f, t, what)
 	fields := make([]jen.Code, 0, 2*len(t.Fields)+3)
@@ -104,7 +104,7 @@ func (g *generator) structType(f *jen.File, t *ir.Type) {
 			doc = strings.TrimSpace(doc + "\n\nRead-only: the provider sets it.")
 		}
 		if fl.Untagged {
-			doc = strings.TrimSpace(doc + "\n\nIn JSON as " + strconv.Quote(oneLine(fl.Name)) + ", which no json tag can name: the JSON methods of " + t.Name + " read and write it.")
+			doc = strings.TrimSpace(doc + "\n\nIn JSON as " + strconv.Quote(ir.OneLine(fl.Name)) + ", which no json tag can name: the JSON methods of " + t.Name + " read and write it.")
 		}
 		var c jen.Code = jen.Null()
 		if text := comment(doc); text != "" {
@@ -138,7 +138,7 @@ func sameType(f *jen.File, t *ir.Type) {
 	case t.Kind == ir.KindUnion:
 		what, kind = unionDoc(t), "that union"
 	case t.SchemaName != "":
-		what = "is the " + strconv.Quote(oneLine(t.SchemaName)) + " object."
+		what = "is the " + strconv.Quote(ir.OneLine(t.SchemaName)) + " object."
 	}
 	typeDoc(f, t, what)
 	f.Comment("//")

@@ -70,7 +70,7 @@ func (g *generator) operations(f *jen.File) {
 func (g *generator) paramsStruct(f *jen.File, op *ir.Operation) {
 	fields := make([]jen.Code, 0, 2*len(op.Params))
 	for _, p := range op.Params {
-		where := "In " + string(p.In) + " as " + strconv.Quote(oneLine(p.Name))
+		where := "In " + string(p.In) + " as " + strconv.Quote(ir.OneLine(p.Name))
 		if p.Required || p.In == ir.InPath {
 			where += ", required"
 		}
@@ -100,7 +100,7 @@ func (g *generator) paramsStruct(f *jen.File, op *ir.Operation) {
 // cost every key a wrapper method for its pointer's method set.
 func (g *generator) keyType(f *jen.File, op *ir.Operation) {
 	key := op.Safety.Key
-	format := strconv.Quote(oneLine(key.Format))
+	format := strconv.Quote(ir.OneLine(key.Format))
 	fields := make([]jen.Code, 0, len(key.Fields))
 	body := make([]jen.Code, 0, len(key.Fields)+1)
 	for _, kf := range key.Fields {
@@ -380,7 +380,7 @@ func (g *generator) idAccessor(f *jen.File, op *ir.Operation) {
 
 // idString converts v, a string or an integer of type r, to a string.
 func idString(r *ir.TypeRef, v *jen.Statement) *jen.Statement {
-	u := under(r)
+	u := ir.Under(r)
 	switch {
 	case isString(r) && r.Kind == ir.RefBuiltin:
 		return v

@@ -26,7 +26,7 @@ const (
 //	writegenimpl.Texts(params.IDs, writegenimpl.TimeText)   // list
 //	params.Created.RawMessage                               // JSON
 func (g *generator) paramText(t *ir.TypeRef, v *jen.Statement) (*jen.Statement, shape) {
-	u := under(t)
+	u := ir.Under(t)
 	switch {
 	case isUnion(t):
 		return v.Dot("RawMessage"), shapeJSON
@@ -51,8 +51,8 @@ func (g *generator) text(t *ir.TypeRef, v *jen.Statement) *jen.Statement {
 	if t.Kind == ir.RefNamed && t.Named.Kind == ir.KindEnum {
 		return builtinText(t.Named.Base, jen.Id(t.Named.Base).Call(v))
 	}
-	if t.Kind == ir.RefNamed && t.Named.Kind == ir.KindAlias && under(t).Kind == ir.RefBuiltin {
-		u := under(t)
+	if t.Kind == ir.RefNamed && t.Named.Kind == ir.KindAlias && ir.Under(t).Kind == ir.RefBuiltin {
+		u := ir.Under(t)
 		return builtinText(u.Builtin, goType(u).Call(v))
 	}
 	if t.Kind == ir.RefBuiltin {
@@ -91,7 +91,7 @@ func builtinText(b string, v *jen.Statement) *jen.Statement {
 // function of the element.
 func (g *generator) listText(elem *ir.TypeRef, v *jen.Statement) *jen.Statement {
 	base := ""
-	switch u := under(elem); {
+	switch u := ir.Under(elem); {
 	case u.Kind == ir.RefBuiltin:
 		base = u.Builtin
 	case u.Kind == ir.RefNamed && u.Named.Kind == ir.KindEnum:
@@ -160,7 +160,7 @@ func (g *generator) structPairs(t *ir.Type, v *jen.Statement) *jen.Statement {
 // fieldText writes one property of an object parameter: a scalar's text, a list's texts joined
 // by commas, anything else as its JSON.
 func (g *generator) fieldText(t *ir.TypeRef, v *jen.Statement) *jen.Statement {
-	if u := under(t); u.Kind == ir.RefArray && u.Elem.Kind != ir.RefArray {
+	if u := ir.Under(t); u.Kind == ir.RefArray && u.Elem.Kind != ir.RefArray {
 		return jen.Qual("strings", "Join").Call(g.listText(u.Elem, v), jen.Lit(","))
 	}
 	return g.text(t, v)
@@ -201,7 +201,7 @@ func (g *generator) passParam(p *ir.Param) jen.Code {
 		return jen.If(field().Op("!=").Nil()).Block(add)
 	case nilable(p.Type) && !p.Required:
 		return jen.If(jen.Len(field()).Op(">").Lit(0)).Block(add)
-	case sh == shapeJSON && under(p.Type).Kind == ir.RefBuiltin && under(p.Type).Builtin == "any":
+	case sh == shapeJSON && ir.Under(p.Type).Kind == ir.RefBuiltin && ir.Under(p.Type).Builtin == "any":
 		return jen.If(field().Op("!=").Nil()).Block(add)
 	}
 	return add

@@ -507,14 +507,14 @@ func days(d time.Duration) string {
 
 // cell makes text safe in a Markdown table cell: one line, with pipes, backslashes, backticks,
 // asterisks and HTML escaped.
-func cell(text string) string { return cellEscapes.Replace(oneLine(text)) }
+func cell(text string) string { return cellEscapes.Replace(ir.OneLine(text)) }
 
 var cellEscapes = strings.NewReplacer(`\`, `\\`, "|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;", "*", `\*`)
 
 // code renders text as inline code in a table cell; text holding a backtick is rendered as
 // escaped text instead.
 func code(text string) string {
-	t := oneLine(text)
+	t := ir.OneLine(text)
 	if strings.ContainsAny(t, "`|") || t == "" {
 		return cell(t)
 	}

@@ -50,18 +50,10 @@ func heldType(r *ir.TypeRef, ptr bool) *jen.Statement {
 	return goType(r)
 }
 
-// under returns the type a named alias stands for, following aliases, or r itself.
-func under(r *ir.TypeRef) *ir.TypeRef {
-	for r.Kind == ir.RefNamed && r.Named.Kind == ir.KindAlias {
-		r = r.Named.Elem
-	}
-	return r
-}
-
 // isString reports whether values of r's Go type convert from a string: string, a string enum
 // or a named type over string.
 func isString(r *ir.TypeRef) bool {
-	u := under(r)
+	u := ir.Under(r)
 	if u.Kind == ir.RefNamed {
 		return u.Named.Kind == ir.KindEnum && u.Named.Base == "string"
 	}

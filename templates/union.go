@@ -116,7 +116,7 @@ func unionHelpers(f *jen.File) {
 //		return nil, fmt.Errorf("%s: unknown %s %q", "Pet", "petType", tag)
 //	}
 func (g *generator) discriminated(f *jen.File, t *ir.Type) {
-	prop := strconv.Quote(oneLine(t.Discriminator))
+	prop := strconv.Quote(ir.OneLine(t.Discriminator))
 	f.Line()
 	f.Comment("// Discriminator returns the " + prop + " property of the JSON the union holds.")
 	f.Func().Params(jen.Id("u").Op("*").Id(t.Name)).Id("Discriminator").Params().Params(jen.String(), jen.Error()).Block(

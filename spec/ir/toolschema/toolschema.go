@@ -1,20 +1,20 @@
-package templates
+// Package toolschema writes the JSON Schemas (2020-12) of the agent tools' arguments and results
+// (Input, Output) from the IR's types, never inferred from Go types at run time, so that a tool
+// says what the OpenAPI document says and the emitter that prints them decides nothing. A named
+// type is written in place where the schema uses it once; one used more than once, or reached
+// from itself, is written once under $defs and referred to with $ref. The JSON is indented, in
+// the IR's order, so that a change of the spec reads well in a diff of the generated code.
+package toolschema
 
 import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/writegen/writegen/spec/ir"
 )
-
-// The MCP tools' input and output schemas are JSON Schema 2020-12, written by the emitter from
-// the IR's types (never inferred from Go types at run time), so that a tool says what the
-// OpenAPI document says. A named type is written in place where the schema uses it once; one
-// used more than once, or reached from itself, is written once under $defs and referred to with
-// $ref. The JSON is indented, in the IR's order, so that a change of the spec reads well in a
-// diff of the generated code.
 
 // jobj is a JSON object whose members keep the order they were set in.
 type jobj struct {
@@ -53,10 +53,22 @@ func (o *jobj) del(key string) {
 
 // describe sets the description of o when text is not empty.
 func (o *jobj) describe(text string) *jobj {
-	if t := oneLine(text); t != "" {
+	if t := ir.OneLine(text); t != "" {
 		o.set("description", t)
 	}
 	return o
+}
+
+// Input is the JSON Schema of the arguments of op's tool: its business key fields (required),
+// its parameters and its body, with the body fields the tool fills in left to the tool.
+func Input(op *ir.Operation) string { return jsonText(inputSchema(op)) }
+
+// Output is the JSON Schema of the structured content of op's tool results, "" when it has none.
+func Output(op *ir.Operation) string {
+	if s := outputSchema(op); s != nil {
+		return jsonText(s)
+	}
+	return ""
 }
 
 // jsonText renders v as indented JSON (a tab a level). A backtick in a string is written as
@@ -86,7 +98,7 @@ func writeJSON(b *strings.Builder, v any, depth int) {
 				b.WriteByte(',')
 			}
 			indent(depth + 1)
-			b.WriteString(jsonString(k))
+			b.WriteString(Quote(k))
 			b.WriteString(": ")
 			writeJSON(b, v.vals[i], depth+1)
 		}
@@ -117,7 +129,7 @@ func writeJSON(b *strings.Builder, v any, depth int) {
 		}
 		b.WriteByte(']')
 	case string:
-		b.WriteString(jsonString(v))
+		b.WriteString(Quote(v))
 	case json.RawMessage:
 		b.Write(v)
 	default:
@@ -126,8 +138,9 @@ func writeJSON(b *strings.Builder, v any, depth int) {
 	}
 }
 
-// jsonString is s as a JSON string, with no HTML escaping and backticks escaped.
-func jsonString(s string) string {
+// Quote is s as a JSON string, with no HTML escaping and backticks escaped, so that the JSON it
+// is written in fits in a Go raw string literal as the schemas do.
+func Quote(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -175,7 +188,7 @@ func newSchemaGen(input bool, roots ...*ir.TypeRef) *schemaGen {
 	}
 	g := &schemaGen{input: input, defs: map[*ir.Type]bool{}, types: len(p.seen)}
 	for _, t := range p.seen {
-		shared := p.count[t] > 1 && (t.Kind == ir.KindStruct || t.Kind == ir.KindUnion || t.Kind == ir.KindAlias && under(t.Elem).Kind != ir.RefBuiltin)
+		shared := p.count[t] > 1 && (t.Kind == ir.KindStruct || t.Kind == ir.KindUnion || t.Kind == ir.KindAlias && ir.Under(t.Elem).Kind != ir.RefBuiltin)
 		if shared || p.recursive[t] {
 			g.defs[t] = true
 		}
@@ -246,7 +259,7 @@ func (g *schemaGen) ref(r *ir.TypeRef) *jobj {
 			g.use(r.Named)
 			return obj().set("$ref", "#/$defs/"+r.Named.Name)
 		}
-		if leaf := r.Named.Kind == ir.KindEnum || r.Named.Kind == ir.KindAlias && under(r.Named.Elem).Kind == ir.RefBuiltin; g.limit > 0 && !leaf {
+		if leaf := r.Named.Kind == ir.KindEnum || r.Named.Kind == ir.KindAlias && ir.Under(r.Named.Elem).Kind == ir.RefBuiltin; g.limit > 0 && !leaf {
 			if g.depth >= g.limit {
 				return obj()
 			}
@@ -448,4 +461,208 @@ func (g *schemaGen) finish(root *jobj) *jobj {
 		d.set(t.Name, defs[t])
 	}
 	return root.set("$defs", d)
+}
+
+// inputSchema is the schema of op's arguments: its business key fields (required), its
+// parameters and its body, with the body fields the tool fills in left to the tool.
+func inputSchema(op *ir.Operation) *jobj {
+	var roots []*ir.TypeRef
+	for _, p := range op.Params {
+		roots = append(roots, p.Type)
+	}
+	if op.Body != nil {
+		roots = append(roots, op.Body.Type)
+	}
+	g := newSchemaGen(true, roots...)
+	props := obj()
+	var required []string
+	for _, a := range op.ToolArgs {
+		var s *jobj
+		switch {
+		case a.Key != nil:
+			k := op.Safety.Key
+			if a.Key.Type == "int64" {
+				s = obj().set("type", "integer")
+			} else {
+				s = obj().set("type", "string").set("minLength", 1)
+			}
+			s.set("description", "Business key: calls with the same key ("+strconv.Quote(k.Format)+") are one write.")
+			required = append(required, a.Name)
+		case a.Param != nil:
+			s = g.ref(a.Param.Type).describe(a.Param.Doc)
+			if a.Param.Required || a.Param.In == ir.InPath {
+				required = append(required, a.Name)
+			}
+		default:
+			over := bodySets(op)
+			if t := op.Body.Type; len(over) > 0 && t.Kind == ir.RefNamed && t.Named.Kind == ir.KindStruct {
+				s = g.named(t.Named, over)
+			} else {
+				s = g.ref(t)
+			}
+			if op.Body.Encoding == ir.BodyRaw {
+				s.set("contentMediaType", op.Body.ContentType)
+			}
+			if !ir.OptionalBody(op) { // required by the spec, or carrying the write's key
+				required = append(required, a.Name)
+			}
+		}
+		props.set(a.Name, s)
+	}
+	root := obj().set("type", "object")
+	if len(props.keys) > 0 {
+		root.set("properties", props)
+	}
+	if len(required) > 0 {
+		root.set("required", strs(required))
+	}
+	root.set("additionalProperties", false)
+	return g.finish(root)
+}
+
+// bodySets is the tree of the body fields a keyed write fills in: those reached through struct
+// fields only (a place behind an array or a map stays in the schema as the spec has it).
+func bodySets(op *ir.Operation) sets {
+	if op.Call != ir.CallWrite && op.Call != ir.CallSubmit {
+		return nil
+	}
+	tree := sets{}
+	for _, set := range op.Safety.Sets {
+		if set.Body == nil || len(set.Body.Steps) == 0 {
+			continue
+		}
+		fields := true
+		for _, st := range set.Body.Steps {
+			fields = fields && st.Kind == ir.StepField
+		}
+		if !fields {
+			continue
+		}
+		node := tree
+		for _, st := range set.Body.Steps {
+			next, ok := node[st.Field]
+			if !ok {
+				next = sets{}
+				node[st.Field] = next
+			}
+			node = next
+		}
+	}
+	return tree
+}
+
+// sourceSchema is the schema of a receipt's or an acknowledgement's source.
+func sourceSchema() *jobj {
+	return obj().set("type", "string").set("enum", strs([]string{"created", "adopted_lookup", "adopted_ledger"})).
+		set("description", "created: the write took effect during this call; adopted_lookup: a lookup found the effect of an earlier attempt; "+
+			"adopted_ledger: an earlier call with the same business key took effect, and the ledger returned its outcome without calling the provider.")
+}
+
+// Output schemas are bounded: one whose response reaches more than maxOutputTypes named types,
+// or that would take more than maxOutputNodes type uses or outputBudget bytes, writes its types
+// down to fewer levels (see limitedSchemaGen): three or two, the most that fits, else one.
+const (
+	maxOutputTypes = 64
+	maxOutputNodes = 2000
+	outputBudget   = 32 << 10
+)
+
+// outputSchema is the schema of the structured content of op's results: a receipt {id,
+// source, body}, an acknowledgement {accepted, status, source, note, body}, or a read's
+// response (in {"result": ...} when it is not an object).
+func outputSchema(op *ir.Operation) *jobj {
+	var roots []*ir.TypeRef
+	if ir.HasResult(op) {
+		roots = append(roots, op.Response.Type)
+	}
+	fits := func(g *schemaGen) *jobj {
+		g.maxNodes = maxOutputNodes
+		if s := output(op, g); !g.over && len(jsonText(s)) <= outputBudget {
+			return s
+		}
+		return nil
+	}
+	if g := newSchemaGen(false, roots...); g.types <= maxOutputTypes {
+		if s := fits(g); s != nil {
+			return s
+		}
+	}
+	for limit := 3; limit > 1; limit-- {
+		if s := fits(limitedSchemaGen(limit)); s != nil {
+			return s
+		}
+	}
+	return output(op, limitedSchemaGen(1))
+}
+
+// output is the output schema of op written by g.
+func output(op *ir.Operation, g *schemaGen) *jobj {
+	var res *ir.TypeRef
+	if ir.HasResult(op) {
+		res = op.Response.Type
+	}
+	props := obj()
+	var required []string
+	prop := func(name string, s *jobj, req bool) {
+		props.set(name, s)
+		if req {
+			required = append(required, name)
+		}
+	}
+	note := ""
+	if g.limit > 0 {
+		note = " Objects nested more than " + strconv.Itoa(g.limit) + " levels deep are not described here."
+	}
+	bodyProp := func() {
+		if res != nil {
+			prop("body", g.ref(res).describe("The provider's answer."+note), false)
+		}
+	}
+	undecoded := func() {
+		if res != nil {
+			prop("undecoded", obj().set("type", "string").set("description",
+				"Set when the provider's answer did not match its spec: the write took effect, and body is the answer as it came."), false)
+		}
+	}
+	switch op.Call {
+	case ir.CallWrite:
+		prop("id", obj().set("type", "string").set("description", "The durable id of the effect."), true)
+		prop("source", sourceSchema(), true)
+		bodyProp()
+		undecoded()
+	case ir.CallSubmit, ir.CallDo:
+		prop("accepted", obj().set("type", "boolean").set("const", true), true)
+		if op.Call == ir.CallSubmit {
+			prop("status", obj().set("type", "integer").set("description", "The HTTP status of the acknowledgement."), false)
+			prop("source", sourceSchema(), false)
+		}
+		prop("note", obj().set("type", "string").set("description", "What the answer means: whether the effect has happened or may come later."), true)
+		bodyProp()
+		if op.Call == ir.CallSubmit {
+			undecoded()
+		}
+	default:
+		switch {
+		case res == nil:
+			return obj().set("type", "object")
+		case ir.IsObject(res) && res.Kind == ir.RefNamed && g.defs[res.Named]:
+			// A recursive response: the root refers to its definition.
+			g.use(res.Named)
+			return g.finish(obj().set("type", "object").set("$ref", "#/$defs/"+res.Named.Name))
+		case ir.IsObject(res) && res.Kind == ir.RefNamed:
+			s := g.named(res.Named, nil)
+			if note != "" {
+				s.set("description", strings.TrimSpace(ir.OneLine(res.Named.Doc)+note))
+			}
+			return g.finish(s)
+		case ir.IsObject(res):
+			return g.finish(g.ref(res))
+		}
+		prop("result", g.ref(res).describe(strings.TrimSpace(note)), true)
+	}
+	root := obj().set("type", "object").set("properties", props)
+	if len(required) > 0 {
+		root.set("required", strs(required))
+	}
+	return g.finish(root)
 }
