@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -153,7 +154,7 @@ func checkNames(t *testing.T, api *ir.API) {
 	methods := map[string]bool{"Runtime": true, "Resume": true}
 	tools := map[string]bool{}
 	toolsPkg := map[string]bool{api.ToolsClient: true}
-	for _, name := range toolsReserved {
+	for _, name := range build.ToolsReserved {
 		if toolsPkg[name] {
 			t.Errorf("the tools package imports the client as %q, a name it uses otherwise", name)
 		}
@@ -166,13 +167,13 @@ func checkNames(t *testing.T, api *ir.API) {
 			}
 			toolsPkg[name] = true
 		}
-		if !validToolName(op.ToolName) || len(op.ToolName) > maxToolName || tools[op.ToolName] {
+		if !build.ValidToolName(op.ToolName) || len(op.ToolName) > build.MaxToolName || tools[op.ToolName] {
 			t.Errorf("%s: tool name %q is not valid and unique", op.ID, op.ToolName)
 		}
 		tools[op.ToolName] = true
 		args := map[string]bool{}
 		for _, a := range op.ToolArgs {
-			if toolArgName(a.Name) != a.Name || args[a.Name] {
+			if build.ToolArgName(a.Name) != a.Name || args[a.Name] {
 				t.Errorf("%s: tool argument %q is not valid and unique", op.ID, a.Name)
 			}
 			args[a.Name] = true
@@ -192,7 +193,7 @@ func checkNames(t *testing.T, api *ir.API) {
 			unique("field of "+ty.Name, fields, f.GoName)
 		}
 		members := map[string]bool{}
-		for _, m := range unionMembers {
+		for _, m := range build.UnionMembers {
 			members[m] = true
 		}
 		for _, v := range ty.Variants {

@@ -17,6 +17,7 @@ func TestLayers(t *testing.T) {
 		"spec/ir":            {"runtime"},
 		"spec/naming":        {},
 		"spec/load":          {"spec/ir", "spec/naming"},
+		"spec/build":         {"spec/annot", "spec/ir", "spec/load", "spec/naming"},
 		"spec/annot":         {"runtime", "runtime/writegenimpl", "spec/ir", "spec/load", "spec/naming"},
 		"spec/ir/toolschema": {"spec/ir"},
 		"templates":          {"runtime", "runtime/writegenimpl", "spec/ir", "spec/ir/toolschema"},

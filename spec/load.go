@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
@@ -77,14 +77,14 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		errs = append(errs, &ir.Error{Pos: pkgPos, Msg: "package main is a command, which nothing can import: name the client's package"})
 	}
 
-	b := newBuilder(d)
+	b := build.New(d)
 	for _, o := range a.Names {
 		if ptr, ok := d.Origins[load.OriginKey(o.Ptr)]; ok {
 			o.Ptr = ptr // a schema of another file, by the pointer it was bundled at
 		}
-		b.overrides[o.Ptr] = o.Name
+		b.Overrides[o.Ptr] = o.Name
 	}
-	ops, operrs := b.listOperations()
+	ops, operrs := b.ListOperations()
 	errs = append(errs, operrs...)
 	r := newResolver(b, a, ops)
 	r.bind()
@@ -94,7 +94,7 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	var inScope []*ir.Operation
 	for _, so := range ops {
 		if r.scope[so] {
-			inScope = append(inScope, so.op)
+			inScope = append(inScope, so.Op)
 		}
 	}
 	derrs, warnings := d.SortDefects(inScope)
@@ -103,11 +103,11 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	for _, e := range derrs {
 		r.defective[e.Operation] = true
 	}
-	errs = append(errs, b.settle(r, a)...)
+	errs = append(errs, r.settle(a)...)
 	for _, so := range ops {
-		if so.converted {
-			errs = append(errs, so.errs...)
-			warnings = append(warnings, so.warnings...)
+		if so.Converted {
+			errs = append(errs, so.Errs...)
+			warnings = append(warnings, so.Warnings...)
 		}
 	}
 	if len(errs) > 0 {
@@ -118,13 +118,13 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	api.Warnings = warnings
 
 	r.assemble(api)
-	sameTypes(api)
-	noCompare(api)
-	sentTypes(api)
+	build.SameTypes(api)
+	build.NoCompare(api)
+	build.SentTypes(api)
 	for _, op := range api.Operations {
 		op.Hints = hintsOf(op)
 	}
-	nameTools(api)
+	build.NameTools(api)
 	api.Identity = Identity(api)
 	if opts.MCP {
 		if errs := toolDefects(api); len(errs) > 0 {
@@ -132,11 +132,6 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 		}
 	}
 	return api, nil
-}
-
-func newBuilder(d *load.Document) *builder {
-	return &builder{d: d, byRef: make(map[string]*ir.TypeRef), bySchema: make(map[*openapi3.Schema]*ir.TypeRef),
-		unions: make(map[string]*ir.TypeRef), overrides: make(map[string]string)}
 }
 
 func sorted(errs ir.ErrorList) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
@@ -23,7 +24,7 @@ import (
 // {ticket: {external_id}} and finds tickets). A lookup whose element shows no such field is
 // refused: a search matches loosely, and only the reference, compared on the client, tells the
 // write's effect from another's.
-func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+func (r *resolver) matchOf(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	if out.Match != nil || l.MatchNode != nil {
 		return out.Match != nil
 	}
@@ -54,7 +55,7 @@ func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 	if at == nil {
 		at = l.OpNode
 	}
-	r.errorf(at, so.op.ID, "lookup %s finds %s, and %s: add match: with the pointer to the field of the found element that holds the reference, so that the client keeps only the write's own effects (a search matches loosely, and another write's effect must never be adopted)",
+	r.errorf(at, so.Op.ID, "lookup %s finds %s, and %s: add match: with the pointer to the field of the found element that holds the reference, so that the client keeps only the write's own effects (a search matches loosely, and another write's effect must never be adopted)",
 		out.Operation.ID, ir.DescribeRef(found.Type), what)
 	return false
 }
@@ -63,8 +64,8 @@ func (r *resolver) matchOf(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 // the write's time (since) needs them, each a query parameter of the read that the spec lists
 // the value of, so that what the lookup sends asks for that order; the runtime checks the order
 // of every page it reads.
-func (r *resolver) newestFirst(so *specOp, l *annot.LookupAnswer, out *ir.Lookup) bool {
-	id, read := so.op.ID, out.Operation
+func (r *resolver) newestFirst(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
+	id, read := so.Op.ID, out.Operation
 	if l.NewestNode == nil {
 		if out.Since == nil {
 			return true
@@ -117,13 +118,13 @@ func (r *resolver) newestFirst(so *specOp, l *annot.LookupAnswer, out *ir.Lookup
 // adoptBy checks lookup.adopt as a read: the receipt's object is read by the id of the element
 // the lookup found ({id}: the write's response.id pointer, resolved in the found element), and
 // the read answers with the receipt's own schema.
-func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
-	id, a := so.op.ID, l.AdoptRead
+func (r *resolver) adoptBy(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+	id, a := so.Op.ID, l.AdoptRead
 	ao := r.adoptOp[so]
 	if ao == nil {
 		return false // reported when the scope was decided
 	}
-	read := ao.op
+	read := ao.Op
 	if s.ID == nil {
 		r.errorf(a.Node, id, "lookup adopt reads the receipt by the found element's id, and the write declares no response.id")
 		return false
@@ -144,7 +145,7 @@ func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 		r.errorf(a.Node, id, "lookup adopt reads the receipt by {id}, the found element's %s, which is %s: want a string or an integer", idPtr, ir.DescribeRef(idPath.Type))
 		return false
 	}
-	want := so.op.Response.Type
+	want := so.Op.Response.Type
 	if !ir.SameType(read.Response.Type, want) {
 		r.errorf(a.OpNode, id, "lookup adopt %s answers with %s, and %s answers with %s: the read that adopts must answer with the write's own schema", read.ID, ir.DescribeRef(read.Response.Type), id, ir.DescribeRef(want))
 		return false
@@ -194,9 +195,9 @@ func (r *resolver) adoptBy(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out 
 // funcValues are the values of the write a lookup written by hand is asked with, beside the
 // reference: the write's required path and query parameters that can travel with the reference
 // (a string or an integer), and its key's fields (a parameter wins over a key field of its name).
-func (r *resolver) funcValues(so *specOp, s *ir.Safety) []*ir.LookupValue {
+func (r *resolver) funcValues(so *build.Op, s *ir.Safety) []*ir.LookupValue {
 	var out []*ir.LookupValue
-	for _, q := range so.op.Params {
+	for _, q := range so.Op.Params {
 		if !q.Required || q.In != ir.InPath && q.In != ir.InQuery {
 			continue
 		}

@@ -9,14 +9,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
 // bodyTemplate checks the JSON body a lookup sends (a POST search) against the lookup's request
 // body type, and splits it at the string values that hold "{ref}".
-func (r *resolver) bodyTemplate(so *specOp, read *ir.Operation, n *yaml.Node) *ir.BodyTemplate {
-	id := so.op.ID
+func (r *resolver) bodyTemplate(so *build.Op, read *ir.Operation, n *yaml.Node) *ir.BodyTemplate {
+	id := so.Op.ID
 	switch {
 	case read.Body == nil:
 		r.errorf(n, id, "lookup operation %q takes no request body: pass the reference in params", read.ID)

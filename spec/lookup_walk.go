@@ -5,14 +5,15 @@ import (
 	"strconv"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:
 // match and since in the found element, pages through the read's response and parameters.
-func (r *resolver) walk(so *specOp, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
-	id, read := so.op.ID, out.Operation
+func (r *resolver) walk(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+	id, read := so.Op.ID, out.Operation
 	if l.MatchNode == nil && l.Pages == nil && l.SinceNode == nil {
 		return true
 	}

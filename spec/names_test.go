@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 	"github.com/writegen/writegen/spec/naming"
@@ -26,11 +27,11 @@ func TestSettleNamesOrder(t *testing.T) {
 			got[c.Key] = c.Got
 			claims = append(claims, &c)
 		}
-		add(naming.Claim{Want: "Card", Key: "#/components/schemas/card", Rank: rankComponent})
-		add(naming.Claim{Want: "Card", Key: "#/paths/x/card", Rank: rankInline, Alt: "Object"})
-		add(naming.Claim{Want: "IssuingCard", Literal: "IssuingDotCard", Key: "#/components/schemas/issuing.card", Rank: rankComponent})
-		add(naming.Claim{Want: "IssuingCard", Literal: "Issuing_Card", Key: "#/components/schemas/issuing_card", Rank: rankComponent})
-		add(naming.Claim{Want: "Client", Key: "#/components/schemas/Client", Rank: rankComponent, Alt: "Object"})
+		add(naming.Claim{Want: "Card", Key: "#/components/schemas/card", Rank: build.RankComponent})
+		add(naming.Claim{Want: "Card", Key: "#/paths/x/card", Rank: build.RankInline, Alt: "Object"})
+		add(naming.Claim{Want: "IssuingCard", Literal: "IssuingDotCard", Key: "#/components/schemas/issuing.card", Rank: build.RankComponent})
+		add(naming.Claim{Want: "IssuingCard", Literal: "Issuing_Card", Key: "#/components/schemas/issuing_card", Rank: build.RankComponent})
+		add(naming.Claim{Want: "Client", Key: "#/components/schemas/Client", Rank: build.RankComponent, Alt: "Object"})
 		add(naming.Claim{Want: "Client", Key: "reserved", Fixed: true})
 		add(naming.Claim{Want: "AB", Literal: "A_B", Key: "a-b"})
 		add(naming.Claim{Want: "AB", Literal: "A_B", Key: "a_b"})
@@ -294,7 +295,7 @@ func FuzzGoName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, name := range []string{naming.GoName(s), naming.GoLiteral(s), "T" + valueWord(s)} {
+		for _, name := range []string{naming.GoName(s), naming.GoLiteral(s), "T" + build.ValueWord(s)} {
 			if !token.IsIdentifier(name) || !token.IsExported(name) {
 				t.Errorf("%q gives %q, not an exported identifier", s, name)
 			}
@@ -333,7 +334,7 @@ func TestOddReferences(t *testing.T) {
 
 func TestLowerFirst(t *testing.T) {
 	for in, want := range map[string]string{"CreateThread": "createThread", "URLCreate": "urlCreate", "ID": "id", "X": "x", "Über": "über"} {
-		if got := lowerFirst(in); got != want {
+		if got := build.LowerFirst(in); got != want {
 			t.Errorf("lowerFirst(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -74,8 +75,8 @@ var referenceName = regexp.MustCompile(`(?i)^((external|client|merchant|customer
 // a reference, at the top level or one object down (Square's /card/reference_id, Zendesk's
 // /ticket/external_id), a key of a top-level metadata map, and a body field that carries the
 // idempotency key (the key field, whose name is given).
-func referenceFields(so *specOp, keyField string, markdown bool) []refField {
-	body := so.op.Body
+func referenceFields(so *build.Op, keyField string, markdown bool) []refField {
+	body := so.Op.Body
 	if body == nil || body.Encoding == ir.BodyRaw || body.Encoding == ir.BodyMultipart || body.Type == nil {
 		return nil
 	}
@@ -149,7 +150,7 @@ func structOf(r *ir.TypeRef) *ir.Type {
 // proposal is a complete lookup for one write.
 type proposal struct {
 	form   string // filter, body, query, walk
-	read   *specOp
+	read   *build.Op
 	ref    refField
 	params [][2]string // name and template, in order
 	body   string      // a POST search's body, as YAML flow
@@ -159,7 +160,7 @@ type proposal struct {
 	pages  string      // YAML flow of pages, or ""
 	newest [][2]string // newest_first: the params that ask for the list newest first, values of the spec
 	since  string      // since: when an element was created, for a walk newest first
-	adopt  *specOp     // a read of one object by the found element's id (lookup.adopt), or nil
+	adopt  *build.Op   // a read of one object by the found element's id (lookup.adopt), or nil
 	adoptP [][2]string // its params, {id} among them
 	object string      // response.object: the receipt's object inside the write's response, or ""
 	id     string      // the receipt's id, relative to object
@@ -178,12 +179,12 @@ var formRank = map[string]int{"filter": 0, "body": 1, "query": 2, "walk": 3}
 
 // proposeLookups returns the lookups init can propose for a write, the complete ones first, each
 // part best first. keyField is the body field that carries the write's idempotency key, or "".
-func proposeLookups(so *specOp, reads, items []*specOp, keyField string, github bool) []*proposal {
+func proposeLookups(so *build.Op, reads, items []*build.Op, keyField string, github bool) []*proposal {
 	// Only a create: a write that changes what exists is found by a lookup whether it
 	// happened or not.
-	path := so.op.Path
-	if so.op.Method != "POST" || pathParam.MatchString(path[strings.LastIndex(path, "/")+1:]) ||
-		upsert.MatchString(so.op.ID+" "+so.op.Summary) {
+	path := so.Op.Path
+	if so.Op.Method != "POST" || build.PathParam.MatchString(path[strings.LastIndex(path, "/")+1:]) ||
+		upsert.MatchString(so.Op.ID+" "+so.Op.Summary) {
 		return nil
 	}
 	refs := referenceFields(so, keyField, github)
@@ -195,12 +196,12 @@ func proposeLookups(so *specOp, reads, items []*specOp, keyField string, github 
 		// The list at the write's path, or a search below it: what an action on an existing
 		// object (/charges/{charge}/capture) reaches is there before the action. Or a search of
 		// the whole API with a text query, whose elements look like what the write makes.
-		rest, below := strings.CutPrefix(c.op.Path, path+"/")
-		anywhere := c.op.Method == "GET" && searchElem(so.op, c.op) != nil
-		if q, _ := searchParam(c.op, github); q == nil {
+		rest, below := strings.CutPrefix(c.Op.Path, path+"/")
+		anywhere := c.Op.Method == "GET" && searchElem(so.Op, c.Op) != nil
+		if q, _ := searchParam(c.Op, github); q == nil {
 			anywhere = false
 		}
-		if c.op.Path != path && !(below && !strings.Contains(rest, "{") && (isSearch(c.op) || searchWord.MatchString(c.op.ID+" "+rest))) && !anywhere {
+		if c.Op.Path != path && !(below && !strings.Contains(rest, "{") && (isSearch(c.Op) || searchWord.MatchString(c.Op.ID+" "+rest))) && !anywhere {
 			continue
 		}
 		for _, rf := range refs {
@@ -221,16 +222,16 @@ func proposeLookups(so *specOp, reads, items []*specOp, keyField string, github 
 			return d
 		}
 		// A read on the write's own collection before one further away.
-		return strings.Count(x.read.op.Path, "/") - strings.Count(y.read.op.Path, "/")
+		return strings.Count(x.read.Op.Path, "/") - strings.Count(y.read.Op.Path, "/")
 	})
 	return out
 }
 
 // formsOf returns what read c can propose for the reference field rf of write so, without the
 // found and response parts.
-func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
-	read := c.op
-	if len(c.errs) > 0 {
+func formsOf(so, c *build.Op, rf refField, github bool) []*proposal {
+	read := c.Op
+	if len(c.Errs) > 0 {
 		return nil
 	}
 	var out []*proposal
@@ -256,7 +257,7 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 			}
 		}
 		if q, lang := searchParam(read, github); q != nil {
-			if t, esc := queryTemplate(lang, rf, so.op); t != "" {
+			if t, esc := queryTemplate(lang, rf, so.Op); t != "" {
 				check := fmt.Sprintf("the query %s finds %s by its exact value in %s's query language (the client keeps only what holds it)", t, rf.name, read.ID)
 				if rf.marker != "" {
 					check = fmt.Sprintf("the query %s finds the text that holds the marker in %s's query language (the client keeps only what holds the marker whole)", t, read.ID)
@@ -291,13 +292,13 @@ func formsOf(so, c *specOp, rf refField, github bool) []*proposal {
 
 // requiredParams returns the read's required parameters but skip, each passed the write's
 // parameter of the same name, or false when the read requires one the write does not have.
-func requiredParams(so *specOp, read *ir.Operation, skip string) ([][2]string, bool) {
+func requiredParams(so *build.Op, read *ir.Operation, skip string) ([][2]string, bool) {
 	var out [][2]string
 	for _, q := range read.Params {
 		if !q.Required || q.Name == skip || q.In == ir.InHeader || q.In == ir.InCookie {
 			continue
 		}
-		i := slices.IndexFunc(so.op.Params, func(w *ir.Param) bool {
+		i := slices.IndexFunc(so.Op.Params, func(w *ir.Param) bool {
 			return w.Name == q.Name && w.Required && (w.In == ir.InPath || w.In == ir.InQuery)
 		})
 		if i < 0 {
@@ -578,12 +579,12 @@ func findString(t *ir.TypeRef, names []string, depth int) string {
 // or the write answers it inside an envelope, or the read finds what looks like it and one of
 // items reads it by its id (adopt), and the receipt must have an id. It reports whether the
 // proposal is complete.
-func (p *proposal) typed(so *specOp, items []*specOp) bool {
-	w := so.op.Response.Type
-	if w == nil || isBytes(w) || so.op.Response.Status == 202 {
+func (p *proposal) typed(so *build.Op, items []*build.Op) bool {
+	w := so.Op.Response.Type
+	if w == nil || isBytes(w) || so.Op.Response.Status == 202 {
 		return false
 	}
-	rr := p.read.op.Response.Type
+	rr := p.read.Op.Response.Type
 	if rr == nil || isBytes(rr) {
 		return false
 	}
@@ -601,7 +602,7 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 		if elem == nil && p.form == "query" {
 			// a search whose items look like what the write answers, read again by their id
 			for _, f := range structOf(rr).Fields {
-				if a := ir.Under(f.Type); a.Kind == ir.RefArray && searchElem(so.op, p.read.op) == a.Elem {
+				if a := ir.Under(f.Type); a.Kind == ir.RefArray && searchElem(so.Op, p.read.Op) == a.Elem {
 					p.found, elem = "/"+f.Name+"/0", a.Elem
 					break
 				}
@@ -655,12 +656,12 @@ func (p *proposal) typed(so *specOp, items []*specOp) bool {
 // element looks like what the write answers: the read's last path parameter names a property of
 // both the element and the write's answer (issue_number is number, ticket_id is id), a string or
 // an integer, which becomes the receipt's id.
-func (p *proposal) adoptBy(so *specOp, elem *ir.TypeRef, items []*specOp) bool {
-	if !lookalike(so.op.Response.Type, elem) {
+func (p *proposal) adoptBy(so *build.Op, elem *ir.TypeRef, items []*build.Op) bool {
+	if !lookalike(so.Op.Response.Type, elem) {
 		return false
 	}
 	for _, c := range items {
-		ms := pathParam.FindAllStringSubmatch(c.op.Path, -1)
+		ms := build.PathParam.FindAllStringSubmatch(c.Op.Path, -1)
 		name := ms[len(ms)-1][1]
 		var ptrs []string
 		if i := strings.LastIndexAny(name, "_-"); i >= 0 {
@@ -669,11 +670,11 @@ func (p *proposal) adoptBy(so *specOp, elem *ir.TypeRef, items []*specOp) bool {
 		ptrs = append(ptrs, "/"+name)
 		for _, ptr := range ptrs {
 			e, why1 := ir.ResolvePath(elem, ptr, ir.ReadPath)
-			r, why2 := ir.ResolvePath(so.op.Response.Type, ptr, ir.ReadPath)
+			r, why2 := ir.ResolvePath(so.Op.Response.Type, ptr, ir.ReadPath)
 			if why1 != "" || why2 != "" || !(ir.IsStringType(e.Type) || ir.IsIntegerType(e.Type)) || !(ir.IsStringType(r.Type) || ir.IsIntegerType(r.Type)) {
 				continue
 			}
-			params, ok := requiredParams(so, c.op, name)
+			params, ok := requiredParams(so, c.Op, name)
 			if !ok {
 				continue
 			}
@@ -749,7 +750,7 @@ func yamlString(s string) string {
 
 // describe names the proposal's read for the list of candidates.
 func (p *proposal) describe() string {
-	read := p.read.op
+	read := p.read.Op
 	switch p.form {
 	case "filter":
 		return fmt.Sprintf("%s (GET %s?%s=, the body field %s)", read.ID, read.Path, p.params[len(p.params)-1][0], p.ref.pointer)
@@ -777,7 +778,7 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 	}
 	adopts := "the lookup adopts it"
 	if p.adopt != nil {
-		adopts = p.adopt.op.ID + " reads what the lookup found by it"
+		adopts = p.adopt.Op.ID + " reads what the lookup found by it"
 	}
 	fmt.Fprintf(w, "%sresponse: {is: receipt%s, id: %s} # TODO: confirm %s%s is the durable id of what the write made: %s\n", lead, object, p.id, p.object, p.id, adopts)
 	switch {
@@ -792,7 +793,7 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 		fmt.Fprintf(w, "%sreference: {body: %s} # TODO: confirm %s\n", lead, p.ref.pointer, what)
 	}
 	fmt.Fprintf(w, "%slookup: # TODO: confirm %s\n", lead, p.check)
-	fmt.Fprintf(w, "%s  operation: %s\n", lead, yamlKey(p.read.op.ID))
+	fmt.Fprintf(w, "%s  operation: %s\n", lead, yamlKey(p.read.Op.ID))
 	if len(p.params) > 0 {
 		fmt.Fprintf(w, "%s  params: %s\n", lead, flowParams(p.params))
 	}
@@ -814,10 +815,10 @@ func (p *proposal) write(w *strings.Builder, live bool) {
 		fmt.Fprintf(w, "%s  since: %s\n", lead, p.since)
 	}
 	if p.adopt != nil {
-		fmt.Fprintf(w, "%s  adopt: {operation: %s, params: %s}\n", lead, yamlKey(p.adopt.op.ID), flowParams(p.adoptP))
+		fmt.Fprintf(w, "%s  adopt: {operation: %s, params: %s}\n", lead, yamlKey(p.adopt.Op.ID), flowParams(p.adoptP))
 	}
 	fmt.Fprintf(w, "%s  consistency: eventual # TODO: confirm how soon %s shows a write, as the provider documents it: {eventual: LAG, source: URL} where it bounds the lag, {strong: SETTLE, source: URL} where it shows a write at once (SETTLE: how long it may still commit a request whose answer was lost); plain eventual leaves each lost answer to Resume, then a person\n",
-		lead, p.read.op.ID)
+		lead, p.read.Op.ID)
 }
 
 // envelopesKnown reports whether this writegen reads response.object, the receipt's object

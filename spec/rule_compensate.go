@@ -6,6 +6,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -25,8 +26,8 @@ func (w *writeCheck) compensate() bool {
 
 // compensation checks a compensation: an idempotent write without a business key, called for
 // each duplicate a lookup finds, with the duplicate's id where "{id}" is written.
-func (r *resolver) compensation(so *specOp, c *annot.CompensateAnswer, s *ir.Safety) *ir.Compensation {
-	id := so.op.ID
+func (r *resolver) compensation(so *build.Op, c *annot.CompensateAnswer, s *ir.Safety) *ir.Compensation {
+	id := so.Op.ID
 	co := r.compensateOp[so]
 	if co == nil {
 		return nil // reported when the scope was decided
@@ -43,22 +44,22 @@ func (r *resolver) compensation(so *specOp, c *annot.CompensateAnswer, s *ir.Saf
 		r.errorf(c.Node, id, "compensate undoes the duplicates a lookup finds beyond the first, but this lookup finds at most one (found: %s): point found at an element of a list (like /items/0), so that every element is a found effect", found)
 		return nil
 	}
-	out := &ir.Compensation{Operation: co.op, Name: so.op.Local + "Compensate", Pos: r.pos(c.Node)}
+	out := &ir.Compensation{Operation: co.Op, Name: so.Op.Local + "Compensate", Pos: r.pos(c.Node)}
 	effect, _ := r.from(co, "effect")
 	key, _ := r.from(co, "key")
 	if effect == nil || effect.Effect == 0 || effect.Bad["effect"] {
 		return nil // the compensation's own entry is refused for it
 	}
 	if effect.Effect != runtime.EffectIdempotent || key != nil && key.Key != nil {
-		r.errorf(c.OpNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.op.ID)
+		r.errorf(c.OpNode, id, "compensation %q is called once for each duplicate and may be called again: it must be an idempotent write without a business key", co.Op.ID)
 		return nil
 	}
-	if co.op.Body != nil && co.op.Body.Required {
-		r.errorf(c.OpNode, id, "compensation %q takes a request body: a compensation passes parameters only", co.op.ID)
+	if co.Op.Body != nil && co.Op.Body.Required {
+		r.errorf(c.OpNode, id, "compensation %q takes a request body: a compensation passes parameters only", co.Op.ID)
 		return nil
 	}
 	var holds bool
-	out.Params, holds = r.templates(so, co.op, c.Params, c.OpNode, "{id}", "compensation")
+	out.Params, holds = r.templates(so, co.Op, c.Params, c.OpNode, "{id}", "compensation")
 	if holds && s.ID == nil {
 		r.errorf(c.Node, id, "compensation params use {id}, the duplicate's durable id, but the write's answer is not a receipt with an id")
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -39,21 +40,21 @@ type keyBound struct {
 // specKeyBound reads the spec's bound of the key of idem: the maxLength of the schema of its
 // header or query parameter (the operation's own parameters before its path item's), or of the
 // body field its pointer ends at (following properties, and allOf members, through references).
-func specKeyBound(so *specOp, idem *ir.Idempotency) keyBound {
+func specKeyBound(so *build.Op, idem *ir.Idempotency) keyBound {
 	switch {
 	case idem.Header != "" || idem.Query != "":
-		for _, p := range so.op.Params {
+		for _, p := range so.Op.Params {
 			if idem.Header != "" && p.In == ir.InHeader && strings.EqualFold(p.Name, idem.Header) ||
 				idem.Query != "" && p.In == ir.InQuery && p.Name == idem.Query {
 				return keyBound{max: rawMaxLength(so, p), pos: p.Pos, in: string(p.In) + " " + p.Name}
 			}
 		}
 	case idem.Body != nil:
-		b := keyBound{pos: so.op.Pos, in: "body field " + idem.Body.Pointer}
+		b := keyBound{pos: so.Op.Pos, in: "body field " + idem.Body.Pointer}
 		if n := len(idem.Body.Steps); n > 0 && idem.Body.Steps[n-1].Field != nil && idem.Body.Steps[n-1].Field.Pos.Line > 0 {
 			b.pos = idem.Body.Steps[n-1].Field.Pos
 		}
-		b.max = schemaMaxLength(so.bodySchema, ir.SplitPointer(idem.Body.Pointer), 0)
+		b.max = schemaMaxLength(so.BodySchema, ir.SplitPointer(idem.Body.Pointer), 0)
 		return b
 	}
 	return keyBound{}
@@ -93,19 +94,19 @@ func schemaMaxLength(sr *openapi3.SchemaRef, segs []string, depth int) int {
 // would refuse; without one the spec's bound is used, so that longer keys are hashed to fit.
 // A max_length, written or the spec's, shorter than writegen's hashed keys is refused: they
 // could never fit. Every refusal of max_length is made here.
-func (r *resolver) boundKey(so *specOp, idem *ir.Idempotency) {
+func (r *resolver) boundKey(so *build.Op, idem *ir.Idempotency) {
 	if idem.MaxLengthPos.Line > 0 && idem.MaxLength < minKeyLength {
-		r.errorAt(idem.MaxLengthPos, so.op.ID, "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", idem.MaxLength, minKeyLength)
+		r.errorAt(idem.MaxLengthPos, so.Op.ID, "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", idem.MaxLength, minKeyLength)
 		return
 	}
 	b := specKeyBound(so, idem)
 	switch {
 	case b.max <= 0:
 	case b.max < minKeyLength && (idem.MaxLength == 0 || idem.MaxLength > b.max):
-		r.errorAt(idem.Pos, so.op.ID, "the spec bounds the idempotency key (%s) to %d characters at %s: writegen's provider keys need at least %d (a shortened key is a hash of 128 bits); exclude the write, or leave the key out (idempotency: none)",
+		r.errorAt(idem.Pos, so.Op.ID, "the spec bounds the idempotency key (%s) to %d characters at %s: writegen's provider keys need at least %d (a shortened key is a hash of 128 bits); exclude the write, or leave the key out (idempotency: none)",
 			b.in, b.max, b.pos, minKeyLength)
 	case idem.MaxLength > b.max:
-		r.errorAt(idem.MaxLengthPos, so.op.ID, "max_length %d is longer than the spec allows for the idempotency key (%s: maxLength %d at %s): the provider would refuse longer keys; write max_length: %d, or leave it out to use the spec's",
+		r.errorAt(idem.MaxLengthPos, so.Op.ID, "max_length %d is longer than the spec allows for the idempotency key (%s: maxLength %d at %s): the provider would refuse longer keys; write max_length: %d, or leave it out to use the spec's",
 			idem.MaxLength, b.in, b.max, b.pos, b.max)
 	case idem.MaxLength == 0:
 		idem.MaxLength, idem.MaxLengthPos, idem.MaxLengthSpec = b.max, b.pos, true

@@ -1,6 +1,9 @@
 package spec
 
-import "github.com/writegen/writegen/spec/ir"
+import (
+	"github.com/writegen/writegen/spec/build"
+	"github.com/writegen/writegen/spec/ir"
+)
 
 // inbox resolves the webhook inbox keyed by the fields the annotation names.
 func (w *writeCheck) inbox() bool {
@@ -11,15 +14,15 @@ func (w *writeCheck) inbox() bool {
 }
 
 // inbox records the inbox a write declares; writes that name one source must declare it alike.
-func (r *resolver) inbox(so *specOp, in *ir.Inbox) *ir.Inbox {
+func (r *resolver) inbox(so *build.Op, in *ir.Inbox) *ir.Inbox {
 	prev := r.inboxes[in.Source]
 	if prev == nil {
 		c := *in
 		r.inboxes[in.Source] = &c
 		prev = &c
 	} else if prev.Retention != in.Retention || prev.Order != in.Order {
-		r.errorAt(in.Pos, so.op.ID, "inbox %q is declared with other answers at %s: one source has one inbox", in.Source, prev.Pos)
+		r.errorAt(in.Pos, so.Op.ID, "inbox %q is declared with other answers at %s: one source has one inbox", in.Source, prev.Pos)
 	}
-	prev.Writes = append(prev.Writes, so.op)
+	prev.Writes = append(prev.Writes, so.Op)
 	return prev
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -30,8 +31,8 @@ func (w *writeCheck) key() bool {
 
 // key copies a parsed key for one write and settles its scope: key.scope, or the entry's name
 // normalised. Two writes never share a key scope.
-func (r *resolver) key(so *specOp, k *ir.Key, at *annot.Answers) *ir.Key {
-	out := &ir.Key{TypeName: so.op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
+func (r *resolver) key(so *build.Op, k *ir.Key, at *annot.Answers) *ir.Key {
+	out := &ir.Key{TypeName: so.Op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
 		Scope: k.Scope, ScopePos: k.ScopePos, Pos: k.Pos, FormatPos: k.FormatPos}
 	for _, p := range k.Parts {
 		if p.Field != nil {
@@ -41,21 +42,21 @@ func (r *resolver) key(so *specOp, k *ir.Key, at *annot.Answers) *ir.Key {
 		out.Parts = append(out.Parts, p)
 	}
 	if out.Scope == "" {
-		name := so.op.ID
+		name := so.Op.ID
 		if at.ID != "" {
 			name = at.ID
 		}
 		out.ScopePos = r.pos(r.entryNode(so))
 		if out.Scope = annot.NormalScope(name); out.Scope == "" {
-			r.errorAt(out.ScopePos, so.op.ID, "the name %q makes no key scope: write key.scope (lower-case letters, digits, '.', '_', '-')", name)
+			r.errorAt(out.ScopePos, so.Op.ID, "the name %q makes no key scope: write key.scope (lower-case letters, digits, '.', '_', '-')", name)
 			return out
 		}
 	}
 	if prev := r.keyScopes[out.Scope]; prev != nil {
-		r.errorAt(out.ScopePos, so.op.ID, "key scope %q is also the key scope of %q (%s): two writes with one key scope share provider keys and ledger rows; give this one its own key.scope",
+		r.errorAt(out.ScopePos, so.Op.ID, "key scope %q is also the key scope of %q (%s): two writes with one key scope share provider keys and ledger rows; give this one its own key.scope",
 			out.Scope, prev.ID, prev.Safety.Key.ScopePos)
 	} else {
-		r.keyScopes[out.Scope] = so.op
+		r.keyScopes[out.Scope] = so.Op
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
@@ -20,7 +21,7 @@ func (w *writeCheck) lookup() bool {
 	lop := r.lookupOp[so]
 	switch {
 	case src.Lookup == nil || w.bad(src, "lookup") || w.refused["key"] || w.refused["reference"] || w.refused["idempotency"],
-		src.Lookup.Op != "" && (lop == nil || len(lop.errs) > 0 || r.defective[lop.op.ID] || r.defective[w.op.ID]):
+		src.Lookup.Op != "" && (lop == nil || len(lop.Errs) > 0 || r.defective[lop.Op.ID] || r.defective[w.op.ID]):
 		// refused where it is written, or its types are
 		w.refused["lookup"] = true
 	case w.readOnly():
@@ -39,8 +40,8 @@ func (w *writeCheck) lookup() bool {
 
 // lookup checks a lookup answer: the reference reaches the provider with the write, the lookup
 // is called with it, and what it finds has the write's response type.
-func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.Lookup {
-	id := so.op.ID
+func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir.Lookup {
+	id := so.Op.ID
 	out := &ir.Lookup{Consistency: l.Consistency, Lag: l.Lag, Source: l.Source, Func: l.Fn, Pos: r.pos(l.Node)}
 	if l.SourceNode != nil {
 		out.SourcePos = r.pos(l.SourceNode)
@@ -54,11 +55,11 @@ func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.L
 		return nil
 	}
 	if l.Fn != "" {
-		out.Name, out.QueryName = so.op.Local+"Lookup", so.op.GoName+"Lookup"
+		out.Name, out.QueryName = so.Op.Local+"Lookup", so.Op.GoName+"Lookup"
 		out.Values = r.funcValues(so, s)
 		return out
 	}
-	resp := so.op.Response
+	resp := so.Op.Response
 	if resp.Type == nil || isBytes(resp.Type) {
 		r.errorf(l.Node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.Op)
 		return nil
@@ -67,9 +68,9 @@ func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.L
 	if lo == nil {
 		return nil // reported when the scope was decided
 	}
-	read := lo.op
+	read := lo.Op
 	out.Operation = read
-	out.Name = so.op.Local + "Lookup"
+	out.Name = so.Op.Local + "Lookup"
 	before := len(r.errs)
 	passes := false
 	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.Params, l.OpNode, "ref")
@@ -123,11 +124,11 @@ func (r *resolver) lookup(so *specOp, l *annot.LookupAnswer, s *ir.Safety) *ir.L
 // sameObject checks that what a lookup finds is the receipt's object: the write's response, or
 // its object (response.object), of the very same schema, so that the generated code can adopt
 // it as it is (wrapped back into the envelope).
-func (r *resolver) sameObject(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
-	id, resp := so.op.ID, so.op.Response
-	want, what := resp.Type, so.op.ID+" answers with "+ir.DescribeRef(resp.Type)
+func (r *resolver) sameObject(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
+	id, resp := so.Op.ID, so.Op.Response
+	want, what := resp.Type, so.Op.ID+" answers with "+ir.DescribeRef(resp.Type)
 	if s.Object != nil {
-		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.op.ID+" is "+ir.DescribeRef(s.Object.Type)
+		want, what = s.Object.Type, "the receipt's object at "+s.Object.Pointer+" in the answer of "+so.Op.ID+" is "+ir.DescribeRef(s.Object.Type)
 	}
 	switch {
 	case l.Adopt == "fields":
@@ -199,9 +200,9 @@ func extends(r, f *ir.TypeRef) bool {
 // whole issues) by copying the properties of the same name, so each of want's properties is
 // one of the element's, of the same type and encoding, or optional and left empty, and the
 // receipt's id is among those copied.
-func (r *resolver) copies(so *specOp, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
-	id := so.op.ID
-	if ir.SameType(found.Type, want) || ir.SameType(found.Type, so.op.Response.Type) {
+func (r *resolver) copies(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
+	id := so.Op.ID
+	if ir.SameType(found.Type, want) || ir.SameType(found.Type, so.Op.Response.Type) {
 		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.Op, ir.DescribeRef(found.Type))
 		return false
 	}
@@ -282,8 +283,8 @@ func okIn(t *ir.TypeRef, ptr string) *ir.Path {
 
 // escaped checks a lookup's escape: it has substitutions to escape, and none of them sits inside
 // quotes the template writes itself (the escaped value is a whole literal, quotes included).
-func (r *resolver) escaped(so *specOp, l *annot.LookupAnswer, out *ir.Lookup) bool {
-	id := so.op.ID
+func (r *resolver) escaped(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
+	id := so.Op.ID
 	quote := map[ir.Escape]string{ir.EscapeStripeSearch: "'", ir.EscapeZendeskSearch: `"`, ir.EscapeGitHubSearch: `"`, ir.EscapeJQL: `"`}[l.Escape]
 	n := 0
 	ok := true
@@ -352,8 +353,8 @@ func partsText(parts []ir.TemplatePart) string {
 // constant of the parameter's own type. It returns the values used, sorted by name, and whether
 // a template holds the placeholder. With hole "" (and s nil) it resolves constants only, and
 // needs no required parameter (newest_first).
-func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
-	id := so.op.ID
+func (r *resolver) lookupTemplates(so *build.Op, s *ir.Safety, read *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
+	id := so.Op.ID
 	var out []*ir.Template
 	var values []*ir.LookupValue
 	holds := false
@@ -432,9 +433,9 @@ func (r *resolver) lookupTemplates(so *specOp, s *ir.Safety, read *ir.Operation,
 
 // lookupValue resolves {name} in a lookup's params to a value of the write, or says why it is
 // none.
-func (r *resolver) lookupValue(so *specOp, s *ir.Safety, name string, n *yaml.Node) (*ir.LookupValue, string) {
+func (r *resolver) lookupValue(so *build.Op, s *ir.Safety, name string, n *yaml.Node) (*ir.LookupValue, string) {
 	v := &ir.LookupValue{Name: name, Pos: r.pos(n)}
-	for _, q := range so.op.Params {
+	for _, q := range so.Op.Params {
 		if q.Name == name && (q.In == ir.InPath || q.In == ir.InQuery) {
 			v.Param = q
 		}
@@ -448,34 +449,34 @@ func (r *resolver) lookupValue(so *specOp, s *ir.Safety, name string, n *yaml.No
 	}
 	switch {
 	case v.Param != nil && v.Field != nil:
-		return nil, fmt.Sprintf("{%s} is both a parameter of %s and a field of its key: name the key field otherwise", name, so.op.ID)
+		return nil, fmt.Sprintf("{%s} is both a parameter of %s and a field of its key: name the key field otherwise", name, so.Op.ID)
 	case v.Field != nil:
 		v.Integer = v.Field.Type == "int64"
 	case v.Param != nil:
 		switch u := ir.Under(v.Param.Type); {
 		case !v.Param.Required:
-			return nil, fmt.Sprintf("{%s} is an optional parameter of %s: a lookup value must be known to every call, so only a required one may travel with the reference", name, so.op.ID)
+			return nil, fmt.Sprintf("{%s} is an optional parameter of %s: a lookup value must be known to every call, so only a required one may travel with the reference", name, so.Op.ID)
 		case ir.IsIntegerType(v.Param.Type) && u.Kind == ir.RefBuiltin:
 			v.Integer = true
 		case !ir.IsStringType(v.Param.Type) || u.Kind != ir.RefBuiltin && u.Kind != ir.RefNamed:
-			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, ir.DescribeRef(v.Param.Type), so.op.ID)
+			return nil, fmt.Sprintf("{%s} is %s, a parameter of %s that cannot travel with the reference: only a string or an integer can", name, ir.DescribeRef(v.Param.Type), so.Op.ID)
 		}
 	default:
-		names := paramNames(so.op)
+		names := paramNames(so.Op)
 		if s.Key != nil {
 			for _, f := range s.Key.Fields {
 				names = append(names, f.Name)
 			}
 		}
-		return nil, fmt.Sprintf("{%s} is neither {ref} nor a path or query parameter of %s nor a field of its key%s", name, so.op.ID, annot.Suggest(name, names))
+		return nil, fmt.Sprintf("{%s} is neither {ref} nor a path or query parameter of %s nor a field of its key%s", name, so.Op.ID, annot.Suggest(name, names))
 	}
 	return v, ""
 }
 
 // templates resolves the parameters a lookup or a compensation passes, each a template with the
 // placeholder hole. It reports whether one of them holds the placeholder.
-func (r *resolver) templates(so *specOp, target *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
-	id := so.op.ID
+func (r *resolver) templates(so *build.Op, target *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
+	id := so.Op.ID
 	var out []*ir.Template
 	holds := false
 	for _, g := range given {

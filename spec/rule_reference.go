@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -23,14 +24,14 @@ func (w *writeCheck) reference() bool {
 }
 
 // reference checks where the reference is stored and what it is.
-func (r *resolver) reference(so *specOp, ra *annot.ReferenceAnswer, s *ir.Safety) *ir.Reference {
+func (r *resolver) reference(so *build.Op, ra *annot.ReferenceAnswer, s *ir.Safety) *ir.Reference {
 	ref := &ir.Reference{Query: ra.Query, Pos: r.pos(ra.Node)}
 	switch {
 	case ra.Body != "" && ra.ThroughNode != nil:
 		ref.Body = r.throughPath(so, ra, ref)
 	case ra.Body != "":
-		if u := unionOnPath(so.op.Body, ra.Body); u != nil {
-			r.errorf(ra.BodyNode, so.op.ID, "reference body %q goes through %s, a oneOf/anyOf: name the variant the reference is stored in with reference.through (one of: %s); calls that send another variant then carry no reference",
+		if u := unionOnPath(so.Op.Body, ra.Body); u != nil {
+			r.errorf(ra.BodyNode, so.Op.ID, "reference body %q goes through %s, a oneOf/anyOf: name the variant the reference is stored in with reference.through (one of: %s); calls that send another variant then carry no reference",
 				ra.Body, u.Name, strings.Join(variantNames(u), ", "))
 			break
 		}
@@ -39,7 +40,7 @@ func (r *resolver) reference(so *specOp, ra *annot.ReferenceAnswer, s *ir.Safety
 	if ra.ValueNode != nil && ra.Value != "" {
 		parts, err := annot.KeyTemplate(ra.Value, s.Key.Fields)
 		if err != "" {
-			r.errorf(ra.ValueNode, so.op.ID, "reference value %s", err)
+			r.errorf(ra.ValueNode, so.Op.ID, "reference value %s", err)
 		}
 		ref.Value, ref.ValueFormat = parts, ra.Value
 	}
@@ -108,8 +109,8 @@ func variantName(v *ir.Variant) string {
 // request body (reference.through): struct fields to the union, the variant named, then the
 // variant's properties to a string. The generated code sets the reference only in a union that
 // holds that variant.
-func (r *resolver) throughPath(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Reference) *ir.Path {
-	id, body := so.op.ID, so.op.Body
+func (r *resolver) throughPath(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) *ir.Path {
+	id, body := so.Op.ID, so.Op.Body
 	switch {
 	case body == nil:
 		r.errorf(ra.BodyNode, id, "reference body %q: the operation has no request body", ra.Body)
@@ -198,8 +199,8 @@ func escapeSegments(segs []string) []string {
 
 // marker checks the marker a write appends to a text field of its body: a template that holds
 // the reference, appended to a string.
-func (r *resolver) marker(so *specOp, ra *annot.ReferenceAnswer, ref *ir.Reference) {
-	id := so.op.ID
+func (r *resolver) marker(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) {
+	id := so.Op.ID
 	parts, holds, bad := splitTemplate(ra.Marker, "ref", func(string) (ir.TemplatePart, bool) { return ir.TemplatePart{}, false })
 	switch {
 	case bad != "":
@@ -260,7 +261,7 @@ func splitTemplate(text, holeName string, hole func(name string) (ir.TemplatePar
 }
 
 // sets lists the places of the request the generated code fills in, each place once.
-func (r *resolver) sets(so *specOp, s *ir.Safety) {
+func (r *resolver) sets(so *build.Op, s *ir.Safety) {
 	add := func(body *ir.Path, query string, v ir.SetValue, n ir.Pos) {
 		for _, old := range s.Sets {
 			same := body != nil && old.Body != nil && body.Pointer == old.Body.Pointer || query != "" && query == old.Query
@@ -268,7 +269,7 @@ func (r *resolver) sets(so *specOp, s *ir.Safety) {
 				continue
 			}
 			if old.Value != v && s.Reference.Value != nil {
-				r.errorAt(n, so.op.ID, "the reference is stored where the idempotency key goes: store it elsewhere, or leave out its value")
+				r.errorAt(n, so.Op.ID, "the reference is stored where the idempotency key goes: store it elsewhere, or leave out its value")
 			}
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"go.yaml.in/yaml/v4"
 )
@@ -39,10 +40,10 @@ func (w *writeCheck) response() bool {
 
 // idPath resolves a receipt's id pointer in the 2xx body, or in its object (response.object):
 // it must end at a string or an integer.
-func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
-	resp := so.op.Response
+func (r *resolver) idPath(so *build.Op, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
+	resp := so.Op.Response
 	if resp.Type == nil || resp.ContentType != "" && isBytes(resp.Type) {
-		r.errorf(n, so.op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
+		r.errorf(n, so.Op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
 		return nil
 	}
 	root, where := resp.Type, "the "+statusText(resp.Status)+" response"
@@ -51,11 +52,11 @@ func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *i
 	}
 	p, why := ir.ResolvePath(root, ptr, ir.ReadPath)
 	if why != "" {
-		r.errorf(n, so.op.ID, "receipt id %q does not resolve in %s: %s", ptr, where, why)
+		r.errorf(n, so.Op.ID, "receipt id %q does not resolve in %s: %s", ptr, where, why)
 		return nil
 	}
 	if !ir.IsStringType(p.Type) && !ir.IsIntegerType(p.Type) {
-		r.errorf(n, so.op.ID, "receipt id %q is %s in %s, not a string or an integer", ptr, ir.DescribeRef(p.Type), where)
+		r.errorf(n, so.Op.ID, "receipt id %q is %s in %s, not a string or an integer", ptr, ir.DescribeRef(p.Type), where)
 		return nil
 	}
 	if obj := s.Object; obj != nil {
@@ -71,8 +72,8 @@ func (r *resolver) idPath(so *specOp, s *ir.Safety, n *yaml.Node, ptr string) *i
 // provider's success flag and error text (response.ok, response.error), each reached through
 // struct fields only, so that the generated code can read them and build the body around an
 // object a lookup found. It reports whether they resolve.
-func (r *resolver) envelope(so *specOp, e *annot.EnvelopeAnswer, s *ir.Safety) bool {
-	id, resp := so.op.ID, so.op.Response
+func (r *resolver) envelope(so *build.Op, e *annot.EnvelopeAnswer, s *ir.Safety) bool {
+	id, resp := so.Op.ID, so.Op.Response
 	at := e.ObjectNode
 	for _, n := range []*yaml.Node{e.OKNode, e.ErrTextNode} {
 		if at == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -62,7 +63,7 @@ func SafetyRules() []Rule {
 // answers refused so far.
 type writeCheck struct {
 	r          *resolver
-	so         *specOp
+	so         *build.Op
 	op         *ir.Operation
 	s          *ir.Safety
 	entry, def *annot.Answers
@@ -73,8 +74,8 @@ type writeCheck struct {
 
 // safety builds and checks the Safety of one write in scope, rule by rule. It runs once every Go
 // name is settled, so that its messages name the types as the generated code does.
-func (r *resolver) safety(so *specOp) {
-	op := so.op
+func (r *resolver) safety(so *build.Op) {
+	op := so.Op
 	entry, def := r.entries[so], r.a.Defaults
 	if entry == nil && def == nil {
 		if r.meant[so] {

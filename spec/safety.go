@@ -10,40 +10,41 @@ import (
 
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
 // resolver matches the annotation file to the spec's operations, decides the scope and turns
 // the answers into validated Safety.
 type resolver struct {
-	b       *builder
+	b       *build.Builder
 	a       *annot.File
 	rule    string // the safety check's rule running, for the defects it finds (Error.Rule)
-	ops     []*specOp
-	byName  map[string]*specOp // operationId and "METHOD /path"
-	entries map[*specOp]*annot.Answers
-	exclude map[*specOp]*annot.Exclusion
-	scope   map[*specOp]bool
+	ops     []*build.Op
+	byName  map[string]*build.Op // operationId and "METHOD /path"
+	entries map[*build.Op]*annot.Answers
+	exclude map[*build.Op]*annot.Exclusion
+	scope   map[*build.Op]bool
 	// The operations the answers of a write name, found when the scope is decided.
-	lookupOp, adoptOp, compensateOp map[*specOp]*specOp
+	lookupOp, adoptOp, compensateOp map[*build.Op]*build.Op
 	keyScopes                       map[string]*ir.Operation
 	// defective names the operations a defect of the spec is reported for: the checks of
 	// answers that depend on their types are not made.
 	defective map[string]bool
 	// meant holds the operations an entry that names no operation looks like a misspelling of.
-	meant   map[*specOp]bool
+	meant   map[*build.Op]bool
 	inboxes map[string]*ir.Inbox
 	errs    ir.ErrorList
 }
 
-func newResolver(b *builder, a *annot.File, ops []*specOp) *resolver {
-	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*specOp),
-		entries: make(map[*specOp]*annot.Answers), exclude: make(map[*specOp]*annot.Exclusion), scope: make(map[*specOp]bool),
-		lookupOp: make(map[*specOp]*specOp), adoptOp: make(map[*specOp]*specOp), compensateOp: make(map[*specOp]*specOp),
+func newResolver(b *build.Builder, a *annot.File, ops []*build.Op) *resolver {
+	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*build.Op),
+		entries: make(map[*build.Op]*annot.Answers), exclude: make(map[*build.Op]*annot.Exclusion), scope: make(map[*build.Op]bool),
+		lookupOp: make(map[*build.Op]*build.Op), adoptOp: make(map[*build.Op]*build.Op), compensateOp: make(map[*build.Op]*build.Op),
 		keyScopes: make(map[string]*ir.Operation), inboxes: make(map[string]*ir.Inbox), defective: make(map[string]bool)}
 	for _, so := range ops {
-		r.byName[so.op.ID] = so
-		r.byName[so.op.Method+" "+so.op.SpecPath] = so
+		r.byName[so.Op.ID] = so
+		r.byName[so.Op.Method+" "+so.Op.SpecPath] = so
 	}
 	return r
 }
@@ -66,7 +67,7 @@ func (r *resolver) errorAt(pos ir.Pos, op, format string, args ...any) {
 }
 
 // find returns the operation an annotation names: an operationId or "METHOD /path".
-func (r *resolver) find(name string) *specOp {
+func (r *resolver) find(name string) *build.Op {
 	if so := r.byName[name]; so != nil {
 		return so
 	}
@@ -77,10 +78,10 @@ func (r *resolver) find(name string) *specOp {
 }
 
 // closestOp returns the operation whose operationId name looks like a misspelling of, or nil.
-func (r *resolver) closestOp(name string) *specOp {
+func (r *resolver) closestOp(name string) *build.Op {
 	ids := make([]string, len(r.ops))
 	for i, so := range r.ops {
-		ids[i] = so.op.ID
+		ids[i] = so.Op.ID
 	}
 	if like := annot.Closest(name, ids); like != "" {
 		return r.byName[like]
@@ -91,21 +92,21 @@ func (r *resolver) closestOp(name string) *specOp {
 // suggestOp returns Suggest's answer for an operation name, "" when none is close.
 func (r *resolver) suggestOp(name string) string {
 	if so := r.closestOp(name); so != nil {
-		return " (did you mean " + strconv.Quote(so.op.ID) + "?)"
+		return " (did you mean " + strconv.Quote(so.Op.ID) + "?)"
 	}
 	return ""
 }
 
 // bind matches entries and exclusions to operations.
 func (r *resolver) bind() {
-	named := make(map[*specOp]*yaml.Node)
-	claim := func(so *specOp, n *yaml.Node, id string) bool {
+	named := make(map[*build.Op]*yaml.Node)
+	claim := func(so *build.Op, n *yaml.Node, id string) bool {
 		prev, dup := named[so]
 		if !dup {
 			named[so] = n
 			return true
 		}
-		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.op.Method, so.op.SpecPath, prev.Line, prev.Value)
+		r.errorf(n, id, "%s %s is already named at line %d (as %q)", so.Op.Method, so.Op.SpecPath, prev.Line, prev.Value)
 		return false
 	}
 	for _, e := range r.a.Entries {
@@ -118,13 +119,13 @@ func (r *resolver) bind() {
 				r.errorf(e.At, e.ID, "no such operation in the spec (name it by operationId or as \"POST /path\")")
 				break
 			}
-			r.errorf(e.At, e.ID, "no such operation in the spec (did you mean %q?)", like.op.ID)
+			r.errorf(e.At, e.ID, "no such operation in the spec (did you mean %q?)", like.Op.ID)
 			if r.meant == nil {
-				r.meant = map[*specOp]bool{}
+				r.meant = map[*build.Op]bool{}
 			}
 			r.meant[like] = true // its missing answers are this entry's misspelling, not a defect of their own
-		case !so.op.Write:
-			r.errorf(e.At, e.ID, "%s is a read: only writes take write-safety answers", so.op.Method)
+		case !so.Op.Write:
+			r.errorf(e.At, e.ID, "%s is a read: only writes take write-safety answers", so.Op.Method)
 		case claim(so, e.At, e.ID):
 			r.entries[so] = e
 		}
@@ -136,7 +137,7 @@ func (r *resolver) bind() {
 		case so == nil:
 			r.errorf(x.Node, x.ID, "excluded operation is not in the spec%s", r.suggestOp(x.ID))
 		case r.entries[so] != nil:
-			r.errorf(x.Node, x.ID, "%s %s is answered at line %d and excluded here: keep one", so.op.Method, so.op.SpecPath, r.entries[so].At.Line)
+			r.errorf(x.Node, x.ID, "%s %s is answered at line %d and excluded here: keep one", so.Op.Method, so.Op.SpecPath, r.entries[so].At.Line)
 		case claim(so, x.Node, x.ID):
 			r.exclude[so] = x
 		}
@@ -147,12 +148,12 @@ func (r *resolver) bind() {
 // not excluded. Entries outside the filter need no answers: their placeholders do not block.
 func (r *resolver) decideScope() {
 	in := r.a.Include
-	pick := make(map[*specOp]bool)
+	pick := make(map[*build.Op]bool)
 	tags := make(map[string]bool)
 	if in != nil {
 		known := make(map[string]bool)
 		for _, so := range r.ops {
-			for _, t := range so.op.Tags {
+			for _, t := range so.Op.Tags {
 				known[t] = true
 			}
 		}
@@ -174,7 +175,7 @@ func (r *resolver) decideScope() {
 		if r.exclude[so] != nil {
 			continue
 		}
-		if in == nil || pick[so] || slices.ContainsFunc(so.op.Tags, func(t string) bool { return tags[t] }) {
+		if in == nil || pick[so] || slices.ContainsFunc(so.Op.Tags, func(t string) bool { return tags[t] }) {
 			r.scope[so] = true
 		}
 	}
@@ -184,7 +185,7 @@ func (r *resolver) decideScope() {
 // lookups and compensations pull them into scope. The answers themselves are checked once every
 // name is settled (safety).
 func (r *resolver) resolve() {
-	queue := make([]*specOp, 0, len(r.scope))
+	queue := make([]*build.Op, 0, len(r.scope))
 	for _, so := range r.ops {
 		if r.scope[so] {
 			queue = append(queue, so)
@@ -193,15 +194,15 @@ func (r *resolver) resolve() {
 	for len(queue) > 0 {
 		so := queue[0]
 		queue = queue[1:]
-		r.b.convert(so)
-		if !so.op.Write {
+		r.b.Convert(so)
+		if !so.Op.Write {
 			continue
 		}
 		for _, dep := range r.deps(so) {
 			if !r.scope[dep] {
 				r.scope[dep] = true
 				queue = append(queue, dep)
-				r.b.convert(dep)
+				r.b.Convert(dep)
 			}
 		}
 	}
@@ -216,20 +217,20 @@ func (r *resolver) unscopedLookups() ir.ErrorList {
 		if r.scope[so] || e == nil || e.Set["lookup"] == nil {
 			continue
 		}
-		out = append(out, &ir.Error{Pos: r.pos(e.Set["lookup"]), Operation: so.op.ID,
+		out = append(out, &ir.Error{Pos: r.pos(e.Set["lookup"]), Operation: so.Op.ID,
 			Msg: "the lookup of an operation outside the scope (include) is neither generated nor checked: include the operation, or leave the lookup out"})
 	}
 	return out
 }
 
 // annotated reports whether a write has answers: an entry, or defaults.
-func (r *resolver) annotated(so *specOp) bool {
+func (r *resolver) annotated(so *build.Op) bool {
 	return r.entries[so] != nil || r.a.Defaults != nil && r.exclude[so] == nil
 }
 
 // from returns the answers of a write that a key is taken from: its entry's, else the
 // defaults'. inherited reports the second.
-func (r *resolver) from(so *specOp, k string) (a *annot.Answers, inherited bool) {
+func (r *resolver) from(so *build.Op, k string) (a *annot.Answers, inherited bool) {
 	if e := r.entries[so]; e != nil && e.Set[k] != nil {
 		return e, false
 	}
@@ -241,12 +242,12 @@ func (r *resolver) from(so *specOp, k string) (a *annot.Answers, inherited bool)
 
 // deps finds the operations a write's lookup and compensation name, and reports its
 // placeholders: the write is in scope.
-func (r *resolver) deps(so *specOp) []*specOp {
-	op := so.op
+func (r *resolver) deps(so *build.Op) []*build.Op {
+	op := so.Op
 	if e := r.entries[so]; e != nil {
 		r.errs = append(r.errs, e.Todos...)
 	}
-	var deps []*specOp
+	var deps []*build.Op
 	if src, _ := r.from(so, "lookup"); src != nil && src.Lookup != nil && src.Lookup.Op != "" {
 		l := src.Lookup
 		if lo := r.readOf(so, l.Op, l.OpNode, "lookup operation"); lo != nil {
@@ -268,8 +269,8 @@ func (r *resolver) deps(so *specOp) []*specOp {
 			r.errorf(c.OpNode, op.ID, "compensation %q is not in the spec%s", c.Op, r.suggestOp(c.Op))
 		case co == so:
 			r.errorf(c.OpNode, op.ID, "an operation cannot compensate itself")
-		case !co.op.Write:
-			r.errorf(c.OpNode, op.ID, "compensation %q is a read (%s), not a write", c.Op, co.op.Method)
+		case !co.Op.Write:
+			r.errorf(c.OpNode, op.ID, "compensation %q is a read (%s), not a write", c.Op, co.Op.Method)
 		case r.exclude[co] != nil:
 			r.errorf(c.OpNode, op.ID, "compensation %q is excluded", c.Op)
 		case !r.annotated(co):
@@ -285,17 +286,17 @@ func (r *resolver) deps(so *specOp) []*specOp {
 // readOf finds the read an answer of so names (what, for messages: "lookup operation"), or
 // reports why it is none: not in the spec, so itself, a write (unless its entry says read_only),
 // or excluded.
-func (r *resolver) readOf(so *specOp, name string, n *yaml.Node, what string) *specOp {
+func (r *resolver) readOf(so *build.Op, name string, n *yaml.Node, what string) *build.Op {
 	ro := r.find(name)
 	switch {
 	case ro == nil:
-		r.errorf(n, so.op.ID, "%s %q is not in the spec%s", what, name, r.suggestOp(name))
+		r.errorf(n, so.Op.ID, "%s %q is not in the spec%s", what, name, r.suggestOp(name))
 	case ro == so:
-		r.errorf(n, so.op.ID, "an operation cannot be its own lookup")
-	case ro.op.Write && !(r.entries[ro] != nil && r.entries[ro].Effect == runtime.EffectReadOnly):
-		r.errorf(n, so.op.ID, "%s %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", what, name, ro.op.Method, ro.op.Method)
+		r.errorf(n, so.Op.ID, "an operation cannot be its own lookup")
+	case ro.Op.Write && !(r.entries[ro] != nil && r.entries[ro].Effect == runtime.EffectReadOnly):
+		r.errorf(n, so.Op.ID, "%s %q is not a read (%s): a search sent as %s is a lookup once its entry says effect: read_only", what, name, ro.Op.Method, ro.Op.Method)
 	case r.exclude[ro] != nil:
-		r.errorf(n, so.op.ID, "%s %q is excluded", what, name)
+		r.errorf(n, so.Op.ID, "%s %q is excluded", what, name)
 	default:
 		return ro
 	}
@@ -310,7 +311,7 @@ func src0(from func(string) *annot.Answers, k string) *yaml.Node {
 }
 
 // entryNode is the key naming a write's entry, or the defaults key when it has none.
-func (r *resolver) entryNode(so *specOp) *yaml.Node {
+func (r *resolver) entryNode(so *build.Op) *yaml.Node {
 	if e := r.entries[so]; e != nil {
 		return e.At
 	}
@@ -318,23 +319,23 @@ func (r *resolver) entryNode(so *specOp) *yaml.Node {
 }
 
 // bodyPath resolves a pointer to a string of the request body that the generated code fills in.
-func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path {
-	body := so.op.Body
+func (r *resolver) bodyPath(so *build.Op, n *yaml.Node, what, ptr string) *ir.Path {
+	body := so.Op.Body
 	switch {
 	case body == nil:
-		r.errorf(n, so.op.ID, "%s %q: the operation has no request body", what, ptr)
+		r.errorf(n, so.Op.ID, "%s %q: the operation has no request body", what, ptr)
 		return nil
 	case body.Encoding == ir.BodyRaw:
-		r.errorf(n, so.op.ID, "%s %q: the request body is raw bytes of %s, which writegen does not fill in", what, ptr, body.ContentType)
+		r.errorf(n, so.Op.ID, "%s %q: the request body is raw bytes of %s, which writegen does not fill in", what, ptr, body.ContentType)
 		return nil
 	}
 	p, why := ir.ResolvePath(body.Type, ptr, ir.SetPath)
 	if why != "" {
-		r.errorf(n, so.op.ID, "%s %q does not resolve in the request body: %s", what, ptr, why)
+		r.errorf(n, so.Op.ID, "%s %q does not resolve in the request body: %s", what, ptr, why)
 		return nil
 	}
 	if len(p.Steps) == 0 {
-		r.errorf(n, so.op.ID, "%s %q is the whole body: point at a string field", what, ptr)
+		r.errorf(n, so.Op.ID, "%s %q is the whole body: point at a string field", what, ptr)
 		return nil
 	}
 	last := p.Steps[len(p.Steps)-1]
@@ -349,7 +350,7 @@ func (r *resolver) bodyPath(so *specOp, n *yaml.Node, what, ptr string) *ir.Path
 		ok = ir.IsStringType(p.Type) || u.Kind == ir.RefBuiltin && u.Builtin == "any"
 	}
 	if !ok {
-		r.errorf(n, so.op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, ir.DescribeRef(p.Type))
+		r.errorf(n, so.Op.ID, "%s %q is %s, not a string: writegen stores a string there", what, ptr, ir.DescribeRef(p.Type))
 		return nil
 	}
 	p.Pos = r.pos(n)
@@ -393,13 +394,49 @@ func pathSteps(p *ir.Path) []ir.Step {
 
 // dropKeyParam removes the parameter the idempotency key travels in: the generated code sets it
 // from the provider key, so callers never pass it.
-func (r *resolver) dropKeyParam(so *specOp) {
-	idem := so.op.Safety.Idempotency
+func (r *resolver) dropKeyParam(so *build.Op) {
+	idem := so.Op.Safety.Idempotency
 	if idem == nil {
 		return
 	}
-	so.op.Params = slices.DeleteFunc(so.op.Params, func(p *ir.Param) bool {
+	so.Op.Params = slices.DeleteFunc(so.Op.Params, func(p *ir.Param) bool {
 		return idem.Header != "" && p.In == ir.InHeader && strings.EqualFold(p.Name, idem.Header) ||
 			idem.Query != "" && p.In == ir.InQuery && p.Name == idem.Query
 	})
+}
+
+// settle settles the package's names (builder.settle) and then checks the answers of every
+// write in scope (safety), so that each message names the types as the generated code does, and
+// names what each operation declares. It returns the defects found from here on.
+func (r *resolver) settle(a *annot.File) ir.ErrorList {
+	start := len(r.errs)
+	var inScope []*build.Op
+	var sources []string
+	for _, so := range r.ops {
+		if !r.scope[so] {
+			continue
+		}
+		inScope = append(inScope, so)
+		if src, _ := r.from(so, "inbox"); so.Op.Write && src != nil && src.Inbox != nil {
+			sources = append(sources, src.Inbox.Source)
+		}
+	}
+	inboxNames, errs := r.b.Settle(a, inScope, sources)
+	ops := make([]*ir.Operation, len(inScope))
+	for i, so := range inScope {
+		ops[i] = so.Op
+	}
+	r.stems(ops)
+	for _, so := range inScope {
+		if so.Op.Write {
+			r.safety(so)
+		}
+	}
+	for source, got := range inboxNames {
+		if in := r.inboxes[source]; in != nil {
+			in.GoName = *got
+		}
+	}
+	r.declare(ops)
+	return append(errs, r.errs[start:]...)
 }

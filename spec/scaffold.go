@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/writegen/writegen/spec/annot"
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
@@ -42,8 +43,8 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	if errs != nil {
 		return nil, errs
 	}
-	b := newBuilder(d)
-	ops, errs := b.listOperations()
+	b := build.New(d)
+	ops, errs := b.ListOperations()
 	if errs != nil {
 		return nil, errs
 	}
@@ -95,13 +96,13 @@ operations:
 		gh = gh || strings.Contains(sv.URL, "github")
 	}
 	for _, so := range ops {
-		if !so.op.Write || !inc.selects(so.op) {
+		if !so.Op.Write || !inc.selects(so.Op) {
 			continue
 		}
 		writes++
-		b.convert(so)
-		if isSearch(so.op) {
-			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.op.ID), so.op.Method, so.op.SpecPath)
+		b.Convert(so)
+		if isSearch(so.Op) {
+			fmt.Fprintf(&w, "  %s: # %s %s\n", yamlKey(so.Op.ID), so.Op.Method, so.Op.SpecPath)
 			w.WriteString("    effect: read_only # a search sent as POST: a read, and a lookup for the writes it finds\n")
 			continue
 		}
@@ -129,11 +130,11 @@ func (s scaffoldScope) selects(op *ir.Operation) bool {
 
 // scaffoldInclude sorts the names given to -include into operations and tags; a name that is
 // neither is an error.
-func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
+func scaffoldInclude(ops []*build.Op, names []string) (scaffoldScope, error) {
 	s := scaffoldScope{ops: map[*ir.Operation]bool{}, tagSet: map[string]bool{}}
 	tags := map[string]bool{}
 	for _, so := range ops {
-		for _, t := range so.op.Tags {
+		for _, t := range so.Op.Tags {
 			tags[t] = true
 		}
 	}
@@ -141,11 +142,11 @@ func scaffoldInclude(ops []*specOp, names []string) (scaffoldScope, error) {
 		name = strings.TrimSpace(name)
 		found := false
 		for _, so := range ops {
-			if so.op.ID == name || strings.EqualFold(so.op.Method+" "+so.op.SpecPath, name) {
-				s.ops[so.op] = true
+			if so.Op.ID == name || strings.EqualFold(so.Op.Method+" "+so.Op.SpecPath, name) {
+				s.ops[so.Op] = true
 				found = true
-				if !slices.Contains(s.operations, so.op.ID) {
-					s.operations = append(s.operations, so.op.ID)
+				if !slices.Contains(s.operations, so.Op.ID) {
+					s.operations = append(s.operations, so.Op.ID)
 				}
 			}
 		}
@@ -187,8 +188,8 @@ func isSearch(op *ir.Operation) bool {
 }
 
 // scaffoldEntry writes the entry of one write operation.
-func scaffoldEntry(w *bytes.Buffer, b *builder, so *specOp, ops []*specOp, envelopes, github bool) {
-	op := so.op
+func scaffoldEntry(w *bytes.Buffer, b *build.Builder, so *build.Op, ops []*build.Op, envelopes, github bool) {
+	op := so.Op
 	fmt.Fprintf(w, "  %s: # %s %s\n", yamlKey(op.ID), op.Method, op.SpecPath)
 	if op.Summary != "" {
 		fmt.Fprintf(w, "    # %s\n", oneLine(op.Summary))
@@ -266,8 +267,8 @@ func maxLength(n int) string {
 }
 
 // scaffoldResponse answers question 3 as far as the status code and schema tell.
-func scaffoldResponse(so *specOp) string {
-	resp := so.op.Response
+func scaffoldResponse(so *build.Op) string {
+	resp := so.Op.Response
 	id := ""
 	if resp.Type != nil {
 		if p, why := ir.ResolvePath(resp.Type, "/id", ir.ReadPath); why == "" && (ir.IsStringType(p.Type) || ir.IsIntegerType(p.Type)) {
@@ -298,8 +299,8 @@ type keyParam struct {
 }
 
 // idempotencyParam returns a declared header that carries an idempotency key.
-func idempotencyParam(so *specOp) *keyParam {
-	for _, p := range so.op.Params {
+func idempotencyParam(so *build.Op) *keyParam {
+	for _, p := range so.Op.Params {
 		name := strings.ToLower(p.Name)
 		if p.In != ir.InHeader || !strings.Contains(name, "idempoten") && name != "paypal-request-id" {
 			continue
@@ -311,8 +312,8 @@ func idempotencyParam(so *specOp) *keyParam {
 
 // rawMaxLength is the maxLength the spec declares for parameter p of the operation (0 when none);
 // the operation's own parameters come before its path item's.
-func rawMaxLength(so *specOp, p *ir.Param) int {
-	for _, list := range []openapi3.Parameters{so.raw.Parameters, so.item.Parameters} {
+func rawMaxLength(so *build.Op, p *ir.Param) int {
+	for _, list := range []openapi3.Parameters{so.Raw.Parameters, so.Item.Parameters} {
 		for _, pr := range list {
 			if pr == nil || pr.Value == nil || pr.Value.In != string(p.In) || pr.Value.Name != p.Name {
 				continue
@@ -328,15 +329,15 @@ func rawMaxLength(so *specOp, p *ir.Param) int {
 
 // idempotencyField returns the pointer of a top-level request body field named for an
 // idempotency key, with its longest length.
-func idempotencyField(so *specOp) (string, int) {
-	body := so.op.Body
+func idempotencyField(so *build.Op) (string, int) {
+	body := so.Op.Body
 	if body == nil || body.Encoding == ir.BodyRaw {
 		return "", 0
 	}
 	for _, name := range []string{"idempotency_key", "idempotencyKey", "IdempotencyKey"} {
 		if p, why := ir.ResolvePath(body.Type, "/"+name, ir.SetPath); why == "" && ir.IsStringType(p.Type) {
 			n := 0
-			if sr := so.bodySchema; sr != nil && sr.Value != nil {
+			if sr := so.BodySchema; sr != nil && sr.Value != nil {
 				if prop := sr.Value.Properties[name]; prop != nil && prop.Value != nil && prop.Value.MaxLength != nil {
 					n = int(*prop.Value.MaxLength)
 				}
@@ -353,42 +354,42 @@ var searchWord = regexp.MustCompile(`(?i)search|list|find|query`)
 // the write's collection or item path, GETs that search or list below the same first path
 // segments, and searches sent as POST below them; each converted. A read whose path needs a
 // parameter the write's path does not name is left out: the write cannot call it.
-func lookupReads(b *builder, so *specOp, ops []*specOp) []*specOp {
-	collection := so.op.Path
+func lookupReads(b *build.Builder, so *build.Op, ops []*build.Op) []*build.Op {
+	collection := so.Op.Path
 	if i := strings.LastIndex(collection, "/"); i > 0 && strings.HasPrefix(collection[i+1:], "{") {
 		collection = collection[:i]
 	}
 	known := map[string]bool{}
-	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+	for _, m := range build.PathParam.FindAllStringSubmatch(so.Op.Path, -1) {
 		known[m[1]] = true
 	}
-	var out []*specOp
+	var out []*build.Op
 	for _, c := range ops {
-		p := c.op.Path
-		if c == so || slices.ContainsFunc(pathParam.FindAllStringSubmatch(p, -1), func(m []string) bool { return !known[m[1]] }) {
+		p := c.Op.Path
+		if c == so || slices.ContainsFunc(build.PathParam.FindAllStringSubmatch(p, -1), func(m []string) bool { return !known[m[1]] }) {
 			continue
 		}
 		rest, under := strings.CutPrefix(p, collection)
 		switch {
-		case c.op.Method == "POST" && isSearch(c.op) && under:
-		case c.op.Method != "GET":
+		case c.Op.Method == "POST" && isSearch(c.Op) && under:
+		case c.Op.Method != "GET":
 			continue
-		case p == so.op.Path, under && (rest == "" || pathParam.MatchString(rest) && strings.Count(rest, "/") == 1):
-		case under && searchWord.MatchString(c.op.ID+" "+rest):
-		case searchOp.MatchString(c.op.ID) || strings.HasPrefix(p, "/search"):
+		case p == so.Op.Path, under && (rest == "" || build.PathParam.MatchString(rest) && strings.Count(rest, "/") == 1):
+		case under && searchWord.MatchString(c.Op.ID+" "+rest):
+		case searchOp.MatchString(c.Op.ID) || strings.HasPrefix(p, "/search"):
 			// a search of the whole API (GitHub's /search/issues), when it lists what looks like
 			// what the write makes
-			b.convert(c)
-			if searchElem(so.op, c.op) == nil {
+			b.Convert(c)
+			if searchElem(so.Op, c.Op) == nil {
 				continue
 			}
 		default:
 			continue
 		}
-		b.convert(c)
+		b.Convert(c)
 		out = append(out, c)
 	}
-	slices.SortFunc(out, func(x, y *specOp) int { return strings.Compare(x.op.ID, y.op.ID) })
+	slices.SortFunc(out, func(x, y *build.Op) int { return strings.Compare(x.Op.ID, y.Op.ID) })
 	return out
 }
 
@@ -444,19 +445,19 @@ func lookalike(w, e *ir.TypeRef) bool {
 // itemReads returns the GETs of one object of the write's collection (its path and one
 // parameter more, like GitHub's issues/get for issues/create) that answer what the write answers:
 // the reads that may adopt, by its id, what a search found in another schema (lookup.adopt).
-func itemReads(b *builder, so *specOp, ops []*specOp) []*specOp {
+func itemReads(b *build.Builder, so *build.Op, ops []*build.Op) []*build.Op {
 	known := map[string]bool{}
-	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+	for _, m := range build.PathParam.FindAllStringSubmatch(so.Op.Path, -1) {
 		known[m[1]] = true
 	}
-	var out []*specOp
+	var out []*build.Op
 	for _, c := range ops {
-		rest, under := strings.CutPrefix(c.op.Path, so.op.Path+"/")
-		if c.op.Method != "GET" || !under || !pathParam.MatchString(rest) || strings.Contains(rest, "/") {
+		rest, under := strings.CutPrefix(c.Op.Path, so.Op.Path+"/")
+		if c.Op.Method != "GET" || !under || !build.PathParam.MatchString(rest) || strings.Contains(rest, "/") {
 			continue
 		}
-		b.convert(c)
-		if len(c.errs) > 0 || so.op.Response.Type == nil || c.op.Response.Type == nil || !ir.SameType(c.op.Response.Type, so.op.Response.Type) {
+		b.Convert(c)
+		if len(c.Errs) > 0 || so.Op.Response.Type == nil || c.Op.Response.Type == nil || !ir.SameType(c.Op.Response.Type, so.Op.Response.Type) {
 			continue
 		}
 		out = append(out, c)
@@ -467,9 +468,9 @@ func itemReads(b *builder, so *specOp, ops []*specOp) []*specOp {
 // candidateList names the reads a write may use as its lookup, for a comment: the proposed ones
 // first, best first, with what they find by (but the one at skip, written out), then the others.
 // A read that requires a query parameter the write does not know is left out.
-func candidateList(reads []*specOp, props []*proposal, skip int) []string {
+func candidateList(reads []*build.Op, props []*proposal, skip int) []string {
 	var out []string
-	seen := map[*specOp]bool{}
+	seen := map[*build.Op]bool{}
 	for i, p := range props {
 		if i == skip {
 			seen[p.read] = true
@@ -481,13 +482,13 @@ func candidateList(reads []*specOp, props []*proposal, skip int) []string {
 		}
 	}
 	for _, c := range reads {
-		if seen[c] || slices.ContainsFunc(c.op.Params, func(q *ir.Param) bool { return q.Required && q.In == ir.InQuery }) {
+		if seen[c] || slices.ContainsFunc(c.Op.Params, func(q *ir.Param) bool { return q.Required && q.In == ir.InQuery }) {
 			continue
 		}
-		if c.op.Method == "POST" {
-			out = append(out, fmt.Sprintf("%s (POST %s, a search)", c.op.ID, c.op.Path))
+		if c.Op.Method == "POST" {
+			out = append(out, fmt.Sprintf("%s (POST %s, a search)", c.Op.ID, c.Op.Path))
 		} else {
-			out = append(out, fmt.Sprintf("%s (GET %s)", c.op.ID, c.op.Path))
+			out = append(out, fmt.Sprintf("%s (GET %s)", c.Op.ID, c.Op.Path))
 		}
 	}
 	return out
@@ -511,8 +512,8 @@ var (
 )
 
 // nonceField returns the top-level string body field that looks like a nonce, or a zero nonce.
-func nonceField(so *specOp) nonce {
-	body := so.op.Body
+func nonceField(so *build.Op) nonce {
+	body := so.Op.Body
 	if body == nil || body.Encoding == ir.BodyRaw || body.Encoding == ir.BodyMultipart || body.Type == nil {
 		return nonce{}
 	}
@@ -539,8 +540,8 @@ func nonceField(so *specOp) nonce {
 
 // propertyMaxLength is the maxLength the spec gives a top-level property of the request body (or
 // its string member, for a oneOf/anyOf), 0 when none.
-func propertyMaxLength(so *specOp, name string) int {
-	sr := so.bodySchema
+func propertyMaxLength(so *build.Op, name string) int {
+	sr := so.BodySchema
 	if sr == nil || sr.Value == nil || sr.Value.Properties[name] == nil || sr.Value.Properties[name].Value == nil {
 		return 0
 	}

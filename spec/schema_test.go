@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"github.com/writegen/writegen/spec/build"
 	"math"
 	"testing"
 )
@@ -33,7 +34,7 @@ func TestEnumValue(t *testing.T) {
 		{"float64", "1e999", nil},
 		{"string", math.Inf(1), nil},
 	} {
-		got, ok := enumValue(tc.base, tc.in)
+		got, ok := build.EnumValue(tc.base, tc.in)
 		if ok != (tc.want != nil) || got != tc.want {
 			t.Errorf("enumValue(%s, %#v) = %#v, %v; want %#v", tc.base, tc.in, got, ok, tc.want)
 		}

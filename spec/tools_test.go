@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -17,23 +18,23 @@ func TestToolNames(t *testing.T) {
 		{ID: "ReposGet", GoName: "ReposGet2"},
 		{ID: long, GoName: "Long"},
 	}}
-	nameTools(api)
+	build.NameTools(api)
 	want := []string{"createThread", "PostThreads", "ReposGet", "ReposGet_2", long[:55] + "_"}
 	cut := api.Operations[4].ToolName
 	for i, op := range api.Operations {
 		got := op.ToolName
 		if i == 4 {
-			if !strings.HasPrefix(got, want[i]) || len(got) > maxToolName {
+			if !strings.HasPrefix(got, want[i]) || len(got) > build.MaxToolName {
 				t.Errorf("%s: %q", op.ID, got)
 			}
 		} else if got != want[i] {
 			t.Errorf("%s: %q, want %q", op.ID, got, want[i])
 		}
-		if !validToolName(got) {
+		if !build.ValidToolName(got) {
 			t.Errorf("%s: %q is not a valid tool name", op.ID, got)
 		}
 	}
-	if nameTools(api); api.Operations[4].ToolName != cut {
+	if build.NameTools(api); api.Operations[4].ToolName != cut {
 		t.Errorf("the cut name is not stable: %q, then %q", cut, api.Operations[4].ToolName)
 	}
 }
@@ -49,7 +50,7 @@ func TestToolArgNames(t *testing.T) {
 		"$":             "arg",
 		"a b  c":        "a_b_c",
 	} {
-		if got := toolArgName(in); got != want {
+		if got := build.ToolArgName(in); got != want {
 			t.Errorf("toolArgName(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -64,7 +65,7 @@ func TestToolArgNames(t *testing.T) {
 		Body: &ir.Body{},
 	}
 	var got []string
-	for _, a := range toolArgs(op) {
+	for _, a := range build.ToolArgs(op) {
 		got = append(got, a.Name)
 	}
 	if want := "key_id key_body path_id query_id limit body"; strings.Join(got, " ") != want {

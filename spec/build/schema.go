@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"math"
@@ -24,8 +24,8 @@ type site struct {
 }
 
 // sub descends into the mapping key seg; name is what a type defined there wants.
-func (b *builder) sub(at site, seg, name string) site {
-	k, v := b.d.Child(at.node, seg)
+func (b *Builder) sub(at site, seg, name string) site {
+	k, v := b.doc.Child(at.node, seg)
 	if k == nil {
 		k = at.key
 	}
@@ -33,7 +33,7 @@ func (b *builder) sub(at site, seg, name string) site {
 }
 
 // item descends into element i of the sequence at key seg.
-func (b *builder) item(at site, seg string, i int, name string) site {
+func (b *Builder) item(at site, seg string, i int, name string) site {
 	s := b.sub(at, seg, name)
 	s.ptr += "/" + strconv.Itoa(i)
 	var n *yaml.Node
@@ -47,12 +47,12 @@ func (b *builder) item(at site, seg string, i int, name string) site {
 
 // refSite is the site a local reference points at. A component schema wants its own key as a Go
 // name; anything else is named from the last segment of the pointer.
-func (b *builder) refSite(ref string) site {
+func (b *Builder) refSite(ref string) site {
 	frag := strings.TrimPrefix(ref, "#")
 	segs := ir.SplitPointer(frag)
 	named := segs // as the name is made from them
 	if len(segs) >= 3 && segs[0] == "components" {
-		if w, ok := b.d.GraftNames[segs[1]+"/"+segs[2]]; ok {
+		if w, ok := b.doc.GraftNames[segs[1]+"/"+segs[2]]; ok {
 			// A component of another file keyed apart from one of the same name.
 			named = slices.Clone(segs)
 			named[2] = w
@@ -75,26 +75,26 @@ func (b *builder) refSite(ref string) site {
 			name += "Response"
 		}
 	}
-	if o := b.overrides[ref]; o != "" {
+	if o := b.Overrides[ref]; o != "" {
 		name = o
 	}
 	at := site{ptr: ref, name: name}
 	ptr := frag
-	if b.d.V2 && len(segs) == 3 && segs[0] == "components" {
+	if b.doc.V2 && len(segs) == 3 && segs[0] == "components" {
 		if sec, ok := v2Sections[segs[1]]; ok {
 			ptr = "/" + sec + "/" + ir.EscapePointer(segs[2])
 		}
 	}
-	if n, ok := b.d.ResolvePointer(ptr); ok {
+	if n, ok := b.doc.ResolvePointer(ptr); ok {
 		at.node = n
 		at.key = n
 		if len(segs) > 0 {
-			parent, _ := b.d.ResolvePointer(ptr[:strings.LastIndex(ptr, "/")])
-			if k, _ := b.d.Child(parent, segs[len(segs)-1]); k != nil {
+			parent, _ := b.doc.ResolvePointer(ptr[:strings.LastIndex(ptr, "/")])
+			if k, _ := b.doc.Child(parent, segs[len(segs)-1]); k != nil {
 				at.key = k
 			}
 		}
-		if len(b.d.Files) > 1 && b.d.FileAt(at.key.Line) != b.d.FileAt(n.Line) {
+		if len(b.doc.Files) > 1 && b.doc.FileAt(at.key.Line) != b.doc.FileAt(n.Line) {
 			// A component of the root that another file's schema took the place of: the
 			// schema is defined there.
 			at.key = n
@@ -140,9 +140,9 @@ func componentName(ref string) string {
 
 // schemaName returns the name of the component schema a reference names, or "": its key, or
 // for a schema of another file keyed apart from one of the same name, the name it was given.
-func (b *builder) schemaName(ref string) string {
+func (b *Builder) schemaName(ref string) string {
 	name := componentName(ref)
-	if w, ok := b.d.GraftNames["schemas/"+name]; ok {
+	if w, ok := b.doc.GraftNames["schemas/"+name]; ok {
 		return w
 	}
 	return name
@@ -163,7 +163,7 @@ var (
 )
 
 // schemaRef converts a use of a schema: a reference goes to the referenced definition.
-func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *ir.TypeRef {
+func (b *Builder) schemaRef(sr *openapi3.SchemaRef, at site) *ir.TypeRef {
 	if sr == nil || sr.Value == nil {
 		return refAny
 	}
@@ -188,13 +188,13 @@ func (b *builder) schemaRef(sr *openapi3.SchemaRef, at site) *ir.TypeRef {
 
 // canonical follows a component schema that is only a reference to another one, so both
 // references convert at the referenced definition.
-func (b *builder) canonical(ref string) string {
+func (b *Builder) canonical(ref string) string {
 	for range 64 { // a longer chain is a cycle
 		name := componentName(ref)
-		if name == "" || b.d.API.Components == nil {
+		if name == "" || b.doc.API.Components == nil {
 			return ref
 		}
-		sr := b.d.API.Components.Schemas[name]
+		sr := b.doc.API.Components.Schemas[name]
 		if sr == nil || sr.Ref == "" || sr.Ref == ref {
 			return ref
 		}
@@ -204,7 +204,7 @@ func (b *builder) canonical(ref string) string {
 }
 
 // schema converts the schema s defined at site at; component says at is a referenced definition.
-func (b *builder) schema(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
+func (b *Builder) schema(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	if t, ok := b.bySchema[s]; ok {
 		return t
 	}
@@ -273,7 +273,7 @@ func scalarAllOf(s *openapi3.Schema) bool {
 // type, a format or an enum, when s and the other members only add constraints to it or
 // restate its type (so that a named enum stays itself), with the bounds of them all; else the
 // merged schema: its type, the first format and enum met, s's own first.
-func (b *builder) scalar(s *openapi3.Schema, at site) *ir.TypeRef {
+func (b *Builder) scalar(s *openapi3.Schema, at site) *ir.TypeRef {
 	if s.Format == "" && len(s.Enum) == 0 {
 		carrier := -1
 		for i, m := range s.AllOf {
@@ -491,15 +491,15 @@ func constraintOnly(s *openapi3.Schema) bool {
 
 // newType registers a named type defined at at, before its body is converted, so that a
 // recursive reference to it finds it.
-func (b *builder) newType(s *openapi3.Schema, at site, kind ir.Kind) (*ir.Type, *ir.TypeRef) {
-	t := &ir.Type{Kind: kind, Doc: s.Description, Pos: b.d.Pos(at.key)}
+func (b *Builder) newType(s *openapi3.Schema, at site, kind ir.Kind) (*ir.Type, *ir.TypeRef) {
+	t := &ir.Type{Kind: kind, Doc: s.Description, Pos: b.doc.Pos(at.key)}
 	t.SchemaName = b.schemaName(at.ptr)
 	ref := &ir.TypeRef{Kind: ir.RefNamed, Named: t}
 	b.bySchema[s] = ref
-	b.types = append(b.types, t)
-	rank := rankInline
+	b.Types = append(b.Types, t)
+	rank := RankInline
 	if t.SchemaName != "" {
-		rank = rankComponent
+		rank = RankComponent
 	}
 	b.claimType(t, at.name, at.ptr, rank)
 	return t, ref
@@ -507,7 +507,7 @@ func (b *builder) newType(s *openapi3.Schema, at site, kind ir.Kind) (*ir.Type, 
 
 // alias returns a named type over elem when the schema is a component (an array or a map the
 // spec names), else elem itself. The type exists before elem is filled in, so elem may use it.
-func (b *builder) alias(s *openapi3.Schema, at site, elem *ir.TypeRef, component bool) *ir.TypeRef {
+func (b *Builder) alias(s *openapi3.Schema, at site, elem *ir.TypeRef, component bool) *ir.TypeRef {
 	if !component {
 		return elem
 	}
@@ -516,7 +516,7 @@ func (b *builder) alias(s *openapi3.Schema, at site, elem *ir.TypeRef, component
 	return ref
 }
 
-func (b *builder) enum(s *openapi3.Schema, at site) *ir.TypeRef {
+func (b *Builder) enum(s *openapi3.Schema, at site) *ir.TypeRef {
 	t, ref := b.newType(s, at, ir.KindEnum)
 	t.Base = enumBase(s)
 	seen := make(map[any]bool)
@@ -524,7 +524,7 @@ func (b *builder) enum(s *openapi3.Schema, at site) *ir.TypeRef {
 		if v == nil {
 			continue
 		}
-		val, ok := enumValue(t.Base, v)
+		val, ok := EnumValue(t.Base, v)
 		if ok && !seen[val] {
 			seen[val] = true
 			t.Enum = append(t.Enum, ir.EnumValue{Value: val})
@@ -560,10 +560,10 @@ func enumBase(s *openapi3.Schema) string {
 	return "string"
 }
 
-// enumValue converts a decoded enum member to the enum's base type. It refuses a member the type
+// EnumValue converts a decoded enum member to the enum's base type. It refuses a member the type
 // cannot hold: a fraction or a number out of range for int64, an infinity or NaN (which no Go
 // constant spells).
-func enumValue(base string, v any) (any, bool) {
+func EnumValue(base string, v any) (any, bool) {
 	var f float64
 	switch x := v.(type) {
 	case string:
@@ -611,14 +611,14 @@ func enumValue(base string, v any) (any, bool) {
 // union converts a oneOf/anyOf. One member left after dropping null is that member. An inline
 // union of a few references and scalars (Stripe's expandable fields: an id or the object) is
 // shared by every place that spells the same members, and named after them.
-func (b *builder) union(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
+func (b *Builder) union(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	ms, kw := members(s)
 	if len(ms) == 1 {
 		return b.schemaRef(ms[0], b.item(at, kw, 0, at.name))
 	}
 	if sig, name, ok := b.sharedUnion(s, ms); ok && !component {
 		if ref, ok := b.unions[sig]; ok {
-			if p := b.d.Pos(at.key); before(p, ref.Named.Pos) {
+			if p := b.doc.Pos(at.key); before(p, ref.Named.Pos) {
 				ref.Named.Pos = p
 			}
 			return ref
@@ -635,7 +635,7 @@ func (b *builder) union(s *openapi3.Schema, at site, component bool) *ir.TypeRef
 	return ref
 }
 
-func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
+func (b *Builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRefs, kw string, at site) {
 	t.OneOf = kw == "oneOf"
 	if s.Discriminator != nil {
 		t.Discriminator = s.Discriminator.PropertyName
@@ -646,7 +646,7 @@ func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRe
 			word = naming.GoName(m.Value.Title)
 		}
 		vat := b.item(at, kw, i, at.name+word)
-		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.d.Pos(vat.key)}
+		v := &ir.Variant{Type: b.schemaRef(m, vat), Pos: b.doc.Pos(vat.key)}
 		if m.Ref == "" {
 			v.GoName = word
 		}
@@ -669,7 +669,7 @@ func (b *builder) fillUnion(t *ir.Type, s *openapi3.Schema, ms openapi3.SchemaRe
 
 // sharedUnion returns the signature and wanted name of a union made only of references and
 // scalar types, which is the same type wherever it is written.
-func (b *builder) sharedUnion(s *openapi3.Schema, ms openapi3.SchemaRefs) (sig, name string, ok bool) {
+func (b *Builder) sharedUnion(s *openapi3.Schema, ms openapi3.SchemaRefs) (sig, name string, ok bool) {
 	const most = 3 // a longer list makes a name nobody wants to read: name it where it is
 	if s.Discriminator != nil || len(ms) > most {
 		return "", "", false
@@ -759,7 +759,7 @@ var anyProp = &openapi3.SchemaRef{Value: &openapi3.Schema{}}
 // requireDeclared adds to c, as properties of any value, the properties the object or a member
 // of its oneOf or anyOf requires that no schema declares: a value must carry them, so the
 // struct has a field for each (required when the object requires it).
-func (b *builder) requireDeclared(c *collector, at site) {
+func (b *Builder) requireDeclared(c *collector, at site) {
 	var own []string
 	for name := range c.required {
 		own = append(own, name)
@@ -777,7 +777,7 @@ func (b *builder) requireDeclared(c *collector, at site) {
 
 // object converts an object schema: a struct of its properties (allOf members flattened in,
 // first to last, then its own), or a map when it only has additionalProperties.
-func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
+func (b *Builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRef {
 	c := &collector{have: make(map[string]bool), required: make(map[string]bool), seen: make(map[*openapi3.Schema]bool)}
 	b.collect(c, s, at)
 	b.requireDeclared(c, at)
@@ -797,7 +797,7 @@ func (b *builder) object(s *openapi3.Schema, at site, component bool) *ir.TypeRe
 	}
 	claims := make([]*naming.Claim, 0, len(c.props))
 	for _, p := range c.props {
-		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.d.Pos(p.at.key)}
+		f := &ir.Field{Name: p.name, Required: c.required[p.name], Type: b.schemaRef(p.sr, p.at), Pos: b.doc.Pos(p.at.key)}
 		if v := p.sr.Value; v != nil {
 			f.Nullable, f.Doc, f.ReadOnly = nullable(v), v.Description, v.ReadOnly
 		}
@@ -828,13 +828,13 @@ func fieldClaim(name string, got *string) *naming.Claim {
 // anyOf members declare, which only constrain the object (isUnion is false): a property one
 // member requires is optional in the struct, but never dropped, and each member's required
 // properties are kept as an alternative (Type.Requires).
-func (b *builder) collect(c *collector, s *openapi3.Schema, at site) {
+func (b *Builder) collect(c *collector, s *openapi3.Schema, at site) {
 	b.collectIn(c, s, at, false)
 }
 
 // collectIn is collect; branch says s is a member of a oneOf or anyOf, whose required
 // properties are not required of the object.
-func (b *builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bool) {
+func (b *Builder) collectIn(c *collector, s *openapi3.Schema, at site, branch bool) {
 	if s == nil || c.seen[s] {
 		return
 	}

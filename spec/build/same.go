@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"cmp"
@@ -10,7 +10,7 @@ import (
 	"github.com/writegen/writegen/spec/ir"
 )
 
-// sameTypes sets Type.Same on the types of api.
+// SameTypes sets Type.Same on the types of api.
 //
 // Specs written by hand or by generators repeat inline objects: Stripe writes its address object
 // inline in 65 places, its capability request in 132, 2,407 of its enums have the values of
@@ -30,7 +30,7 @@ import (
 // own, so that a method's signature reads as its operation. Of each class the type declared is
 // the one the spec names in components/schemas, else the one with the shortest name, else the
 // first by name: it changes only when a type joins or leaves the class.
-func sameTypes(api *ir.API) {
+func SameTypes(api *ir.API) {
 	own := map[*ir.Type]bool{}
 	for _, op := range api.Operations {
 		if op.Body != nil && op.Body.Type != nil && op.Body.Type.Kind == ir.RefNamed {
@@ -66,9 +66,9 @@ func sameTypes(api *ir.API) {
 	}
 }
 
-// noCompare sets Type.NoCompare on the structs of api that Go would let == compare although a
+// NoCompare sets Type.NoCompare on the structs of api that Go would let == compare although a
 // field is a pointer. It runs after sameTypes: an alias is not declared, its type is.
-func noCompare(api *ir.API) {
+func NoCompare(api *ir.API) {
 	for _, t := range api.Types {
 		t.NoCompare = t.Kind == ir.KindStruct && t.Same == nil && comparable(t, map[*ir.Type]bool{}) &&
 			slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.Pointer })
@@ -119,9 +119,9 @@ func (c *classer) visitRef(r *ir.TypeRef) {
 	}
 }
 
-// sentTypes sets Type.Sent on the types the parameters and the bodies of api's operations
+// SentTypes sets Type.Sent on the types the parameters and the bodies of api's operations
 // reach, through fields, elements, variants and the types the aliases repeat.
-func sentTypes(api *ir.API) {
+func SentTypes(api *ir.API) {
 	for _, t := range api.Types {
 		t.Sent = false
 	}

@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"net/url"

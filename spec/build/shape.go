@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ import (
 // shape decides how every field and parameter is held, marks the properties no json tag can
 // name, names the maps of additional properties, and refuses what no Go declaration can spell: a
 // discriminator value that selects two variants.
-func (b *builder) shape(ops []*ir.Operation) ir.ErrorList {
+func (b *Builder) shape(ops []*ir.Operation) ir.ErrorList {
 	var errs ir.ErrorList
-	cyclic := cyclicFields(b.types)
-	for _, t := range b.types {
+	cyclic := cyclicFields(b.Types)
+	for _, t := range b.Types {
 		for _, f := range t.Fields {
 			f.Pointer, f.OmitEmpty = hold(f.Type, f.Required, f.Nullable, cyclic[f])
 		}
@@ -51,7 +51,7 @@ func (b *builder) shape(ops []*ir.Operation) ir.ErrorList {
 // extraNames keeps the fields of a struct with JSON methods apart from them, and names the map
 // of its additional properties (AdditionalProperties, with underscores added while a property
 // has that name).
-func (b *builder) extraNames(t *ir.Type) {
+func (b *Builder) extraNames(t *ir.Type) {
 	if slices.ContainsFunc(t.Fields, func(f *ir.Field) bool { return f.GoName == "MarshalJSON" || f.GoName == "UnmarshalJSON" }) {
 		claims := []*naming.Claim{
 			{Want: "MarshalJSON", Key: "method MarshalJSON", Fixed: true, Got: new(string)},
@@ -204,9 +204,9 @@ func validTagName(name string) bool {
 	return true
 }
 
-// lowerFirst turns an exported name into an unexported one, lowering a leading initialism as a
+// LowerFirst turns an exported name into an unexported one, lowering a leading initialism as a
 // whole: CreateThread -> createThread, URLCreate -> urlCreate, ID -> id.
-func lowerFirst(name string) string {
+func LowerFirst(name string) string {
 	rs := []rune(name)
 	n := 0
 	for n < len(rs) && unicode.IsUpper(rs[n]) {

@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"hash/fnv"
@@ -9,13 +9,13 @@ import (
 	"github.com/writegen/writegen/spec/naming"
 )
 
-// maxToolName is the longest tool name written: MCP allows 128 characters, some clients 64.
-const maxToolName = 64
+// MaxToolName is the longest tool name written: MCP allows 128 characters, some clients 64.
+const MaxToolName = 64
 
-// toolsReserved are the names the code of the tools package uses other than the operations'
+// ToolsReserved are the names the code of the tools package uses other than the operations'
 // tool variables and handler functions: its entry point, the packages it imports (beside the
 // client), the local variables of its functions and the predeclared identifiers it writes.
-var toolsReserved = []string{
+var ToolsReserved = []string{
 	"AddTools",
 	"context", "json", "mcp", "mcptools", "strconv",
 	"a", "body", "c", "ctx", "err", "key", "params", "r", "req", "s", "v",
@@ -30,21 +30,21 @@ const (
 	rankToolFunc    = 2
 )
 
-// nameTools names the agent tools of api's operations and what the tools package declares for
+// NameTools names the agent tools of api's operations and what the tools package declares for
 // them (Operation.ToolName, ToolArgs, ToolVar and ToolFunc), the package (API.ToolsPackage)
 // and the name it imports the client by (API.ToolsClient). The operations are in the IR's
 // order. The Go names share the package's namespace with toolsReserved and are settled
 // together: one that collides is renamed deterministically (settleNames), whatever the order.
-func nameTools(api *ir.API) {
+func NameTools(api *ir.API) {
 	api.ToolsPackage = api.Package + "mcp"
 	claims := []*naming.Claim{{Want: api.Package, Alt: "client", Key: "import " + api.Package, Rank: rankToolsClient, Got: &api.ToolsClient}}
-	for _, name := range toolsReserved {
+	for _, name := range ToolsReserved {
 		claims = append(claims, &naming.Claim{Want: name, Key: "reserved:" + name, Fixed: true, Got: new(string)})
 	}
 	taken := map[string]bool{}
 	for _, op := range api.Operations {
 		op.ToolName = toolName(op, taken)
-		op.ToolArgs = toolArgs(op)
+		op.ToolArgs = ToolArgs(op)
 		claims = append(claims,
 			&naming.Claim{Want: op.Local + "Tool", Alt: "Var", Key: "tool " + op.ID, Rank: rankToolVar, Got: &op.ToolVar},
 			&naming.Claim{Want: "serve" + op.GoName, Alt: "Handler", Key: "serve " + op.ID, Rank: rankToolFunc, Got: &op.ToolFunc})
@@ -54,17 +54,17 @@ func nameTools(api *ir.API) {
 
 // toolName names the tool of op: its operationId when that is a valid tool name
 // ([A-Za-z0-9_-], which every client accepts), else its Go name; a name longer than
-// maxToolName is cut, with a hash of the whole. A name an earlier operation (in taken) has gets
+// MaxToolName is cut, with a hash of the whole. A name an earlier operation (in taken) has gets
 // the suffix _2, _3 ...
 func toolName(op *ir.Operation, taken map[string]bool) string {
 	name := op.ID
-	if !validToolName(name) {
+	if !ValidToolName(name) {
 		name = op.GoName
 	}
-	if len(name) > maxToolName {
+	if len(name) > MaxToolName {
 		h := fnv.New32a()
 		h.Write([]byte(name))
-		name = name[:maxToolName-9] + "_" + strconv.FormatUint(uint64(h.Sum32()), 16)
+		name = name[:MaxToolName-9] + "_" + strconv.FormatUint(uint64(h.Sum32()), 16)
 	}
 	for i, base := 2, name; taken[name]; i++ {
 		name = base + "_" + strconv.Itoa(i)
@@ -73,9 +73,9 @@ func toolName(op *ir.Operation, taken map[string]bool) string {
 	return name
 }
 
-// validToolName reports whether name is a tool name every client accepts: not empty, made of
+// ValidToolName reports whether name is a tool name every client accepts: not empty, made of
 // [A-Za-z0-9_-] only.
-func validToolName(name string) bool {
+func ValidToolName(name string) bool {
 	if name == "" {
 		return false
 	}
@@ -87,21 +87,21 @@ func validToolName(name string) bool {
 	return true
 }
 
-// toolArgs names the top-level arguments of op's tool: the business key fields by their names
+// ToolArgs names the top-level arguments of op's tool: the business key fields by their names
 // in the annotation file, the parameters by their names in the spec (toolArgName) and "body".
 // Names that two arguments would share are qualified by where they go: key_NAME, path_NAME,
 // query_NAME, header_NAME, cookie_NAME ("body" keeps its name); what still collides gets the
 // suffix _2, _3 ..., in order.
-func toolArgs(op *ir.Operation) []ir.ToolArg {
+func ToolArgs(op *ir.Operation) []ir.ToolArg {
 	var args []ir.ToolArg
 	if op.Call == ir.CallWrite || op.Call == ir.CallSubmit {
 		for i := range op.Safety.Key.Fields {
 			kf := &op.Safety.Key.Fields[i]
-			args = append(args, ir.ToolArg{Name: toolArgName(kf.Name), Key: kf})
+			args = append(args, ir.ToolArg{Name: ToolArgName(kf.Name), Key: kf})
 		}
 	}
 	for _, p := range op.Params {
-		args = append(args, ir.ToolArg{Name: toolArgName(p.Name), Param: p})
+		args = append(args, ir.ToolArg{Name: ToolArgName(p.Name), Param: p})
 	}
 	if op.Body != nil {
 		args = append(args, ir.ToolArg{Name: "body", Body: true})
@@ -116,9 +116,9 @@ func toolArgs(op *ir.Operation) []ir.ToolArg {
 			continue
 		}
 		if a.Key != nil {
-			a.Name = toolArgName("key_" + a.Name)
+			a.Name = ToolArgName("key_" + a.Name)
 		} else {
-			a.Name = toolArgName(string(a.Param.In) + "_" + a.Name)
+			a.Name = ToolArgName(string(a.Param.In) + "_" + a.Name)
 		}
 	}
 	taken := map[string]bool{}
@@ -132,10 +132,10 @@ func toolArgs(op *ir.Operation) []ir.ToolArg {
 	return args
 }
 
-// toolArgName makes name a property name every client accepts: runs of other characters than
+// ToolArgName makes name a property name every client accepts: runs of other characters than
 // [A-Za-z0-9_.-] become "_", trimmed at the ends, cut to 64 characters; "arg" when nothing is
 // left.
-func toolArgName(name string) string {
+func ToolArgName(name string) string {
 	var b strings.Builder
 	under := false
 	for _, r := range name {

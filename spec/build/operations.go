@@ -1,4 +1,4 @@
-package spec
+package build
 
 import (
 	"cmp"
@@ -15,39 +15,39 @@ import (
 	"github.com/writegen/writegen/spec/naming"
 )
 
-// specOp is an operation of the spec before conversion: what scope and annotations need.
-type specOp struct {
-	op     *ir.Operation
-	raw    *openapi3.Operation
-	item   *openapi3.PathItem
+// Op is an operation of the spec before conversion: what scope and annotations need.
+type Op struct {
+	Op     *ir.Operation
+	Raw    *openapi3.Operation
+	Item   *openapi3.PathItem
 	at     site // the operation's node
 	pathAt site // the path item's node
 	// schemas of the chosen request body and success response, once converted
-	bodySchema, respSchema *openapi3.SchemaRef
-	converted              bool
+	BodySchema, respSchema *openapi3.SchemaRef
+	Converted              bool
 	// errs and warnings are the defects its conversion found: errors only the operation has
 	// (it cannot be generated), and what it is generated without.
-	errs, warnings ir.ErrorList
+	Errs, Warnings ir.ErrorList
 }
 
-// listOperations returns every operation of the spec, in path order then method order, with its
+// ListOperations returns every operation of the spec, in path order then method order, with its
 // ID and Go name resolved. Two operations with one operationId are an error. A malformed path
 // template is a defect of its path: an error when an operation of it is in scope.
-func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
+func (b *Builder) ListOperations() ([]*Op, ir.ErrorList) {
 	var errs ir.ErrorList
-	var ops []*specOp
-	paths := b.d.API.Paths
+	var ops []*Op
+	paths := b.doc.API.Paths
 	if paths == nil {
 		return nil, nil
 	}
-	_, pathsNode := b.d.Child(b.d.Root, "paths")
-	byID := make(map[string]*specOp)
+	_, pathsNode := b.doc.Child(b.doc.Root, "paths")
+	byID := make(map[string]*Op)
 	for _, path := range sortedKeys(paths.Map()) {
 		item := paths.Value(path)
-		pk, pn := b.d.Child(pathsNode, path)
+		pk, pn := b.doc.Child(pathsNode, path)
 		if msg := templateDefect(path); msg != "" {
-			e := b.d.Errorf(pk, "", "path %q: %s", path, msg)
-			b.d.Defects = append(b.d.Defects, &load.Defect{Err: e, Holder: pn})
+			e := b.doc.Errorf(pk, "", "path %q: %s", path, msg)
+			b.doc.Defects = append(b.doc.Defects, &load.Defect{Err: e, Holder: pn})
 		}
 		pathAt := site{ptr: "#/paths/" + ir.EscapePointer(path), key: pk, node: pn}
 		for _, m := range load.Methods {
@@ -59,19 +59,19 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 			tmpl, fixed, notes := splitSpecPath(path)
 			op := &ir.Operation{
 				ID: raw.OperationID, Method: m, Path: tmpl, SpecPath: path, FixedQuery: fixed, Tags: slices.Clone(raw.Tags),
-				Summary: raw.Summary, Doc: raw.Description, Pos: b.d.Pos(at.key), Deprecated: raw.Deprecated,
+				Summary: raw.Summary, Doc: raw.Description, Pos: b.doc.Pos(at.key), Deprecated: raw.Deprecated,
 				Write: m == "POST" || m == "PUT" || m == "PATCH" || m == "DELETE",
 			}
 			if op.ID == "" {
 				op.ID = m + " " + path
 			}
-			so := &specOp{op: op, raw: raw, item: item, at: at, pathAt: pathAt}
+			so := &Op{Op: op, Raw: raw, Item: item, at: at, pathAt: pathAt}
 			for _, n := range notes {
-				so.warnings = append(so.warnings, &ir.Error{Pos: b.d.Pos(pk), Operation: op.ID, Msg: n})
+				so.Warnings = append(so.Warnings, &ir.Error{Pos: b.doc.Pos(pk), Operation: op.ID, Msg: n})
 			}
 			if prev, dup := byID[op.ID]; dup {
 				errs = append(errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
-					Msg: "operationId is also used by " + prev.op.Method + " " + prev.op.Path + " at " + prev.op.Pos.String()})
+					Msg: "operationId is also used by " + prev.Op.Method + " " + prev.Op.Path + " at " + prev.Op.Pos.String()})
 				continue
 			}
 			byID[op.ID] = so
@@ -84,11 +84,11 @@ func (b *builder) listOperations() ([]*specOp, ir.ErrorList) {
 		{Want: "Resume", Key: "Resume", Fixed: true, Got: new(string)},
 	}
 	for _, so := range ops {
-		want := so.op.ID
-		if so.raw.OperationID == "" {
-			want = strings.ToLower(so.op.Method) + " " + so.op.SpecPath
+		want := so.Op.ID
+		if so.Raw.OperationID == "" {
+			want = strings.ToLower(so.Op.Method) + " " + so.Op.SpecPath
 		}
-		claims = append(claims, &naming.Claim{Want: naming.GoName(want), Literal: naming.GoLiteral(want), Key: so.op.ID, Got: &so.op.GoName})
+		claims = append(claims, &naming.Claim{Want: naming.GoName(want), Literal: naming.GoLiteral(want), Key: so.Op.ID, Got: &so.Op.GoName})
 	}
 	naming.Settle(claims)
 	return ops, errs
@@ -103,19 +103,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// convert fills in an operation's parameters, body and response.
-func (b *builder) convert(so *specOp) {
-	if so.converted {
+// Convert fills in an operation's parameters, body and response.
+func (b *Builder) Convert(so *Op) {
+	if so.Converted {
 		return
 	}
-	so.converted = true
-	op := so.op
+	so.Converted = true
+	op := so.Op
 	op.Params = b.params(so)
 	op.Body = b.body(so)
 	op.Response = b.response(so)
 }
 
-var pathParam = regexp.MustCompile(`\{([^{}]+)\}`)
+var PathParam = regexp.MustCompile(`\{([^{}]+)\}`)
 
 // templateDefect says what is wrong with a path template, or "" when every { is closed by a }
 // before the next { and the braces enclose a name.
@@ -142,7 +142,7 @@ func templateDefect(path string) string {
 // params merges the path item's and the operation's parameters (the operation's win) and orders
 // them: path parameters in template order, then query, header and cookie, each by name. A
 // parameter the template names but nobody declares is added as a required string.
-func (b *builder) params(so *specOp) []*ir.Param {
+func (b *Builder) params(so *Op) []*ir.Param {
 	type entry struct {
 		p   *openapi3.Parameter
 		at  site
@@ -155,22 +155,22 @@ func (b *builder) params(so *specOp) []*ir.Param {
 				continue
 			}
 			p := pr.Value
-			at := b.item(owner, "parameters", i, so.op.GoName+naming.GoName(p.Name))
-			pos := b.d.Pos(at.key)
+			at := b.item(owner, "parameters", i, so.Op.GoName+naming.GoName(p.Name))
+			pos := b.doc.Pos(at.key)
 			if pr.Ref != "" {
 				at = b.refSite(pr.Ref)
 			}
 			byKey[p.In+"\x00"+p.Name] = entry{p, at, pos}
 		}
 	}
-	add(so.item.Parameters, so.pathAt)
-	add(so.raw.Parameters, so.at)
+	add(so.Item.Parameters, so.pathAt)
+	add(so.Raw.Parameters, so.at)
 
 	var out []*ir.Param
-	for _, m := range pathParam.FindAllStringSubmatch(so.op.Path, -1) {
+	for _, m := range PathParam.FindAllStringSubmatch(so.Op.Path, -1) {
 		e, ok := byKey[string(ir.InPath)+"\x00"+m[1]]
 		if !ok {
-			out = append(out, &ir.Param{Name: m[1], In: ir.InPath, Type: refString, Required: true, Style: "simple", Pos: so.op.Pos})
+			out = append(out, &ir.Param{Name: m[1], In: ir.InPath, Type: refString, Required: true, Style: "simple", Pos: so.Op.Pos})
 			continue
 		}
 		delete(byKey, string(ir.InPath)+"\x00"+m[1])
@@ -179,8 +179,8 @@ func (b *builder) params(so *specOp) []*ir.Param {
 	var rest []*ir.Param
 	for _, e := range byKey {
 		if e.p.In == string(ir.InPath) { // declared but not in the template: nothing to fill
-			so.warnings = append(so.warnings, &ir.Error{Pos: e.pos, Operation: so.op.ID,
-				Msg: fmt.Sprintf("path parameter %q is not in the path %q, so nothing can carry it: it is left out", e.p.Name, so.op.Path)})
+			so.Warnings = append(so.Warnings, &ir.Error{Pos: e.pos, Operation: so.Op.ID,
+				Msg: fmt.Sprintf("path parameter %q is not in the path %q, so nothing can carry it: it is left out", e.p.Name, so.Op.Path)})
 			continue
 		}
 		rest = append(rest, b.param(e.p, e.at))
@@ -198,8 +198,8 @@ func (b *builder) params(so *specOp) []*ir.Param {
 	return out
 }
 
-func (b *builder) param(p *openapi3.Parameter, at site) *ir.Param {
-	out := &ir.Param{Name: p.Name, In: ir.ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.d.Pos(at.key)}
+func (b *Builder) param(p *openapi3.Parameter, at site) *ir.Param {
+	out := &ir.Param{Name: p.Name, In: ir.ParamIn(p.In), Required: p.Required || p.In == "path", Doc: p.Description, Style: p.Style, Pos: b.doc.Pos(at.key)}
 	switch {
 	case p.Schema != nil:
 		out.Type = b.schemaRef(p.Schema, b.sub(at, "schema", at.name))
@@ -267,12 +267,12 @@ func mediaSchema(content openapi3.Content, ct string) *openapi3.SchemaRef {
 // object (or says nothing), multipart when its schema is an object with properties (one part
 // each), then any other media type as raw bytes; ties go to the lower name. A form or multipart
 // media type passed over for its schema is a warning; when none is left, an error.
-func (b *builder) body(so *specOp) *ir.Body {
-	rb := so.raw.RequestBody
+func (b *Builder) body(so *Op) *ir.Body {
+	rb := so.Raw.RequestBody
 	if rb == nil || rb.Value == nil || len(rb.Value.Content) == 0 {
 		return nil
 	}
-	at := b.sub(so.at, "requestBody", so.op.GoName+"Request")
+	at := b.sub(so.at, "requestBody", so.Op.GoName+"Request")
 	if rb.Ref != "" {
 		at = b.refSite(rb.Ref)
 	}
@@ -294,13 +294,13 @@ func (b *builder) body(so *specOp) *ir.Body {
 	}
 	for _, c := range passed {
 		e, _ := mediaKind(c)
-		pos := b.d.Pos(schemaSite(c).key)
+		pos := b.doc.Pos(schemaSite(c).key)
 		if ct == "" {
-			so.errs = append(so.errs, &ir.Error{Pos: pos, Operation: so.op.ID,
+			so.Errs = append(so.Errs, &ir.Error{Pos: pos, Operation: so.Op.ID,
 				Msg: fmt.Sprintf("request body %s: %s, and the operation offers no other media type: declare an object schema whose properties are the fields", c, inexpressible(e, mediaSchema(content, c)))})
 			continue
 		}
-		so.warnings = append(so.warnings, &ir.Error{Pos: pos, Operation: so.op.ID,
+		so.Warnings = append(so.Warnings, &ir.Error{Pos: pos, Operation: so.Op.ID,
 			Msg: fmt.Sprintf("request body %s: %s: the body is sent as %s instead", c, inexpressible(e, mediaSchema(content, c)), ct)})
 	}
 	if ct == "" {
@@ -314,8 +314,8 @@ func (b *builder) body(so *specOp) *ir.Body {
 		body.Type = refBytes
 		return body
 	}
-	so.bodySchema = mediaSchema(content, ct)
-	body.Type = b.schemaRef(so.bodySchema, schemaSite(ct))
+	so.BodySchema = mediaSchema(content, ct)
+	body.Type = b.schemaRef(so.BodySchema, schemaSite(ct))
 	return body
 }
 
@@ -395,13 +395,13 @@ func holdsNothing(s *openapi3.SchemaRef) bool {
 
 // response picks the success response: the lowest 2xx with JSON content, else the lowest 2xx;
 // with no 2xx, "default" stands in (Status 0).
-func (b *builder) response(so *specOp) *ir.Response {
+func (b *Builder) response(so *Op) *ir.Response {
 	type cand struct {
 		code   string
 		status int
 	}
 	var cands []cand
-	for code := range so.raw.Responses.Map() {
+	for code := range so.Raw.Responses.Map() {
 		switch {
 		case strings.EqualFold(code, "2XX"):
 			cands = append(cands, cand{code, 200})
@@ -413,14 +413,14 @@ func (b *builder) response(so *specOp) *ir.Response {
 	}
 	slices.SortFunc(cands, func(x, y cand) int { return cmp.Or(cmp.Compare(x.status, y.status), strings.Compare(x.code, y.code)) })
 	if len(cands) == 0 {
-		if so.raw.Responses.Default() == nil {
+		if so.Raw.Responses.Default() == nil {
 			return &ir.Response{}
 		}
 		cands = []cand{{"default", 0}}
 	}
 	chosen := cands[0]
 	for _, c := range cands {
-		if r := so.raw.Responses.Value(c.code); r != nil && r.Value != nil {
+		if r := so.Raw.Responses.Value(c.code); r != nil && r.Value != nil {
 			if _, enc := pickMedia(r.Value.Content); enc == ir.BodyJSON {
 				chosen = c
 				break
@@ -428,11 +428,11 @@ func (b *builder) response(so *specOp) *ir.Response {
 		}
 	}
 	out := &ir.Response{Status: chosen.status}
-	rr := so.raw.Responses.Value(chosen.code)
+	rr := so.Raw.Responses.Value(chosen.code)
 	if rr == nil || rr.Value == nil || len(rr.Value.Content) == 0 {
 		return out
 	}
-	at := b.sub(b.sub(so.at, "responses", so.op.GoName+"Response"), chosen.code, so.op.GoName+"Response")
+	at := b.sub(b.sub(so.at, "responses", so.Op.GoName+"Response"), chosen.code, so.Op.GoName+"Response")
 	if rr.Ref != "" {
 		at = b.refSite(rr.Ref)
 	}
