@@ -581,11 +581,11 @@ func findString(t *ir.TypeRef, names []string, depth int) string {
 // proposal is complete.
 func (p *proposal) typed(so *build.Op, items []*build.Op) bool {
 	w := so.Op.Response.Type
-	if w == nil || isBytes(w) || so.Op.Response.Status == 202 {
+	if w == nil || ir.IsBytes(w) || so.Op.Response.Status == 202 {
 		return false
 	}
 	rr := p.read.Op.Response.Type
-	if rr == nil || isBytes(rr) {
+	if rr == nil || ir.IsBytes(rr) {
 		return false
 	}
 	elem := (*ir.TypeRef)(nil)

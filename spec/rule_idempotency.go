@@ -46,7 +46,7 @@ func specKeyBound(so *build.Op, idem *ir.Idempotency) keyBound {
 		for _, p := range so.Op.Params {
 			if idem.Header != "" && p.In == ir.InHeader && strings.EqualFold(p.Name, idem.Header) ||
 				idem.Query != "" && p.In == ir.InQuery && p.Name == idem.Query {
-				return keyBound{max: rawMaxLength(so, p), pos: p.Pos, in: string(p.In) + " " + p.Name}
+				return keyBound{max: so.MaxLength(p), pos: p.Pos, in: string(p.In) + " " + p.Name}
 			}
 		}
 	case idem.Body != nil:

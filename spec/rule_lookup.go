@@ -60,7 +60,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 		return out
 	}
 	resp := so.Op.Response
-	if resp.Type == nil || isBytes(resp.Type) {
+	if resp.Type == nil || ir.IsBytes(resp.Type) {
 		r.errorf(l.Node, id, "lookup operation %q: the write answers with no JSON body, so no response of the lookup has its type: write the lookup by hand (lookup: {func: ...})", l.Op)
 		return nil
 	}
@@ -88,7 +88,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 		return nil
 	}
 	rr := read.Response
-	if rr.Type == nil || isBytes(rr.Type) {
+	if rr.Type == nil || ir.IsBytes(rr.Type) {
 		r.errorf(l.OpNode, id, "lookup operation %q has no JSON response to find the write in", read.ID)
 		return nil
 	}

@@ -42,11 +42,11 @@ func (w *writeCheck) response() bool {
 // it must end at a string or an integer.
 func (r *resolver) idPath(so *build.Op, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
 	resp := so.Op.Response
-	if resp.Type == nil || resp.ContentType != "" && isBytes(resp.Type) {
-		r.errorf(n, so.Op.ID, "receipt id %q: the %s response has no JSON body", ptr, statusText(resp.Status))
+	if resp.Type == nil || resp.ContentType != "" && ir.IsBytes(resp.Type) {
+		r.errorf(n, so.Op.ID, "receipt id %q: the %s response has no JSON body", ptr, ir.StatusText(resp.Status))
 		return nil
 	}
-	root, where := resp.Type, "the "+statusText(resp.Status)+" response"
+	root, where := resp.Type, "the "+ir.StatusText(resp.Status)+" response"
 	if obj := s.Object; obj != nil {
 		root, where = obj.Type, "the receipt's object at "+obj.Pointer+" ("+ir.DescribeRef(obj.Type)+")"
 	}
@@ -80,11 +80,11 @@ func (r *resolver) envelope(so *build.Op, e *annot.EnvelopeAnswer, s *ir.Safety)
 			at = n
 		}
 	}
-	if resp.Type == nil || isBytes(resp.Type) {
-		r.errorf(at, id, "response: the %s response has no JSON body to find the receipt in", statusText(resp.Status))
+	if resp.Type == nil || ir.IsBytes(resp.Type) {
+		r.errorf(at, id, "response: the %s response has no JSON body to find the receipt in", ir.StatusText(resp.Status))
 		return false
 	}
-	where := "the " + statusText(resp.Status) + " response (" + ir.DescribeRef(resp.Type) + ")"
+	where := "the " + ir.StatusText(resp.Status) + " response (" + ir.DescribeRef(resp.Type) + ")"
 	fields := func(what, ptr string, n *yaml.Node) *ir.Path {
 		p, why := ir.ResolvePath(resp.Type, ptr, ir.ReadPath)
 		if why == "" && len(p.Steps) == 0 {

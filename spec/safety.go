@@ -357,15 +357,6 @@ func (r *resolver) bodyPath(so *build.Op, n *yaml.Node, what, ptr string) *ir.Pa
 	return p
 }
 
-func isBytes(t *ir.TypeRef) bool { return t.Kind == ir.RefBuiltin && t.Builtin == "[]byte" }
-
-func statusText(status int) string {
-	if status == 0 {
-		return "default"
-	}
-	return fmt.Sprint(status)
-}
-
 // readAttempts is how many times a read is attempted at most; a read_only write without a retry
 // answer is retried like a read.
 const readAttempts = 3

@@ -285,9 +285,9 @@ func scaffoldResponse(so *build.Op) string {
 	case resp.Status == 201:
 		return "response: {is: receipt, id: TODO} # 201 Created: where is the id of what was created?"
 	case id != "":
-		return fmt.Sprintf("response: {is: TODO, id: /id} # %s with an id: receipt if it names what was written, else acknowledgement without id", statusText(resp.Status))
+		return fmt.Sprintf("response: {is: TODO, id: /id} # %s with an id: receipt if it names what was written, else acknowledgement without id", ir.StatusText(resp.Status))
 	}
-	return fmt.Sprintf("response: {is: TODO} # %s: receipt (with id: /pointer) or acknowledgement", statusText(resp.Status))
+	return fmt.Sprintf("response: {is: TODO} # %s: receipt (with id: /pointer) or acknowledgement", ir.StatusText(resp.Status))
 }
 
 // keyParam is a declared parameter that carries an idempotency key, with the longest value
@@ -305,26 +305,9 @@ func idempotencyParam(so *build.Op) *keyParam {
 		if p.In != ir.InHeader || !strings.Contains(name, "idempoten") && name != "paypal-request-id" {
 			continue
 		}
-		return &keyParam{Name: p.Name, In: p.In, MaxLength: rawMaxLength(so, p)}
+		return &keyParam{Name: p.Name, In: p.In, MaxLength: so.MaxLength(p)}
 	}
 	return nil
-}
-
-// rawMaxLength is the maxLength the spec declares for parameter p of the operation (0 when none);
-// the operation's own parameters come before its path item's.
-func rawMaxLength(so *build.Op, p *ir.Param) int {
-	for _, list := range []openapi3.Parameters{so.Raw.Parameters, so.Item.Parameters} {
-		for _, pr := range list {
-			if pr == nil || pr.Value == nil || pr.Value.In != string(p.In) || pr.Value.Name != p.Name {
-				continue
-			}
-			if s := pr.Value.Schema; s != nil && s.Value != nil && s.Value.MaxLength != nil {
-				return int(*s.Value.MaxLength)
-			}
-			return 0
-		}
-	}
-	return 0
 }
 
 // idempotencyField returns the pointer of a top-level request body field named for an

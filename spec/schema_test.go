@@ -1,9 +1,10 @@
 package spec
 
 import (
-	"github.com/writegen/writegen/spec/build"
 	"math"
 	"testing"
+
+	"github.com/writegen/writegen/spec/build"
 )
 
 // TestEnumValue checks the conversion of enum members to their base type, and that a member

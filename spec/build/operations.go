@@ -446,3 +446,20 @@ func (b *Builder) response(so *Op) *ir.Response {
 	out.Type = b.schemaRef(so.respSchema, b.sub(b.sub(b.sub(at, "content", at.name), ct, at.name), "schema", at.name))
 	return out
 }
+
+// MaxLength is the maxLength the spec declares for parameter p of the operation (0 when none);
+// the operation's own parameters come before its path item's.
+func (so *Op) MaxLength(p *ir.Param) int {
+	for _, list := range []openapi3.Parameters{so.Raw.Parameters, so.Item.Parameters} {
+		for _, pr := range list {
+			if pr == nil || pr.Value == nil || pr.Value.In != string(p.In) || pr.Value.Name != p.Name {
+				continue
+			}
+			if s := pr.Value.Schema; s != nil && s.Value != nil && s.Value.MaxLength != nil {
+				return int(*s.Value.MaxLength)
+			}
+			return 0
+		}
+	}
+	return 0
+}

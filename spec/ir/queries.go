@@ -1,5 +1,7 @@
 package ir
 
+import "strconv"
+
 // OptionalBody reports whether op's body may be left out: the spec does not require it, and
 // the generated code stores nothing in it (a body that carries the write's key or reference
 // is taken as required: the key must travel). The generated method then takes it as nil for
@@ -25,4 +27,15 @@ func HasResult(op *Operation) bool { return op.Response != nil && op.Response.Ty
 func IsObject(r *TypeRef) bool {
 	u := Under(r)
 	return u.Kind == RefMap || u.Kind == RefNamed && u.Named.Kind == KindStruct
+}
+
+// IsBytes reports whether t is raw bytes ([]byte): a body or a response that is not JSON.
+func IsBytes(t *TypeRef) bool { return t.Kind == RefBuiltin && t.Builtin == "[]byte" }
+
+// StatusText names a response's status for a message: "201", or "default".
+func StatusText(status int) string {
+	if status == 0 {
+		return "default"
+	}
+	return strconv.Itoa(status)
 }
