@@ -81,7 +81,7 @@ type Call[P any] struct {
 // With op.Dedupe the business key is first claimed in the client's ledger,
 // and only the caller that holds the claim calls the provider.
 func WriteInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, true))
+	return keyedResult(into, c.keyedInto(ctx, keyedOf(op, key, &call, true), into))
 }
 
 // keyedResult returns what a keyed write returns: into alone, or with a
@@ -99,7 +99,7 @@ func keyedResult[R any](into R, err error) (R, error) {
 // by the rules of WriteInto, and fills and returns into, a new
 // *runtime.Ack[T] where P is *T; the acknowledgement needs no id.
 func SubmitInto[P, R any](ctx context.Context, c *Client, op *Operation, key runtime.Key, into R, call Call[P]) (R, error) {
-	return keyedResult(into, c.keyedInto(ctx, op, key, into, codecOf(call), call.Request, call.Build, call.Reference, call.LookupValues, false))
+	return keyedResult(into, c.keyedInto(ctx, keyedOf(op, key, &call, false), into))
 }
 
 // Write is WriteInto for code written by hand.
@@ -112,28 +112,47 @@ func Submit[T any](ctx context.Context, c *Client, op *Operation, key runtime.Ke
 	return SubmitInto(ctx, c, op, key, new(runtime.Ack[T]), call)
 }
 
-// keyedInto runs a keyed write and fills into, a receipt or an acknowledgement.
-func (c *Client) keyedInto(ctx context.Context, op *Operation, key runtime.Key, into any, cd codec,
-	req *Request, build func(pk, ref string) (*Request, error), reference string, values []string, receipt bool) error {
-	err := cd.err
+// keyedOf erases the type of call, a keyed write: a receipt (WriteInto) or
+// an acknowledgement (SubmitInto).
+func keyedOf[P any](op *Operation, key runtime.Key, call *Call[P], receipt bool) *keyedWrite {
+	return &keyedWrite{op: op, key: key, codec: codecOf(*call), request: call.Request, build: call.Build,
+		reference: call.Reference, values: call.LookupValues, receipt: receipt}
+}
+
+// keyedWrite is a keyed write as the executor runs it: a Call with its
+// type erased.
+type keyedWrite struct {
+	op  *Operation
+	key runtime.Key
+	// codec decodes the 2xx body, reads its id, looks the write up,
+	// compensates and reads by id.
+	codec codec
+	// request, or build: the one the Call set.
+	request *Request
+	build   func(providerKey, reference string) (*Request, error)
+	// reference and values are the Call's Reference and LookupValues.
+	reference string
+	values    []string
+	// receipt says whether its 2xx must carry a durable id (WriteInto) or
+	// not (SubmitInto).
+	receipt bool
+}
+
+// keyedInto runs w and fills into, a receipt or an acknowledgement whose
+// body is of w's response type.
+func (c *Client) keyedInto(ctx context.Context, w *keyedWrite, into any) error {
+	err := w.codec.err
 	var r reflect.Value
 	var f results
 	if err == nil {
-		r, f, err = resultOf(into, cd.typ, receipt)
+		r, f, err = resultOf(into, w.codec.typ, w.receipt)
 	}
 	if err != nil {
-		return fmt.Errorf("writegen: operation %q: %w", op.ID, err)
+		return fmt.Errorf("writegen: operation %q: %w", w.op.ID, err)
 	}
-	o, err := c.keyed(ctx, op, key, req, build, reference, values, cd, receipt)
+	o, err := c.keyed(ctx, w)
 	if err != nil && !errors.Is(err, runtime.ErrDecode) {
 		return err
-	}
-	if receipt && o.body == nil && o.id != "" && o.source == runtime.AdoptedLedger && cd.read != nil {
-		// A receipt a person recorded: the ledger holds its id alone. The write is
-		// settled whatever the read answers; the body is nil when it fails.
-		if body, err := cd.read(ctx, JoinReference("", values...), o.id); err == nil {
-			o.body = body
-		}
 	}
 	fill(r, f, o)
 	return err
