@@ -15,9 +15,9 @@ import (
 	_ "github.com/writegen/writegen/generated_example/support"
 )
 
-// executorShape matches a shaped instance of the executor's generic entry points, with its
+// executorShape matches a shaped instance of the executor's generic functions and types, with its
 // type arguments.
-var executorShape = regexp.MustCompile(`writegenimpl\.(WriteInto|SubmitInto|Read|Do|codecOf)\[(go\.shape\..*)\]$`)
+var executorShape = regexp.MustCompile(`writegenimpl\.(WriteInto|SubmitInto|keyedOf|codecOf|ResumeAll|ResumableWrite)\[(go\.shape\..*)\]`)
 
 // pointerShapes are type arguments that are all pointer shapes.
 var pointerShapes = regexp.MustCompile(`^go\.shape\.\*uint8(,go\.shape\.\*uint8)*$`)

@@ -120,7 +120,7 @@ func (c *LedgerSupportClient) CreateThread(ctx context.Context, key CreateThread
 
 // Resume drives on the client's claimed and uncertain writes.
 func (c *LedgerSupportClient) Resume(ctx context.Context) (runtime.ResumeReport, error) {
-	return writegenimpl.ResumeAll(ctx, c.rt, c, []writegenimpl.Resumable{
-		{Op: createThreadLedgerOp, Call: writegenimpl.Call[*Thread]{ID: func(t *Thread) string { return t.ID }}},
+	return writegenimpl.ResumeAll(ctx, c.rt, c, []writegenimpl.Resumable[*LedgerSupportClient]{
+		&writegenimpl.ResumableWrite[*LedgerSupportClient, *Thread]{Op: createThreadLedgerOp, ID: func(t *Thread) string { return t.ID }},
 	})
 }

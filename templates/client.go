@@ -16,12 +16,12 @@ func impl(name string) *jen.Statement { return jen.Qual(implPath, name) }
 
 // supportVersion is the version of writegenimpl the generated code is written for: it references
 // writegenimpl.SupportPackageIsVersion<supportVersion>.
-const supportVersion = "7"
+const supportVersion = "8"
 
 // client emits the package doc, the runtime handshake, Client, DefaultBaseURL, NewClient and,
 // when some write is keyed, Resume:
 //
-//	const _ = writegenimpl.SupportPackageIsVersion7
+//	const _ = writegenimpl.SupportPackageIsVersion8
 //
 //	type Client struct {
 //		impl *writegenimpl.Client
@@ -97,30 +97,28 @@ func (g *generator) client(f *jen.File) {
 }
 
 // resume emits Resume, which drives on the keyed writes the ledger holds unsettled, and the table
-// of those writes it hands the runtime. The table is plain values, which the compiler lays out as
-// data: it costs nothing per write, where a call for each would cost a function per response
-// type and a function that grows with the API.
+// of those writes it hands the runtime. The table is composite literals, which the compiler lays
+// out as data: it costs nothing per write, where a call for each would cost a function that grows
+// with the API. Their type parameters make the compiler check each lookup and compensation
+// against the client and the response type.
 //
 //	func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 //		return writegenimpl.ResumeAll(ctx, c.impl, c, resumableWrites)
 //	}
 //
 //	// resumableWrites are the keyed writes Resume drives on.
-//	var resumableWrites = []writegenimpl.Resumable{
-//		{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
-//		{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
+//	var resumableWrites = []writegenimpl.Resumable[*Client]{
+//		&writegenimpl.ResumableWrite[*Client, *Thread]{Op: createThreadOp, ID: createThreadID, Lookup: (*Client).createThreadLookup},
+//		&writegenimpl.ResumableWrite[*Client, *Message]{Op: postMessageOp, ID: postMessageID},
 //	}
 func (g *generator) resume(f *jen.File) {
-	method := func(name string) jen.Code { return jen.Parens(jen.Op("*").Id("Client")).Dot(name) }
+	client := jen.Op("*").Id("Client")
+	method := func(name string) jen.Code { return jen.Parens(client.Clone()).Dot(name) }
 	var writes []jen.Code
 	for _, op := range g.api.Resumable {
-		var call []jen.Code
+		w := []jen.Code{jen.Id("Op").Op(":").Id(op.DescriptorName)}
 		if op.IDName != "" {
-			call = append(call, jen.Id("ID").Op(":").Id(op.IDName))
-		}
-		w := []jen.Code{
-			jen.Id("Op").Op(":").Id(op.DescriptorName),
-			jen.Id("Call").Op(":").Add(impl("Call").Types(resultPtr(op)).Values(call...)),
+			w = append(w, jen.Id("ID").Op(":").Id(op.IDName))
 		}
 		if l := op.Safety.Lookup; l != nil {
 			w = append(w, jen.Id("Lookup").Op(":").Add(method(l.Name)))
@@ -128,7 +126,7 @@ func (g *generator) resume(f *jen.File) {
 		if c := op.Safety.Compensate; c != nil {
 			w = append(w, jen.Id("Compensate").Op(":").Add(method(c.Name)))
 		}
-		writes = append(writes, jen.Values(w...))
+		writes = append(writes, jen.Op("&").Add(impl("ResumableWrite")).Types(client.Clone(), resultPtr(op)).Values(w...))
 	}
 	f.Line()
 	f.Comment("// Resume drives on the keyed writes the ledger holds unsettled: calls whose claim outlived\n" +
@@ -142,7 +140,7 @@ func (g *generator) resume(f *jen.File) {
 	)
 	f.Line()
 	f.Comment("// resumableWrites are the keyed writes Resume drives on.")
-	f.Var().Id("resumableWrites").Op("=").Index().Add(impl("Resumable")).Custom(multiLine, writes...)
+	f.Var().Id("resumableWrites").Op("=").Index().Add(impl("Resumable").Types(client.Clone())).Custom(multiLine, writes...)
 }
 
 // inboxes emits the constructor of each webhook inbox the answers declare:

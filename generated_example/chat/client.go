@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Chat platform 1.0.0 as described in chat.yaml and chat.writesafety.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -52,8 +52,8 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: postConversationMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postConversationMessageID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *ChatMessage]{Op: postConversationMessageOp, ID: postConversationMessageID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

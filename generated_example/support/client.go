@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Support desk 1.0.0 as described in support.yaml and writesafety.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -52,10 +52,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: addNoteOp, Call: writegenimpl.Call[*Note]{ID: addNoteID}, Lookup: (*Client).addNoteLookup},
-	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup, Compensate: (*Client).createThreadCompensate},
-	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: addNoteOp, ID: addNoteID, Lookup: (*Client).addNoteLookup},
+	&writegenimpl.ResumableWrite[*Client, *Thread]{Op: createThreadOp, ID: createThreadID, Lookup: (*Client).createThreadLookup, Compensate: (*Client).createThreadCompensate},
+	&writegenimpl.ResumableWrite[*Client, *Message]{Op: postMessageOp, ID: postMessageID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

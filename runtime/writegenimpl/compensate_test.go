@@ -81,8 +81,8 @@ func TestCompensation(t *testing.T) {
 			return Resume(context.Background(), c, op, call)
 		}},
 		{"ResumeAll", func(c *Client, op *Operation) (runtime.ResumeReport, error) {
-			return ResumeAll(context.Background(), c, &thingClient{c}, []Resumable{
-				{Op: op, Call: Call[*thing]{ID: thingID}, Lookup: (*thingClient).lookup, Compensate: (*thingClient).compensate},
+			return ResumeAll(context.Background(), c, &thingClient{c}, []Resumable[*thingClient]{
+				&ResumableWrite[*thingClient, *thing]{Op: op, ID: thingID, Lookup: (*thingClient).lookup, Compensate: (*thingClient).compensate},
 			})
 		}},
 	} {

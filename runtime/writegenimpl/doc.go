@@ -12,9 +12,11 @@
 // *runtime.Receipt[Thread]), which share one shape: a package with
 // thousands of operations and hundreds of response types compiles each of
 // them once, and the executor behind them not at all. A Call is erased into
-// a codec by closures compiled with them; ResumeAll, given a table of
-// values, reaches the types through reflection. Write, Submit and Resume,
-// generic in the response type, serve code written by hand.
+// a codec by closures compiled with them, and the receipt is filled through
+// reflection. ResumeAll is given a table of ResumableWrite values, laid out
+// as data, whose lookups and compensations the compiler checks against the
+// client and the response type. Write, Submit and Resume, generic in the
+// response type, serve code written by hand.
 //
 // The small helpers every operation calls (NewRequest, AddQuery,
 // PathSegment, TimeText, Read, Do) are marked //go:noinline. Inlined into

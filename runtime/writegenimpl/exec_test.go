@@ -3,6 +3,8 @@ package writegenimpl
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -57,8 +59,11 @@ func TestCallRequest(t *testing.T) {
 }
 
 // TestWriteIntoRefusesMismatch: a receipt of another type than the call's,
-// a call whose type parameter is not a pointer, or a Resumable whose parts
-// do not fit together, is refused before anything is sent.
+// a call whose type parameter is not a pointer, a call without a request or
+// with two, or a Resumable of a value or without an operation, is refused
+// before anything is sent. A Resumable whose lookup or compensation does not
+// fit the client or the response type does not compile
+// (TestMismatchDoesNotCompile).
 func TestWriteIntoRefusesMismatch(t *testing.T) {
 	p := newProvider(t)
 	c := newTestClient(t, p.URL, newTestClock())
@@ -96,33 +101,21 @@ func TestWriteIntoRefusesMismatch(t *testing.T) {
 			return err
 		}, "want a request or a function that builds it"},
 		{"a resumable of a value", func() error {
-			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: Call[thing]{}}})
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable[*thingClient]{&ResumableWrite[*thingClient, thing]{Op: op}})
 			return err
 		}, "want a pointer to the response type"},
-		{"a resumable not a call", func() error {
-			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: "x"}})
-			return err
-		}, "not a writegenimpl.Call"},
 		{"a resumable without an operation", func() error {
-			_, err := ResumeAll(ctx, c, nil, []Resumable{{}})
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable[*thingClient]{&ResumableWrite[*thingClient, *thing]{}})
 			return err
 		}, "without an Operation"},
-		{"a resumable whose call has a lookup", func() error {
-			_, err := ResumeAll(ctx, c, nil, []Resumable{{Op: op, Call: thingCall(c, thingOp(withLookup), "x")}})
+		{"a nil resumable", func() error {
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable[*thingClient]{nil})
 			return err
-		}, "give them as the Resumable's methods"},
-		{"a lookup of another client", func() error {
-			_, err := ResumeAll(ctx, c, c, []Resumable{{Op: op, Call: Call[*thing]{}, Lookup: (*thingClient).lookup}})
+		}, "without an Operation"},
+		{"a nil ResumableWrite", func() error {
+			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable[*thingClient]{(*ResumableWrite[*thingClient, *thing])(nil)})
 			return err
-		}, "not a method of *writegenimpl.Client"},
-		{"a lookup of another type", func() error {
-			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable{{Op: op, Call: Call[*thingList]{}, Lookup: (*thingClient).lookup}})
-			return err
-		}, "that returns ([]runtime.Found[*writegenimpl.thingList], error)"},
-		{"a compensation of another type", func() error {
-			_, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable{{Op: op, Call: Call[*thingList]{}, Compensate: (*thingClient).compensate}})
-			return err
-		}, "that takes a runtime.Found[*writegenimpl.thingList]"},
+		}, "without an Operation"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.run()
@@ -146,8 +139,8 @@ func TestResumeAllStopsAtContextEnd(t *testing.T) {
 	op.Dedupe = true
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	w := Resumable{Op: op, Call: Call[*thing]{ID: thingID}}
-	rep, err := ResumeAll(ctx, c, nil, []Resumable{w, w, w})
+	w := &ResumableWrite[*thingClient, *thing]{Op: op, ID: thingID}
+	rep, err := ResumeAll(ctx, c, &thingClient{c}, []Resumable[*thingClient]{w, w, w})
 	if rep != (runtime.ResumeReport{}) || !errors.Is(err, context.Canceled) || strings.Count(err.Error(), "canceled") != 1 {
 		t.Fatalf("report %+v, err %v; want nothing done and one context.Canceled", rep, err)
 	}
@@ -155,6 +148,28 @@ func TestResumeAllStopsAtContextEnd(t *testing.T) {
 	for _, c := range []*Client{c, newTestClient(t, p.URL, newTestClock())} {
 		if rep, err := Resume(ctx, c, op, Call[*thing]{ID: thingID}); rep != (runtime.ResumeReport{}) || !errors.Is(err, context.Canceled) {
 			t.Fatalf("Resume: report %+v, err %v; want nothing done and context.Canceled", rep, err)
+		}
+	}
+}
+
+// TestMismatchDoesNotCompile: a Resumable whose lookup or compensation does not fit the client or
+// the response type, or that is another client's, is a compile error, each on its line of
+// testdata/mismatch.
+func TestMismatchDoesNotCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the compiler")
+	}
+	out, err := exec.Command("go", "build", "-o", os.DevNull, "./testdata/mismatch").CombinedOutput()
+	if err == nil {
+		t.Fatal("testdata/mismatch compiles; want it refused")
+	}
+	for _, want := range []string{
+		"mismatch.go:32:69: cannot use (*Client).otherLookup",
+		"mismatch.go:34:73: cannot use (*OtherClient).compensate",
+		"mismatch.go:36:2: cannot use &writegenimpl.ResumableWrite[*OtherClient, *Thing]{…}",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("go build ./testdata/mismatch says:\n%s\nwant it to say %q", out, want)
 		}
 	}
 }

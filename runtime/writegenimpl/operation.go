@@ -6,14 +6,17 @@ import (
 	"github.com/writegen/writegen/runtime"
 )
 
-// SupportPackageIsVersion7 is referenced by generated code
-// (const _ = writegenimpl.SupportPackageIsVersion7) so that code generated
+// SupportPackageIsVersion8 is referenced by generated code
+// (const _ = writegenimpl.SupportPackageIsVersion8) so that code generated
 // for another version of this package fails to compile on that line, which
 // says to generate it again, instead of on a type it no longer has. Version
-// 7: parameters are passed as the texts the generated code writes with
-// their types' formatters (PathSegment, AddQuery, AddQueryList, ...), no
-// longer as values the runtime formats by reflection.
-const SupportPackageIsVersion7 = true
+// 8: Resume's table is of ResumableWrite values, whose methods the compiler
+// checks, no longer of values ResumeAll checks and calls through
+// reflection. Version 7: parameters are passed as the texts the generated
+// code writes with their types' formatters (PathSegment, AddQuery,
+// AddQueryList, ...), no longer as values the runtime formats by
+// reflection.
+const SupportPackageIsVersion8 = true
 
 // Operation describes one API operation. Generated code declares one per
 // operation as an unexported package-level variable; the runtime never

@@ -27,35 +27,54 @@ type outcome struct {
 	pk       string
 }
 
-// keyed runs a keyed write, through the ledger when op.Dedupe. receipt says
-// whether its 2xx must carry a durable id (Write) or not (Submit).
-func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req *Request, build func(pk, ref string) (*Request, error),
-	reference string, values []string, cd codec, receipt bool) (outcome, error) {
-	if key == nil {
+// keyed runs a keyed write, through the ledger when op.Dedupe, and returns
+// its outcome: with its body read by its id when it is a receipt a person
+// recorded (the ledger holds its id alone) and the write has a read. The
+// write is settled whatever the read answers; the body is nil when it fails.
+func (c *Client) keyed(ctx context.Context, w *keyedWrite) (outcome, error) {
+	if w.codec.err != nil {
+		return outcome{}, fmt.Errorf("writegen: operation %q: %w", w.op.ID, w.codec.err)
+	}
+	o, err := c.claimAndRun(ctx, w)
+	if err != nil && !errors.Is(err, runtime.ErrDecode) {
+		return o, err
+	}
+	if read := w.codec.read; read != nil && w.receipt && o.body == nil && o.id != "" && o.source == runtime.AdoptedLedger {
+		if body, err := read(ctx, JoinReference("", w.values...), o.id); err == nil {
+			o.body = body
+		}
+	}
+	return o, err
+}
+
+// claimAndRun runs w, claiming its key in the ledger first when op.Dedupe.
+func (c *Client) claimAndRun(ctx context.Context, w *keyedWrite) (outcome, error) {
+	op, cd := w.op, w.codec
+	if w.key == nil {
 		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
 	}
-	bk, err := key.BusinessKey()
+	bk, err := w.key.BusinessKey()
 	if err != nil {
 		return outcome{}, err
 	}
 	if bk == "" {
 		return outcome{}, &runtime.EmptyKeyError{Operation: op.ID}
 	}
-	if (req == nil) == (build == nil) {
+	if (w.request == nil) == (w.build == nil) {
 		return outcome{}, fmt.Errorf("writegen: operation %q: want a request or a function that builds it, one of the two", op.ID)
 	}
-	if receipt && cd.idOf == nil {
+	if w.receipt && cd.idOf == nil {
 		return outcome{}, fmt.Errorf("writegen: operation %q: a receipt needs an id accessor", op.ID)
 	}
 	id := runtime.Identity{Scope: c.scope, Tenant: c.s.Tenant, Operation: op.keyScope(), BusinessKey: bk}
 	pk := runtime.ProviderKey(id, op.KeyMaxLength, c.s.KeySecret)
-	ref := reference
+	ref := w.reference
 	if ref == "" {
 		ref = pk
 	}
-	r := req
-	if build != nil {
-		if r, err = build(pk, ref); err != nil {
+	r := w.request
+	if w.build != nil {
+		if r, err = w.build(pk, ref); err != nil {
 			return outcome{}, fmt.Errorf("writegen: operation %q: build request: %w", op.ID, err)
 		}
 	}
@@ -63,8 +82,8 @@ func (c *Client) keyed(ctx context.Context, op *Operation, key runtime.Key, req 
 	if err != nil {
 		return outcome{}, err
 	}
-	x.setKey(id, pk, JoinReference(ref, values...))
-	x.codec, x.receipt = cd, receipt
+	x.setKey(id, pk, JoinReference(ref, w.values...))
+	x.codec, x.receipt = cd, w.receipt
 	x.lookups = cd.find != nil && op.Lookup != runtime.NoLookup && !r.NoReference
 	ctx = x.callStart(ctx)
 	if !op.Dedupe {
@@ -473,7 +492,7 @@ func (x *logical) fromRecord(row runtime.Record) (outcome, error) {
 	case runtime.StateActive:
 		if len(row.Body) > 0 {
 			// A row a person resolved committed holds the provider's id alone: no body,
-			// never a zero one (keyedInto reads it by the id where the write has a read).
+			// never a zero one (keyed reads it by the id where the write has a read).
 			body, err := x.codec.decode(row.Body)
 			if err != nil && (row.ProviderID != "" || !x.receipt) {
 				// Settled done from a 2xx that did not decode: the same again.

@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Transfers 1.0.0 as described in api.yaml and writesafety-ledger.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -52,8 +52,8 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createTransferOp, Call: writegenimpl.Call[*Transfer]{ID: createTransferID}, Lookup: (*Client).createTransferLookup},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Transfer]{Op: createTransferOp, ID: createTransferID, Lookup: (*Client).createTransferLookup},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Payments 1 as described in payments.yaml and payments.writesafety.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -52,10 +52,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createPaymentOp, Call: writegenimpl.Call[*Payment]{ID: createPaymentID}},
-	{Op: requestPayoutOp, Call: writegenimpl.Call[*RequestPayoutResponse]{}},
-	{Op: sendNoticeOp, Call: writegenimpl.Call[*Payment]{ID: sendNoticeID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Payment]{Op: createPaymentOp, ID: createPaymentID},
+	&writegenimpl.ResumableWrite[*Client, *RequestPayoutResponse]{Op: requestPayoutOp},
+	&writegenimpl.ResumableWrite[*Client, *Payment]{Op: sendNoticeOp, ID: sendNoticeID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

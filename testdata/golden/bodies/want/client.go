@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Bodies 1 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -40,9 +40,9 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createChargeOp, Call: writegenimpl.Call[*Note]{ID: createChargeID}},
-	{Op: createNoteOp, Call: writegenimpl.Call[*Note]{ID: createNoteID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: createChargeOp, ID: createChargeID},
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: createNoteOp, ID: createNoteID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

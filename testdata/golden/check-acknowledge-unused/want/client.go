@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Support desk 2 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -46,9 +46,9 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
-	{Op: postMessageOp, Call: writegenimpl.Call[*Message]{ID: postMessageID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Thread]{Op: createThreadOp, ID: createThreadID, Lookup: (*Client).createThreadLookup},
+	&writegenimpl.ResumableWrite[*Client, *Message]{Op: postMessageOp, ID: postMessageID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

@@ -9,8 +9,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Enums 1 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.

@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Support 2.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -46,9 +46,9 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createFollowUpOp, Call: writegenimpl.Call[*TicketResponse]{ID: createFollowUpID}, Lookup: (*Client).createFollowUpLookup},
-	{Op: createTicketOp, Call: writegenimpl.Call[*TicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *TicketResponse]{Op: createFollowUpOp, ID: createFollowUpID, Lookup: (*Client).createFollowUpLookup},
+	&writegenimpl.ResumableWrite[*Client, *TicketResponse]{Op: createTicketOp, ID: createTicketID, Lookup: (*Client).createTicketLookup},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Idempotency 1 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -40,10 +40,10 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: keyInBodyOp, Call: writegenimpl.Call[*Obj]{ID: keyInBodyID}},
-	{Op: keyInHeaderOp, Call: writegenimpl.Call[*Obj]{ID: keyInHeaderID}},
-	{Op: keyInQueryOp, Call: writegenimpl.Call[*Obj]{ID: keyInQueryID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Obj]{Op: keyInBodyOp, ID: keyInBodyID},
+	&writegenimpl.ResumableWrite[*Client, *Obj]{Op: keyInHeaderOp, ID: keyInHeaderID},
+	&writegenimpl.ResumableWrite[*Client, *Obj]{Op: keyInQueryOp, ID: keyInQueryID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

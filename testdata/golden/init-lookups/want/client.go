@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Relay Desk 1.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -41,14 +41,14 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: addNoteOp, Call: writegenimpl.Call[*Note]{ID: addNoteID}, Lookup: (*Client).addNoteLookup},
-	{Op: createChargeOp, Call: writegenimpl.Call[*Charge]{ID: createChargeID}, Lookup: (*Client).createChargeLookup},
-	{Op: createContactOp, Call: writegenimpl.Call[*Contact]{ID: createContactID}, Lookup: (*Client).createContactLookup},
-	{Op: createMessageOp, Call: writegenimpl.Call[*Message]{ID: createMessageID}},
-	{Op: createPaymentOp, Call: writegenimpl.Call[*CreatePaymentResponse]{ID: createPaymentID}},
-	{Op: createTicketOp, Call: writegenimpl.Call[*CreateTicketResponse]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
-	{Op: postChatMessageOp, Call: writegenimpl.Call[*ChatMessage]{ID: postChatMessageID}, Lookup: (*Client).postChatMessageLookup},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: addNoteOp, ID: addNoteID, Lookup: (*Client).addNoteLookup},
+	&writegenimpl.ResumableWrite[*Client, *Charge]{Op: createChargeOp, ID: createChargeID, Lookup: (*Client).createChargeLookup},
+	&writegenimpl.ResumableWrite[*Client, *Contact]{Op: createContactOp, ID: createContactID, Lookup: (*Client).createContactLookup},
+	&writegenimpl.ResumableWrite[*Client, *Message]{Op: createMessageOp, ID: createMessageID},
+	&writegenimpl.ResumableWrite[*Client, *CreatePaymentResponse]{Op: createPaymentOp, ID: createPaymentID},
+	&writegenimpl.ResumableWrite[*Client, *CreateTicketResponse]{Op: createTicketOp, ID: createTicketID, Lookup: (*Client).createTicketLookup},
+	&writegenimpl.ResumableWrite[*Client, *ChatMessage]{Op: postChatMessageOp, ID: postChatMessageID, Lookup: (*Client).postChatMessageLookup},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

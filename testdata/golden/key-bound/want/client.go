@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Payments 1 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -46,9 +46,9 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createChargeOp, Call: writegenimpl.Call[*Charge]{ID: createChargeID}},
-	{Op: createTransferOp, Call: writegenimpl.Call[*Charge]{ID: createTransferID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Charge]{Op: createChargeOp, ID: createChargeID},
+	&writegenimpl.ResumableWrite[*Client, *Charge]{Op: createTransferOp, ID: createTransferID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

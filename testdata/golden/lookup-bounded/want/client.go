@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Helpdesk 2.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -46,9 +46,9 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: addTicketCommentOp, Call: writegenimpl.Call[*Comment]{ID: addTicketCommentID}, Lookup: (*Client).addTicketCommentLookup},
-	{Op: addTicketNoteOp, Call: writegenimpl.Call[*Note]{ID: addTicketNoteID}, Lookup: (*Client).addTicketNoteLookup},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Comment]{Op: addTicketCommentOp, ID: addTicketCommentID, Lookup: (*Client).addTicketCommentLookup},
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: addTicketNoteOp, ID: addTicketNoteID, Lookup: (*Client).addTicketNoteLookup},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

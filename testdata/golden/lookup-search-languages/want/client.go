@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Search languages 1 as described in openapi.yaml and writesafety.yaml. It is safe
 // for concurrent use. Build it with NewClient.
@@ -52,11 +52,11 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: createIssueOp, Call: writegenimpl.Call[*Issue]{ID: createIssueID}, Lookup: (*Client).createIssueLookup},
-	{Op: createTicketOp, Call: writegenimpl.Call[*Ticket]{ID: createTicketID}, Lookup: (*Client).createTicketLookup},
-	{Op: indexDocumentOp, Call: writegenimpl.Call[*Document]{ID: indexDocumentID}, Lookup: (*Client).indexDocumentLookup},
-	{Op: postCustomersOp, Call: writegenimpl.Call[*Customer]{ID: postCustomersID}, Lookup: (*Client).postCustomersLookup},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Issue]{Op: createIssueOp, ID: createIssueID, Lookup: (*Client).createIssueLookup},
+	&writegenimpl.ResumableWrite[*Client, *Ticket]{Op: createTicketOp, ID: createTicketID, Lookup: (*Client).createTicketLookup},
+	&writegenimpl.ResumableWrite[*Client, *Document]{Op: indexDocumentOp, ID: indexDocumentID, Lookup: (*Client).indexDocumentLookup},
+	&writegenimpl.ResumableWrite[*Client, *Customer]{Op: postCustomersOp, ID: postCustomersID, Lookup: (*Client).postCustomersLookup},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

@@ -12,8 +12,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Desk 1.0 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -52,11 +52,11 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: addNoteOp, Call: writegenimpl.Call[*Note]{ID: addNoteID}},
-	{Op: createThreadOp, Call: writegenimpl.Call[*Thread]{ID: createThreadID}, Lookup: (*Client).createThreadLookup},
-	{Op: startExportOp, Call: writegenimpl.Call[*Export]{}},
-	{Op: updateThreadOp, Call: writegenimpl.Call[*Thread]{ID: updateThreadID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Note]{Op: addNoteOp, ID: addNoteID},
+	&writegenimpl.ResumableWrite[*Client, *Thread]{Op: createThreadOp, ID: createThreadID, Lookup: (*Client).createThreadLookup},
+	&writegenimpl.ResumableWrite[*Client, *Export]{Op: startExportOp},
+	&writegenimpl.ResumableWrite[*Client, *Thread]{Op: updateThreadOp, ID: updateThreadID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

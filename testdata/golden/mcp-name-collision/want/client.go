@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Names that collide in the tools package 1 as described in openapi.yaml and
 // writesafety.yaml. It is safe for concurrent use. Build it with NewClient.
@@ -40,8 +40,8 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: putItemOp, Call: writegenimpl.Call[*Item]{ID: putItemID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Item]{Op: putItemOp, ID: putItemID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide

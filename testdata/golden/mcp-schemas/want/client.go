@@ -11,8 +11,8 @@ import (
 	"github.com/writegen/writegen/runtime/writegenimpl"
 )
 
-// This code needs a runtime that supports version 7 of the generated code.
-const _ = writegenimpl.SupportPackageIsVersion7
+// This code needs a runtime that supports version 8 of the generated code.
+const _ = writegenimpl.SupportPackageIsVersion8
 
 // Client calls Graph 3 as described in openapi.yaml and writesafety.yaml. It is safe for
 // concurrent use. Build it with NewClient.
@@ -47,8 +47,8 @@ func (c *Client) Resume(ctx context.Context) (runtime.ResumeReport, error) {
 }
 
 // resumableWrites are the keyed writes Resume drives on.
-var resumableWrites = []writegenimpl.Resumable{
-	{Op: putNodeOp, Call: writegenimpl.Call[*Node]{ID: putNodeID}},
+var resumableWrites = []writegenimpl.Resumable[*Client]{
+	&writegenimpl.ResumableWrite[*Client, *Node]{Op: putNodeOp, ID: putNodeID},
 }
 
 // Writes describes the client's writes, in the order of their methods: the answers that decide
