@@ -97,7 +97,7 @@ func keyValue(r *ir.TypeRef, ptr bool, v string) *jen.Statement {
 // bodyByPointer reports whether op's method takes its body through a pointer: it is optional
 // and its type has no nil of its own.
 func bodyByPointer(op *ir.Operation) bool {
-	return ir.OptionalBody(op) && !nilable(op.Body.Type)
+	return ir.OptionalBody(op) && !ir.Nilable(op.Body.Type)
 }
 
 // bodyArgType is the type of op's body argument.
@@ -193,7 +193,7 @@ func (g *generator) multipartBody(op *ir.Operation, fail func() jen.Code) []jen.
 		switch {
 		case fl.Pointer:
 			add = jen.If(jen.Id("body").Dot(fl.GoName).Op("!=").Nil()).Block(add)
-		case !fl.Required && nilable(fl.Type):
+		case !fl.Required && ir.Nilable(fl.Type):
 			add = jen.If(jen.Len(jen.Id("body").Dot(fl.GoName)).Op(">").Lit(0)).Block(add)
 		}
 		stmts = append(stmts, add)

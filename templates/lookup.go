@@ -213,7 +213,7 @@ func (g *generator) single(op *ir.Operation, args []jen.Code) []jen.Code {
 			))
 	}
 	stmts = append(stmts, jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
-	rootPtr := !nilable(read.Response.Type)
+	rootPtr := !ir.Nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
 	if ok := lookupOK(l, res, rootPtr, jen.Nil()); ok != nil {
 		stmts = append(stmts, ok)
@@ -278,7 +278,7 @@ func (g *generator) walk(op *ir.Operation, args []jen.Code, vals map[*ir.LookupV
 	body = append(body,
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(args...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(fail(jen.Err())))
-	rootPtr := !nilable(read.Response.Type)
+	rootPtr := !ir.Nilable(read.Response.Type)
 	res := func() *jen.Statement { return jen.Id("res") }
 	if ok := lookupOK(l, res, rootPtr, jen.Id("page")); ok != nil {
 		body = append(body, ok)
@@ -439,7 +439,7 @@ func (g *generator) adoptBy(op *ir.Operation, walk jen.Code, vals map[*ir.Lookup
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot(read.GoName).Call(call...),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())))
 	// Ref is the object's own: the runtime compares what is adopted, not what was found
-	m := reach(func() *jen.Statement { return jen.Id("res") }, !nilable(read.Response.Type), a.Match.Steps)
+	m := reach(func() *jen.Statement { return jen.Id("res") }, !ir.Nilable(read.Response.Type), a.Match.Steps)
 	foundT := rt("Found").Types(resultPtr(op))
 	if len(m.present) == 0 {
 		d[jen.Id("Ref")] = stringOf(a.Match.Type, value(m))

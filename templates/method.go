@@ -129,7 +129,7 @@ func (g *generator) method(f *jen.File, op *ir.Operation) {
 				jen.Return(jen.Id("res"), jen.Nil())}
 		}
 		switch {
-		case ir.HasResult(op) && nilable(op.Response.Type): // a slice or a map: returned as it is
+		case ir.HasResult(op) && ir.Nilable(op.Response.Type): // a slice or a map: returned as it is
 			results = []jen.Code{T, jen.Error()}
 			body = append(body, readInto(jen.Var().Id("res").Add(T), jen.Op("&").Id("res"))...)
 		case ir.HasResult(op):

@@ -190,7 +190,7 @@ func (g *generator) jsonMethods(f *jen.File, t *ir.Type) {
 			switch {
 			case fl.Pointer:
 				marshal = append(marshal, jen.If(jen.Id("v").Dot(fl.GoName).Op("!=").Nil()).Block(set))
-			case fl.OmitEmpty && nilable(fl.Type):
+			case fl.OmitEmpty && ir.Nilable(fl.Type):
 				marshal = append(marshal, jen.If(jen.Len(jen.Id("v").Dot(fl.GoName)).Op(">").Lit(0)).Block(set))
 			default:
 				marshal = append(marshal, set)

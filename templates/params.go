@@ -147,7 +147,7 @@ func (g *generator) structPairs(t *ir.Type, v *jen.Statement) *jen.Statement {
 		switch {
 		case f.Pointer:
 			body = append(body, jen.If(fv.Clone().Op("!=").Nil()).Block(add))
-		case nilable(f.Type):
+		case ir.Nilable(f.Type):
 			body = append(body, jen.If(jen.Len(fv.Clone()).Op(">").Lit(0)).Block(add))
 		default:
 			body = append(body, add)
@@ -199,7 +199,7 @@ func (g *generator) passParam(p *ir.Param) jen.Code {
 	switch {
 	case p.Pointer:
 		return jen.If(field().Op("!=").Nil()).Block(add)
-	case nilable(p.Type) && !p.Required:
+	case ir.Nilable(p.Type) && !p.Required:
 		return jen.If(jen.Len(field()).Op(">").Lit(0)).Block(add)
 	case sh == shapeJSON && ir.Under(p.Type).Kind == ir.RefBuiltin && ir.Under(p.Type).Builtin == "any":
 		return jen.If(field().Op("!=").Nil()).Block(add)

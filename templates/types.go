@@ -27,21 +27,6 @@ func goType(r *ir.TypeRef) *jen.Statement {
 	return jen.Id(r.Builtin) // string, int64, int32, float64, float32, bool, any
 }
 
-// nilable reports whether the zero value of r's Go type is nil.
-func nilable(r *ir.TypeRef) bool {
-	switch r.Kind {
-	case ir.RefArray, ir.RefMap:
-		return true
-	case ir.RefNamed:
-		return r.Named.Kind == ir.KindAlias && nilable(r.Named.Elem)
-	}
-	switch r.Builtin {
-	case "[]byte", "any", "json.RawMessage":
-		return true
-	}
-	return false
-}
-
 // heldType is goType(r), behind a pointer when ptr.
 func heldType(r *ir.TypeRef, ptr bool) *jen.Statement {
 	if ptr {

@@ -102,25 +102,10 @@ func discriminatorDefects(t *ir.Type) ir.ErrorList {
 //     nullable (so that null can be received), with omitempty when optional;
 //   - a required struct that contains its holder by value is a pointer (cyclic).
 func hold(r *ir.TypeRef, required, nullable, cyclic bool) (ptr, omitempty bool) {
-	if nilable(r) {
+	if ir.Nilable(r) {
 		return false, !required
 	}
 	return !required || nullable || cyclic, !required
-}
-
-// nilable reports whether the zero value of r's Go type is nil.
-func nilable(r *ir.TypeRef) bool {
-	switch r.Kind {
-	case ir.RefArray, ir.RefMap:
-		return true
-	case ir.RefNamed:
-		return r.Named.Kind == ir.KindAlias && nilable(r.Named.Elem)
-	}
-	switch r.Builtin {
-	case "[]byte", "any", "json.RawMessage":
-		return true
-	}
-	return false
 }
 
 // cyclicFields finds the required, non-nullable struct fields whose struct type contains the

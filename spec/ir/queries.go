@@ -39,3 +39,18 @@ func StatusText(status int) string {
 	}
 	return strconv.Itoa(status)
 }
+
+// Nilable reports whether the zero value of r's Go type is nil.
+func Nilable(r *TypeRef) bool {
+	switch r.Kind {
+	case RefArray, RefMap:
+		return true
+	case RefNamed:
+		return r.Named.Kind == KindAlias && Nilable(r.Named.Elem)
+	}
+	switch r.Builtin {
+	case "[]byte", "any", "json.RawMessage":
+		return true
+	}
+	return false
+}
