@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/safety"
 )
 
 // identityBase answers createThread of testdata/threads.yaml with every answer its identity
@@ -38,7 +39,7 @@ func TestCheckIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := Identity(base).Marshal()
+	old := safety.Identity(base).Marshal()
 	const rec = "out/WRITE_SAFETY.json"
 	for _, c := range []struct {
 		name, from, to  string // identityBase with from replaced by to
@@ -82,7 +83,7 @@ func TestCheckIdentity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			refused, warned := CheckIdentity(api, rec, old)
+			refused, warned := safety.CheckIdentity(api, rec, old)
 			if got := errText(refused); got != c.refused {
 				t.Errorf("refused:\n%s\nwant:\n%s", got, c.refused)
 			}
@@ -115,7 +116,7 @@ func TestIdentitySurvivesRename(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refused, warned := CheckIdentity(after, "WRITE_SAFETY.json", Identity(before).Marshal()); len(refused)+len(warned) > 0 {
+	if refused, warned := safety.CheckIdentity(after, "WRITE_SAFETY.json", safety.Identity(before).Marshal()); len(refused)+len(warned) > 0 {
 		t.Fatalf("a rename is refused: %v %v", refused, warned)
 	}
 	find := func(api *ir.API, id string) *ir.Operation {
@@ -159,8 +160,8 @@ func TestCheckIdentityUnknownRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := strings.Replace(string(Identity(api).Marshal()), `"retry": "not_sent|ambiguous"`, `"retry": "not_sent|status_418"`, 1)
-	refused, _ := CheckIdentity(api, "out/WRITE_SAFETY.json", []byte(old))
+	old := strings.Replace(string(safety.Identity(api).Marshal()), `"retry": "not_sent|ambiguous"`, `"retry": "not_sent|status_418"`, 1)
+	refused, _ := safety.CheckIdentity(api, "out/WRITE_SAFETY.json", []byte(old))
 	want := `out/WRITE_SAFETY.json: operation "createThread": the record's retry set "not_sent|status_418" names "status_418", a kind this writegen does not know: it was written by a newer writegen (use that one), or edited by hand (restore it from version control)`
 	if got := errText(refused); got != want {
 		t.Errorf("refused:\n%s\nwant:\n%s", got, want)
@@ -178,7 +179,7 @@ func TestRetentionRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := Identity(base).Marshal()
+	old := safety.Identity(base).Marshal()
 	if !strings.Contains(string(old), `"retention": "720h"`) {
 		t.Fatalf("WRITE_SAFETY.json does not record the retention:\n%s", old)
 	}
@@ -192,7 +193,7 @@ func TestRetentionRecorded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		refused, warned := CheckIdentity(api, "WRITE_SAFETY.json", old)
+		refused, warned := safety.CheckIdentity(api, "WRITE_SAFETY.json", old)
 		if got := errText(refused); got != c.refused || len(warned) > 0 {
 			t.Errorf("retention %q: refused:\n%s\nwant:\n%s\nwarned: %v", c.retention, got, c.refused, warned)
 		}

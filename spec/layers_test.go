@@ -18,6 +18,7 @@ func TestLayers(t *testing.T) {
 		"spec/naming":        {},
 		"spec/load":          {"spec/ir", "spec/naming"},
 		"spec/build":         {"spec/annot", "spec/ir", "spec/load", "spec/naming"},
+		"spec/safety":        {"runtime", "runtime/writegenimpl", "spec/annot", "spec/build", "spec/ir", "spec/naming"},
 		"spec/annot":         {"runtime", "runtime/writegenimpl", "spec/ir", "spec/load", "spec/naming"},
 		"spec/ir/toolschema": {"spec/ir"},
 		"templates":          {"runtime", "runtime/writegenimpl", "spec/ir", "spec/ir/toolschema"},

@@ -11,6 +11,7 @@ import (
 	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
+	"github.com/writegen/writegen/spec/safety"
 )
 
 // Options tune Load.
@@ -86,24 +87,24 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	}
 	ops, operrs := b.ListOperations()
 	errs = append(errs, operrs...)
-	r := newResolver(b, a, ops)
-	r.bind()
-	r.decideScope()
-	r.resolve()
-	errs = append(errs, r.errs...)
+	r := safety.New(b, a, ops)
+	r.Bind()
+	r.DecideScope()
+	r.Resolve()
+	errs = append(errs, r.Errs...)
 	var inScope []*ir.Operation
 	for _, so := range ops {
-		if r.scope[so] {
+		if r.Scope[so] {
 			inScope = append(inScope, so.Op)
 		}
 	}
 	derrs, warnings := d.SortDefects(inScope)
-	warnings = append(warnings, r.unscopedLookups()...)
+	warnings = append(warnings, r.UnscopedLookups()...)
 	errs = append(errs, derrs...)
 	for _, e := range derrs {
-		r.defective[e.Operation] = true
+		r.Defective[e.Operation] = true
 	}
-	errs = append(errs, r.settle(a)...)
+	errs = append(errs, r.Settle(a)...)
 	for _, so := range ops {
 		if so.Converted {
 			errs = append(errs, so.Errs...)
@@ -117,17 +118,17 @@ func LoadBytes(specName string, specData []byte, annotName string, annotData []b
 	ir.SortErrors(warnings)
 	api.Warnings = warnings
 
-	r.assemble(api)
+	r.Assemble(api)
 	build.SameTypes(api)
 	build.NoCompare(api)
 	build.SentTypes(api)
 	for _, op := range api.Operations {
-		op.Hints = hintsOf(op)
+		op.Hints = safety.HintsOf(op)
 	}
 	build.NameTools(api)
-	api.Identity = Identity(api)
+	api.Identity = safety.Identity(api)
 	if opts.MCP {
-		if errs := toolDefects(api); len(errs) > 0 {
+		if errs := safety.ToolDefects(api); len(errs) > 0 {
 			return nil, sorted(errs)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/safety"
 )
 
 // refusedBy records the rules of the safety check that refused an answer in the refusal tests.
@@ -29,13 +30,13 @@ func noteRules(err error) {
 func TestEveryRuleHasARefusal(t *testing.T) {
 	t.Run("refusals", TestRefusals)
 	t.Run("safety", TestSafetyRefusals)
-	for _, r := range safetyRules {
-		_, ok := refusedBy.Load(r.name)
+	for _, r := range safety.Rules() {
+		_, ok := refusedBy.Load(r.Name)
 		switch {
-		case r.refuses && !ok:
-			t.Errorf("rule %s refuses, and no refusal case shows it: add one to TestRefusals", r.name)
-		case !r.refuses && ok:
-			t.Errorf("rule %s is listed as never refusing, and a case shows it refusing: mark it refuses", r.name)
+		case r.Refuses && !ok:
+			t.Errorf("rule %s refuses, and no refusal case shows it: add one to TestRefusals", r.Name)
+		case !r.Refuses && ok:
+			t.Errorf("rule %s is listed as never refusing, and a case shows it refusing: mark it refuses", r.Name)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/ir"
+	"github.com/writegen/writegen/spec/safety"
 	"github.com/writegen/writegen/templates"
 )
 
@@ -152,7 +153,7 @@ func (f genFlags) generate(stderr io.Writer) (output, error) {
 	recordPath := filepath.Join(f.out, ir.IdentityFile)
 	switch old, err := os.ReadFile(recordPath); {
 	case err == nil:
-		refused, warned := spec.CheckIdentity(api, filepath.ToSlash(recordPath), old)
+		refused, warned := safety.CheckIdentity(api, filepath.ToSlash(recordPath), old)
 		if len(refused) > 0 {
 			return output{}, refused
 		}
@@ -208,7 +209,7 @@ func importPath(dir string) (string, error) {
 // unmatchedAcks warns of every acknowledgement when there is no record to compare with: none
 // matches a change.
 func unmatchedAcks(api *ir.API, record string) ir.ErrorList {
-	_, warned := spec.CheckIdentity(api, record, ir.IdentityRecord{Version: 1, Scope: api.Scope}.Marshal())
+	_, warned := safety.CheckIdentity(api, record, ir.IdentityRecord{Version: 1, Scope: api.Scope}.Marshal())
 	return warned
 }
 

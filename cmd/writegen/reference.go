@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/safety"
 )
 
 // The reference of the annotation file ("writegen help annotations", and annotations.md beside
@@ -174,14 +175,14 @@ func (r *referenceWriter) rules() {
 	r.b.WriteString("generate and check apply these rules to every write in scope, in this order; each resolves one\n" +
 		"answer or refuses it at its position, and a rule whose answer depends on one already refused\n" +
 		"says nothing more of it (one defect, one message).\n\n")
-	for i, rule := range spec.SafetyRules() {
+	for i, rule := range safety.Rules() {
 		fmt.Fprintf(&r.b, "%d. **%s**: %s\n", i+1, rule.Name, rule.Promise)
 	}
 }
 
 const referenceIntro = `# The write-safety annotation file
 
-<!-- Written from spec/writesafety.schema.json and the safety check's rules (spec/rules.go) by
+<!-- Written from spec/writesafety.schema.json and the safety check's rules (spec/safety/rules.go) by
      "go test ./cmd/writegen -run Reference -update". Do not edit: edit the schema's descriptions. -->
 
 The annotation file answers, for every write operation of the spec, what happens when the

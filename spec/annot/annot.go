@@ -56,12 +56,12 @@ type Answers struct {
 	ID  string     // operation named; "" for defaults
 	At  *yaml.Node // the key naming the operation, or the "defaults" key
 	Set map[string]*yaml.Node
-	// none holds the answers written as none (key, idempotency, reference): explicitly absent,
+	// None holds the answers written as none (key, idempotency, reference): explicitly absent,
 	// overriding the defaults.
 	None map[string]bool
-	// todos are the placeholders a scaffold left in the entry: they block only a write in scope.
+	// Todos are the placeholders a scaffold left in the entry: they block only a write in scope.
 	Todos ir.ErrorList
-	// bad holds the answers refused where they are written (or left as placeholders): the
+	// Bad holds the answers refused where they are written (or left as placeholders): the
 	// checks that depend on them are not made, so that one defect gives one message.
 	Bad map[string]bool
 
@@ -99,7 +99,7 @@ type ReferenceAnswer struct {
 	ValueNode  *yaml.Node
 	Marker     string
 	MarkerNode *yaml.Node
-	// through names the oneOf/anyOf variant of the request body the pointer body goes through.
+	// Through names the oneOf/anyOf variant of the request body the pointer body goes through.
 	Through     string
 	ThroughNode *yaml.Node
 }

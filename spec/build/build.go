@@ -29,7 +29,7 @@ type Builder struct {
 	byRef    map[string]*ir.TypeRef // by canonical reference; nil while being converted
 	bySchema map[*openapi3.Schema]*ir.TypeRef
 	unions   map[string]*ir.TypeRef // shared unions by signature
-	// overrides are the annotation file's names, by the pointer of the schema they rename; the
+	// Overrides are the annotation file's names, by the pointer of the schema they rename; the
 	// types defined inside a renamed schema are named after the new name.
 	Overrides map[string]string
 }

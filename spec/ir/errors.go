@@ -15,7 +15,7 @@ type Error struct {
 	Pos       Pos
 	Operation string // operation the defect belongs to, "" when none
 	Msg       string
-	// Rule is the rule of the safety check that refused the answer (spec.SafetyRules), "" for a
+	// Rule is the rule of the safety check that refused the answer (safety.Rules), "" for a
 	// defect found elsewhere.
 	Rule string
 }
@@ -31,13 +31,13 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	b.WriteString(e.Msg)
-	return Printable(b.String())
+	return printable(b.String())
 }
 
 // printable returns s with every rune that could make it read other than it is on a terminal
 // written as a Go escape: \x05, \u202e, \n.
-func Printable(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, Unprintable) {
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unprintable) {
 		return s
 	}
 	var b strings.Builder
@@ -46,7 +46,7 @@ func Printable(s string) string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case Unprintable(r):
+		case unprintable(r):
 			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
 		default:
 			b.WriteString(s[i : i+n])
@@ -57,7 +57,7 @@ func Printable(s string) string {
 }
 
 // unprintable reports whether r is a control or format character or a line break.
-func Unprintable(r rune) bool {
+func unprintable(r rune) bool {
 	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
@@ -84,7 +84,7 @@ func (p Pos) String() string {
 	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
 }
 
-// sortErrors orders errors by file, line and column, keeping the order of errors at one place.
+// SortErrors orders errors by file, line and column, keeping the order of errors at one place.
 func SortErrors(l ErrorList) {
 	slices.SortStableFunc(l, func(a, b *Error) int {
 		return cmp.Or(strings.Compare(a.Pos.File, b.Pos.File), cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))

@@ -68,7 +68,7 @@ type IdentityWrite struct {
 	ReceiptOf     string `json:"receipt_of,omitempty"`
 }
 
-// identityVersion is the version of WRITE_SAFETY.json writegen writes; versions 1 (without lag
+// IdentityVersion is the version of WRITE_SAFETY.json writegen writes; versions 1 (without lag
 // and reference), 2 (without how the lookup asks) and 3 (without the receipt's id) are read as
 // well.
 const IdentityVersion = 4
@@ -84,12 +84,12 @@ func (rec IdentityRecord) Marshal() []byte {
 	if err := e.Encode(rec); err != nil {
 		panic(err) // strings and integers always encode
 	}
-	if !bytes.ContainsFunc(b.Bytes(), Unprintable) {
+	if !bytes.ContainsFunc(b.Bytes(), unprintable) {
 		return b.Bytes()
 	}
 	var out bytes.Buffer
 	for _, r := range b.String() {
-		if Unprintable(r) && r != '\n' {
+		if unprintable(r) && r != '\n' {
 			if r > 0xffff { // a surrogate pair, as JSON spells it
 				r1, r2 := utf16.EncodeRune(r)
 				fmt.Fprintf(&out, `\u%04x\u%04x`, r1, r2)

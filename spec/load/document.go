@@ -31,23 +31,23 @@ type Document struct {
 	API  *openapi3.T
 	// index holds the key -> Content index of large mappings, built on first use.
 	index map[*yaml.Node]map[string]int
-	// defects are what was cut out of the tree (or read another way) so that kin-openapi reads
+	// Defects are what was cut out of the tree (or read another way) so that kin-openapi reads
 	// the rest; Load sorts them into errors and warnings by what the operations in scope reach.
 	Defects []*Defect
 	patched bool              // the tree is no longer what the file says
 	ids     map[string]string // OpenAPI 3.1: JSON pointers of schemas by $id URI and URI#anchor
-	// files are the files of a spec split across several: the root first, then the others in
+	// Files are the files of a spec split across several: the root first, then the others in
 	// the order their references were met (see files.go). Empty for a spec of one file.
 	Files []*specFile
 	byRel map[string]*specFile
 	// src reads the files besides the root, by their slash-separated paths relative to the
 	// root's directory; nil when there are none to read.
 	src fs.FS
-	// graftNames are the names wanted by the schemas of other files that were given a
+	// GraftNames are the names wanted by the schemas of other files that were given a
 	// component key of their own to tell them apart ("Error@common/errors.yaml"), by
 	// section/key ("schemas/Error@common/errors.yaml").
 	GraftNames map[string]string
-	// origins are the pointers in the tree of what references to other files name, by the
+	// Origins are the pointers in the tree of what references to other files name, by the
 	// file's path and the JSON pointer in it ("common/errors.yaml#/components/schemas/Error").
 	Origins map[string]string
 }

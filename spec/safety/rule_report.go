@@ -1,4 +1,4 @@
-package spec
+package safety
 
 // report records who is told of an uncertain outcome and what a credential rotation does.
 func (w *writeCheck) report() bool {

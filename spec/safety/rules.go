@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -48,13 +48,14 @@ var safetyRules = []safetyRule{
 type Rule struct {
 	Name    string // the answer it resolves
 	Promise string // what it enforces
+	Refuses bool   // it can refuse an answer
 }
 
-// SafetyRules returns the rules of the safety check, in the order it applies them.
-func SafetyRules() []Rule {
+// Rules returns the rules of the safety check, in the order it applies them.
+func Rules() []Rule {
 	out := make([]Rule, len(safetyRules))
 	for i, r := range safetyRules {
-		out[i] = Rule{r.name, r.promise}
+		out[i] = Rule{r.name, r.promise, r.refuses}
 	}
 	return out
 }
@@ -62,7 +63,7 @@ func SafetyRules() []Rule {
 // writeCheck is the safety check of one write: its answers, the Safety built from them, and the
 // answers refused so far.
 type writeCheck struct {
-	r          *resolver
+	r          *Resolver
 	so         *build.Op
 	op         *ir.Operation
 	s          *ir.Safety
@@ -74,14 +75,14 @@ type writeCheck struct {
 
 // safety builds and checks the Safety of one write in scope, rule by rule. It runs once every Go
 // name is settled, so that its messages name the types as the generated code does.
-func (r *resolver) safety(so *build.Op) {
+func (r *Resolver) safety(so *build.Op) {
 	op := so.Op
 	entry, def := r.entries[so], r.a.Defaults
 	if entry == nil && def == nil {
 		if r.meant[so] {
 			return // reported where its entry misspells it
 		}
-		r.errs = append(r.errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
+		r.Errs = append(r.Errs, &ir.Error{Pos: op.Pos, Operation: op.ID,
 			Msg: op.Method + " has no write-safety annotation: answer it under operations, or list it under exclude"})
 		return
 	}

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -40,7 +40,7 @@ func (w *writeCheck) response() bool {
 
 // idPath resolves a receipt's id pointer in the 2xx body, or in its object (response.object):
 // it must end at a string or an integer.
-func (r *resolver) idPath(so *build.Op, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
+func (r *Resolver) idPath(so *build.Op, s *ir.Safety, n *yaml.Node, ptr string) *ir.Path {
 	resp := so.Op.Response
 	if resp.Type == nil || resp.ContentType != "" && ir.IsBytes(resp.Type) {
 		r.errorf(n, so.Op.ID, "receipt id %q: the %s response has no JSON body", ptr, ir.StatusText(resp.Status))
@@ -72,7 +72,7 @@ func (r *resolver) idPath(so *build.Op, s *ir.Safety, n *yaml.Node, ptr string) 
 // provider's success flag and error text (response.ok, response.error), each reached through
 // struct fields only, so that the generated code can read them and build the body around an
 // object a lookup found. It reports whether they resolve.
-func (r *resolver) envelope(so *build.Op, e *annot.EnvelopeAnswer, s *ir.Safety) bool {
+func (r *Resolver) envelope(so *build.Op, e *annot.EnvelopeAnswer, s *ir.Safety) bool {
 	id, resp := so.Op.ID, so.Op.Response
 	at := e.ObjectNode
 	for _, n := range []*yaml.Node{e.OKNode, e.ErrTextNode} {

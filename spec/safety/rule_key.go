@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -31,7 +31,7 @@ func (w *writeCheck) key() bool {
 
 // key copies a parsed key for one write and settles its scope: key.scope, or the entry's name
 // normalised. Two writes never share a key scope.
-func (r *resolver) key(so *build.Op, k *ir.Key, at *annot.Answers) *ir.Key {
+func (r *Resolver) key(so *build.Op, k *ir.Key, at *annot.Answers) *ir.Key {
 	out := &ir.Key{TypeName: so.Op.GoName + "Key", Format: k.Format, Fields: slices.Clone(k.Fields),
 		Scope: k.Scope, ScopePos: k.ScopePos, Pos: k.Pos, FormatPos: k.FormatPos}
 	for _, p := range k.Parts {

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 
 // stems gives every operation in scope the unexported stem of the names it declares
 // (createThread for CreateThread), unique among the operations.
-func (r *resolver) stems(ops []*ir.Operation) {
+func (r *Resolver) stems(ops []*ir.Operation) {
 	claims := make([]*naming.Claim, len(ops))
 	for i, op := range ops {
 		claims[i] = &naming.Claim{Want: build.LowerFirst(op.GoName), Key: op.ID, Got: &op.Local}
@@ -23,7 +23,7 @@ func (r *resolver) stems(ops []*ir.Operation) {
 
 // declare names what each operation declares, decides how it is called, and checks the methods
 // of Client: a lookup written by hand must not take a name the generated code declares.
-func (r *resolver) declare(ops []*ir.Operation) {
+func (r *Resolver) declare(ops []*ir.Operation) {
 	methods := map[string]string{"Resume": "the method Resume", "impl": "the field impl of Client"}
 	for _, op := range ops {
 		methods[op.GoName] = "the method of " + strconv.Quote(op.ID)
@@ -89,13 +89,13 @@ func (r *resolver) declare(ops []*ir.Operation) {
 	}
 }
 
-// assemble fills in api from the resolved operations, once every defect is reported.
-func (r *resolver) assemble(api *ir.API) {
+// Assemble fills in api from the resolved operations, once every defect is reported.
+func (r *Resolver) Assemble(api *ir.API) {
 	api.Scope = r.a.Scope
 	api.ScopePos = r.pos(r.a.ScopeNode)
 	api.PerAccount, api.PerAccountPos = r.a.Tenancy.PerAccount, r.pos(r.a.Tenancy.Node)
 	for _, so := range r.ops {
-		if r.scope[so] {
+		if r.Scope[so] {
 			op := so.Op
 			api.Operations = append(api.Operations, op)
 			if s := op.Safety; s != nil && s.Dedupe {

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 
 // bodyTemplate checks the JSON body a lookup sends (a POST search) against the lookup's request
 // body type, and splits it at the string values that hold "{ref}".
-func (r *resolver) bodyTemplate(so *build.Op, read *ir.Operation, n *yaml.Node) *ir.BodyTemplate {
+func (r *Resolver) bodyTemplate(so *build.Op, read *ir.Operation, n *yaml.Node) *ir.BodyTemplate {
 	id := so.Op.ID
 	switch {
 	case read.Body == nil:

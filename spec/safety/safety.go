@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 	"github.com/writegen/writegen/spec/ir"
 )
 
-// resolver matches the annotation file to the spec's operations, decides the scope and turns
+// Resolver matches the annotation file to the spec's operations, decides the scope and turns
 // the answers into validated Safety.
-type resolver struct {
+type Resolver struct {
 	b       *build.Builder
 	a       *annot.File
 	rule    string // the safety check's rule running, for the defects it finds (Error.Rule)
@@ -24,24 +24,28 @@ type resolver struct {
 	byName  map[string]*build.Op // operationId and "METHOD /path"
 	entries map[*build.Op]*annot.Answers
 	exclude map[*build.Op]*annot.Exclusion
-	scope   map[*build.Op]bool
+	// Scope holds the operations in scope, once DecideScope has run.
+	Scope map[*build.Op]bool
 	// The operations the answers of a write name, found when the scope is decided.
 	lookupOp, adoptOp, compensateOp map[*build.Op]*build.Op
 	keyScopes                       map[string]*ir.Operation
-	// defective names the operations a defect of the spec is reported for: the checks of
-	// answers that depend on their types are not made.
-	defective map[string]bool
+	// Defective names the operations a defect of the spec is reported for: the checks of
+	// answers that depend on their types are not made. Load marks them.
+	Defective map[string]bool
 	// meant holds the operations an entry that names no operation looks like a misspelling of.
 	meant   map[*build.Op]bool
 	inboxes map[string]*ir.Inbox
-	errs    ir.ErrorList
+	// Errs are the refusals found by Bind, DecideScope and Resolve; Settle returns its own.
+	Errs ir.ErrorList
 }
 
-func newResolver(b *build.Builder, a *annot.File, ops []*build.Op) *resolver {
-	r := &resolver{b: b, a: a, ops: ops, byName: make(map[string]*build.Op),
-		entries: make(map[*build.Op]*annot.Answers), exclude: make(map[*build.Op]*annot.Exclusion), scope: make(map[*build.Op]bool),
+// New returns a Resolver of the answers a gives for the operations ops that b listed. Load runs
+// its stages in order: Bind, DecideScope, Resolve, Settle, Assemble.
+func New(b *build.Builder, a *annot.File, ops []*build.Op) *Resolver {
+	r := &Resolver{b: b, a: a, ops: ops, byName: make(map[string]*build.Op),
+		entries: make(map[*build.Op]*annot.Answers), exclude: make(map[*build.Op]*annot.Exclusion), Scope: make(map[*build.Op]bool),
 		lookupOp: make(map[*build.Op]*build.Op), adoptOp: make(map[*build.Op]*build.Op), compensateOp: make(map[*build.Op]*build.Op),
-		keyScopes: make(map[string]*ir.Operation), inboxes: make(map[string]*ir.Inbox), defective: make(map[string]bool)}
+		keyScopes: make(map[string]*ir.Operation), inboxes: make(map[string]*ir.Inbox), Defective: make(map[string]bool)}
 	for _, so := range ops {
 		r.byName[so.Op.ID] = so
 		r.byName[so.Op.Method+" "+so.Op.SpecPath] = so
@@ -50,7 +54,7 @@ func newResolver(b *build.Builder, a *annot.File, ops []*build.Op) *resolver {
 }
 
 // pos is the position of node n of the annotation file.
-func (r *resolver) pos(n *yaml.Node) ir.Pos {
+func (r *Resolver) pos(n *yaml.Node) ir.Pos {
 	if n == nil {
 		return ir.Pos{File: r.a.File}
 	}
@@ -58,16 +62,16 @@ func (r *resolver) pos(n *yaml.Node) ir.Pos {
 }
 
 // errorf records a defect of the annotation file at node n.
-func (r *resolver) errorf(n *yaml.Node, op, format string, args ...any) {
+func (r *Resolver) errorf(n *yaml.Node, op, format string, args ...any) {
 	r.errorAt(r.pos(n), op, format, args...)
 }
 
-func (r *resolver) errorAt(pos ir.Pos, op, format string, args ...any) {
-	r.errs = append(r.errs, &ir.Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...), Rule: r.rule})
+func (r *Resolver) errorAt(pos ir.Pos, op, format string, args ...any) {
+	r.Errs = append(r.Errs, &ir.Error{Pos: pos, Operation: op, Msg: fmt.Sprintf(format, args...), Rule: r.rule})
 }
 
 // find returns the operation an annotation names: an operationId or "METHOD /path".
-func (r *resolver) find(name string) *build.Op {
+func (r *Resolver) find(name string) *build.Op {
 	if so := r.byName[name]; so != nil {
 		return so
 	}
@@ -78,7 +82,7 @@ func (r *resolver) find(name string) *build.Op {
 }
 
 // closestOp returns the operation whose operationId name looks like a misspelling of, or nil.
-func (r *resolver) closestOp(name string) *build.Op {
+func (r *Resolver) closestOp(name string) *build.Op {
 	ids := make([]string, len(r.ops))
 	for i, so := range r.ops {
 		ids[i] = so.Op.ID
@@ -90,15 +94,15 @@ func (r *resolver) closestOp(name string) *build.Op {
 }
 
 // suggestOp returns Suggest's answer for an operation name, "" when none is close.
-func (r *resolver) suggestOp(name string) string {
+func (r *Resolver) suggestOp(name string) string {
 	if so := r.closestOp(name); so != nil {
 		return " (did you mean " + strconv.Quote(so.Op.ID) + "?)"
 	}
 	return ""
 }
 
-// bind matches entries and exclusions to operations.
-func (r *resolver) bind() {
+// Bind matches entries and exclusions to operations.
+func (r *Resolver) Bind() {
 	named := make(map[*build.Op]*yaml.Node)
 	claim := func(so *build.Op, n *yaml.Node, id string) bool {
 		prev, dup := named[so]
@@ -144,9 +148,9 @@ func (r *resolver) bind() {
 	}
 }
 
-// decideScope puts in scope every operation the include filter selects (all, without one) that is
+// DecideScope puts in scope every operation the include filter selects (all, without one) that is
 // not excluded. Entries outside the filter need no answers: their placeholders do not block.
-func (r *resolver) decideScope() {
+func (r *Resolver) DecideScope() {
 	in := r.a.Include
 	pick := make(map[*build.Op]bool)
 	tags := make(map[string]bool)
@@ -176,18 +180,18 @@ func (r *resolver) decideScope() {
 			continue
 		}
 		if in == nil || pick[so] || slices.ContainsFunc(so.Op.Tags, func(t string) bool { return tags[t] }) {
-			r.scope[so] = true
+			r.Scope[so] = true
 		}
 	}
 }
 
-// resolve converts every operation in scope and finds the operations their answers name:
+// Resolve converts every operation in scope and finds the operations their answers name:
 // lookups and compensations pull them into scope. The answers themselves are checked once every
 // name is settled (safety).
-func (r *resolver) resolve() {
-	queue := make([]*build.Op, 0, len(r.scope))
+func (r *Resolver) Resolve() {
+	queue := make([]*build.Op, 0, len(r.Scope))
 	for _, so := range r.ops {
-		if r.scope[so] {
+		if r.Scope[so] {
 			queue = append(queue, so)
 		}
 	}
@@ -199,8 +203,8 @@ func (r *resolver) resolve() {
 			continue
 		}
 		for _, dep := range r.deps(so) {
-			if !r.scope[dep] {
-				r.scope[dep] = true
+			if !r.Scope[dep] {
+				r.Scope[dep] = true
 				queue = append(queue, dep)
 				r.b.Convert(dep)
 			}
@@ -208,13 +212,13 @@ func (r *resolver) resolve() {
 	}
 }
 
-// unscopedLookups warns of every lookup written in the entry of an operation outside the scope
+// UnscopedLookups warns of every lookup written in the entry of an operation outside the scope
 // (include): it is neither generated nor checked, and says so rather than vanish.
-func (r *resolver) unscopedLookups() ir.ErrorList {
+func (r *Resolver) UnscopedLookups() ir.ErrorList {
 	var out ir.ErrorList
 	for _, so := range r.ops {
 		e := r.entries[so]
-		if r.scope[so] || e == nil || e.Set["lookup"] == nil {
+		if r.Scope[so] || e == nil || e.Set["lookup"] == nil {
 			continue
 		}
 		out = append(out, &ir.Error{Pos: r.pos(e.Set["lookup"]), Operation: so.Op.ID,
@@ -224,13 +228,13 @@ func (r *resolver) unscopedLookups() ir.ErrorList {
 }
 
 // annotated reports whether a write has answers: an entry, or defaults.
-func (r *resolver) annotated(so *build.Op) bool {
+func (r *Resolver) annotated(so *build.Op) bool {
 	return r.entries[so] != nil || r.a.Defaults != nil && r.exclude[so] == nil
 }
 
 // from returns the answers of a write that a key is taken from: its entry's, else the
 // defaults'. inherited reports the second.
-func (r *resolver) from(so *build.Op, k string) (a *annot.Answers, inherited bool) {
+func (r *Resolver) from(so *build.Op, k string) (a *annot.Answers, inherited bool) {
 	if e := r.entries[so]; e != nil && e.Set[k] != nil {
 		return e, false
 	}
@@ -242,10 +246,10 @@ func (r *resolver) from(so *build.Op, k string) (a *annot.Answers, inherited boo
 
 // deps finds the operations a write's lookup and compensation name, and reports its
 // placeholders: the write is in scope.
-func (r *resolver) deps(so *build.Op) []*build.Op {
+func (r *Resolver) deps(so *build.Op) []*build.Op {
 	op := so.Op
 	if e := r.entries[so]; e != nil {
-		r.errs = append(r.errs, e.Todos...)
+		r.Errs = append(r.Errs, e.Todos...)
 	}
 	var deps []*build.Op
 	if src, _ := r.from(so, "lookup"); src != nil && src.Lookup != nil && src.Lookup.Op != "" {
@@ -286,7 +290,7 @@ func (r *resolver) deps(so *build.Op) []*build.Op {
 // readOf finds the read an answer of so names (what, for messages: "lookup operation"), or
 // reports why it is none: not in the spec, so itself, a write (unless its entry says read_only),
 // or excluded.
-func (r *resolver) readOf(so *build.Op, name string, n *yaml.Node, what string) *build.Op {
+func (r *Resolver) readOf(so *build.Op, name string, n *yaml.Node, what string) *build.Op {
 	ro := r.find(name)
 	switch {
 	case ro == nil:
@@ -311,7 +315,7 @@ func src0(from func(string) *annot.Answers, k string) *yaml.Node {
 }
 
 // entryNode is the key naming a write's entry, or the defaults key when it has none.
-func (r *resolver) entryNode(so *build.Op) *yaml.Node {
+func (r *Resolver) entryNode(so *build.Op) *yaml.Node {
 	if e := r.entries[so]; e != nil {
 		return e.At
 	}
@@ -319,7 +323,7 @@ func (r *resolver) entryNode(so *build.Op) *yaml.Node {
 }
 
 // bodyPath resolves a pointer to a string of the request body that the generated code fills in.
-func (r *resolver) bodyPath(so *build.Op, n *yaml.Node, what, ptr string) *ir.Path {
+func (r *Resolver) bodyPath(so *build.Op, n *yaml.Node, what, ptr string) *ir.Path {
 	body := so.Op.Body
 	switch {
 	case body == nil:
@@ -385,7 +389,7 @@ func pathSteps(p *ir.Path) []ir.Step {
 
 // dropKeyParam removes the parameter the idempotency key travels in: the generated code sets it
 // from the provider key, so callers never pass it.
-func (r *resolver) dropKeyParam(so *build.Op) {
+func (r *Resolver) dropKeyParam(so *build.Op) {
 	idem := so.Op.Safety.Idempotency
 	if idem == nil {
 		return
@@ -396,15 +400,15 @@ func (r *resolver) dropKeyParam(so *build.Op) {
 	})
 }
 
-// settle settles the package's names (builder.settle) and then checks the answers of every
+// Settle settles the package's names (builder.settle) and then checks the answers of every
 // write in scope (safety), so that each message names the types as the generated code does, and
 // names what each operation declares. It returns the defects found from here on.
-func (r *resolver) settle(a *annot.File) ir.ErrorList {
-	start := len(r.errs)
+func (r *Resolver) Settle(a *annot.File) ir.ErrorList {
+	start := len(r.Errs)
 	var inScope []*build.Op
 	var sources []string
 	for _, so := range r.ops {
-		if !r.scope[so] {
+		if !r.Scope[so] {
 			continue
 		}
 		inScope = append(inScope, so)
@@ -429,5 +433,5 @@ func (r *resolver) settle(a *annot.File) ir.ErrorList {
 		}
 	}
 	r.declare(ops)
-	return append(errs, r.errs[start:]...)
+	return append(errs, r.Errs[start:]...)
 }

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 // effect resolves what a second call would do (the rule "effect" of safetyRules).
 func (w *writeCheck) effect() bool {

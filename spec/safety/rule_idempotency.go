@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"strings"
@@ -94,7 +94,7 @@ func schemaMaxLength(sr *openapi3.SchemaRef, segs []string, depth int) int {
 // would refuse; without one the spec's bound is used, so that longer keys are hashed to fit.
 // A max_length, written or the spec's, shorter than writegen's hashed keys is refused: they
 // could never fit. Every refusal of max_length is made here.
-func (r *resolver) boundKey(so *build.Op, idem *ir.Idempotency) {
+func (r *Resolver) boundKey(so *build.Op, idem *ir.Idempotency) {
 	if idem.MaxLengthPos.Line > 0 && idem.MaxLength < minKeyLength {
 		r.errorAt(idem.MaxLengthPos, so.Op.ID, "max_length %d is too short: writegen's provider keys need at least %d characters (a shortened key is a hash of 128 bits)", idem.MaxLength, minKeyLength)
 		return

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -12,7 +12,7 @@ import (
 
 // walk checks how a lookup picks the write's effects out of a list and how far it walks it:
 // match and since in the found element, pages through the read's response and parameters.
-func (r *resolver) walk(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+func (r *Resolver) walk(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	id, read := so.Op.ID, out.Operation
 	if l.MatchNode == nil && l.Pages == nil && l.SinceNode == nil {
 		return true

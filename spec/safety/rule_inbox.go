@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"github.com/writegen/writegen/spec/build"
@@ -14,7 +14,7 @@ func (w *writeCheck) inbox() bool {
 }
 
 // inbox records the inbox a write declares; writes that name one source must declare it alike.
-func (r *resolver) inbox(so *build.Op, in *ir.Inbox) *ir.Inbox {
+func (r *Resolver) inbox(so *build.Op, in *ir.Inbox) *ir.Inbox {
 	prev := r.inboxes[in.Source]
 	if prev == nil {
 		c := *in

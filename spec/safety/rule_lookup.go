@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ func (w *writeCheck) lookup() bool {
 	lop := r.lookupOp[so]
 	switch {
 	case src.Lookup == nil || w.bad(src, "lookup") || w.refused["key"] || w.refused["reference"] || w.refused["idempotency"],
-		src.Lookup.Op != "" && (lop == nil || len(lop.Errs) > 0 || r.defective[lop.Op.ID] || r.defective[w.op.ID]):
+		src.Lookup.Op != "" && (lop == nil || len(lop.Errs) > 0 || r.Defective[lop.Op.ID] || r.Defective[w.op.ID]):
 		// refused where it is written, or its types are
 		w.refused["lookup"] = true
 	case w.readOnly():
@@ -40,7 +40,7 @@ func (w *writeCheck) lookup() bool {
 
 // lookup checks a lookup answer: the reference reaches the provider with the write, the lookup
 // is called with it, and what it finds has the write's response type.
-func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir.Lookup {
+func (r *Resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir.Lookup {
 	id := so.Op.ID
 	out := &ir.Lookup{Consistency: l.Consistency, Lag: l.Lag, Source: l.Source, Func: l.Fn, Pos: r.pos(l.Node)}
 	if l.SourceNode != nil {
@@ -71,7 +71,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 	read := lo.Op
 	out.Operation = read
 	out.Name = so.Op.Local + "Lookup"
-	before := len(r.errs)
+	before := len(r.Errs)
 	passes := false
 	out.Params, out.Values, passes = r.lookupTemplates(so, s, read, l.Params, l.OpNode, "ref")
 	if l.Body != nil {
@@ -84,7 +84,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 		r.errorf(l.Node, id, "the write appends its reference as a marker (reference.marker) that no read can filter on: the lookup must match it, like match: %s (the text field the marker is appended to, in the found element)", s.Reference.Body.Pointer)
 		return nil
 	}
-	if l.Escape != "" && len(r.errs) == before && !r.escaped(so, l, out) {
+	if l.Escape != "" && len(r.Errs) == before && !r.escaped(so, l, out) {
 		return nil
 	}
 	rr := read.Response
@@ -102,7 +102,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 		found.Pos = r.pos(l.FoundNode)
 		out.Found = found
 	}
-	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) && len(r.errs) == before {
+	if !passes && !slices.ContainsFunc(pathSteps(out.Found), func(st ir.Step) bool { return st.Kind == ir.StepEach }) && len(r.Errs) == before {
 		r.errorf(l.OpNode, id, "lookup reads one object without passing the reference: it could only tell that object is not the write's, never that the write is absent; pass a value with {ref} in params or body, or point found at an element of a list it walks (like /items/0)")
 		return nil
 	}
@@ -124,7 +124,7 @@ func (r *resolver) lookup(so *build.Op, l *annot.LookupAnswer, s *ir.Safety) *ir
 // sameObject checks that what a lookup finds is the receipt's object: the write's response, or
 // its object (response.object), of the very same schema, so that the generated code can adopt
 // it as it is (wrapped back into the envelope).
-func (r *resolver) sameObject(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
+func (r *Resolver) sameObject(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup) bool {
 	id, resp := so.Op.ID, so.Op.Response
 	want, what := resp.Type, so.Op.ID+" answers with "+ir.DescribeRef(resp.Type)
 	if s.Object != nil {
@@ -200,7 +200,7 @@ func extends(r, f *ir.TypeRef) bool {
 // whole issues) by copying the properties of the same name, so each of want's properties is
 // one of the element's, of the same type and encoding, or optional and left empty, and the
 // receipt's id is among those copied.
-func (r *resolver) copies(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
+func (r *Resolver) copies(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, found *ir.Path, out *ir.Lookup, want *ir.TypeRef, what string) bool {
 	id := so.Op.ID
 	if ir.SameType(found.Type, want) || ir.SameType(found.Type, so.Op.Response.Type) {
 		r.errorf(l.AdoptNode, id, "lookup adopt: fields copies the properties of an element of another schema, and %s finds %s, what the receipt is: leave adopt out", l.Op, ir.DescribeRef(found.Type))
@@ -283,7 +283,7 @@ func okIn(t *ir.TypeRef, ptr string) *ir.Path {
 
 // escaped checks a lookup's escape: it has substitutions to escape, and none of them sits inside
 // quotes the template writes itself (the escaped value is a whole literal, quotes included).
-func (r *resolver) escaped(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
+func (r *Resolver) escaped(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
 	id := so.Op.ID
 	quote := map[ir.Escape]string{ir.EscapeStripeSearch: "'", ir.EscapeZendeskSearch: `"`, ir.EscapeGitHubSearch: `"`, ir.EscapeJQL: `"`}[l.Escape]
 	n := 0
@@ -353,7 +353,7 @@ func partsText(parts []ir.TemplatePart) string {
 // constant of the parameter's own type. It returns the values used, sorted by name, and whether
 // a template holds the placeholder. With hole "" (and s nil) it resolves constants only, and
 // needs no required parameter (newest_first).
-func (r *resolver) lookupTemplates(so *build.Op, s *ir.Safety, read *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
+func (r *Resolver) lookupTemplates(so *build.Op, s *ir.Safety, read *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole string) ([]*ir.Template, []*ir.LookupValue, bool) {
 	id := so.Op.ID
 	var out []*ir.Template
 	var values []*ir.LookupValue
@@ -433,7 +433,7 @@ func (r *resolver) lookupTemplates(so *build.Op, s *ir.Safety, read *ir.Operatio
 
 // lookupValue resolves {name} in a lookup's params to a value of the write, or says why it is
 // none.
-func (r *resolver) lookupValue(so *build.Op, s *ir.Safety, name string, n *yaml.Node) (*ir.LookupValue, string) {
+func (r *Resolver) lookupValue(so *build.Op, s *ir.Safety, name string, n *yaml.Node) (*ir.LookupValue, string) {
 	v := &ir.LookupValue{Name: name, Pos: r.pos(n)}
 	for _, q := range so.Op.Params {
 		if q.Name == name && (q.In == ir.InPath || q.In == ir.InQuery) {
@@ -475,7 +475,7 @@ func (r *resolver) lookupValue(so *build.Op, s *ir.Safety, name string, n *yaml.
 
 // templates resolves the parameters a lookup or a compensation passes, each a template with the
 // placeholder hole. It reports whether one of them holds the placeholder.
-func (r *resolver) templates(so *build.Op, target *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
+func (r *Resolver) templates(so *build.Op, target *ir.Operation, given []annot.TemplateAnswer, at *yaml.Node, hole, what string) ([]*ir.Template, bool) {
 	id := so.Op.ID
 	var out []*ir.Template
 	holds := false

@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 // {ticket: {external_id}} and finds tickets). A lookup whose element shows no such field is
 // refused: a search matches loosely, and only the reference, compared on the client, tells the
 // write's effect from another's.
-func (r *resolver) matchOf(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+func (r *Resolver) matchOf(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	if out.Match != nil || l.MatchNode != nil {
 		return out.Match != nil
 	}
@@ -64,7 +64,7 @@ func (r *resolver) matchOf(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, ou
 // the write's time (since) needs them, each a query parameter of the read that the spec lists
 // the value of, so that what the lookup sends asks for that order; the runtime checks the order
 // of every page it reads.
-func (r *resolver) newestFirst(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
+func (r *Resolver) newestFirst(so *build.Op, l *annot.LookupAnswer, out *ir.Lookup) bool {
 	id, read := so.Op.ID, out.Operation
 	if l.NewestNode == nil {
 		if out.Since == nil {
@@ -84,9 +84,9 @@ func (r *resolver) newestFirst(so *build.Op, l *annot.LookupAnswer, out *ir.Look
 		r.errorf(l.NewestNode, id, "lookup newest_first asks for the list newest first, which only a walk bounded by the write's time needs: add since: with when each element was created, or leave newest_first out")
 		return false
 	}
-	before := len(r.errs)
+	before := len(r.Errs)
 	ts, _, _ := r.lookupTemplates(so, nil, read, l.NewestFirst, l.NewestNode, "")
-	ok := len(r.errs) == before
+	ok := len(r.Errs) == before
 	for _, t := range ts {
 		at := templateNode(l.NewestFirst, t.Param.Name, l.NewestNode)
 		switch u := ir.Under(t.Param.Type); {
@@ -118,7 +118,7 @@ func (r *resolver) newestFirst(so *build.Op, l *annot.LookupAnswer, out *ir.Look
 // adoptBy checks lookup.adopt as a read: the receipt's object is read by the id of the element
 // the lookup found ({id}: the write's response.id pointer, resolved in the found element), and
 // the read answers with the receipt's own schema.
-func (r *resolver) adoptBy(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
+func (r *Resolver) adoptBy(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, out *ir.Lookup, found *ir.Path) bool {
 	id, a := so.Op.ID, l.AdoptRead
 	ao := r.adoptOp[so]
 	if ao == nil {
@@ -164,9 +164,9 @@ func (r *resolver) adoptBy(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, ou
 		return false
 	}
 	match.Pos = r.pos(a.Node)
-	before := len(r.errs)
+	before := len(r.Errs)
 	ts, _, holds := r.lookupTemplates(so, s, read, a.Params, a.OpNode, "id")
-	if len(r.errs) != before {
+	if len(r.Errs) != before {
 		return false
 	}
 	if !holds {
@@ -195,7 +195,7 @@ func (r *resolver) adoptBy(so *build.Op, l *annot.LookupAnswer, s *ir.Safety, ou
 // funcValues are the values of the write a lookup written by hand is asked with, beside the
 // reference: the write's required path and query parameters that can travel with the reference
 // (a string or an integer), and its key's fields (a parameter wins over a key field of its name).
-func (r *resolver) funcValues(so *build.Op, s *ir.Safety) []*ir.LookupValue {
+func (r *Resolver) funcValues(so *build.Op, s *ir.Safety) []*ir.LookupValue {
 	var out []*ir.LookupValue
 	for _, q := range so.Op.Params {
 		if !q.Required || q.In != ir.InPath && q.In != ir.InQuery {

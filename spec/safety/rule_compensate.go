@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -26,7 +26,7 @@ func (w *writeCheck) compensate() bool {
 
 // compensation checks a compensation: an idempotent write without a business key, called for
 // each duplicate a lookup finds, with the duplicate's id where "{id}" is written.
-func (r *resolver) compensation(so *build.Op, c *annot.CompensateAnswer, s *ir.Safety) *ir.Compensation {
+func (r *Resolver) compensation(so *build.Op, c *annot.CompensateAnswer, s *ir.Safety) *ir.Compensation {
 	id := so.Op.ID
 	co := r.compensateOp[so]
 	if co == nil {

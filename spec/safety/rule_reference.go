@@ -1,4 +1,4 @@
-package spec
+package safety
 
 import (
 	"slices"
@@ -24,7 +24,7 @@ func (w *writeCheck) reference() bool {
 }
 
 // reference checks where the reference is stored and what it is.
-func (r *resolver) reference(so *build.Op, ra *annot.ReferenceAnswer, s *ir.Safety) *ir.Reference {
+func (r *Resolver) reference(so *build.Op, ra *annot.ReferenceAnswer, s *ir.Safety) *ir.Reference {
 	ref := &ir.Reference{Query: ra.Query, Pos: r.pos(ra.Node)}
 	switch {
 	case ra.Body != "" && ra.ThroughNode != nil:
@@ -109,7 +109,7 @@ func variantName(v *ir.Variant) string {
 // request body (reference.through): struct fields to the union, the variant named, then the
 // variant's properties to a string. The generated code sets the reference only in a union that
 // holds that variant.
-func (r *resolver) throughPath(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) *ir.Path {
+func (r *Resolver) throughPath(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) *ir.Path {
 	id, body := so.Op.ID, so.Op.Body
 	switch {
 	case body == nil:
@@ -199,7 +199,7 @@ func escapeSegments(segs []string) []string {
 
 // marker checks the marker a write appends to a text field of its body: a template that holds
 // the reference, appended to a string.
-func (r *resolver) marker(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) {
+func (r *Resolver) marker(so *build.Op, ra *annot.ReferenceAnswer, ref *ir.Reference) {
 	id := so.Op.ID
 	parts, holds, bad := splitTemplate(ra.Marker, "ref", func(string) (ir.TemplatePart, bool) { return ir.TemplatePart{}, false })
 	switch {
@@ -261,7 +261,7 @@ func splitTemplate(text, holeName string, hole func(name string) (ir.TemplatePar
 }
 
 // sets lists the places of the request the generated code fills in, each place once.
-func (r *resolver) sets(so *build.Op, s *ir.Safety) {
+func (r *Resolver) sets(so *build.Op, s *ir.Safety) {
 	add := func(body *ir.Path, query string, v ir.SetValue, n ir.Pos) {
 		for _, old := range s.Sets {
 			same := body != nil && old.Body != nil && body.Pointer == old.Body.Pointer || query != "" && query == old.Query

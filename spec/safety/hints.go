@@ -1,12 +1,12 @@
-package spec
+package safety
 
 import (
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec/ir"
 )
 
-// hintsOf derives the hints of op.
-func hintsOf(op *ir.Operation) ir.Hints {
+// HintsOf derives the hints of op.
+func HintsOf(op *ir.Operation) ir.Hints {
 	s := op.Safety
 	switch op.Call {
 	case ir.CallRead:
@@ -18,9 +18,9 @@ func hintsOf(op *ir.Operation) ir.Hints {
 		s.Idempotency != nil && s.Idempotency.Forever()}
 }
 
-// toolDefects refuses what agent tools cannot be generated from: a POST write whose answers do
+// ToolDefects refuses what agent tools cannot be generated from: a POST write whose answers do
 // not say whether it overwrites or deletes.
-func toolDefects(api *ir.API) ir.ErrorList {
+func ToolDefects(api *ir.API) ir.ErrorList {
 	var errs ir.ErrorList
 	for _, op := range api.Operations {
 		s := op.Safety
