@@ -6,6 +6,16 @@
 // operation and type keeps its file:line:col. In OpenAPI 3.1 references may name a schema by
 // its $id or $anchor.
 //
+// # Stages
+//
+// Load wires the generator's stages, each a package that reads the output of the ones before:
+// load.Read (the positioned tree and kin-openapi's model), annot.Parse (the annotation file,
+// strictly), build.New and ListOperations (the operations), safety.New with Bind, DecideScope
+// and Resolve (the answers bound to the operations, the scope, the lookups' reads), the spec's
+// defects sorted by what the scope reaches, Settle (the types converted and named, every write
+// checked) and Assemble (the IR). The IR (package ir) imports none of them, and the emitters
+// read nothing else.
+//
 // # Specs split across several files
 //
 // A reference may name another file by its path relative to the file it is written in; what
