@@ -72,5 +72,5 @@
 // counted in the order of the claimants' JSON pointers. The annotation file's names block
 // renames a schema outright.
 //
-// Scaffold writes the annotation file for `writegen init`.
+// Package scaffold writes the annotation file for `writegen init`.
 package spec

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -389,7 +390,7 @@ const digitalOceanRoot = "digitalocean/specification/DigitalOcean-public.v2.yaml
 // TestCorpusDigitalOcean loads DigitalOcean's spec from its files, when the corpus has them:
 // every operation, every name a valid unique Go identifier, no defect.
 func TestCorpusDigitalOcean(t *testing.T) {
-	dir, err := findCorpus()
+	dir, err := corpustest.Find()
 	root := filepath.Join(dir, filepath.FromSlash(digitalOceanRoot))
 	if err == nil {
 		_, err = os.Stat(root)
@@ -398,7 +399,7 @@ func TestCorpusDigitalOcean(t *testing.T) {
 		t.Skipf("DigitalOcean's spec is not in the corpus at ../shared/corpus/specs/%s from the module root (%v): skipping", digitalOceanRoot, err)
 	}
 	ws := filepath.Join(t.TempDir(), "ws.yaml")
-	if err := os.WriteFile(ws, []byte(lenient), 0o644); err != nil {
+	if err := os.WriteFile(ws, []byte(corpustest.Lenient), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	api, err := Load(root, ws, Options{})

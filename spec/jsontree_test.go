@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/spec/load"
 	"go.yaml.in/yaml/v4"
 )
@@ -26,7 +27,7 @@ func TestParseJSONAsKin(t *testing.T) {
       "b": {"type": "boolean", "default": false, "nullable": true, "example": null},
       "e": {"type": "string", "enum": ["", "x", "\u0000"]}}}}}}}}}}
 }`)}
-	if dir, err := findCorpus(); err == nil {
+	if dir, err := corpustest.Find(); err == nil {
 		docs["paypal-orders.json"] = mustRead(t, dir+"/paypal-orders.json")
 	}
 	for name, data := range docs {

@@ -21,6 +21,8 @@ func TestLayers(t *testing.T) {
 		"spec/safety":        {"runtime", "runtime/writegenimpl", "spec/annot", "spec/build", "spec/ir", "spec/naming"},
 		"spec/annot":         {"runtime", "runtime/writegenimpl", "spec/ir", "spec/load", "spec/naming"},
 		"spec/ir/toolschema": {"spec/ir"},
+		"spec/scaffold":      {"spec", "spec/annot", "spec/build", "spec/ir", "spec/load"},
+		"spec":               {"spec/annot", "spec/build", "spec/ir", "spec/load", "spec/safety"},
 		"templates":          {"runtime", "runtime/writegenimpl", "spec/ir", "spec/ir/toolschema"},
 	}
 	for dir, want := range allowed {

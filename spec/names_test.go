@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
@@ -175,7 +176,7 @@ func TestShuffledDeclarations(t *testing.T) {
 	specs := map[string][]byte{"hostile.yaml": mustRead(t, "testdata/hostile.yaml"), "threads.yaml": mustRead(t, "testdata/threads.yaml")}
 	if testing.Short() {
 		t.Log("short: corpus specs left out")
-	} else if dir, err := findCorpus(); err == nil {
+	} else if dir, err := corpustest.Find(); err == nil {
 		for _, name := range []string{"paypal-orders.json", "adyen-checkout.json"} {
 			specs[name] = mustRead(t, dir+"/"+name)
 		}
@@ -196,7 +197,7 @@ func TestShuffledDeclarations(t *testing.T) {
 // nameSignature lists every name of the IR with what it names, sorted.
 func nameSignature(t *testing.T, file string, data []byte) string {
 	t.Helper()
-	api, err := LoadBytes(file, data, "ws.yaml", []byte(lenient), Options{})
+	api, err := LoadBytes(file, data, "ws.yaml", []byte(corpustest.Lenient), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/scaffold"
 )
 
 // runInit is "writegen init": it prints an annotation file for the spec, with a TODO wherever a
@@ -21,11 +21,11 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	if specPath == "" {
 		return usageError(fs, "-spec is required")
 	}
-	opts := spec.ScaffoldOptions{Package: pkg}
+	opts := scaffold.Options{Package: pkg}
 	if include != "" {
 		opts.Include = strings.Split(include, ",")
 	}
-	data, err := spec.Scaffold(specPath, opts)
+	data, err := scaffold.Scaffold(specPath, opts)
 	if err != nil {
 		return fail(stderr, err)
 	}

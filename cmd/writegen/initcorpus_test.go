@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/scaffold"
 )
 
 // initEntry matches the first line of a write's entry in what writegen init prints.
@@ -99,7 +99,7 @@ func TestCorpusInitProposals(t *testing.T) {
 	var rows []*row
 	for _, specFile := range corpusSpecs {
 		path := filepath.Join(specsDir, specFile)
-		out, err := spec.Scaffold(path, spec.ScaffoldOptions{})
+		out, err := scaffold.Scaffold(path, scaffold.Options{})
 		if err != nil {
 			t.Fatalf("init %s: %v", specFile, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/writegen/writegen/spec"
+	"github.com/writegen/writegen/spec/scaffold"
 )
 
 // TestInitProposalsFind generates a client from what writegen init proposes for the Relay Desk
@@ -22,7 +22,7 @@ import (
 // server made each once.
 func TestInitProposalsFind(t *testing.T) {
 	specPath := filepath.Join(goldenRoot(t), "init-lookups", "openapi.yaml")
-	out, err := spec.Scaffold(specPath, spec.ScaffoldOptions{Package: "relaydesk"})
+	out, err := scaffold.Scaffold(specPath, scaffold.Options{Package: "relaydesk"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package spec
+package scaffold
 
 import (
 	"bytes"
@@ -11,14 +11,15 @@ import (
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/load"
 )
 
-// ScaffoldOptions tune Scaffold.
-type ScaffoldOptions struct {
+// Options tune Scaffold.
+type Options struct {
 	// Package is the Go package name; default: from the spec's file name.
 	Package string
 	// Include limits the scaffold to these operations (operationId or "METHOD /path") and tags:
@@ -32,7 +33,7 @@ type ScaffoldOptions struct {
 // candidate lookups as comments, a search sent as POST as a read) and TODO wherever a person
 // must answer. Load refuses the file while a TODO is left in a write in scope. The output depends
 // only on the spec and the options.
-func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
+func Scaffold(specPath string, opts Options) ([]byte, error) {
 	data, err := os.ReadFile(specPath)
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func Scaffold(specPath string, opts ScaffoldOptions) ([]byte, error) {
 	}
 
 	var w bytes.Buffer
-	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", SchemaURL) // editors check the file while it is written
+	fmt.Fprintf(&w, "# yaml-language-server: $schema=%s\n", spec.SchemaURL) // editors check the file while it is written
 	fmt.Fprintf(&w, "# Write-safety answers for %s, written by writegen init from %s.\n", oneLine(d.API.Info.Title+" "+d.API.Info.Version), filepath.Base(specPath))
 	if inc.any() {
 		w.WriteString("# The writes the include block selects are listed. Answer each TODO, or move the operation under\n")

@@ -1,4 +1,4 @@
-package spec
+package scaffold
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/annot"
 	"github.com/writegen/writegen/spec/build"
 	"github.com/writegen/writegen/spec/ir"
@@ -833,7 +834,7 @@ func envelopesKnown() bool {
 			} `json:"answerProperties"`
 		} `json:"$defs"`
 	}
-	if err := json.Unmarshal(AnnotationSchema, &s); err != nil {
+	if err := json.Unmarshal(spec.AnnotationSchema, &s); err != nil {
 		return false
 	}
 	_, ok := s.Defs.Answers.Response.Properties["object"]

@@ -1,4 +1,4 @@
-package spec
+package scaffold
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -44,7 +45,7 @@ func TestPromise40_InitDeclaresNoWindow(t *testing.T) {
 	if err := os.WriteFile(path, []byte(plaidLike), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Scaffold(path, ScaffoldOptions{})
+	out, err := Scaffold(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestPromise40_InitDeclaresNoWindow(t *testing.T) {
 		`fields: {TODO: string}, format: "{TODO}"`, `fields: {transfer: string}, format: "{transfer}"`,
 		"owner: TODO", "owner: payments", "response: {is: TODO, id: /id}", "response: {is: receipt, id: /id}",
 	).Replace(string(out))
-	_, err = LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(answered), Options{})
+	_, err = spec.LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(answered), spec.Options{})
 	var list ir.ErrorList
 	if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Msg, `"TODO" is a placeholder left by writegen init`) ||
 		list[0].Pos.Line != strings.Count(answered[:strings.Index(answered, "window: TODO")], "\n")+1 {
@@ -67,7 +68,7 @@ func TestPromise40_InitDeclaresNoWindow(t *testing.T) {
 	for _, c := range []struct{ answer, want string }{
 		{"unknown", "0s"}, {"forever", "-1ns"}, {"30d", "720h0m0s"},
 	} {
-		api, err := LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(strings.Replace(answered, "window: TODO", "window: "+c.answer, 1)), Options{})
+		api, err := spec.LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(strings.Replace(answered, "window: TODO", "window: "+c.answer, 1)), spec.Options{})
 		if err != nil {
 			t.Fatalf("window: %s: %v", c.answer, err)
 		}
@@ -76,7 +77,7 @@ func TestPromise40_InitDeclaresNoWindow(t *testing.T) {
 			t.Errorf("window: %s: read as %v (known %v, forever %v)", c.answer, i.Window, i.WindowKnown(), i.Forever())
 		}
 	}
-	_, err = LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(strings.Replace(answered, "window: TODO", "window: always", 1)), Options{})
+	_, err = spec.LoadBytes("transfers.yaml", []byte(plaidLike), "ws.yaml", []byte(strings.Replace(answered, "window: TODO", "window: always", 1)), spec.Options{})
 	if err == nil || !strings.Contains(err.Error(), `window "always" is not a positive duration (like 24h, 90m or 30d), forever or unknown`) {
 		t.Errorf("window: always: %v", err)
 	}

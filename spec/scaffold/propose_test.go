@@ -1,4 +1,4 @@
-package spec
+package scaffold
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/writegen/writegen/runtime"
+	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/ir"
 )
 
 // relayDesk is the spec of the golden case of init's lookups (see cmd/writegen's TestGoldenInit).
-const relayDesk = "../testdata/golden/init-lookups/openapi.yaml"
+const relayDesk = "../../testdata/golden/init-lookups/openapi.yaml"
 
 // answerTODOs answers what writegen init leaves to a person, the same way for every write, and
 // leaves every line init proposes as it is: the writes are ambiguous, keyed by an event id,
@@ -42,7 +43,7 @@ func answerTODOs(scaffold []byte) []byte {
 // a list filter whose answer is an envelope, and a list filter by the field a nonce travels in. Answered where init leaves a TODO and left as
 // proposed, the file loads, and each write has the lookup proposed.
 func TestScaffoldProposals(t *testing.T) {
-	out, err := Scaffold(relayDesk, ScaffoldOptions{})
+	out, err := Scaffold(relayDesk, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 
 	answered := answerTODOs(bytes.Replace(out, []byte("{is: receipt, id: TODO} # 201 Created: where is the id of what was created?"), []byte("{is: receipt, id: /ticket/id}"), 1))
-	api, err := LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml", answered, Options{})
+	api, err := spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml", answered, spec.Options{})
 	if err != nil {
 		t.Fatalf("the answered scaffold is refused: %v\n%s", err, answered)
 	}
@@ -170,7 +171,7 @@ func TestScaffoldProposals(t *testing.T) {
 // calling it an idempotency key, with the switch that turns it on, and proposes it with the
 // window left to a person; a payment token called nonce is not one.
 func TestScaffoldNonce(t *testing.T) {
-	out, err := Scaffold(relayDesk, ScaffoldOptions{})
+	out, err := Scaffold(relayDesk, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +190,12 @@ func TestScaffoldNonce(t *testing.T) {
 	}
 	// Left untouched, the window is refused as a placeholder: a nonce is never kept forever
 	// unless a person says so.
-	_, err = LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml",
-		bytes.Replace(answerTODOs(out), []byte("window: 5m}"), []byte("window: TODO}"), 1), Options{})
+	_, err = spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml",
+		bytes.Replace(answerTODOs(out), []byte("window: 5m}"), []byte("window: TODO}"), 1), spec.Options{})
 	if err == nil || !strings.Contains(err.Error(), `"TODO" is a placeholder left by writegen init`) {
 		t.Errorf("a nonce's window left TODO: got %v", err)
 	}
-	api, err := LoadBytes("openapi.yaml", mustRead(t, relayDesk), "ws.yaml", answerTODOs(out), Options{})
+	api, err := spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml", answerTODOs(out), spec.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +261,7 @@ components:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := Scaffold(path, ScaffoldOptions{})
+	out, err := Scaffold(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,8 +309,8 @@ func TestQueryTemplate(t *testing.T) {
 // newest first, so no since is proposed). Every proposal is eventual with a question, and a
 // file whose questions are left is refused; answered, it loads with those lookups.
 func TestScaffoldProposesGitHubLookups(t *testing.T) {
-	const github = "../testdata/golden/github-issues/openapi.yaml"
-	out, err := Scaffold(github, ScaffoldOptions{})
+	const github = "../../testdata/golden/github-issues/openapi.yaml"
+	out, err := Scaffold(github, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,11 +349,11 @@ func TestScaffoldProposesGitHubLookups(t *testing.T) {
 	}
 	// Answered but for the questions: refused at each.
 	answered := bytes.ReplaceAll(answerTODOs(out), []byte("# confirmed: "), []byte("# TODO: confirm "))
-	_, err = LoadBytes("openapi.yaml", data, "ws.yaml", answered, Options{})
+	_, err = spec.LoadBytes("openapi.yaml", data, "ws.yaml", answered, spec.Options{})
 	if err == nil || strings.Count(err.Error(), "is a question writegen init left") != 8 {
 		t.Fatalf("questions left: err %v, want each of the 8 refused", err)
 	}
-	api, err := LoadBytes("openapi.yaml", data, "ws.yaml", answerTODOs(out), Options{})
+	api, err := spec.LoadBytes("openapi.yaml", data, "ws.yaml", answerTODOs(out), spec.Options{})
 	if err != nil {
 		t.Fatalf("answered: %v", err)
 	}
@@ -382,7 +383,7 @@ func TestScaffoldProposesGitHubLookups(t *testing.T) {
 // order parameter lists no descending value, no walk by time. The marker of a text that is not
 // Markdown is a bracket.
 func TestScaffoldProposesNewestFirst(t *testing.T) {
-	spec := func(order string) string {
+	specOf := func(order string) string {
 		return `openapi: 3.0.3
 info: {title: Desk, version: "1"}
 paths:
@@ -427,17 +428,17 @@ components:
       consistency: eventual`},
 	} {
 		path := filepath.Join(dir, "desk.yaml")
-		if err := os.WriteFile(path, []byte(spec(tc.order)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(specOf(tc.order)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, err := Scaffold(path, ScaffoldOptions{})
+		out, err := Scaffold(path, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(out, []byte(tc.want)) {
 			t.Errorf("order [%s]: scaffold lacks\n%s\n\nscaffold:\n%s", tc.order, tc.want, out)
 		}
-		if _, err := LoadBytes("desk.yaml", []byte(spec(tc.order)), "ws.yaml", answerTODOs(out), Options{}); err != nil {
+		if _, err := spec.LoadBytes("desk.yaml", []byte(specOf(tc.order)), "ws.yaml", answerTODOs(out), spec.Options{}); err != nil {
 			t.Errorf("order [%s]: answered: %v", tc.order, err)
 		}
 	}
