@@ -186,7 +186,7 @@ func (g *generator) inboxes(f *jen.File) {
 		}
 		f.Line()
 		f.Comment(comment(in.GoName + " returns the inbox of the webhooks from " + strconv.Quote(in.Source) +
-			", as the answers of " + joinAnd(writes) + " declare it: event ids kept " + span(in.Retention) + ", events handled " + how +
+			", as the answers of " + joinAnd(writes) + " declare it: event ids kept " + ir.DurationText(in.Retention) + ", events handled " + how +
 			". It verifies each delivery with v, stores it once and answers at once; handle does the work of one event, at least once." + seq))
 		f.Func().Id(in.GoName).Params(params...).Params(jen.Op("*").Add(lg("Inbox")), jen.Error()).Block(
 			jen.Return(jen.Id("l").Dot("Inbox").Call(lg("InboxConfig").Custom(multiLine, items...))),

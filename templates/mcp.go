@@ -430,7 +430,7 @@ func (m *mcpGen) description(op *ir.Operation) string {
 	case h.Idempotent: // the hint's remaining reason: the provider keeps the key forever
 		parts = append(parts, "Calling it again with the same arguments makes no second effect: the provider recognises the key.")
 	case i != nil && i.Window > 0:
-		parts = append(parts, "The provider recognises a repeat with the same key for "+span(i.Window)+" only: calling it again after that makes a second effect.")
+		parts = append(parts, "The provider recognises a repeat with the same key for "+ir.DurationText(i.Window)+" only: calling it again after that makes a second effect.")
 	case i != nil:
 		parts = append(parts, "The provider recognises a repeat with the same key for a time it does not document: calling it again may make a second effect.")
 	default:

@@ -133,7 +133,7 @@ func oneWrite(s *ir.Safety) string {
 	if i := s.Idempotency; i != nil && i.Forever() {
 		window = "for good"
 	} else if i != nil && i.Window > 0 {
-		window = "for " + span(i.Window)
+		window = "for " + ir.DurationText(i.Window)
 	}
 	switch {
 	case s.Dedupe:

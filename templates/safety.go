@@ -188,7 +188,7 @@ func idempotencyAnswer(i *ir.Idempotency) string {
 	case i.Forever():
 		a += ", remembered forever (window: forever)"
 	case i.Window > 0:
-		a += ", remembered for " + span(i.Window)
+		a += ", remembered for " + ir.DurationText(i.Window)
 	default:
 		a += ", remembered for a time nobody declared (no window): the key is re-sent only within the call that first sends it, never by Resume or a later call"
 	}
@@ -321,9 +321,9 @@ func consistencyAnswer(l *ir.Lookup) string {
 	from := " have passed since the last moment an attempt could still run (its end, or the end of its holder's lease for a call taken over)"
 	switch {
 	case l.Consistency == runtime.Strong:
-		return "strong, settling in " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found counts only once " + span(l.Lag) + from + later
+		return "strong, settling in " + ir.DurationText(l.Lag) + " (source: " + cell(l.Source) + "): not found counts only once " + ir.DurationText(l.Lag) + from + later
 	case l.Lag > 0:
-		return "eventual with a lag of " + span(l.Lag) + " (source: " + cell(l.Source) + "): not found proves the write did not commit only once " + span(l.Lag) + from + later
+		return "eventual with a lag of " + ir.DurationText(l.Lag) + " (source: " + cell(l.Source) + "): not found proves the write did not commit only once " + ir.DurationText(l.Lag) + from + later
 	}
 	return "eventual: what it finds is adopted, and not found proves nothing: the call ends uncertain, and Resume asks again on its schedule (runtime.WithReask) before a person is asked"
 }
@@ -371,7 +371,7 @@ func walkAnswer(s *ir.Safety) string {
 	if l.Since != nil {
 		a += "; it asks for the list newest first with " + templateText(l.NewestFirst) + " (values the spec lists) and stops after the page of the first element whose " +
 			code(l.Since.Pointer) + " is older than the write's first use of its key (in the provider's time, from the Date of its answers), less " +
-			span(runtime.SinceMargin) + ", once two elements have shown the order; it checks the order on every page, the first included, and a newer element after an older one fails the lookup (uncertain, never re-sent)"
+			ir.DurationText(runtime.SinceMargin) + ", once two elements have shown the order; it checks the order on every page, the first included, and a newer element after an older one fails the lookup (uncertain, never re-sent)"
 	}
 	if p != nil {
 		ends := "the end of the list"
@@ -419,7 +419,7 @@ func inboxAnswer(i *ir.Inbox) string {
 	if i == nil {
 		return "not declared: no webhook inbox"
 	}
-	return "webhook inbox from " + code(i.Source) + " (built by " + code(i.GoName) + "), event ids kept " + span(i.Retention) + ", order " + cell(string(i.Order))
+	return "webhook inbox from " + code(i.Source) + " (built by " + code(i.GoName) + "), event ids kept " + ir.DurationText(i.Retention) + ", order " + cell(string(i.Order))
 }
 
 func credentialsAnswer(c *ir.Credentials) string {
@@ -483,17 +483,6 @@ func wrap(text string, at int, indent string) string {
 	return b.String()
 }
 
-// span formats a duration in the largest whole unit: 24h, 90m, 45s.
-func span(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	}
-	return d.String()
-}
-
 // days writes d in days when it is whole days ("365 days"), else as span does.
 func days(d time.Duration) string {
 	switch day := 24 * time.Hour; {
@@ -502,7 +491,7 @@ func days(d time.Duration) string {
 	case d%day == 0:
 		return strconv.FormatInt(int64(d/day), 10) + " days"
 	}
-	return span(d)
+	return ir.DurationText(d)
 }
 
 // cell makes text safe in a Markdown table cell: one line, with pipes, backslashes, backticks,

@@ -1,7 +1,9 @@
 package ir
 
 import (
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -44,4 +46,16 @@ func OneLine(text string) string {
 		words = append(words, p...)
 	}
 	return strings.Join(words, " ")
+}
+
+// DurationText writes d as the annotation file would: whole hours as "24h", whole minutes as
+// "90m", else as Go writes it ("45s", "1.5s").
+func DurationText(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Minute == 0:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	return d.String()
 }

@@ -49,7 +49,7 @@ func identityOf(api *ir.API, op *ir.Operation) (ir.IdentityWrite, bool) {
 	if l := s.Lookup; l != nil {
 		w.Lookup = l.Consistency.String()
 		if l.Lag > 0 {
-			w.Lag = durationText(l.Lag)
+			w.Lag = ir.DurationText(l.Lag)
 		}
 		lookupIdentity(&w, l)
 	}
@@ -71,7 +71,7 @@ func identityOf(api *ir.API, op *ir.Operation) (ir.IdentityWrite, bool) {
 	if s.Dedupe {
 		w.Dedupe = "ledger"
 		if s.Retention > 0 {
-			w.Retention = durationText(s.Retention)
+			w.Retention = ir.DurationText(s.Retention)
 		}
 	}
 	return w, true
@@ -240,9 +240,9 @@ func (c *identityCheck) compare(op *ir.Operation, was, now ir.IdentityWrite) {
 	// later, or never (strong to eventual, a lag dropped from an eventual lookup), sends again
 	// less, not more.
 	if wasProof, ok := proofOf(was); ok {
-		if nowProof, ok := proofOf(now); ok && nowProof < wasProof && !c.ack(op, "lag", durationText(wasProof)) {
+		if nowProof, ok := proofOf(now); ok && nowProof < wasProof && !c.ack(op, "lag", ir.DurationText(wasProof)) {
 			c.refuse(s.Lookup.Pos, op, "the lookup's %s is %s, and was %s %s: not found would authorise a resend sooner than the old code trusted it, a second effect if the provider commits in between; put it back with consistency: {%s: %s, source: ...}, or acknowledge it (acknowledge: {lag: %s, reason: ...})",
-				lagName(now.Lookup), durationText(nowProof), durationText(wasProof), in, now.Lookup, durationText(wasProof), strconv.Quote(durationText(wasProof)))
+				lagName(now.Lookup), ir.DurationText(nowProof), ir.DurationText(wasProof), in, now.Lookup, ir.DurationText(wasProof), strconv.Quote(ir.DurationText(wasProof)))
 		}
 	}
 	if was.Reference != "" && now.Reference != "" && was.Reference != now.Reference && !c.ack(op, "reference", was.Reference) {
@@ -373,18 +373,6 @@ func referenceText(r *ir.Reference) string {
 		b.WriteString(" through " + ir.DescribeRef(r.Through.Type))
 	}
 	return b.String()
-}
-
-// durationText writes d as the annotation would: whole hours as "2h", minutes as "90m", else as
-// Go writes it ("2s", "1.5s").
-func durationText(d time.Duration) string {
-	switch {
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Minute == 0:
-		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
-	}
-	return d.String()
 }
 
 // proofOf returns how long after a write's last attempt the lookup's "not found" counts, as w

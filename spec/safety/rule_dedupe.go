@@ -1,6 +1,10 @@
 package safety
 
-import "time"
+import (
+	"time"
+
+	"github.com/writegen/writegen/spec/ir"
+)
 
 // dedupe resolves the ledger claim and how long the ledger remembers a settled key.
 func (w *writeCheck) dedupe() bool {
@@ -30,10 +34,10 @@ func (w *writeCheck) retention() {
 	case !w.s.Dedupe && inherited:
 		// the defaults' retention is for the writes that claim their keys
 	case !w.s.Dedupe:
-		w.fail(n, "retention %s says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention", durationText(src.Retention))
+		w.fail(n, "retention %s says how long the ledger remembers the business key, but the write takes no ledger claim: add dedupe: ledger, or remove retention", ir.DurationText(src.Retention))
 	case src.Retention < window:
 		w.fail(n, "retention %s is shorter than the provider's key window (%s): a repeat after the ledger forgot the key would count the window from the repeat, and could send the key again after the provider forgot it, a second effect; make it %s or longer, or forever",
-			durationText(src.Retention), durationText(window), durationText(window))
+			ir.DurationText(src.Retention), ir.DurationText(window), ir.DurationText(window))
 	default:
 		w.s.Retention, w.s.RetentionPos = src.Retention, w.r.pos(n)
 		if inherited {
