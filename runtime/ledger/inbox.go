@@ -290,8 +290,13 @@ func (in *Inbox) handle(ctx context.Context, e Event) (err error) {
 
 func (in *Inbox) finish(ctx context.Context, e Event, to EventState, handleErr error) error {
 	l := in.l
-	if _, err := l.conn.Exec(ctx, inboxFinish, e.ID, string(to), errorText(handleErr), micros(l.clock.Now())); err != nil {
+	n, err := l.conn.Exec(ctx, inboxFinish, e.ID, string(to), errorText(handleErr), micros(l.clock.Now()), in.cfg.Name)
+	if err != nil {
 		return fmt.Errorf("ledger: inbox %s: record event %q as %s: %w", in.cfg.Source, e.EventID, to, err)
+	}
+	if n == 0 {
+		in.cfg.Logger.WarnContext(ctx, "ledger inbox: the event's lease passed while it was handled, and another worker holds it: its outcome is that worker's",
+			"source", in.cfg.Source, "event", e.EventID, "attempt", e.Attempts, "outcome", string(to))
 	}
 	return nil
 }

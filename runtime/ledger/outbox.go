@@ -169,10 +169,14 @@ func (ob *Outbox) record(ctx context.Context, it OutboxItem, d Delivery, sendErr
 		return ob.retry(ctx, it, sendErr, ob.o.Backoff(it.Attempts))
 	}
 	l := ob.l
-	_, err := l.conn.Exec(ctx, outboxFinish, it.ID, string(to), d.ProviderID, d.Status, bytes(d.Body),
-		errorText(sendErr), micros(l.clock.Now()))
+	n, err := l.conn.Exec(ctx, outboxFinish, it.ID, string(to), d.ProviderID, d.Status, bytes(d.Body),
+		errorText(sendErr), micros(l.clock.Now()), ob.o.Name)
 	if err != nil {
 		return fmt.Errorf("ledger: outbox: record item %d as %s: %w", it.ID, to, err)
+	}
+	if n == 0 {
+		ob.o.Logger.WarnContext(ctx, "ledger outbox: the item's lease passed while it was sent, and another worker holds it: its outcome is that worker's",
+			"item", it.ID, "attempt", it.Attempts, "outcome", string(to))
 	}
 	return nil
 }

@@ -209,11 +209,14 @@ WHERE id = (
 RETURNING ` + outboxColumns
 
 	// outboxFinish stores the receipt (or the refusal) in the statement
-	// that ends the item, so a sent item always has its receipt.
+	// that ends the item, so a sent item always has its receipt. Only the
+	// worker $8 that holds the item's lease ends it: one whose lease passed
+	// while it sent, and another worker took the item, ends nothing (the
+	// other's outcome is the item's).
 	outboxFinish = `UPDATE writegen_outbox
 SET state = $2, provider_id = $3, status = $4, body = $5, last_error = $6,
 	lease_owner = '', lease_until = 0, updated_at = $7
-WHERE id = $1 AND state = 'pending'`
+WHERE id = $1 AND state = 'pending' AND lease_owner = $8`
 
 	// outboxRetry makes the item due again $4 microseconds from now.
 	outboxRetry = `UPDATE writegen_outbox
@@ -264,9 +267,11 @@ RETURNING ` + eventColumns
 	inboxHandledSince = `SELECT COUNT(*) FROM writegen_inbox
 WHERE source = $1 AND order_key = $2 AND state = 'done' AND seq >= $3`
 
+	// inboxFinish ends an event, if worker $5 still holds its lease (as
+	// outboxFinish).
 	inboxFinish = `UPDATE writegen_inbox
 SET state = $2, last_error = $3, lease_owner = '', lease_until = 0, updated_at = $4
-WHERE id = $1 AND state = 'pending'`
+WHERE id = $1 AND state = 'pending' AND lease_owner = $5`
 
 	inboxRetry = `UPDATE writegen_inbox
 SET last_error = $3, next_at = {now $6} + $4, lease_owner = '', lease_until = 0, updated_at = $5

@@ -123,6 +123,8 @@ func Run(t *testing.T, b Backend) {
 		{"OutboxFinal", testOutboxFinal},
 		{"OutboxRedrive", testOutboxRedrive},
 		{"OutboxLease", testOutboxLease},
+		{"OutboxStaleFinish", testOutboxStaleFinish},
+		{"InboxStaleFinish", testInboxStaleFinish},
 		{"OutboxCrash", testOutboxCrash},
 		{"OutboxWorkers", testOutboxWorkers},
 		{"InboxSignature", testInboxSignature},
