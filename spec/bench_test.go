@@ -10,7 +10,7 @@ import (
 // BenchmarkLoadStripe measures Load on the largest corpus spec (8 MB of JSON, about 600
 // operations), annotated through defaults.
 func BenchmarkLoadStripe(b *testing.B) {
-	data := mustRead(b, filepath.Join(corpustest.Dir(b), "stripe.json"))
+	data := corpustest.Read(b, filepath.Join(corpustest.Dir(b), "stripe.json"))
 	b.ReportAllocs()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

@@ -20,7 +20,7 @@ func TestCorpus(t *testing.T) {
 		name := filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			data := mustRead(t, path)
+			data := corpustest.Read(t, path)
 			if name == "square.json" {
 				_, err := LoadBytes(name, data, "ws.yaml", []byte(corpustest.Lenient), Options{})
 				var list ir.ErrorList

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/spec/ir"
 	"github.com/writegen/writegen/spec/safety"
 )
@@ -34,7 +35,7 @@ exclude:
 // that an acknowledgement of the old value accepts it, and that an acknowledgement of nothing is
 // a warning.
 func TestCheckIdentity(t *testing.T) {
-	specData := mustRead(t, "testdata/threads.yaml")
+	specData := corpustest.Read(t, "testdata/threads.yaml")
 	base, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(identityBase), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +106,7 @@ func errText(l ir.ErrorList) string {
 // the annotation file, keeping key.scope: the write keeps its identity (scope, key scope,
 // format), which is all its provider key and ledger row are derived from.
 func TestIdentitySurvivesRename(t *testing.T) {
-	specData := mustRead(t, "testdata/threads.yaml")
+	specData := corpustest.Read(t, "testdata/threads.yaml")
 	before, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(identityBase), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,7 @@ func TestIdentityRecordEscapes(t *testing.T) {
 // TestCheckIdentityUnknownRetry: a record whose retry set names a kind this writegen does not
 // know is refused, not read as a smaller set.
 func TestCheckIdentityUnknownRetry(t *testing.T) {
-	specData := mustRead(t, "testdata/threads.yaml")
+	specData := corpustest.Read(t, "testdata/threads.yaml")
 	api, err := LoadBytes("threads.yaml", specData, "ws.yaml", []byte(identityBase), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestCheckIdentityUnknownRetry(t *testing.T) {
 // TestRetentionRecorded: WRITE_SAFETY.json records a write's retention, and a shorter one
 // against it is refused unless acknowledged; a longer one, or none (for good), is not.
 func TestRetentionRecorded(t *testing.T) {
-	specData := mustRead(t, "testdata/threads.yaml")
+	specData := corpustest.Read(t, "testdata/threads.yaml")
 	with := func(retention string) string {
 		return strings.Replace(identityBase, "    dedupe: ledger\n", "    dedupe: ledger\n"+retention, 1)
 	}

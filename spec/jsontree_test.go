@@ -28,7 +28,7 @@ func TestParseJSONAsKin(t *testing.T) {
       "e": {"type": "string", "enum": ["", "x", "\u0000"]}}}}}}}}}}
 }`)}
 	if dir, err := corpustest.Find(); err == nil {
-		docs["paypal-orders.json"] = mustRead(t, dir+"/paypal-orders.json")
+		docs["paypal-orders.json"] = corpustest.Read(t, dir+"/paypal-orders.json")
 	}
 	for name, data := range docs {
 		t.Run(name, func(t *testing.T) {

@@ -1,10 +1,10 @@
 package spec
 
 import (
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/spec/ir"
 )
 
@@ -88,7 +88,7 @@ exclude:
   searchThreads: not used
 scope: threads
 `
-	spec := mustRead(t, "testdata/threads.yaml")
+	spec := corpustest.Read(t, "testdata/threads.yaml")
 	api, err := LoadBytes("threads.yaml", spec, "ws.yaml", []byte(annot), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ operations:
     response: {is: acknowledgement}
 scope: threads
 `
-	api, err := LoadBytes("threads.yaml", mustRead(t, "testdata/threads.yaml"), "ws.yaml", []byte(annot), Options{Package: "support"})
+	api, err := LoadBytes("threads.yaml", corpustest.Read(t, "testdata/threads.yaml"), "ws.yaml", []byte(annot), Options{Package: "support"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,15 +171,6 @@ func TestErrorOnOneLine(t *testing.T) {
 	if got := plain.Error(); got != `a.yaml: café "quoted"` {
 		t.Errorf("got %s", got)
 	}
-}
-
-func mustRead(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // TestNoInfo checks that a document without info, which OpenAPI requires but writegen only

@@ -61,7 +61,7 @@ func TestSettleNamesOrder(t *testing.T) {
 // leading digits, empty names, colliding spellings, names the generated code reserves,
 // recursive schemas and comment terminators in descriptions.
 func TestHostileNames(t *testing.T) {
-	api, err := LoadBytes("hostile.yaml", mustRead(t, "testdata/hostile.yaml"), "ws.yaml", []byte(hostileAnnot), Options{})
+	api, err := LoadBytes("hostile.yaml", corpustest.Read(t, "testdata/hostile.yaml"), "ws.yaml", []byte(hostileAnnot), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,12 +173,12 @@ op Type = type POST /type/{func} write=true at hostile.yaml:7:5
 // TestShuffledDeclarations loads specs whose mappings (paths, components, properties) are
 // written in other orders: every name must come out the same.
 func TestShuffledDeclarations(t *testing.T) {
-	specs := map[string][]byte{"hostile.yaml": mustRead(t, "testdata/hostile.yaml"), "threads.yaml": mustRead(t, "testdata/threads.yaml")}
+	specs := map[string][]byte{"hostile.yaml": corpustest.Read(t, "testdata/hostile.yaml"), "threads.yaml": corpustest.Read(t, "testdata/threads.yaml")}
 	if testing.Short() {
 		t.Log("short: corpus specs left out")
 	} else if dir, err := corpustest.Find(); err == nil {
 		for _, name := range []string{"paypal-orders.json", "adyen-checkout.json"} {
-			specs[name] = mustRead(t, dir+"/"+name)
+			specs[name] = corpustest.Read(t, dir+"/"+name)
 		}
 	}
 	for name, data := range specs {
@@ -308,7 +308,7 @@ func FuzzGoName(f *testing.F) {
 // cycles of references with no type between them: it must end, with the same names whichever
 // path reaches a schema first.
 func TestOddReferences(t *testing.T) {
-	api, err := LoadBytes("odd-refs.yaml", mustRead(t, "testdata/odd-refs.yaml"), "ws.yaml", []byte(hostileAnnot), Options{})
+	api, err := LoadBytes("odd-refs.yaml", corpustest.Read(t, "testdata/odd-refs.yaml"), "ws.yaml", []byte(hostileAnnot), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

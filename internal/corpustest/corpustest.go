@@ -1,6 +1,7 @@
 // Package corpustest finds the corpus of real provider specs the tests read (../shared/corpus/specs
 // beside the module's root, which CI places there) and holds what the tests know of it: the
-// annotations that load a whole spec, and where the Square spec is broken.
+// annotations that load a whole spec, and where the Square spec is broken; Read reads a file a
+// test needs.
 package corpustest
 
 import (
@@ -94,4 +95,15 @@ func LenientFor(name string) string {
 		out += "  " + id + ": reaches an undefined schema\n"
 	}
 	return out
+}
+
+// Read returns the file at path (a corpus spec, or any other file a test reads), or fails the
+// test.
+func Read(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

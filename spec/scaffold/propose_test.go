@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/writegen/writegen/internal/corpustest"
 	"github.com/writegen/writegen/runtime"
 	"github.com/writegen/writegen/spec"
 	"github.com/writegen/writegen/spec/ir"
@@ -120,7 +121,7 @@ func TestScaffoldProposals(t *testing.T) {
 	}
 
 	answered := answerTODOs(bytes.Replace(out, []byte("{is: receipt, id: TODO} # 201 Created: where is the id of what was created?"), []byte("{is: receipt, id: /ticket/id}"), 1))
-	api, err := spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml", answered, spec.Options{})
+	api, err := spec.LoadBytes("openapi.yaml", corpustest.Read(t, relayDesk), "ws.yaml", answered, spec.Options{})
 	if err != nil {
 		t.Fatalf("the answered scaffold is refused: %v\n%s", err, answered)
 	}
@@ -190,12 +191,12 @@ func TestScaffoldNonce(t *testing.T) {
 	}
 	// Left untouched, the window is refused as a placeholder: a nonce is never kept forever
 	// unless a person says so.
-	_, err = spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml",
+	_, err = spec.LoadBytes("openapi.yaml", corpustest.Read(t, relayDesk), "ws.yaml",
 		bytes.Replace(answerTODOs(out), []byte("window: 5m}"), []byte("window: TODO}"), 1), spec.Options{})
 	if err == nil || !strings.Contains(err.Error(), `"TODO" is a placeholder left by writegen init`) {
 		t.Errorf("a nonce's window left TODO: got %v", err)
 	}
-	api, err := spec.LoadBytes("openapi.yaml", read(t, relayDesk), "ws.yaml", answerTODOs(out), spec.Options{})
+	api, err := spec.LoadBytes("openapi.yaml", corpustest.Read(t, relayDesk), "ws.yaml", answerTODOs(out), spec.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestScaffoldCorpus(t *testing.T) {
 			if err != nil || !bytes.Equal(out, again) {
 				t.Fatalf("a second run differs (err %v)", err)
 			}
-			api, err := spec.LoadBytes(name, read(t, path), "ws.yaml", []byte(corpustest.LenientFor(name)), spec.Options{})
+			api, err := spec.LoadBytes(name, corpustest.Read(t, path), "ws.yaml", []byte(corpustest.LenientFor(name)), spec.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,7 +48,7 @@ func TestScaffoldCorpus(t *testing.T) {
 					}
 				}
 			}
-			_, err = spec.LoadBytes(name, read(t, path), "ws.yaml", out, spec.Options{})
+			_, err = spec.LoadBytes(name, corpustest.Read(t, path), "ws.yaml", out, spec.Options{})
 			var list ir.ErrorList
 			if !errors.As(err, &list) {
 				t.Fatalf("untouched scaffold: got %v, want refused", err)
@@ -175,16 +175,6 @@ paths:
 			t.Errorf("scaffold lacks %q:\n%s", want, out)
 		}
 	}
-}
-
-// read returns the file at path, or fails the test.
-func read(t testing.TB, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // TestScaffoldNoInfo checks that a document without info, which OpenAPI requires but writegen
