@@ -361,65 +361,6 @@ func testInboxRetries(t *testing.T, b Backend) {
 	}
 }
 
-// testInboxStaleFinish: a worker whose lease passed while it handled an event
-// cannot end the event another worker took meanwhile (as
-// testOutboxStaleFinish): its failure is not the event's; the holder's
-// outcome is.
-func testInboxStaleFinish(t *testing.T, b Backend) {
-	ctx := context.Background()
-	clock := NewClock()
-	l := open(t, b.NewDSN(t), ledger.WithClock(clock))
-	const lease = time.Minute
-	leased, release := make(chan struct{}), make(chan struct{})
-	stale, url, _ := countingInbox(t, l, ledger.InboxConfig{
-		Handle: func(ctx context.Context, e ledger.Event) error {
-			close(leased)
-			<-release
-			return errors.New("the stale handler failed")
-		},
-		WorkerOptions: ledger.WorkerOptions{Name: "stale", MaxAttempts: 1, Lease: lease},
-	})
-	if got := newSenderOfWebhooks(t, clock.Now).deliver(url, "evt_1", []byte(`{}`)); got != http.StatusNoContent {
-		t.Fatalf("status %d", got)
-	}
-	staleDone := make(chan error)
-	go func() {
-		_, err := stale.HandleDue(ctx)
-		staleDone <- err
-	}()
-	<-leased
-	clock.Advance(lease + time.Second)
-	taken, finish := make(chan struct{}), make(chan struct{})
-	other, _, _ := countingInbox(t, l, ledger.InboxConfig{
-		Handle: func(ctx context.Context, e ledger.Event) error {
-			close(taken)
-			<-finish
-			return nil
-		},
-		WorkerOptions: ledger.WorkerOptions{Name: "other", Lease: lease},
-	})
-	otherDone := make(chan error)
-	go func() {
-		_, err := other.HandleDue(ctx)
-		otherDone <- err
-	}()
-	<-taken
-	close(release)
-	if err := <-staleDone; err != nil {
-		t.Fatal(err)
-	}
-	if failed := events(t, l, ledger.EventFailed); len(failed) != 0 {
-		t.Fatalf("a worker whose lease had passed ended the event another worker holds: %+v", failed)
-	}
-	close(finish)
-	if err := <-otherDone; err != nil {
-		t.Fatal(err)
-	}
-	if done := events(t, l, ledger.EventDone); len(done) != 1 || done[0].EventID != "evt_1" {
-		t.Fatalf("done events %+v, want evt_1 as its holder recorded it", done)
-	}
-}
-
 // testInboxOrder: events that arrive out of order are handled as the
 // inbox declares (promise 19).
 func testInboxOrder(t *testing.T, b Backend) {

@@ -273,11 +273,7 @@ func testOutboxLease(t *testing.T, b Backend) {
 		<-release
 		return send(ctx, it)
 	}, ledger.WorkerOptions{Name: "stuck", Lease: outboxLease})
-	done := make(chan error)
-	go func() {
-		_, err := stuck.SendDue(ctx)
-		done <- err
-	}()
+	done := inBackground(ctx, stuck.SendDue)
 	<-leased
 	other := l.Outbox(send, ledger.WorkerOptions{Name: "other", Lease: outboxLease})
 	if n, err := other.SendDue(ctx); n != 0 || err != nil {
@@ -294,57 +290,6 @@ func testOutboxLease(t *testing.T, b Backend) {
 	sent := items(t, l, ledger.OutboxSent)
 	if effects := p.Effects(); len(effects) != 1 || len(sent) != 1 || sent[0].ProviderID != effects[0] {
 		t.Fatalf("sent %+v; provider effects %v; want one", sent, effects)
-	}
-}
-
-// testOutboxStaleFinish: a worker whose lease passed while it sent cannot end
-// the item another worker took meanwhile. Its outcome (here uncertain: its
-// answer was lost) is not the item's; the worker that holds the item now
-// sends with the same key, and what it records is.
-func testOutboxStaleFinish(t *testing.T, b Backend) {
-	ctx := context.Background()
-	_, l, clock := withObligations(t, b, 1)
-	p := NewProvider(t)
-	send := newSender(t, p.URL, clock)
-	leased, release := make(chan struct{}), make(chan struct{})
-	stale := l.Outbox(func(ctx context.Context, it ledger.OutboxItem) (ledger.Delivery, error) {
-		close(leased)
-		<-release
-		return ledger.Delivery{}, fmt.Errorf("the answer was lost: %w", runtime.ErrUncertain)
-	}, ledger.WorkerOptions{Name: "stale", Lease: outboxLease})
-	staleDone := make(chan error)
-	go func() {
-		_, err := stale.SendDue(ctx)
-		staleDone <- err
-	}()
-	<-leased
-	clock.Advance(outboxLease + time.Second)
-	taken, finish := make(chan struct{}), make(chan struct{})
-	other := l.Outbox(func(ctx context.Context, it ledger.OutboxItem) (ledger.Delivery, error) {
-		close(taken)
-		<-finish
-		return send(ctx, it)
-	}, ledger.WorkerOptions{Name: "other", Lease: outboxLease})
-	otherDone := make(chan error)
-	go func() {
-		_, err := other.SendDue(ctx)
-		otherDone <- err
-	}()
-	<-taken
-	close(release)
-	if err := <-staleDone; err != nil {
-		t.Fatal(err)
-	}
-	if got := items(t, l, ledger.OutboxUncertain); len(got) != 0 {
-		t.Fatalf("a worker whose lease had passed ended the item another worker holds: %+v", got)
-	}
-	close(finish)
-	if err := <-otherDone; err != nil {
-		t.Fatal(err)
-	}
-	sent := items(t, l, ledger.OutboxSent)
-	if effects := p.Effects(); len(effects) != 1 || len(sent) != 1 || sent[0].ProviderID != effects[0] {
-		t.Fatalf("sent %+v; provider effects %v; want the one the holder recorded", sent, effects)
 	}
 }
 
